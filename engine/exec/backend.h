@@ -1,0 +1,43 @@
+// What the engine needs from a device. Backends (engine/backends/*) implement it and never
+// include each other; the engine never includes a backend.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "engine/exec/tensor_value.h"
+#include "engine/ir/graph.h"
+
+namespace tensord::engine {
+
+struct DeviceInfo {
+  std::string kind;  // "cpu" or "cuda"
+  int index = 0;
+  std::string name;
+  uint64_t total_memory = 0;  // bytes
+  int threads = 1;            // CPU: worker threads; CUDA: SM count
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual const DeviceInfo& info() const = 0;
+
+  // Throws tensord::Error(OutOfMemory) naming the request when the device cannot hold it.
+  virtual std::shared_ptr<Buffer> allocate(size_t bytes) = 0;
+
+  // Runs one primitive node (any kind but Input, View and Composite). Inputs may be strided
+  // views with any strides; outputs are freshly allocated, contiguous and typed as the node's
+  // outputs. Throws tensord::Error(Unsupported) for a dtype or op it lacks.
+  virtual void run(const ir::Node& node, std::span<const TensorValue> inputs,
+                   std::span<const TensorValue> outputs) = 0;
+
+  // Host <-> device bytes for a range of a buffer.
+  virtual void write(Buffer& dst, size_t offset, const void* src, size_t n) = 0;
+  virtual void read(const Buffer& src, size_t offset, void* dst, size_t n) = 0;
+};
+
+}  // namespace tensord::engine

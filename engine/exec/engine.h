@@ -1,0 +1,52 @@
+// The engine's front door: validate -> decompose -> simplify -> plan (cached) -> execute.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "engine/exec/backend.h"
+#include "engine/exec/tensor_value.h"
+#include "engine/ir/graph.h"
+
+namespace tensord::engine {
+
+struct EngineOptions {
+  ir::Limits limits;
+  size_t plan_cache_capacity = 512;  // plans, least recently used evicted
+};
+
+struct EngineStats {
+  uint64_t runs = 0;
+  uint64_t plan_cache_hits = 0;
+  uint64_t plan_cache_misses = 0;
+};
+
+class PlanCache;
+
+// One per device worker. Not thread-safe: the scheduler gives each device one worker thread.
+class Engine {
+ public:
+  Engine(Backend& backend, EngineOptions options = {});
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Runs an untrusted graph. `inputs[i]` is the tensor for the input node with index i. Returns
+  // one contiguous value per requested output. Throws tensord::Error attributed to the node
+  // (and source location) of `graph` that failed; the engine stays usable.
+  std::vector<TensorValue> run(ir::Graph graph, std::span<const TensorValue> inputs,
+                               std::span<const ir::ValueRef> outputs);
+
+  Backend& backend() { return backend_; }
+  const EngineStats& stats() const { return stats_; }
+
+ private:
+  Backend& backend_;
+  EngineOptions options_;
+  std::unique_ptr<PlanCache> plans_;
+  EngineStats stats_;
+};
+
+}  // namespace tensord::engine

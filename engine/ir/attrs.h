@@ -1,0 +1,82 @@
+// Node attributes: a small closed set of names, each with a typed value.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "engine/ir/dtype.h"
+
+namespace tensord::ir {
+
+// Every attribute name any op uses. The wire sends names; this enum is internal.
+#define TENSORD_ATTRS(X) \
+  X(index)               \
+  X(dtype)               \
+  X(shape)               \
+  X(value)               \
+  X(start)               \
+  X(stop)                \
+  X(step)                \
+  X(n)                   \
+  X(m)                   \
+  X(k)                   \
+  X(seed)                \
+  X(axis)                \
+  X(axes)                \
+  X(keepdim)             \
+  X(dims)                \
+  X(correction)          \
+  X(pads)                \
+  X(min)                 \
+  X(max)                 \
+  X(eps)                 \
+  X(tanh)                \
+  X(normalized_ndim)
+
+enum class Attr : uint8_t {
+#define TENSORD_ATTR_ENUM(name) name,
+  TENSORD_ATTRS(TENSORD_ATTR_ENUM)
+#undef TENSORD_ATTR_ENUM
+};
+
+std::string_view name(Attr a);
+std::optional<Attr> attr_from_name(std::string_view name);
+
+// Int, Float and Bool are scalars; Ints is a list (shapes, axes, permutations).
+using AttrValue = std::variant<int64_t, double, bool, std::vector<int64_t>, DType>;
+enum class AttrKind : uint8_t { Int, Float, Bool, Ints, DType, Scalar /* Int, Float or Bool */ };
+
+// Attributes of one node, kept sorted by name so equal attribute sets compare and hash equal.
+class Attrs {
+ public:
+  Attrs() = default;
+  Attrs(std::initializer_list<std::pair<Attr, AttrValue>> items);
+
+  void set(Attr a, AttrValue v);
+  bool has(Attr a) const { return find(a) != nullptr; }
+  const AttrValue* find(Attr a) const;
+
+  // Typed getters for validated nodes; the op schema guarantees presence and kind.
+  int64_t get_int(Attr a) const;
+  double get_float(Attr a) const;  // also accepts an Int or Bool value (scalars)
+  bool get_bool(Attr a) const;
+  const std::vector<int64_t>& get_ints(Attr a) const;
+  DType get_dtype(Attr a) const;
+
+  // With a default for optional attributes.
+  int64_t get_int(Attr a, int64_t fallback) const { return has(a) ? get_int(a) : fallback; }
+  double get_float(Attr a, double fallback) const { return has(a) ? get_float(a) : fallback; }
+  bool get_bool(Attr a, bool fallback) const { return has(a) ? get_bool(a) : fallback; }
+
+  const std::vector<std::pair<Attr, AttrValue>>& items() const { return items_; }
+  friend bool operator==(const Attrs&, const Attrs&) = default;
+
+ private:
+  std::vector<std::pair<Attr, AttrValue>> items_;
+};
+
+}  // namespace tensord::ir

@@ -1,0 +1,118 @@
+// The op table: arity and attribute schema of every op in ops.def.
+#include <array>
+
+#include "engine/ir/op.h"
+
+namespace tensord::ir {
+namespace {
+
+using K = AttrKind;
+constexpr bool req = true, opt = false;
+
+constexpr AttrSpec kNone[] = {{Attr::index, K::Int, opt}};  // placeholder; spans below use 0 size
+constexpr AttrSpec kInput[] = {
+    {Attr::index, K::Int, req}, {Attr::dtype, K::DType, req}, {Attr::shape, K::Ints, req}};
+constexpr AttrSpec kFull[] = {
+    {Attr::shape, K::Ints, req}, {Attr::value, K::Scalar, req}, {Attr::dtype, K::DType, req}};
+constexpr AttrSpec kArange[] = {{Attr::start, K::Scalar, req},
+                                {Attr::stop, K::Scalar, req},
+                                {Attr::step, K::Scalar, req},
+                                {Attr::dtype, K::DType, req}};
+constexpr AttrSpec kEye[] = {{Attr::n, K::Int, req},
+                             {Attr::m, K::Int, opt},
+                             {Attr::k, K::Int, opt},
+                             {Attr::dtype, K::DType, req}};
+constexpr AttrSpec kRandom[] = {
+    {Attr::shape, K::Ints, req}, {Attr::seed, K::Int, req}, {Attr::dtype, K::DType, req}};
+constexpr AttrSpec kFilled[] = {{Attr::shape, K::Ints, req}, {Attr::dtype, K::DType, req}};
+constexpr AttrSpec kCast[] = {{Attr::dtype, K::DType, req}};
+constexpr AttrSpec kGelu[] = {{Attr::tanh, K::Bool, opt}};
+constexpr AttrSpec kClamp[] = {{Attr::min, K::Scalar, opt}, {Attr::max, K::Scalar, opt}};
+constexpr AttrSpec kReduce[] = {{Attr::axes, K::Ints, opt}, {Attr::keepdim, K::Bool, opt}};
+constexpr AttrSpec kArgReduce[] = {{Attr::axis, K::Int, opt}, {Attr::keepdim, K::Bool, opt}};
+constexpr AttrSpec kVar[] = {
+    {Attr::axes, K::Ints, opt}, {Attr::keepdim, K::Bool, opt}, {Attr::correction, K::Float, opt}};
+constexpr AttrSpec kShape[] = {{Attr::shape, K::Ints, req}};
+constexpr AttrSpec kDims[] = {{Attr::dims, K::Ints, req}};
+constexpr AttrSpec kSlice[] = {{Attr::axis, K::Int, req},
+                               {Attr::start, K::Int, opt},
+                               {Attr::stop, K::Int, opt},
+                               {Attr::step, K::Int, opt}};
+constexpr AttrSpec kAxesOpt[] = {{Attr::axes, K::Ints, opt}};
+constexpr AttrSpec kAxesReq[] = {{Attr::axes, K::Ints, req}};
+constexpr AttrSpec kAxis[] = {{Attr::axis, K::Int, req}};
+constexpr AttrSpec kPad[] = {{Attr::pads, K::Ints, req}, {Attr::value, K::Scalar, opt}};
+constexpr AttrSpec kLayerNorm[] = {{Attr::normalized_ndim, K::Int, req}, {Attr::eps, K::Float, opt}};
+
+constexpr std::span<const AttrSpec> none() { return std::span<const AttrSpec>(kNone, 0); }
+
+constexpr std::span<const AttrSpec> attrs_of(Op op) {
+  switch (op) {
+    case Op::input: return kInput;
+    case Op::full: return kFull;
+    case Op::arange: return kArange;
+    case Op::eye: return kEye;
+    case Op::rand:
+    case Op::randn: return kRandom;
+    case Op::zeros:
+    case Op::ones: return kFilled;
+    case Op::cast: return kCast;
+    case Op::gelu: return kGelu;
+    case Op::clamp: return kClamp;
+    case Op::sum:
+    case Op::prod:
+    case Op::max:
+    case Op::min:
+    case Op::mean: return kReduce;
+    case Op::argmax:
+    case Op::argmin: return kArgReduce;
+    case Op::var: return kVar;
+    case Op::reshape:
+    case Op::expand: return kShape;
+    case Op::permute:
+    case Op::transpose: return kDims;
+    case Op::slice: return kSlice;
+    case Op::squeeze:
+    case Op::flip: return kAxesOpt;
+    case Op::unsqueeze: return kAxesReq;
+    case Op::concat:
+    case Op::stack:
+    case Op::index_select:
+    case Op::gather:
+    case Op::softmax:
+    case Op::log_softmax: return kAxis;
+    case Op::pad: return kPad;
+    case Op::layer_norm: return kLayerNorm;
+    default: return none();
+  }
+}
+
+constexpr auto kTable = [] {
+  std::array<OpInfo,
+#define X(id, kind, min_in, max_in) +1
+             0
+#include "engine/ir/ops.def"
+#undef X
+             >
+      t{};
+  size_t i = 0;
+#define X(id, kind, min_in, max_in) \
+  t[i++] = OpInfo{Op::id, #id, OpKind::kind, min_in, max_in, attrs_of(Op::id)};
+#include "engine/ir/ops.def"
+#undef X
+  return t;
+}();
+
+}  // namespace
+
+const OpInfo& op_info(Op op) { return kTable[static_cast<size_t>(op)]; }
+std::span<const OpInfo> all_ops() { return kTable; }
+
+std::optional<Op> op_from_name(std::string_view n) {
+  for (const OpInfo& info : kTable) {
+    if (info.name == n) return info.op;
+  }
+  return std::nullopt;
+}
+
+}  // namespace tensord::ir

@@ -1,0 +1,173 @@
+# tensord wire protocol, version 1.
+#
+# A client connects (unix socket or TCP), bootstraps a `Daemon`, and calls `hello` to open a
+# `Session`. It records tensor programs locally and sends each pending subgraph as one `Graph`
+# to `Session.run`. Results stay on the server as `Tensor` capabilities; bytes move only when
+# the client asks (inline in `run`'s reply for small outputs, `Tensor.read` for the rest).
+#
+# Compatibility: a change that old peers cannot read bumps `protocolMajor`; new optional fields
+# bump the minor version. Ordinals are never reused.
+#
+# Errors. A failed call raises a Cap'n Proto exception whose description starts with
+#   [tensord:<code> node=<index> op=<name> at=<file>:<line>] <message>
+# where <code> is an `ErrorCode` name in snake case (e.g. shape, invalid_graph) and the node,
+# op and at fields appear only when known. Clients parse this prefix back into a structured
+# error (see client/cpp/src/wire_error.cpp). Pipelined calls on a failed result fail with the
+# same description.
+
+@0xd0057a9e31298522;
+
+const protocolMajor :UInt16 = 1;
+const protocolMinor :UInt16 = 0;
+
+# The largest `Data` any single message carries (upload chunks, reads, inline results).
+# Cap'n Proto refuses messages over 64 MiB; chunks stay far below that.
+const maxChunkBytes :UInt64 = 4194304;
+
+enum ErrorCode {
+  invalidGraph @0;    # structure: dangling input, cycle, wrong arity, unknown op or attribute
+  shape @1;           # shapes that do not fit the op
+  dtype @2;           # a dtype the op does not accept
+  unsupported @3;     # valid, but this daemon or device cannot run it
+  outOfMemory @4;     # the device or a configured limit cannot hold a tensor
+  quota @5;           # a per-session limit was exceeded
+  cancelled @6;       # the session ended or the request was cancelled
+  unauthenticated @7; # wrong or missing token
+  version @8;         # incompatible protocol versions
+  internal @9;        # a bug in the daemon: please report it
+}
+
+struct Version {
+  major @0 :UInt16;
+  minor @1 :UInt16;
+}
+
+struct DeviceInfo {
+  kind @0 :Text;          # "cpu" or "cuda"
+  index @1 :UInt32;       # device number within its kind
+  name @2 :Text;          # e.g. "AMD EPYC (2 threads)" or "NVIDIA H100 80GB HBM3"
+  totalMemory @3 :UInt64; # bytes
+  threads @4 :UInt32;     # CPU worker threads, or CUDA SM count
+}
+
+struct ServerInfo {
+  version @0 :Version;         # protocol version the daemon speaks
+  daemonVersion @1 :Text;      # e.g. "0.1.0"
+  devices @2 :List(DeviceInfo);
+  maxChunkBytes @3 :UInt64;    # largest Data per message this daemon accepts
+  maxTensorBytes @4 :UInt64;   # largest tensor this daemon accepts
+}
+
+# The bootstrap capability of a daemon.
+interface Daemon {
+  # Opens a session. Fails with `version` when the client's major version differs from the
+  # daemon's, and `unauthenticated` when the daemon was started with a token and `token`
+  # differs. `sessionName` shows up in logs and the dashboard.
+  hello @0 (clientVersion :Version, token :Text, sessionName :Text)
+        -> (session :Session, server :ServerInfo);
+}
+
+# A value as the graph sees it: output `output` of node `node` (an index into Graph.nodes).
+struct ValueRef {
+  node @0 :UInt32;
+  output @1 :UInt32;
+}
+
+# A scalar attribute value or a list of integers. Which arm an attribute needs is given by the
+# op's schema (engine/ir/op_table.cpp, docs/ops.md); `scalar` attributes take int, float or bool.
+struct AttrValue {
+  union {
+    int @0 :Int64;
+    float @1 :Float64;
+    bool @2 :Bool;
+    ints @3 :List(Int64);
+    dtype @4 :Text;      # a dtype name: bool, int8, uint8, int16, int32, int64, float16,
+                         # bfloat16, float32, float64
+  }
+}
+
+struct Attr {
+  name @0 :Text;         # e.g. "axes", "keepdim", "shape"
+  value @1 :AttrValue;
+}
+
+struct Node {
+  op @0 :Text;                    # an op name from docs/ops.md, e.g. "matmul"
+  inputs @1 :List(ValueRef);      # values of earlier nodes only (so a graph has no cycles)
+  attrs @2 :List(Attr);
+  file @3 :UInt32;                # index into Graph.files of the user's source file (0: unknown)
+  line @4 :UInt32;                # line in that file (0: unknown)
+}
+
+# A tensor whose bytes travel inside the graph: small constants and host arrays.
+struct InlineTensor {
+  dtype @0 :Text;
+  shape @1 :List(Int64);
+  data @2 :Data;                  # row-major, little-endian, exactly numel * itemsize bytes
+}
+
+# One input of a graph; the graph's "input" node with attribute index=i stands for inputs[i].
+# Its dtype and shape attributes must equal the tensor's.
+struct GraphInput {
+  union {
+    tensor @0 :Tensor;            # a tensor this daemon already holds (from run or upload)
+    inline @1 :InlineTensor;      # at most maxChunkBytes of data
+  }
+}
+
+struct Graph {
+  nodes @0 :List(Node);           # in topological order
+  inputs @1 :List(GraphInput);
+  files @2 :List(Text);           # source file names; entry 0 is "" (unknown)
+}
+
+# A requested output of `run`.
+struct Output {
+  value @0 :ValueRef;
+  fetch @1 :Bool;                 # return the bytes inline when they fit in maxChunkBytes
+}
+
+struct Result {
+  tensor @0 :Tensor;
+  dtype @1 :Text;
+  shape @2 :List(Int64);
+  data @3 :Data;                  # set when fetched and it fit: all the bytes; else empty
+  fetched @4 :Bool;               # true when `data` holds the whole tensor
+}
+
+struct SessionStats {
+  liveTensors @0 :UInt64;         # tensors of this session still referenced by a capability
+  liveBytes @1 :UInt64;           # their bytes
+  runs @2 :UInt64;                # run calls completed
+  daemonLiveTensors @3 :UInt64;   # all sessions together
+  daemonLiveBytes @4 :UInt64;
+}
+
+interface Session {
+  # Validates and runs `graph`, returning one Result per requested output, in order. The fetch
+  # rides in the same call: a sync point costs one round trip for outputs that fit in a chunk.
+  run @0 (graph :Graph, outputs :List(Output)) -> (results :List(Result));
+
+  # Starts a chunked upload of a tensor of `dtype` and `shape`. The client may pipeline
+  # `write` calls on `sink` without waiting, keeping a few in flight for flow control.
+  upload @1 (dtype :Text, shape :List(Int64)) -> (sink :UploadSink);
+
+  stats @2 () -> (stats :SessionStats);
+}
+
+interface UploadSink {
+  # Bytes [offset, offset + data.size) of the row-major tensor; at most maxChunkBytes each.
+  # Chunks may come in any order but must not overlap or run past the end.
+  write @0 (offset :UInt64, data :Data);
+
+  # Fails with invalidGraph unless every byte was written exactly once.
+  finish @1 () -> (tensor :Tensor);
+}
+
+# A tensor held by the daemon. Dropping the last reference frees it.
+interface Tensor {
+  info @0 () -> (dtype :Text, shape :List(Int64));
+
+  # Bytes [offset, offset + length) of the row-major data; length at most maxChunkBytes.
+  read @1 (offset :UInt64, length :UInt64) -> (data :Data);
+}
