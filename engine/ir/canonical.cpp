@@ -1,0 +1,1 @@
+// Placeholder until the IR helper lands this file.
