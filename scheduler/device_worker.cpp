@@ -1,0 +1,121 @@
+#include "scheduler/device_worker.h"
+
+#include <algorithm>
+
+#include "engine/ir/error.h"
+
+namespace tensord::scheduler {
+namespace {
+
+std::exception_ptr cancelled_error(const std::string& reason) {
+  return std::make_exception_ptr(Error(ErrorCode::Cancelled, reason));
+}
+
+}  // namespace
+
+DeviceWorker::DeviceWorker(std::unique_ptr<engine::Backend> backend, engine::EngineOptions options)
+    : backend_(std::move(backend)),
+      engine_(*backend_, std::move(options)),
+      thread_([this] { loop(); }) {}
+
+DeviceWorker::~DeviceWorker() {
+  stop();
+}
+
+uint64_t DeviceWorker::open_session() {
+  std::lock_guard lock(mu_);
+  uint64_t id = next_session_++;
+  sessions_.emplace(id, Session{});
+  return id;
+}
+
+void DeviceWorker::close_session(uint64_t session) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) return;
+  if (!it->second.jobs.empty()) {
+    cancel_locked(it->second, "the session closed before this request ran");
+    ready_.erase(std::remove(ready_.begin(), ready_.end(), session), ready_.end());
+    wake_.notify_one();
+  }
+  sessions_.erase(it);
+}
+
+void DeviceWorker::submit(uint64_t session, std::unique_ptr<Job> job) {
+  const char* reason = nullptr;
+  {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(session);
+    if (!stopping_ && it != sessions_.end()) {
+      if (it->second.jobs.empty()) ready_.push_back(session);
+      it->second.jobs.push_back(std::move(job));
+      wake_.notify_one();
+      return;
+    }
+    reason = stopping_ ? "the daemon is shutting down" : "the session is closed";
+  }
+  // No worker will take it: complete it here, outside the lock.
+  job->done(cancelled_error(reason));
+}
+
+size_t DeviceWorker::queued(uint64_t session) const {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(session);
+  return it == sessions_.end() ? 0 : it->second.jobs.size();
+}
+
+size_t DeviceWorker::queued() const {
+  std::lock_guard lock(mu_);
+  size_t n = 0;
+  for (const auto& [id, s] : sessions_) n += s.jobs.size();
+  return n;
+}
+
+void DeviceWorker::stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    for (auto& [id, s] : sessions_) cancel_locked(s, "the daemon is shutting down");
+    ready_.clear();
+    wake_.notify_one();
+  }
+  thread_.join();
+}
+
+void DeviceWorker::cancel_locked(Session& session, const std::string& reason) {
+  for (auto& job : session.jobs) cancelled_.emplace_back(std::move(job), reason);
+  session.jobs.clear();
+}
+
+void DeviceWorker::loop() {
+  for (;;) {
+    std::vector<Cancelled> cancelled;
+    std::unique_ptr<Job> job;
+    {
+      std::unique_lock lock(mu_);
+      wake_.wait(lock, [&] { return stopping_ || !ready_.empty() || !cancelled_.empty(); });
+      cancelled.swap(cancelled_);
+      if (cancelled.empty()) {
+        if (ready_.empty()) return;  // stopping, and nothing left to complete
+        uint64_t id = ready_.front();
+        ready_.pop_front();
+        Session& s = sessions_.at(id);
+        job = std::move(s.jobs.front());
+        s.jobs.pop_front();
+        if (!s.jobs.empty()) ready_.push_back(id);
+      }
+    }
+    for (auto& [cancelled_job, reason] : cancelled) cancelled_job->done(cancelled_error(reason));
+    if (!job) continue;
+    std::exception_ptr error;
+    try {
+      job->run(engine_);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    job->done(error);
+  }
+}
+
+}  // namespace tensord::scheduler

@@ -1,0 +1,71 @@
+// The scheduler: one worker thread per device, fed by one FIFO queue per session and served
+// round-robin across sessions. The RPC event loop submits jobs and never runs kernels; the
+// workers run jobs and never touch RPC objects (DESIGN.md, "Threads").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/exec/backend.h"
+#include "engine/exec/engine.h"
+#include "scheduler/job.h"
+
+namespace tensord::scheduler {
+
+class DeviceWorker;
+
+// A session's queue on one device. Move-only RAII handle: closing it (or destroying it) cancels
+// the jobs it still has queued; their `done` gets tensord::Error(Cancelled) on the worker
+// thread. A job already running finishes normally. A handle may outlive its Scheduler.
+class SessionQueue {
+ public:
+  SessionQueue() = default;  // closed
+  SessionQueue(SessionQueue&& other) noexcept;
+  SessionQueue& operator=(SessionQueue&& other) noexcept;
+  ~SessionQueue() { close(); }
+
+  // Queues `job` behind this session's earlier jobs. On a closed queue, or once the scheduler
+  // is shutting down, the job is completed with Cancelled at once on the calling thread.
+  void submit(std::unique_ptr<Job> job);
+
+  void close();
+  bool is_open() const { return worker_ != nullptr; }
+  size_t queued() const;  // jobs waiting, not counting one that is running
+  size_t device() const { return device_; }
+
+ private:
+  friend class Scheduler;
+  SessionQueue(std::shared_ptr<DeviceWorker> worker, uint64_t id, size_t device);
+
+  std::shared_ptr<DeviceWorker> worker_;
+  uint64_t id_ = 0;
+  size_t device_ = 0;
+};
+
+class Scheduler {
+ public:
+  // One worker per backend, each with its own engine. Device i is backends[i].
+  Scheduler(std::vector<std::unique_ptr<engine::Backend>> backends,
+            engine::EngineOptions options = {});
+  ~Scheduler();  // shutdown()
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  size_t device_count() const { return workers_.size(); }
+  const engine::DeviceInfo& device_info(size_t device) const;
+
+  SessionQueue open_session(size_t device = 0);
+
+  // Jobs queued on every device, not counting running ones.
+  size_t queued() const;
+
+  // Cancels every queued job, waits for running jobs and joins the workers. Idempotent.
+  void shutdown();
+
+ private:
+  std::vector<std::shared_ptr<DeviceWorker>> workers_;
+};
+
+}  // namespace tensord::scheduler

@@ -1,0 +1,244 @@
+#include "scheduler/scheduler.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/backends/cpu/cpu_backend.h"
+#include "engine/ir/error.h"
+
+namespace tensord::scheduler {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::vector<std::unique_ptr<engine::Backend>> one_cpu() {
+  std::vector<std::unique_ptr<engine::Backend>> backends;
+  backends.push_back(std::make_unique<cpu::CpuBackend>(1));
+  return backends;
+}
+
+// What happened to the jobs of a test, in the order the worker did it.
+class Journal {
+ public:
+  struct Completion {
+    std::string job;
+    bool ran = false;
+    std::optional<ErrorCode> error;  // nullopt: succeeded
+    std::thread::id thread;
+  };
+
+  std::unique_ptr<Job> job(
+      std::string name, std::function<void()> body = [] {}) {
+    auto ran = std::make_shared<bool>(false);
+    return make_job(
+        [this, name, body, ran](engine::Engine&) {
+          *ran = true;
+          record_run(name);
+          body();
+        },
+        [this, name, ran](std::exception_ptr error) { record_done(name, *ran, error); });
+  }
+
+  // Waits until `n` jobs completed; fails the test after a generous timeout.
+  std::vector<Completion> wait_for(size_t n) {
+    std::unique_lock lock(mu_);
+    bool ok = changed_.wait_for(lock, 10s, [&] { return completions_.size() >= n; });
+    REQUIRE(ok);
+    return completions_;
+  }
+
+  std::vector<std::string> runs() {
+    std::lock_guard lock(mu_);
+    return runs_;
+  }
+
+ private:
+  void record_run(const std::string& name) {
+    std::lock_guard lock(mu_);
+    runs_.push_back(name);
+  }
+  void record_done(const std::string& name, bool ran, std::exception_ptr error) {
+    Completion c{name, ran, std::nullopt, std::this_thread::get_id()};
+    if (error) {
+      try {
+        std::rethrow_exception(error);
+      } catch (const Error& e) {
+        c.error = e.code();
+      } catch (...) {
+        c.error = ErrorCode::Internal;
+      }
+    }
+    std::lock_guard lock(mu_);
+    completions_.push_back(c);
+    changed_.notify_all();
+  }
+
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::vector<std::string> runs_;
+  std::vector<Completion> completions_;
+};
+
+// Holds the worker busy until opened, so that tests can queue work behind it.
+class Gate {
+ public:
+  std::function<void()> body() {
+    return [this] {
+      started_.set_value();
+      opened_.wait();
+    };
+  }
+  void wait_started() { REQUIRE(started_.get_future().wait_for(10s) == std::future_status::ready); }
+  void open() { open_.set_value(); }
+
+ private:
+  std::promise<void> started_;
+  std::promise<void> open_;
+  std::shared_future<void> opened_ = open_.get_future().share();
+};
+
+TEST_CASE("jobs of one session run in FIFO order on the worker thread") {
+  Scheduler scheduler(one_cpu());
+  Journal journal;
+  Gate gate;
+  SessionQueue blocker = scheduler.open_session();
+  SessionQueue a = scheduler.open_session();
+  blocker.submit(journal.job("gate", gate.body()));
+  gate.wait_started();
+  for (int i = 0; i < 5; ++i) a.submit(journal.job("a" + std::to_string(i)));
+  REQUIRE(a.queued() == 5);
+  gate.open();
+  auto done = journal.wait_for(6);
+  REQUIRE(journal.runs() == std::vector<std::string>{"gate", "a0", "a1", "a2", "a3", "a4"});
+  for (const auto& c : done) {
+    REQUIRE(c.ran);
+    REQUIRE_FALSE(c.error);
+    REQUIRE(c.thread != std::this_thread::get_id());
+    REQUIRE(c.thread == done[0].thread);
+  }
+  REQUIRE(a.queued() == 0);
+}
+
+TEST_CASE("sessions are served round-robin, one job each in turn") {
+  Scheduler scheduler(one_cpu());
+  Journal journal;
+  Gate gate;
+  SessionQueue blocker = scheduler.open_session();
+  SessionQueue a = scheduler.open_session();
+  SessionQueue b = scheduler.open_session();
+  blocker.submit(journal.job("gate", gate.body()));
+  gate.wait_started();
+  for (int i = 0; i < 4; ++i) a.submit(journal.job("a" + std::to_string(i)));
+  for (int i = 0; i < 2; ++i) b.submit(journal.job("b" + std::to_string(i)));
+  gate.open();
+  journal.wait_for(7);
+  REQUIRE(journal.runs() == std::vector<std::string>{"gate", "a0", "b0", "a1", "b1", "a2", "a3"});
+}
+
+TEST_CASE("closing a session cancels its queued jobs and no others") {
+  Scheduler scheduler(one_cpu());
+  Journal journal;
+  Gate gate;
+  SessionQueue blocker = scheduler.open_session();
+  SessionQueue a = scheduler.open_session();
+  SessionQueue b = scheduler.open_session();
+  blocker.submit(journal.job("gate", gate.body()));
+  gate.wait_started();
+  a.submit(journal.job("a0"));
+  b.submit(journal.job("b0"));
+  a.submit(journal.job("a1"));
+  a.close();
+  REQUIRE_FALSE(a.is_open());
+  REQUIRE(scheduler.queued() == 1);
+  a.submit(journal.job("late"));  // completed at once on this thread
+  gate.open();
+  auto done = journal.wait_for(5);
+  REQUIRE(journal.runs() == std::vector<std::string>{"gate", "b0"});
+  for (const auto& c : done) {
+    bool cancelled = c.job == "a0" || c.job == "a1" || c.job == "late";
+    CAPTURE(c.job);
+    REQUIRE(c.ran == !cancelled);
+    REQUIRE(c.error == (cancelled ? std::optional(ErrorCode::Cancelled) : std::nullopt));
+    REQUIRE((c.thread == std::this_thread::get_id()) == (c.job == "late"));
+  }
+}
+
+TEST_CASE("a job that throws reports the exception through done") {
+  Scheduler scheduler(one_cpu());
+  Journal journal;
+  SessionQueue a = scheduler.open_session();
+  a.submit(journal.job("bad", [] { throw Error(ErrorCode::Shape, "no"); }));
+  a.submit(journal.job("good"));
+  auto done = journal.wait_for(2);
+  REQUIRE(done[0].error == ErrorCode::Shape);
+  REQUIRE_FALSE(done[1].error);
+}
+
+TEST_CASE("shutdown cancels queued work, finishes the running job and joins") {
+  auto scheduler = std::make_unique<Scheduler>(one_cpu());
+  Journal journal;
+  Gate gate;
+  SessionQueue a = scheduler->open_session();
+  SessionQueue b = scheduler->open_session();
+  a.submit(journal.job("gate", gate.body()));
+  gate.wait_started();
+  a.submit(journal.job("a1"));
+  b.submit(journal.job("b0"));
+  std::thread stopper([&] { scheduler->shutdown(); });
+  // shutdown() takes the queued jobs away before it waits for the running one.
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (scheduler->queued() != 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  REQUIRE(scheduler->queued() == 0);
+  gate.open();
+  stopper.join();
+  auto done = journal.wait_for(3);
+  REQUIRE(journal.runs() == std::vector<std::string>{"gate"});
+  REQUIRE(done[0].job == "gate");
+  REQUIRE_FALSE(done[0].error);
+  REQUIRE(done[1].error == ErrorCode::Cancelled);
+  REQUIRE(done[2].error == ErrorCode::Cancelled);
+
+  b.submit(journal.job("after"));
+  REQUIRE(journal.wait_for(4)[3].error == ErrorCode::Cancelled);
+  scheduler.reset();  // the queues outlive the scheduler
+  a.close();
+}
+
+TEST_CASE("jobs run the device's engine") {
+  Scheduler scheduler(one_cpu());
+  REQUIRE(scheduler.device_count() == 1);
+  REQUIRE(scheduler.device_info(0).kind == "cpu");
+  SessionQueue a = scheduler.open_session();
+  std::promise<std::vector<float>> result;
+  a.submit(make_job(
+      [&](engine::Engine& engine) {
+        ir::Graph g;
+        ir::ValueRef x = g.add(ir::Op::full, {},
+                               ir::Attrs{{ir::Attr::shape, std::vector<int64_t>{3}},
+                                         {ir::Attr::value, 1.5},
+                                         {ir::Attr::dtype, ir::DType::Float32}});
+        ir::ValueRef y = g.add(ir::Op::add, {x, x});
+        std::vector<ir::ValueRef> outputs{y};
+        auto values = engine.run(std::move(g), {}, outputs);
+        const float* p = values.at(0).data<float>();
+        result.set_value({p, p + 3});
+      },
+      [&](std::exception_ptr error) {
+        if (error) result.set_exception(error);
+      }));
+  auto future = result.get_future();
+  REQUIRE(future.wait_for(10s) == std::future_status::ready);
+  REQUIRE(future.get() == std::vector<float>{3, 3, 3});
+}
+
+}  // namespace
+}  // namespace tensord::scheduler
