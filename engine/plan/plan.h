@@ -1,0 +1,80 @@
+// A plan: what running a graph of primitives takes, decided once and cached. Every value's
+// dtype, shape and layout is static, so views are resolved here and cost nothing at run time;
+// what is left to do when the plan runs is a list of steps that launch work on the backend, and
+// the buffer slots they write.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/ir/graph.h"
+#include "engine/plan/layout.h"
+
+namespace tensord::engine {
+
+// Values are the node outputs the plan computes, numbered densely.
+using ValueId = uint32_t;
+using SlotId = uint32_t;
+
+// The buffer a value lives in: one of the caller's input tensors (never written) or a slot
+// that kernels write and the executor allocates from the backend.
+struct ValueBase {
+  enum class Kind : uint8_t { Input, Slot };
+  Kind kind = Kind::Slot;
+  uint32_t index = 0;  // the caller's input index, or a SlotId
+};
+
+struct PlanValue {
+  ir::TensorType type;
+  Layout layout;  // within the base buffer
+  ValueBase base;
+  ValueId owner = 0;  // the input or kernel output whose buffer this is (itself if not a view)
+};
+
+// A run of entries in Plan::indices, so that steps own no heap memory of their own.
+struct IndexRange {
+  uint32_t begin = 0;
+  uint32_t count = 0;
+};
+
+// One unit of work on the backend. Kernel runs `node` into fresh outputs. The fusion work adds
+// a kind that runs one compiled kernel for a group of nodes; it fits the same shape: values in,
+// values out, slots released, and `node` the group's anchor for error attribution.
+enum class StepKind : uint8_t { Kernel };
+
+struct Step {
+  StepKind kind = StepKind::Kernel;
+  uint32_t node = 0;   // index into Plan::nodes
+  IndexRange inputs;   // ValueIds read, in the node's input order
+  IndexRange outputs;  // ValueIds written; each is contiguous at offset 0 of its own slot
+  IndexRange release;  // SlotIds whose last use is this step: dropped after it
+};
+
+struct Plan {
+  // The primitive nodes kernel steps run: the simplified graph's nodes, then the `contiguous`
+  // copies the planner inserted.
+  std::vector<ir::Node> nodes;
+  // For each node, the node of the user's graph it stems from (for errors and profiles).
+  std::vector<uint32_t> origin;
+
+  std::vector<PlanValue> values;
+  std::vector<Step> steps;
+  std::vector<uint32_t> indices;   // storage for the steps' IndexRanges
+  std::vector<size_t> slot_bytes;  // the largest value each slot ever holds
+  std::vector<ValueId> outputs;    // per requested output: contiguous, at offset 0, whole
+  uint32_t max_step_values = 0;    // the most inputs + outputs of any step
+
+  std::span<const uint32_t> operator[](IndexRange r) const {
+    return std::span<const uint32_t>(indices).subspan(r.begin, r.count);
+  }
+};
+
+// Plans a graph of primitives (decomposed, and normally simplified) that computes `outputs`.
+// `origin` maps each node of `graph` to the user's node (empty: the identity). Nodes no output
+// depends on are not run. Throws tensord::Error(Internal) on a node kind it cannot plan
+// (composites must be decomposed first).
+Plan build_plan(ir::Graph graph, std::span<const ir::ValueRef> outputs,
+                std::vector<uint32_t> origin = {});
+
+}  // namespace tensord::engine
