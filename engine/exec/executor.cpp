@@ -1,0 +1,93 @@
+#include "engine/exec/executor.h"
+
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "engine/ir/error.h"
+
+namespace tensord::engine {
+namespace {
+
+class Execution {
+ public:
+  Execution(const Plan& plan, Backend& backend, std::span<const TensorValue> inputs)
+      : plan_(plan),
+        backend_(backend),
+        inputs_(inputs),
+        slots_(plan.slot_bytes.size()),
+        args_(plan.max_step_values) {}
+
+  void run(const Step& step) {
+    // Every value's type and layout come from the plan; only the buffers are this run's.
+    size_t k = 0;
+    for (ValueId v : plan_[step.inputs]) bind(args_[k++], plan_.values[v], buffer(v));
+    for (ValueId v : plan_[step.outputs]) {
+      const PlanValue& pv = plan_.values[v];
+      std::shared_ptr<Buffer>& slot = slots_[pv.base.index];
+      if (!slot) slot = backend_.allocate(plan_.slot_bytes[pv.base.index]);
+      bind(args_[k++], pv, slot);
+    }
+    const std::span<const TensorValue> args(args_.data(), k);
+    backend_.run(plan_.nodes[step.node], args.first(step.inputs.count),
+                 args.subspan(step.inputs.count));
+    // The arguments hold buffer references too; drop them so released slots really go.
+    for (size_t i = 0; i < k; ++i) args_[i].buffer.reset();
+    for (SlotId s : plan_[step.release]) slots_[s].reset();
+  }
+
+  TensorValue output(ValueId v) const {
+    const PlanValue& pv = plan_.values[v];
+    return TensorValue{buffer(v), pv.type, pv.layout.strides, pv.layout.offset};
+  }
+
+ private:
+  const std::shared_ptr<Buffer>& buffer(ValueId v) const {
+    const ValueBase& base = plan_.values[v].base;
+    return base.kind == ValueBase::Kind::Input ? inputs_[base.index].buffer : slots_[base.index];
+  }
+
+  // Assigns into an existing TensorValue so its vectors keep their capacity from step to step.
+  static void bind(TensorValue& arg, const PlanValue& v, const std::shared_ptr<Buffer>& buffer) {
+    arg.buffer = buffer;
+    arg.type.dtype = v.type.dtype;
+    arg.type.shape.assign(v.type.shape.begin(), v.type.shape.end());
+    arg.strides.assign(v.layout.strides.begin(), v.layout.strides.end());
+    arg.offset = v.layout.offset;
+  }
+
+  const Plan& plan_;
+  Backend& backend_;
+  std::span<const TensorValue> inputs_;
+  std::vector<std::shared_ptr<Buffer>> slots_;
+  std::vector<TensorValue> args_;
+};
+
+}  // namespace
+
+std::vector<TensorValue> execute(const Plan& plan, Backend& backend,
+                                 std::span<const TensorValue> inputs, const ir::Graph& user_graph) {
+  Execution execution(plan, backend, inputs);
+  for (const Step& step : plan.steps) {
+    try {
+      execution.run(step);
+    } catch (const Error& e) {
+      user_graph.fail_at(plan.origin[step.node], e);
+    } catch (const std::bad_alloc&) {
+      user_graph.fail_at(plan.origin[step.node],
+                         Error(ErrorCode::OutOfMemory, "host memory exhausted"));
+    } catch (const std::exception& e) {
+      user_graph.fail_at(plan.origin[step.node], Error(ErrorCode::Internal, e.what()));
+    } catch (...) {
+      user_graph.fail_at(plan.origin[step.node],
+                         Error(ErrorCode::Internal, "unknown exception from the backend"));
+    }
+  }
+  std::vector<TensorValue> outputs;
+  outputs.reserve(plan.outputs.size());
+  for (ValueId v : plan.outputs) outputs.push_back(execution.output(v));
+  return outputs;
+}
+
+}  // namespace tensord::engine
