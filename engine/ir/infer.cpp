@@ -1,1 +1,323 @@
-// Placeholder until the IR helper lands this file.
+// Schema checks, dispatch, and inference of the creation and elementwise ops. Inference runs on
+// every recorded op in the client and on every node in the daemon, so the common paths copy a
+// shape and allocate nothing else.
+#include <cmath>
+
+#include "engine/ir/infer_internal.h"
+
+namespace tensord::ir {
+namespace detail {
+
+void fail(ErrorCode code, std::string message) {
+  throw Error(code, std::move(message));
+}
+
+std::vector<TensorType> result(DType dtype, Shape shape) {
+  if (shape.size() > static_cast<size_t>(kMaxRank)) {
+    fail(ErrorCode::InvalidGraph, "rank " + std::to_string(shape.size()) +
+                                      " exceeds the maximum rank " + std::to_string(kMaxRank));
+  }
+  // Counting the non-zero dims keeps every stride computation of the backends in range too.
+  int64_t count = 1;
+  bool overflow = false;
+  for (int64_t d : shape) {
+    if (d < 0) fail(ErrorCode::Shape, "negative dimension in shape " + to_string(shape));
+    if (d > 0) overflow |= __builtin_mul_overflow(count, d, &count);
+  }
+  int64_t bytes = 0;
+  overflow |= __builtin_mul_overflow(count, static_cast<int64_t>(itemsize(dtype)), &bytes);
+  if (overflow) {
+    fail(ErrorCode::OutOfMemory, "tensor " + std::string(name(dtype)) + to_string(shape) +
+                                     " has more bytes than int64 can count");
+  }
+  std::vector<TensorType> out;
+  out.push_back(TensorType{dtype, std::move(shape)});
+  return out;
+}
+
+void check_shape_attr(std::span<const int64_t> shape) {
+  if (shape.size() > static_cast<size_t>(kMaxRank)) {
+    fail(ErrorCode::InvalidGraph, "shape has rank " + std::to_string(shape.size()) +
+                                      ", above the maximum rank " + std::to_string(kMaxRank));
+  }
+  for (int64_t d : shape) {
+    if (d < 0) fail(ErrorCode::Shape, "negative dimension in shape " + to_string(shape));
+  }
+}
+
+void require_floating(Op op, DType t) {
+  if (!is_floating(t)) {
+    fail(ErrorCode::DType,
+         std::string(name(op)) + " needs a floating-point input, got " + std::string(name(t)));
+  }
+}
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
+
+std::string_view kind_name(AttrKind k) {
+  switch (k) {
+    case AttrKind::Int:
+      return "an int";
+    case AttrKind::Float:
+      return "a float";
+    case AttrKind::Bool:
+      return "a bool";
+    case AttrKind::Ints:
+      return "a list of ints";
+    case AttrKind::DType:
+      return "a dtype";
+    case AttrKind::Scalar:
+      return "an int, float or bool";
+  }
+  return "?";
+}
+
+std::string_view value_kind_name(const AttrValue& v) {
+  constexpr std::string_view kNames[] = {"an int", "a float", "a bool", "a list of ints",
+                                         "a dtype"};
+  return kNames[v.index()];
+}
+
+// Float attributes (eps, correction) also take ints: clients write `correction = 1`.
+bool kind_matches(AttrKind kind, const AttrValue& v) {
+  switch (kind) {
+    case AttrKind::Int:
+      return std::holds_alternative<int64_t>(v);
+    case AttrKind::Float:
+      return std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v);
+    case AttrKind::Bool:
+      return std::holds_alternative<bool>(v);
+    case AttrKind::Ints:
+      return std::holds_alternative<std::vector<int64_t>>(v);
+    case AttrKind::DType:
+      return std::holds_alternative<DType>(v);
+    case AttrKind::Scalar:
+      return std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v) ||
+             std::holds_alternative<bool>(v);
+  }
+  return false;
+}
+
+std::string arity_text(const OpInfo& info) {
+  if (info.max_inputs < 0) return "at least " + std::to_string(info.min_inputs);
+  if (info.min_inputs == info.max_inputs) return std::to_string(info.min_inputs);
+  return std::to_string(info.min_inputs) + " to " + std::to_string(info.max_inputs);
+}
+
+std::vector<TensorType> infer_creation(Op op, const Attrs& attrs) {
+  switch (op) {
+    case Op::input:
+      if (attrs.get_int(Attr::index) < 0) {
+        fail(ErrorCode::InvalidGraph,
+             "input index " + std::to_string(attrs.get_int(Attr::index)) + " is negative");
+      }
+      [[fallthrough]];
+    case Op::full:
+    case Op::zeros:
+    case Op::ones: {
+      const auto& shape = attrs.get_ints(Attr::shape);
+      check_shape_attr(shape);
+      return result(attrs.get_dtype(Attr::dtype), shape);
+    }
+    case Op::rand:
+    case Op::randn: {
+      DType t = attrs.get_dtype(Attr::dtype);
+      if (!is_floating(t)) {
+        fail(ErrorCode::DType, std::string(name(op)) + " makes floating-point tensors only, not " +
+                                   std::string(name(t)));
+      }
+      const auto& shape = attrs.get_ints(Attr::shape);
+      check_shape_attr(shape);
+      return result(t, shape);
+    }
+    case Op::arange: {
+      double start = attrs.get_float(Attr::start), stop = attrs.get_float(Attr::stop),
+             step = attrs.get_float(Attr::step);
+      if (step == 0) fail(ErrorCode::Shape, "arange step cannot be zero");
+      if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step)) {
+        fail(ErrorCode::Shape, "arange needs finite start, stop and step");
+      }
+      double n = std::ceil((stop - start) / step);
+      if (!(n < 0x1p62)) {  // also catches an overflow of stop - start to inf
+        fail(ErrorCode::OutOfMemory, "arange(" + std::to_string(start) + ", " +
+                                         std::to_string(stop) + ", " + std::to_string(step) +
+                                         ") has too many elements");
+      }
+      return result(attrs.get_dtype(Attr::dtype), {n > 0 ? static_cast<int64_t>(n) : 0});
+    }
+    case Op::eye: {
+      int64_t n = attrs.get_int(Attr::n), m = attrs.get_int(Attr::m, n);
+      if (n < 0 || m < 0) {
+        fail(ErrorCode::Shape,
+             "eye needs n, m >= 0, got n = " + std::to_string(n) + ", m = " + std::to_string(m));
+      }
+      return result(attrs.get_dtype(Attr::dtype), {n, m});
+    }
+    default:
+      break;
+  }
+  fail(ErrorCode::Internal, "not a creation op: " + std::string(name(op)));
+}
+
+void reject_bool(Op op, DType t) {
+  if (t == DType::Bool) fail(ErrorCode::DType, std::string(name(op)) + " does not take bool");
+}
+
+std::vector<TensorType> infer_unary(Op op, const TensorType& x, const Attrs& attrs) {
+  DType t = x.dtype;
+  switch (op) {
+    case Op::cast:
+      t = attrs.get_dtype(Attr::dtype);
+      break;
+    case Op::neg:
+    case Op::abs:
+    case Op::relu:
+    case Op::floor:
+    case Op::ceil:
+    case Op::round:
+    case Op::sign:
+      reject_bool(op, t);
+      break;
+    case Op::clamp:
+      reject_bool(op, t);
+      if (!attrs.has(Attr::min) && !attrs.has(Attr::max)) {
+        fail(ErrorCode::InvalidGraph, "clamp needs at least one of 'min' and 'max'");
+      }
+      break;
+    case Op::logical_not:
+      t = DType::Bool;
+      break;
+    default:  // exp, log, ..., gelu, silu: float results
+      if (!is_floating(t)) t = kDefaultFloat;
+      break;
+  }
+  return result(t, x.shape);
+}
+
+Shape broadcast(const Shape& a, const Shape& b) {
+  return a == b ? a : broadcast_shapes(a, b);
+}
+
+std::vector<TensorType> infer_binary(Op op, const TensorType& a, const TensorType& b) {
+  DType t = promote(a.dtype, b.dtype);
+  switch (op) {
+    case Op::add:
+    case Op::sub:
+    case Op::mul:
+    case Op::pow:
+      if (t == DType::Bool) {
+        fail(ErrorCode::DType, std::string(name(op)) + " of two bool tensors is not defined");
+      }
+      break;
+    case Op::div:
+      if (!is_floating(t)) t = kDefaultFloat;
+      break;
+    case Op::maximum:
+    case Op::minimum:
+      break;
+    default:
+      t = DType::Bool;
+      break;  // comparisons and logical_and/or
+  }
+  return result(t, broadcast(a.shape, b.shape));
+}
+
+std::vector<TensorType> infer_where(const TensorType& cond, const TensorType& a,
+                                    const TensorType& b) {
+  Shape shape = broadcast(a.shape, b.shape);
+  if (cond.shape != shape) shape = broadcast_shapes(cond.shape, shape);
+  return result(promote(a.dtype, b.dtype), std::move(shape));
+}
+
+}  // namespace
+
+void check_schema(Op op, size_t num_inputs, const Attrs& attrs) {
+  const OpInfo& info = op_info(op);
+  const auto n = static_cast<int64_t>(num_inputs);
+  if (n < info.min_inputs || (info.max_inputs >= 0 && n > info.max_inputs)) {
+    fail(ErrorCode::InvalidGraph, std::string(info.name) + " takes " + arity_text(info) +
+                                      " inputs, got " + std::to_string(num_inputs));
+  }
+  for (const auto& [attr, value] : attrs.items()) {
+    const AttrSpec* spec = nullptr;
+    for (const AttrSpec& s : info.attrs) {
+      if (s.attr == attr) spec = &s;
+    }
+    if (!spec) {
+      fail(ErrorCode::InvalidGraph,
+           std::string(info.name) + " has no attribute '" + std::string(name(attr)) + "'");
+    }
+    if (!kind_matches(spec->kind, value)) {
+      fail(ErrorCode::InvalidGraph, "attribute '" + std::string(name(attr)) + "' of " +
+                                        std::string(info.name) + " must be " +
+                                        std::string(kind_name(spec->kind)) + ", not " +
+                                        std::string(value_kind_name(value)));
+    }
+  }
+  for (const AttrSpec& s : info.attrs) {
+    if (s.required && !attrs.has(s.attr)) {
+      fail(ErrorCode::InvalidGraph,
+           std::string(info.name) + " needs the attribute '" + std::string(name(s.attr)) + "'");
+    }
+  }
+}
+
+std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, const Attrs& attrs) {
+  check_schema(op, in.size(), attrs);
+  switch (op) {
+    case Op::input:
+    case Op::full:
+    case Op::arange:
+    case Op::eye:
+    case Op::rand:
+    case Op::randn:
+    case Op::zeros:
+    case Op::ones:
+      return infer_creation(op, attrs);
+    case Op::where:
+      return infer_where(*in[0], *in[1], *in[2]);
+    case Op::matmul:
+      return infer_matmul(*in[0], *in[1]);
+    case Op::gelu:
+    case Op::silu:
+    case Op::clamp:
+      return infer_unary(op, *in[0], attrs);
+    case Op::mean:
+    case Op::var:
+      return infer_reduction(op, *in[0], attrs);
+    case Op::transpose:
+    case Op::squeeze:
+    case Op::unsqueeze:
+    case Op::flip:
+      return infer_view(op, *in[0], attrs);
+    case Op::stack:
+      return infer_movement(op, in, attrs);
+    case Op::softmax:
+    case Op::log_softmax:
+    case Op::layer_norm:
+      return infer_normalization(op, in, attrs);
+    default:
+      break;
+  }
+  switch (op_info(op).kind) {
+    case OpKind::Unary:
+      return infer_unary(op, *in[0], attrs);
+    case OpKind::Binary:
+      return infer_binary(op, *in[0], *in[1]);
+    case OpKind::Reduction:
+      return infer_reduction(op, *in[0], attrs);
+    case OpKind::View:
+      return infer_view(op, *in[0], attrs);
+    case OpKind::Movement:
+      return infer_movement(op, in, attrs);
+    default:
+      break;
+  }
+  fail(ErrorCode::Internal, "no inference for op " + std::string(name(op)));
+}
+
+}  // namespace tensord::ir

@@ -1,0 +1,35 @@
+// Pieces of shape and dtype inference shared by infer*.cpp; not part of the IR's interface.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/ir/error.h"
+#include "engine/ir/op.h"
+
+namespace tensord::ir::detail {
+
+[[noreturn]] void fail(ErrorCode code, std::string message);
+
+// The one output of an op, after checking what every value must satisfy: rank <= kMaxRank,
+// dimensions >= 0, and an element count (of the non-zero dims) and byte size that int64 holds.
+std::vector<TensorType> result(DType dtype, Shape shape);
+
+// A shape taken from an attribute (input, full, rand, ...): rank <= kMaxRank (else
+// InvalidGraph) and no negative dimension (else Shape).
+void check_shape_attr(std::span<const int64_t> shape);
+
+// Float-only ops (mean, var, softmax, layer_norm) reject integer and bool inputs.
+void require_floating(Op op, DType t);
+
+using Inputs = std::span<const TensorType* const>;
+
+std::vector<TensorType> infer_reduction(Op op, const TensorType& x, const Attrs& attrs);
+std::vector<TensorType> infer_view(Op op, const TensorType& x, const Attrs& attrs);
+std::vector<TensorType> infer_movement(Op op, Inputs in, const Attrs& attrs);
+std::vector<TensorType> infer_matmul(const TensorType& a, const TensorType& b);
+std::vector<TensorType> infer_normalization(Op op, Inputs in, const Attrs& attrs);
+
+}  // namespace tensord::ir::detail

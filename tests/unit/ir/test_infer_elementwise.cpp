@@ -1,0 +1,297 @@
+// Inference of the schema checks, creation ops and elementwise ops.
+#include "tests/unit/ir/ir_test_util.h"
+
+namespace tensord::ir {
+namespace {
+
+using test::F32;
+using test::infer1;
+using test::T;
+using D = DType;
+
+constexpr D kAll[] = {D::Bool,  D::Int8,    D::UInt8,    D::Int16,   D::Int32,
+                      D::Int64, D::Float16, D::BFloat16, D::Float32, D::Float64};
+
+TEST_CASE("schema: arity", "[infer][schema]") {
+  REQUIRE_IR_ERROR(infer1(Op::add, {F32({2})}), ErrorCode::InvalidGraph,
+                   "add takes 2 inputs, got 1");
+  REQUIRE_IR_ERROR(infer1(Op::exp, {F32({2}), F32({2})}), ErrorCode::InvalidGraph,
+                   "exp takes 1 inputs, got 2");
+  REQUIRE_IR_ERROR(infer1(Op::concat, {}, {{Attr::axis, int64_t{0}}}), ErrorCode::InvalidGraph,
+                   "at least 1");
+  REQUIRE_IR_ERROR(infer1(Op::layer_norm, {F32({2}), F32({2}), F32({2}), F32({2})},
+                          {{Attr::normalized_ndim, int64_t{1}}}),
+                   ErrorCode::InvalidGraph, "1 to 3");
+  REQUIRE_IR_ERROR(infer1(Op::full, {F32({2})},
+                          {{Attr::shape, Shape{}}, {Attr::value, 1.0}, {Attr::dtype, D::Int8}}),
+                   ErrorCode::InvalidGraph, "full takes 0 inputs");
+}
+
+TEST_CASE("schema: attribute names and kinds", "[infer][schema]") {
+  REQUIRE_IR_ERROR(infer1(Op::exp, {F32({2})}, {{Attr::axis, int64_t{0}}}), ErrorCode::InvalidGraph,
+                   "exp has no attribute 'axis'");
+  REQUIRE_IR_ERROR(infer1(Op::full, {}, {{Attr::shape, Shape{2}}, {Attr::dtype, D::Int8}}),
+                   ErrorCode::InvalidGraph, "full needs the attribute 'value'");
+  REQUIRE_IR_ERROR(infer1(Op::sum, {F32({2})}, {{Attr::axes, int64_t{0}}}), ErrorCode::InvalidGraph,
+                   "'axes' of sum must be a list of ints, not an int");
+  REQUIRE_IR_ERROR(infer1(Op::sum, {F32({2})}, {{Attr::keepdim, int64_t{1}}}),
+                   ErrorCode::InvalidGraph, "must be a bool");
+  REQUIRE_IR_ERROR(infer1(Op::cast, {F32({2})}, {{Attr::dtype, int64_t{1}}}),
+                   ErrorCode::InvalidGraph, "must be a dtype");
+  REQUIRE_IR_ERROR(infer1(Op::slice, {F32({2})}, {{Attr::axis, 0.5}}), ErrorCode::InvalidGraph,
+                   "must be an int, not a float");
+  REQUIRE_IR_ERROR(
+      infer1(Op::full, {},
+             {{Attr::shape, Shape{}}, {Attr::value, Shape{1}}, {Attr::dtype, D::Int8}}),
+      ErrorCode::InvalidGraph, "must be an int, float or bool");
+  // Scalar attributes take any of int, float and bool; float attributes also take ints.
+  for (AttrValue v : {AttrValue{int64_t{3}}, AttrValue{2.5}, AttrValue{true}}) {
+    CHECK(
+        infer1(Op::full, {}, {{Attr::shape, Shape{}}, {Attr::value, v}, {Attr::dtype, D::Int8}}) ==
+        T(D::Int8, {}));
+  }
+  CHECK(infer1(Op::var, {F32({3})}, {{Attr::correction, int64_t{1}}}) == F32({}));
+  REQUIRE_IR_ERROR(infer1(Op::var, {F32({3})}, {{Attr::correction, true}}), ErrorCode::InvalidGraph,
+                   "must be a float");
+}
+
+TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
+  // Each op is inferred once with valid inputs; none may hit the Internal fallback.
+  const Attrs shape_attrs{{Attr::shape, Shape{2, 3}}, {Attr::dtype, D::Float32}};
+  for (const OpInfo& info : all_ops()) {
+    INFO(info.name);
+    Attrs attrs;
+    std::vector<TensorType> inputs(static_cast<size_t>(info.min_inputs), F32({2, 3}));
+    switch (info.op) {
+      case Op::input:
+        attrs = {{Attr::index, int64_t{0}}, {Attr::shape, Shape{2}}, {Attr::dtype, D::Int8}};
+        break;
+      case Op::full:
+        attrs = {{Attr::shape, Shape{2}}, {Attr::value, 1.0}, {Attr::dtype, D::Int8}};
+        break;
+      case Op::arange:
+        attrs = {{Attr::start, 0.0},
+                 {Attr::stop, int64_t{4}},
+                 {Attr::step, 1.0},
+                 {Attr::dtype, D::Int8}};
+        break;
+      case Op::eye:
+        attrs = {{Attr::n, int64_t{3}}, {Attr::dtype, D::Int8}};
+        break;
+      case Op::rand:
+      case Op::randn:
+        attrs = {{Attr::shape, Shape{2}}, {Attr::seed, int64_t{1}}, {Attr::dtype, D::Float32}};
+        break;
+      case Op::zeros:
+      case Op::ones:
+        attrs = shape_attrs;
+        break;
+      case Op::cast:
+        attrs = {{Attr::dtype, D::Int8}};
+        break;
+      case Op::clamp:
+        attrs = {{Attr::min, 0.0}};
+        break;
+      case Op::reshape:
+        attrs = {{Attr::shape, Shape{6}}};
+        break;
+      case Op::expand:
+        attrs = {{Attr::shape, Shape{4, 2, 3}}};
+        break;
+      case Op::permute:
+      case Op::transpose:
+        attrs = {{Attr::dims, Shape{1, 0}}};
+        break;
+      case Op::slice:
+        attrs = {{Attr::axis, int64_t{1}}};
+        break;
+      case Op::unsqueeze:
+        attrs = {{Attr::axes, Shape{0}}};
+        break;
+      case Op::concat:
+      case Op::stack:
+      case Op::softmax:
+      case Op::log_softmax:
+        attrs = {{Attr::axis, int64_t{0}}};
+        break;
+      case Op::index_select:
+        attrs = {{Attr::axis, int64_t{0}}};
+        inputs[1] = T(D::Int64, {4});
+        break;
+      case Op::gather:
+        attrs = {{Attr::axis, int64_t{0}}};
+        inputs[1] = T(D::Int64, {2, 3});
+        break;
+      case Op::pad:
+        attrs = {{Attr::pads, Shape{0, 0, 1, 1}}};
+        break;
+      case Op::matmul:
+        inputs[1] = F32({3, 2});
+        break;
+      case Op::layer_norm:
+        attrs = {{Attr::normalized_ndim, int64_t{1}}};
+        break;
+      default:
+        break;
+    }
+    std::vector<const TensorType*> ptrs;
+    for (const TensorType& t : inputs) ptrs.push_back(&t);
+    std::vector<TensorType> out;
+    CHECK_NOTHROW(out = infer(info.op, ptrs, attrs));
+    CHECK(out.size() == 1);
+  }
+}
+
+TEST_CASE("creation ops", "[infer][creation]") {
+  CHECK(infer1(Op::input, {},
+               {{Attr::index, int64_t{0}}, {Attr::shape, Shape{2, 0}}, {Attr::dtype, D::UInt8}}) ==
+        T(D::UInt8, {2, 0}));
+  REQUIRE_IR_ERROR(
+      infer1(Op::input, {},
+             {{Attr::index, int64_t{-1}}, {Attr::shape, Shape{}}, {Attr::dtype, D::UInt8}}),
+      ErrorCode::InvalidGraph, "negative");
+  CHECK(infer1(Op::full, {},
+               {{Attr::shape, Shape{}}, {Attr::value, true}, {Attr::dtype, D::Float16}}) ==
+        T(D::Float16, {}));
+  CHECK(infer1(Op::zeros, {}, {{Attr::shape, Shape{0, 4}}, {Attr::dtype, D::Bool}}) ==
+        T(D::Bool, {0, 4}));
+  CHECK(infer1(Op::ones, {}, {{Attr::shape, Shape{1}}, {Attr::dtype, D::Int32}}) ==
+        T(D::Int32, {1}));
+  REQUIRE_IR_ERROR(
+      infer1(Op::full, {},
+             {{Attr::shape, Shape{2, -3}}, {Attr::value, 0.0}, {Attr::dtype, D::Int8}}),
+      ErrorCode::Shape, "negative dimension in shape (2, -3)");
+  REQUIRE_IR_ERROR(infer1(Op::zeros, {}, {{Attr::shape, Shape(17, 1)}, {Attr::dtype, D::Int8}}),
+                   ErrorCode::InvalidGraph, "rank 17");
+  CHECK(infer1(Op::zeros, {}, {{Attr::shape, Shape(16, 1)}, {Attr::dtype, D::Int8}}).rank() == 16);
+  REQUIRE_IR_ERROR(
+      infer1(Op::zeros, {},
+             {{Attr::shape, Shape{int64_t{1} << 40, int64_t{1} << 30}}, {Attr::dtype, D::Int8}}),
+      ErrorCode::OutOfMemory, "more bytes than int64");
+  // The byte count overflows even though the element count does not.
+  REQUIRE_IR_ERROR(
+      infer1(Op::zeros, {}, {{Attr::shape, Shape{int64_t{1} << 61}}, {Attr::dtype, D::Float64}}),
+      ErrorCode::OutOfMemory, "float64");
+
+  auto arange = [](AttrValue start, AttrValue stop, AttrValue step) {
+    return infer1(
+        Op::arange, {},
+        {{Attr::start, start}, {Attr::stop, stop}, {Attr::step, step}, {Attr::dtype, D::Int64}});
+  };
+  CHECK(arange(int64_t{0}, int64_t{10}, int64_t{3}) == T(D::Int64, {4}));
+  CHECK(arange(0.0, 1.0, 0.1) == T(D::Int64, {10}));
+  CHECK(arange(int64_t{5}, int64_t{0}, int64_t{1}) == T(D::Int64, {0}));
+  CHECK(arange(int64_t{5}, int64_t{0}, int64_t{-2}) == T(D::Int64, {3}));
+  CHECK(arange(true, int64_t{3}, int64_t{1}) == T(D::Int64, {2}));
+  REQUIRE_IR_ERROR(arange(int64_t{0}, int64_t{1}, 0.0), ErrorCode::Shape, "step cannot be zero");
+  REQUIRE_IR_ERROR(arange(0.0, 1.0 / 0.0, 1.0), ErrorCode::Shape, "finite");
+  REQUIRE_IR_ERROR(arange(0.0, 1e300, 1.0), ErrorCode::OutOfMemory, "too many elements");
+
+  CHECK(infer1(Op::eye, {}, {{Attr::n, int64_t{3}}, {Attr::dtype, D::Bool}}) == T(D::Bool, {3, 3}));
+  CHECK(infer1(Op::eye, {},
+               {{Attr::n, int64_t{2}},
+                {Attr::m, int64_t{0}},
+                {Attr::k, int64_t{-5}},
+                {Attr::dtype, D::Int8}}) == T(D::Int8, {2, 0}));
+  REQUIRE_IR_ERROR(infer1(Op::eye, {}, {{Attr::n, int64_t{-1}}, {Attr::dtype, D::Int8}}),
+                   ErrorCode::Shape, "n, m >= 0");
+
+  for (D t : kAll) {
+    Attrs attrs{{Attr::shape, Shape{3}}, {Attr::seed, int64_t{7}}, {Attr::dtype, t}};
+    for (Op op : {Op::rand, Op::randn}) {
+      if (is_floating(t)) {
+        CHECK(infer1(op, {}, attrs) == T(t, {3}));
+      } else {
+        REQUIRE_IR_ERROR(infer1(op, {}, attrs), ErrorCode::DType, "floating-point");
+      }
+    }
+  }
+}
+
+TEST_CASE("unary ops", "[infer][unary]") {
+  for (D t : kAll) {
+    INFO(name(t));
+    const TensorType x = T(t, {2, 0, 3});
+    const D float_result = is_floating(t) ? t : D::Float32;
+    for (Op op : {Op::exp, Op::log, Op::sqrt, Op::rsqrt, Op::sin, Op::cos, Op::tanh, Op::sigmoid,
+                  Op::erf, Op::gelu, Op::silu}) {
+      CHECK(infer1(op, {x}) == T(float_result, x.shape));
+    }
+    for (Op op : {Op::neg, Op::abs, Op::relu, Op::floor, Op::ceil, Op::round, Op::sign}) {
+      if (t == D::Bool) {
+        REQUIRE_IR_ERROR(infer1(op, {x}), ErrorCode::DType, "does not take bool");
+      } else {
+        CHECK(infer1(op, {x}) == x);
+      }
+    }
+    CHECK(infer1(Op::logical_not, {x}) == T(D::Bool, x.shape));
+    CHECK(infer1(Op::cast, {x}, {{Attr::dtype, D::BFloat16}}) == T(D::BFloat16, x.shape));
+    if (t == D::Bool) {
+      REQUIRE_IR_ERROR(infer1(Op::clamp, {x}, {{Attr::max, int64_t{1}}}), ErrorCode::DType, "bool");
+    } else {
+      CHECK(infer1(Op::clamp, {x}, {{Attr::max, 1.5}}) == x);
+      CHECK(infer1(Op::clamp, {x}, {{Attr::min, int64_t{0}}, {Attr::max, int64_t{1}}}) == x);
+    }
+  }
+  REQUIRE_IR_ERROR(infer1(Op::clamp, {F32({2})}), ErrorCode::InvalidGraph, "at least one of");
+  CHECK(infer1(Op::gelu, {F32({})}, {{Attr::tanh, true}}) == F32({}));
+}
+
+TEST_CASE("binary ops: dtypes", "[infer][binary]") {
+  for (D a : kAll) {
+    for (D c : kAll) {
+      INFO(name(a) << " and " << name(c));
+      const TensorType x = T(a, {2}), y = T(c, {2});
+      const D p = promote(a, c);
+      for (Op op : {Op::add, Op::sub, Op::mul, Op::pow}) {
+        if (p == D::Bool) {
+          REQUIRE_IR_ERROR(infer1(op, {x, y}), ErrorCode::DType, "two bool");
+        } else {
+          CHECK(infer1(op, {x, y}).dtype == p);
+        }
+      }
+      CHECK(infer1(Op::div, {x, y}).dtype == (is_floating(p) ? p : D::Float32));
+      CHECK(infer1(Op::maximum, {x, y}).dtype == p);
+      CHECK(infer1(Op::minimum, {x, y}).dtype == p);
+      for (Op op :
+           {Op::eq, Op::ne, Op::lt, Op::le, Op::gt, Op::ge, Op::logical_and, Op::logical_or}) {
+        CHECK(infer1(op, {x, y}).dtype == D::Bool);
+      }
+      CHECK(infer1(Op::where, {T(D::Float64, {2}), x, y}).dtype == p);
+    }
+  }
+}
+
+TEST_CASE("broadcasting", "[infer][binary][broadcast]") {
+  auto add = [](Shape a, Shape b) {
+    return infer1(Op::add, {F32(std::move(a)), F32(std::move(b))}).shape;
+  };
+  CHECK(add({2, 3}, {2, 3}) == Shape{2, 3});
+  CHECK(add({2, 3}, {3}) == Shape{2, 3});
+  CHECK(add({3}, {2, 3}) == Shape{2, 3});
+  CHECK(add({2, 1}, {1, 3}) == Shape{2, 3});
+  CHECK(add({}, {2, 3}) == Shape{2, 3});
+  CHECK(add({2, 3}, {}) == Shape{2, 3});
+  CHECK(add({}, {}) == Shape{});
+  CHECK(add({5, 1, 4}, {3, 1}) == Shape{5, 3, 4});
+  // Zero-size dims broadcast like any other size: against 1 or themselves.
+  CHECK(add({0}, {1}) == Shape{0});
+  CHECK(add({1}, {0}) == Shape{0});
+  CHECK(add({2, 0}, {0}) == Shape{2, 0});
+  CHECK(add({0, 3}, {1, 3}) == Shape{0, 3});
+  CHECK(add({}, {0}) == Shape{0});
+  REQUIRE_IR_ERROR(add({0}, {2}), ErrorCode::Shape, "shapes (0,) and (2,) do not broadcast");
+  REQUIRE_IR_ERROR(add({2, 3}, {4}), ErrorCode::Shape, "shapes (2, 3) and (4,) do not broadcast");
+  REQUIRE_IR_ERROR(add({2, 3}, {3, 3}), ErrorCode::Shape, "do not broadcast");
+
+  CHECK(infer1(Op::where, {T(D::Bool, {4, 1, 1}), F32({3, 1}), F32({2})}).shape == Shape{4, 3, 2});
+  CHECK(infer1(Op::where, {T(D::Bool, {}), F32({}), F32({})}).shape == Shape{});
+  REQUIRE_IR_ERROR(infer1(Op::where, {T(D::Bool, {4}), F32({3}), F32({3})}), ErrorCode::Shape,
+                   "do not broadcast");
+  // A broadcast whose result has too many elements is refused before anything exists.
+  const int64_t big = int64_t{1} << 40;
+  REQUIRE_IR_ERROR(add({big, 1}, {1, big}), ErrorCode::OutOfMemory, "int64");
+}
+
+}  // namespace
+}  // namespace tensord::ir
