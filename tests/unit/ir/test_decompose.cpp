@@ -1,0 +1,229 @@
+// Decomposition of composites: the result has only primitives, types equal the composite's
+// inferred types, every node keeps its source location and origin. Nothing is evaluated.
+#include <algorithm>
+
+#include "engine/ir/passes.h"
+#include "tests/unit/ir/ir_test_util.h"
+
+namespace tensord::ir {
+namespace {
+
+using test::F32;
+using test::T;
+using D = DType;
+using Ints = std::vector<int64_t>;
+
+// A graph of inputs of the given types, then one node of `op` over all of them.
+struct OneOp {
+  Graph g;
+  std::vector<TensorType> input_types;
+  ValueRef out;
+  uint32_t file;
+
+  OneOp(Op op, std::vector<TensorType> inputs, Attrs attrs = {}) : input_types(std::move(inputs)) {
+    file = g.intern_file("model.cpp");
+    std::vector<ValueRef> refs;
+    for (size_t i = 0; i < input_types.size(); ++i) {
+      refs.push_back(g.add_input(static_cast<uint32_t>(i), input_types[i], NodeLocation{file, 1}));
+    }
+    out = g.add(op, refs, std::move(attrs), NodeLocation{file, 7});
+  }
+};
+
+// Decomposes and checks the invariants every decomposition must keep.
+Rewritten decompose_checked(const OneOp& t) {
+  std::vector<ValueRef> outs{t.out};
+  Rewritten r = decompose(t.g, outs);
+  REQUIRE(r.outputs.size() == 1);
+  REQUIRE(r.origin.size() == r.graph.nodes.size());
+  CHECK(r.graph.files == t.g.files);
+  CHECK(r.graph.type(r.outputs[0]) == t.g.type(t.out));
+  for (uint32_t i = 0; i < r.graph.nodes.size(); ++i) {
+    const Node& n = r.graph.nodes[i];
+    INFO("node " << i << " " << name(n.op));
+    CHECK(op_info(n.op).kind != OpKind::Composite);
+    REQUIRE(r.origin[i] < t.g.nodes.size());
+    CHECK(n.loc.line == t.g.nodes[r.origin[i]].loc.line);
+    CHECK(n.loc.file == t.g.nodes[r.origin[i]].loc.file);
+    if (n.op == Op::input) CHECK(t.g.nodes[r.origin[i]].op == Op::input);
+  }
+  // The rewritten graph is valid on its own and every type re-infers the same.
+  Graph copy = r.graph;
+  validate(copy, t.input_types, Limits{});
+  for (size_t i = 0; i < copy.nodes.size(); ++i)
+    CHECK(copy.nodes[i].outputs == r.graph.nodes[i].outputs);
+  return r;
+}
+
+size_t count_ops(const Graph& g, Op op) {
+  return static_cast<size_t>(
+      std::count_if(g.nodes.begin(), g.nodes.end(), [op](const Node& n) { return n.op == op; }));
+}
+
+constexpr D kFloats[] = {D::Float16, D::BFloat16, D::Float32, D::Float64};
+constexpr D kAll[] = {D::Bool,  D::Int8,    D::UInt8,    D::Int16,   D::Int32,
+                      D::Int64, D::Float16, D::BFloat16, D::Float32, D::Float64};
+
+TEST_CASE("decompose: creation composites", "[decompose]") {
+  for (D t : kAll) {
+    for (Op op : {Op::zeros, Op::ones}) {
+      OneOp g(op, {}, {{Attr::shape, Shape{2, 0, 3}}, {Attr::dtype, t}});
+      Rewritten r = decompose_checked(g);
+      const Node& full = r.graph.nodes[r.outputs[0].node];
+      CHECK(full.op == Op::full);
+      CHECK(full.attrs.get_float(Attr::value) == (op == Op::ones ? 1.0 : 0.0));
+      CHECK(r.origin[r.outputs[0].node] == 0);
+    }
+  }
+}
+
+TEST_CASE("decompose: elementwise composites in every dtype", "[decompose]") {
+  for (D t : kAll) {
+    INFO(name(t));
+    const TensorType x = T(t, {2, 3});
+    decompose_checked(OneOp(Op::gelu, {x}));
+    decompose_checked(OneOp(Op::gelu, {T(t, {})}, {{Attr::tanh, true}}));
+    decompose_checked(OneOp(Op::silu, {T(t, {0, 4})}));
+    if (t != D::Bool) {
+      decompose_checked(OneOp(Op::clamp, {x}, {{Attr::min, -1.5}, {Attr::max, int64_t{2}}}));
+      Rewritten r = decompose_checked(OneOp(Op::clamp, {x}, {{Attr::max, true}}));
+      CHECK(count_ops(r.graph, Op::maximum) == 0);
+      CHECK(count_ops(r.graph, Op::minimum) == 1);
+    }
+  }
+  // float16 computes in float32 and casts back once.
+  Rewritten r = decompose_checked(OneOp(Op::gelu, {T(D::Float16, {4})}));
+  CHECK(count_ops(r.graph, Op::cast) == 2);
+  CHECK(r.graph.nodes[r.outputs[0].node].op == Op::cast);
+  for (const Node& n : r.graph.nodes) {
+    if (n.op == Op::erf) CHECK(n.outputs[0].dtype == D::Float32);
+    if (n.op == Op::full) CHECK(n.attrs.get_dtype(Attr::dtype) == D::Float32);
+  }
+  // An integer input becomes float32 (like exp) and stays there.
+  r = decompose_checked(OneOp(Op::silu, {T(D::Int32, {4})}));
+  CHECK(count_ops(r.graph, Op::cast) == 1);
+  // float32 needs no cast at all.
+  r = decompose_checked(OneOp(Op::gelu, {F32({4})}, {{Attr::tanh, true}}));
+  CHECK(count_ops(r.graph, Op::cast) == 0);
+  CHECK(count_ops(r.graph, Op::tanh) == 1);
+  // clamp's scalars take the input's dtype.
+  r = decompose_checked(OneOp(Op::clamp, {T(D::Int8, {4})}, {{Attr::min, 2.5}}));
+  for (const Node& n : r.graph.nodes) {
+    if (n.op == Op::full) {
+      CHECK(n.outputs[0] == T(D::Int8, {}));
+      CHECK(n.attrs.get_float(Attr::value) == 2.5);
+    }
+  }
+}
+
+TEST_CASE("decompose: mean and var", "[decompose]") {
+  for (D t : kFloats) {
+    INFO(name(t));
+    const TensorType x = T(t, {2, 3, 4});
+    decompose_checked(OneOp(Op::mean, {x}));
+    decompose_checked(OneOp(Op::mean, {x}, {{Attr::axes, Ints{0, -1}}, {Attr::keepdim, true}}));
+    decompose_checked(OneOp(Op::mean, {x}, {{Attr::axes, Ints{}}}));
+    decompose_checked(OneOp(Op::mean, {T(t, {0, 3})}, {{Attr::axes, Ints{0}}}));
+    decompose_checked(OneOp(Op::var, {x}));
+    decompose_checked(OneOp(Op::var, {x}, {{Attr::axes, Ints{1}}, {Attr::correction, int64_t{1}}}));
+    decompose_checked(OneOp(Op::var, {T(t, {})}, {{Attr::keepdim, true}}));
+  }
+  // The count divides the sum: 3 * 4 elements per output element.
+  Rewritten r = decompose_checked(OneOp(Op::mean, {F32({2, 3, 4})}, {{Attr::axes, Ints{1, 2}}}));
+  bool found = false;
+  for (const Node& n : r.graph.nodes)
+    found |= n.op == Op::full && n.attrs.get_float(Attr::value) == 12.0;
+  CHECK(found);
+  // var divides by N - correction.
+  r = decompose_checked(OneOp(Op::var, {F32({5})}, {{Attr::correction, 1.0}}));
+  found = false;
+  for (const Node& n : r.graph.nodes)
+    found |= n.op == Op::full && n.attrs.get_float(Attr::value) == 4.0;
+  CHECK(found);
+}
+
+TEST_CASE("decompose: shape composites", "[decompose]") {
+  const TensorType x = T(D::Int16, {1, 3, 1, 2});
+  Rewritten r = decompose_checked(OneOp(Op::transpose, {x}, {{Attr::dims, Ints{1, -1}}}));
+  CHECK(r.graph.nodes[r.outputs[0].node].attrs.get_ints(Attr::dims) == Ints{0, 3, 2, 1});
+  decompose_checked(OneOp(Op::transpose, {T(D::Bool, {5})}, {{Attr::dims, Ints{0, 0}}}));
+  decompose_checked(OneOp(Op::squeeze, {x}));
+  decompose_checked(OneOp(Op::squeeze, {x}, {{Attr::axes, Ints{2}}}));
+  decompose_checked(OneOp(Op::unsqueeze, {x}, {{Attr::axes, Ints{0, -1}}}));
+  decompose_checked(OneOp(Op::unsqueeze, {T(D::Int8, {})}, {{Attr::axes, Ints{0}}}));
+
+  r = decompose_checked(OneOp(Op::flip, {x}));
+  CHECK(count_ops(r.graph, Op::slice) == 4);
+  r = decompose_checked(OneOp(Op::flip, {x}, {{Attr::axes, Ints{-1}}}));
+  REQUIRE(count_ops(r.graph, Op::slice) == 1);
+  const Node& s = r.graph.nodes[r.outputs[0].node];
+  CHECK(s.attrs.get_int(Attr::axis) == 3);
+  CHECK(s.attrs.get_int(Attr::step) == -1);
+  // Flipping no axis is the input itself.
+  r = decompose_checked(OneOp(Op::flip, {T(D::Float32, {})}));
+  CHECK(r.outputs[0] == ValueRef{0, 0});
+
+  decompose_checked(OneOp(Op::stack, {F32({2, 3})}, {{Attr::axis, int64_t{0}}}));
+  r = decompose_checked(OneOp(Op::stack, {F32({2, 3}), T(D::Int64, {2, 3}), T(D::Float64, {2, 3})},
+                              {{Attr::axis, int64_t{-1}}}));
+  CHECK(count_ops(r.graph, Op::concat) == 1);
+  CHECK(count_ops(r.graph, Op::reshape) == 3);
+  decompose_checked(OneOp(Op::stack, {F32({}), F32({})}, {{Attr::axis, int64_t{0}}}));
+  decompose_checked(OneOp(Op::stack, {F32({0, 2}), F32({0, 2})}, {{Attr::axis, int64_t{1}}}));
+}
+
+TEST_CASE("decompose: softmax, log_softmax, layer_norm", "[decompose]") {
+  for (D t : kFloats) {
+    INFO(name(t));
+    for (Op op : {Op::softmax, Op::log_softmax}) {
+      Rewritten r = decompose_checked(OneOp(op, {T(t, {2, 5})}, {{Attr::axis, int64_t{-1}}}));
+      CHECK(count_ops(r.graph, Op::max) == 1);
+      CHECK(count_ops(r.graph, Op::exp) == 1);
+      CHECK(count_ops(r.graph, Op::log) == (op == Op::log_softmax ? 1u : 0u));
+      CHECK(count_ops(r.graph, Op::cast) == (itemsize(t) == 2 ? 2u : 0u));
+      decompose_checked(OneOp(op, {T(t, {0, 5})}, {{Attr::axis, int64_t{1}}}));
+      // A size-0 axis: no max over nothing, just an empty result.
+      r = decompose_checked(OneOp(op, {T(t, {3, 0})}, {{Attr::axis, int64_t{1}}}));
+      CHECK(r.graph.nodes[r.outputs[0].node].op == Op::full);
+      CHECK(count_ops(r.graph, Op::max) == 0);
+    }
+    const Attrs nd1{{Attr::normalized_ndim, int64_t{1}}};
+    decompose_checked(OneOp(Op::layer_norm, {T(t, {4, 3})}, nd1));
+    decompose_checked(OneOp(Op::layer_norm, {T(t, {4, 3}), T(t, {3})}, nd1));
+    decompose_checked(OneOp(Op::layer_norm, {T(t, {4, 2, 3}), T(t, {2, 3}), F32({2, 3})},
+                            {{Attr::normalized_ndim, int64_t{2}}, {Attr::eps, 1e-6}}));
+    decompose_checked(OneOp(Op::layer_norm, {T(t, {0, 3})}, nd1));
+  }
+}
+
+TEST_CASE("decompose copies primitives unchanged and remaps references", "[decompose]") {
+  Graph g;
+  uint32_t f = g.intern_file("a.cpp");
+  ValueRef x = g.add_input(0, T(D::Float16, {2, 3}), NodeLocation{f, 1});
+  ValueRef s = g.add(Op::softmax, {x}, {{Attr::axis, int64_t{1}}}, NodeLocation{f, 2});
+  ValueRef y = g.add(Op::add, {s, x}, {}, NodeLocation{f, 3});
+  ValueRef z = g.add(Op::transpose, {y}, {{Attr::dims, Ints{0, 1}}}, NodeLocation{f, 4});
+  std::vector<ValueRef> outs{z, s, x};
+  Rewritten r = decompose(g, outs);
+  REQUIRE(r.outputs.size() == 3);
+  CHECK(r.graph.type(r.outputs[0]) == g.type(z));
+  CHECK(r.graph.type(r.outputs[1]) == g.type(s));
+  CHECK(r.outputs[2] == ValueRef{0, 0});
+  CHECK(r.origin[r.outputs[0].node] == z.node);
+  CHECK(r.origin[r.outputs[1].node] == s.node);
+  // The add is the primitive copied as is, now reading the softmax's last node.
+  const auto add_it = std::find_if(r.graph.nodes.begin(), r.graph.nodes.end(), [](const Node& n) {
+    return n.op == Op::add && n.loc.line == 3;
+  });
+  REQUIRE(add_it != r.graph.nodes.end());
+  CHECK(add_it->inputs[0] == r.outputs[1]);
+  CHECK(add_it->inputs[1] == ValueRef{0, 0});
+  CHECK(r.origin[static_cast<size_t>(add_it - r.graph.nodes.begin())] == y.node);
+  for (size_t i = 0; i < r.graph.nodes.size(); ++i) {
+    CHECK(r.graph.location(static_cast<uint32_t>(i)).str() ==
+          "a.cpp:" + std::to_string(r.origin[i] + 1));
+  }
+}
+
+}  // namespace
+}  // namespace tensord::ir
