@@ -1,0 +1,137 @@
+// The ops of docs/ops.md as free functions and operators. Each records one node (nothing is
+// sent; see Tensor) after inferring its dtype and shape, so a shape or dtype mistake throws
+// tensord::Error at the caller's line. Creation ops are on Session.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <source_location>
+#include <vector>
+
+#include "tensord/tensor.h"
+
+namespace tensord {
+
+using Loc = std::source_location;
+
+// Elementwise, one input. Float-only math (exp, log, ...) turns integer input into float32.
+Tensor cast(const Tensor& x, ir::DType dtype, Loc loc = Loc::current());
+Tensor astype(const Tensor& x, ir::DType dtype, Loc loc = Loc::current());
+Tensor neg(const Tensor& x, Loc loc = Loc::current());
+Tensor abs(const Tensor& x, Loc loc = Loc::current());
+Tensor exp(const Tensor& x, Loc loc = Loc::current());
+Tensor log(const Tensor& x, Loc loc = Loc::current());
+Tensor sqrt(const Tensor& x, Loc loc = Loc::current());
+Tensor rsqrt(const Tensor& x, Loc loc = Loc::current());
+Tensor sin(const Tensor& x, Loc loc = Loc::current());
+Tensor cos(const Tensor& x, Loc loc = Loc::current());
+Tensor tanh(const Tensor& x, Loc loc = Loc::current());
+Tensor sigmoid(const Tensor& x, Loc loc = Loc::current());
+Tensor relu(const Tensor& x, Loc loc = Loc::current());
+Tensor erf(const Tensor& x, Loc loc = Loc::current());
+Tensor floor(const Tensor& x, Loc loc = Loc::current());
+Tensor ceil(const Tensor& x, Loc loc = Loc::current());
+Tensor round(const Tensor& x, Loc loc = Loc::current());  // half to even
+Tensor sign(const Tensor& x, Loc loc = Loc::current());
+Tensor logical_not(const Tensor& x, Loc loc = Loc::current());
+Tensor gelu(const Tensor& x, bool tanh_approximation = false, Loc loc = Loc::current());
+Tensor silu(const Tensor& x, Loc loc = Loc::current());
+// At least one bound; the bounds are cast to x's dtype.
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max,
+             Loc loc = Loc::current());
+
+// Elementwise, broadcasting. A number operand is a weak scalar: it takes the other operand's
+// dtype when of the same kind (int8 tensor + 1 is int8), see ir::promote_with_scalar.
+Tensor add(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor sub(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor mul(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor div(const Operand& a, const Operand& b, Loc loc = Loc::current());  // true division
+Tensor pow(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor maximum(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor minimum(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor eq(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor ne(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor lt(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor le(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor gt(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor ge(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor logical_and(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor logical_or(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// cond tested != 0; the result dtype promotes a and b.
+Tensor where(const Tensor& cond, const Operand& a, const Operand& b, Loc loc = Loc::current());
+
+// Operators record the op of the same name at the line of the expression (the Operand or
+// ScalarOperand captures it). Comparisons return bool tensors, as in libtorch.
+Tensor operator+(const Tensor& a, const Operand& b);
+Tensor operator-(const Tensor& a, const Operand& b);
+Tensor operator*(const Tensor& a, const Operand& b);
+Tensor operator/(const Tensor& a, const Operand& b);
+Tensor operator==(const Tensor& a, const Operand& b);
+Tensor operator!=(const Tensor& a, const Operand& b);
+Tensor operator<(const Tensor& a, const Operand& b);
+Tensor operator<=(const Tensor& a, const Operand& b);
+Tensor operator>(const Tensor& a, const Operand& b);
+Tensor operator>=(const Tensor& a, const Operand& b);
+Tensor operator+(const ScalarOperand& a, const Tensor& b);
+Tensor operator-(const ScalarOperand& a, const Tensor& b);
+Tensor operator*(const ScalarOperand& a, const Tensor& b);
+Tensor operator/(const ScalarOperand& a, const Tensor& b);
+Tensor operator==(const ScalarOperand& a, const Tensor& b);
+Tensor operator!=(const ScalarOperand& a, const Tensor& b);
+Tensor operator<(const ScalarOperand& a, const Tensor& b);
+Tensor operator<=(const ScalarOperand& a, const Tensor& b);
+Tensor operator>(const ScalarOperand& a, const Tensor& b);
+Tensor operator>=(const ScalarOperand& a, const Tensor& b);
+// Unary minus records one `neg` node (not `0 - x`, so unsigned and bool inputs fail as neg
+// does). It takes an Operand only to capture the expression's line; numbers never reach it,
+// since `-2.0f` is C++'s own minus.
+Tensor operator-(const Operand& x);
+
+// Reductions over `axes` (default: all). sum and prod of integers and bool give int64; mean
+// and var need float input; var divides by N - correction.
+Tensor sum(const Tensor& x, const Axes& axes = {}, bool keepdim = false, Loc loc = Loc::current());
+Tensor prod(const Tensor& x, const Axes& axes = {}, bool keepdim = false, Loc loc = Loc::current());
+Tensor max(const Tensor& x, const Axes& axes = {}, bool keepdim = false, Loc loc = Loc::current());
+Tensor min(const Tensor& x, const Axes& axes = {}, bool keepdim = false, Loc loc = Loc::current());
+Tensor mean(const Tensor& x, const Axes& axes = {}, bool keepdim = false, Loc loc = Loc::current());
+Tensor var(const Tensor& x, const Axes& axes = {}, double correction = 0, bool keepdim = false,
+           Loc loc = Loc::current());
+// int64 indices of the first extreme; no axis means over the flattened tensor.
+Tensor argmax(const Tensor& x, std::optional<int64_t> axis = std::nullopt, bool keepdim = false,
+              Loc loc = Loc::current());
+Tensor argmin(const Tensor& x, std::optional<int64_t> axis = std::nullopt, bool keepdim = false,
+              Loc loc = Loc::current());
+
+// Views and data movement.
+Tensor reshape(const Tensor& x, const ir::Shape& shape, Loc loc = Loc::current());  // one -1
+Tensor permute(const Tensor& x, const std::vector<int64_t>& dims, Loc loc = Loc::current());
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1, Loc loc = Loc::current());
+// New leading dims, and size-1 dims broadcast to any size; -1 keeps a dim.
+Tensor expand(const Tensor& x, const ir::Shape& shape, Loc loc = Loc::current());
+Tensor squeeze(const Tensor& x, const Axes& axes = {}, Loc loc = Loc::current());
+// `axes` are positions in the result.
+Tensor unsqueeze(const Tensor& x, const Axes& axes, Loc loc = Loc::current());
+// Python's x[start:stop:step] along `axis`; an absent bound is the end in the step's direction.
+Tensor slice(const Tensor& x, int64_t axis, std::optional<int64_t> start,
+             std::optional<int64_t> stop, int64_t step = 1, Loc loc = Loc::current());
+Tensor flip(const Tensor& x, const Axes& axes = {}, Loc loc = Loc::current());
+Tensor contiguous(const Tensor& x, Loc loc = Loc::current());
+Tensor concat(const std::vector<Tensor>& xs, int64_t axis = 0, Loc loc = Loc::current());
+Tensor stack(const std::vector<Tensor>& xs, int64_t axis = 0, Loc loc = Loc::current());
+// pads: (before, after) for axis 0, then axis 1, ...; negative pads crop.
+Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, Scalar value = 0,
+           Loc loc = Loc::current());
+// Out-of-range indices fail when the graph runs (code Shape), at this call's line.
+Tensor index_select(const Tensor& x, int64_t axis, const Tensor& index, Loc loc = Loc::current());
+Tensor gather(const Tensor& x, int64_t axis, const Tensor& index, Loc loc = Loc::current());
+
+// Linear algebra and neural-network ops.
+Tensor matmul(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor softmax(const Tensor& x, int64_t axis, Loc loc = Loc::current());
+Tensor log_softmax(const Tensor& x, int64_t axis, Loc loc = Loc::current());
+// Normalizes over the last `normalized_ndim` axes; weight and bias (optional: pass an
+// undefined Tensor) have those axes' shape.
+Tensor layer_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight = {},
+                  const Tensor& bias = {}, double eps = 1e-5, Loc loc = Loc::current());
+
+}  // namespace tensord

@@ -1,0 +1,122 @@
+// Session: one connection to a tensord daemon, and the creation ops.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "engine/ir/dtype.h"
+#include "engine/ir/error.h"
+#include "engine/ir/shape.h"
+#include "tensord/element.h"
+#include "tensord/scalar.h"
+#include "tensord/tensor.h"
+
+namespace tensord {
+
+namespace detail {
+struct SessionState;
+}
+
+struct DeviceInfo {
+  std::string kind;  // "cpu" or "cuda"
+  uint32_t index = 0;
+  std::string name;
+  uint64_t total_memory = 0;  // bytes
+  uint32_t threads = 0;       // CPU worker threads, or CUDA SM count
+};
+
+struct ServerInfo {
+  uint16_t protocol_major = 0;
+  uint16_t protocol_minor = 0;
+  std::string daemon_version;
+  std::vector<DeviceInfo> devices;
+  uint64_t max_chunk_bytes = 0;
+  uint64_t max_tensor_bytes = 0;
+};
+
+struct SessionStats {
+  uint64_t live_tensors = 0;  // this session's tensors the daemon holds
+  uint64_t live_bytes = 0;
+  uint64_t runs = 0;                 // run calls completed: one per sync point that had work to do
+  uint64_t daemon_live_tensors = 0;  // all sessions together
+  uint64_t daemon_live_bytes = 0;
+};
+
+struct ConnectOptions {
+  std::string token;         // must match the daemon's --token, if it has one
+  std::string session_name;  // shown in the daemon's logs
+};
+
+// $TENSORD_ADDRESS, else unix:$XDG_RUNTIME_DIR/tensord.sock, else unix:/tmp/tensord-$UID.sock.
+std::string default_address();
+
+// Connects to "unix:PATH" or "tcp:HOST:PORT" and opens a session. Throws tensord::Error:
+// Cancelled when the daemon cannot be reached, Version or Unauthenticated as the daemon says,
+// Unsupported for an address of another form or a thread that already has a session.
+Session connect(const std::string& address = default_address(), const ConnectOptions& options = {});
+
+// A handle to one session with a daemon; copies share it. The session ends (and the daemon
+// frees its tensors) when the last Session copy and the last Tensor recorded on it are gone.
+//
+// Threads: a Session runs a KJ event loop on the thread that connected, and is used from that
+// thread only, with its tensors. A thread has at most one Session at a time; for parallel
+// work open one Session per thread.
+class Session {
+ public:
+  using Loc = std::source_location;
+
+  const ServerInfo& info() const;
+  SessionStats stats();
+
+  // Makes every tensor given materialized on the daemon, in one `run` for all of them.
+  void sync(const std::vector<Tensor>& tensors, Loc loc = Loc::current());
+
+  // Host data: `values` in row-major order. Sent at the next sync point that needs it (inline
+  // with the graph when small, as a chunked upload otherwise).
+  template <Element T>
+  Tensor from_vector(const std::vector<T>& values, const ir::Shape& shape,
+                     Loc loc = Loc::current()) {
+    return from_bytes(dtype_of<T>(), shape, detail::to_bytes(values), loc);
+  }
+  template <Element T>
+  Tensor from_vector(const std::vector<T>& values, Loc loc = Loc::current()) {
+    return from_bytes(dtype_of<T>(), {static_cast<int64_t>(values.size())},
+                      detail::to_bytes(values), loc);
+  }
+  // The same from raw row-major bytes; their count must be numel * itemsize(dtype).
+  Tensor from_bytes(ir::DType dtype, const ir::Shape& shape, std::vector<std::byte> bytes,
+                    Loc loc = Loc::current());
+
+  // `value`'s C++ type gives the dtype (0.5f: float32, 0.5: float64, 1: int32, true: bool).
+  Tensor full(const ir::Shape& shape, Scalar value, Loc loc = Loc::current());
+  Tensor full(const ir::Shape& shape, Scalar value, ir::DType dtype, Loc loc = Loc::current());
+  Tensor zeros(const ir::Shape& shape, ir::DType dtype = ir::DType::Float32,
+               Loc loc = Loc::current());
+  Tensor ones(const ir::Shape& shape, ir::DType dtype = ir::DType::Float32,
+              Loc loc = Loc::current());
+  // [0, stop) or [start, stop) by step. Without a dtype: float32 if any bound is a float,
+  // else int64.
+  Tensor arange(Scalar stop, Loc loc = Loc::current());
+  Tensor arange(Scalar start, Scalar stop, Scalar step = 1,
+                std::optional<ir::DType> dtype = std::nullopt, Loc loc = Loc::current());
+  // n x m (default n x n) with ones on diagonal k.
+  Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, int64_t k = 0,
+             ir::DType dtype = ir::DType::Float32, Loc loc = Loc::current());
+  // Counter-based (Philox): the same seed gives the same numbers on every backend.
+  Tensor rand(const ir::Shape& shape, uint64_t seed, ir::DType dtype = ir::DType::Float32,
+              Loc loc = Loc::current());
+  Tensor randn(const ir::Shape& shape, uint64_t seed, ir::DType dtype = ir::DType::Float32,
+               Loc loc = Loc::current());
+
+ private:
+  friend Session connect(const std::string&, const ConnectOptions&);
+  explicit Session(std::shared_ptr<detail::SessionState> state);
+
+  std::shared_ptr<detail::SessionState> state_;
+};
+
+}  // namespace tensord

@@ -1,0 +1,123 @@
+// Opening a session: addresses, the event loop, the socket and Daemon.hello.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "client/cpp/src/errors.h"
+#include "client/cpp/src/session_state.h"
+#include "client/cpp/src/wire_graph.h"
+#include "protocol/wire_error.h"
+
+namespace tensord {
+namespace {
+
+// "unix:PATH" as KJ spells it, "tcp:HOST:PORT" as "HOST:PORT".
+std::string kj_address(const std::string& address) {
+  if (address.starts_with("unix:") && address.size() > 5) return address;
+  if (address.starts_with("tcp:") && address.size() > 4) return address.substr(4);
+  throw Error(ErrorCode::Unsupported,
+              "address '" + address + "' is neither unix:PATH nor tcp:HOST:PORT");
+}
+
+kj::AsyncIoContext setup_event_loop() {
+  try {
+    return kj::setupAsyncIo();
+  } catch (const kj::Exception& e) {
+    throw Error(ErrorCode::Unsupported,
+                "this thread already runs an event loop (another tensord Session?); open one "
+                "Session per thread: " +
+                    std::string(e.getDescription().cStr()));
+  }
+}
+
+ServerInfo read_info(::ServerInfo::Reader in) {
+  ServerInfo info;
+  info.protocol_major = in.getVersion().getMajor();
+  info.protocol_minor = in.getVersion().getMinor();
+  info.daemon_version = in.getDaemonVersion().cStr();
+  for (auto d : in.getDevices()) {
+    info.devices.push_back(DeviceInfo{d.getKind().cStr(), d.getIndex(), d.getName().cStr(),
+                                      d.getTotalMemory(), d.getThreads()});
+  }
+  info.max_chunk_bytes = in.getMaxChunkBytes();
+  info.max_tensor_bytes = in.getMaxTensorBytes();
+  return info;
+}
+
+}  // namespace
+
+namespace detail {
+
+SessionState::SessionState(kj::AsyncIoContext io_context, std::string addr)
+    : io(std::move(io_context)), address(std::move(addr)) {}
+
+SessionState::~SessionState() {
+  // Members go in reverse order; spelled out because the order is the point.
+  session = nullptr;
+  rpc = nullptr;
+  stream = nullptr;
+}
+
+void SessionState::check_thread() const {
+  if (std::this_thread::get_id() != thread) {
+    throw Error(ErrorCode::Unsupported,
+                "a tensord Session is used from the thread that opened it; open one Session per "
+                "thread");
+  }
+}
+
+void SessionState::flush() {
+  io.waitScope.poll();
+}
+
+}  // namespace detail
+
+std::string default_address() {
+  if (const char* env = std::getenv("TENSORD_ADDRESS"); env && *env) return env;
+  if (const char* dir = std::getenv("XDG_RUNTIME_DIR"); dir && *dir) {
+    return std::string("unix:") + dir + "/tensord.sock";
+  }
+  return "unix:/tmp/tensord-" + std::to_string(getuid()) + ".sock";
+}
+
+Session connect(const std::string& address, const ConnectOptions& options) {
+  std::string target = kj_address(address);
+  auto state = std::make_shared<detail::SessionState>(setup_event_loop(), address);
+  kj::WaitScope& ws = state->wait_scope();
+  try {
+    auto net_address = state->io.provider->getNetwork().parseAddress(target).wait(ws);
+    state->stream = net_address->connect().wait(ws);
+  } catch (const kj::Exception& e) {
+    throw Error(ErrorCode::Cancelled,
+                "cannot connect to " + address + ": " + std::string(e.getDescription().cStr()));
+  }
+  state->rpc = kj::heap<capnp::TwoPartyClient>(*state->stream);
+
+  auto hello = state->rpc->bootstrap().castAs<wire::Daemon>().helloRequest();
+  auto version = hello.initClientVersion();
+  version.setMajor(PROTOCOL_MAJOR);
+  version.setMinor(PROTOCOL_MINOR);
+  detail::set_text(options.token, [&](unsigned n) { return hello.initToken(n); });
+  detail::set_text(options.session_name, [&](unsigned n) { return hello.initSessionName(n); });
+  try {
+    auto response = hello.send().wait(ws);
+    state->session = response.getSession();
+    state->info = read_info(response.getServer());
+  } catch (const kj::Exception& e) {
+    throw protocol::from_kj_exception(e);
+  }
+  if (state->info.protocol_major != PROTOCOL_MAJOR) {
+    throw Error(ErrorCode::Version,
+                "the daemon speaks protocol " + std::to_string(state->info.protocol_major) + "." +
+                    std::to_string(state->info.protocol_minor) + ", this client " +
+                    std::to_string(PROTOCOL_MAJOR) + "." + std::to_string(PROTOCOL_MINOR));
+  }
+  uint64_t daemon_chunk =
+      state->info.max_chunk_bytes ? state->info.max_chunk_bytes : MAX_CHUNK_BYTES;
+  state->chunk_bytes = std::min<uint64_t>(daemon_chunk, MAX_CHUNK_BYTES);
+  return Session(std::move(state));
+}
+
+}  // namespace tensord

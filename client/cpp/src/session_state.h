@@ -1,0 +1,42 @@
+// The state behind a Session: the event loop, the connection and the session capability.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "client/cpp/src/wire.h"
+#include "tensord/session.h"
+
+namespace tensord::detail {
+
+// A resource type shared by the Session handles and every TensorNode of the session, so the
+// connection outlives all capabilities. Destroyed on its thread, members in reverse order:
+// the session capability, then the RPC system, the socket, and last the event loop.
+struct SessionState {
+  SessionState(kj::AsyncIoContext io, std::string address);
+  ~SessionState();
+  SessionState(const SessionState&) = delete;
+  SessionState& operator=(const SessionState&) = delete;
+
+  kj::WaitScope& wait_scope() { return io.waitScope; }
+  // Throws tensord::Error(Unsupported) when called from another thread than the one that
+  // connected: KJ event loops are bound to their thread.
+  void check_thread() const;
+  // Runs the event loop until nothing is ready, so that queued messages (capability releases
+  // in particular) go out before the next call.
+  void flush();
+
+  kj::AsyncIoContext io;
+  std::string address;
+  std::thread::id thread = std::this_thread::get_id();
+  kj::Own<kj::AsyncIoStream> stream;
+  kj::Own<capnp::TwoPartyClient> rpc;
+  wire::Session::Client session = nullptr;
+  ServerInfo info;
+  // The largest Data one message may carry: the smaller of the daemon's and the schema's limit.
+  uint64_t chunk_bytes = 0;
+};
+
+}  // namespace tensord::detail

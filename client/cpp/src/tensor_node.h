@@ -1,0 +1,51 @@
+// What a Tensor handle points at: a recorded op, host data, or a tensor the daemon holds.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <source_location>
+#include <vector>
+
+#include "client/cpp/src/session_state.h"
+#include "client/cpp/src/wire.h"
+#include "engine/ir/attrs.h"
+#include "engine/ir/op.h"
+#include "engine/ir/shape.h"
+
+namespace tensord::detail {
+
+struct TensorNode : std::enable_shared_from_this<TensorNode> {
+  enum class State : uint8_t { Pending, Host, Materialized };
+
+  TensorNode(std::shared_ptr<SessionState> session, ir::TensorType type, ir::Op op,
+             std::source_location loc)
+      : session(std::move(session)), type(std::move(type)), op(op), loc(loc) {}
+  // Long recorded chains (a loop of a million adds) are released iteratively, not by a
+  // million nested destructor calls.
+  ~TensorNode();
+  TensorNode(const TensorNode&) = delete;
+  TensorNode& operator=(const TensorNode&) = delete;
+
+  // The daemon now holds this value: keep the capability, forget how it was computed.
+  void materialize(wire::Tensor::Client tensor);
+  // How many references exist, from handles and from other nodes' inputs.
+  long references() const { return weak_from_this().use_count(); }
+
+  // First member, so it is destroyed last: `remote` needs the session's event loop.
+  std::shared_ptr<SessionState> session;
+  ir::TensorType type;
+  State state = State::Pending;
+  // The op that made it (`input` for host data) and where, kept after materializing for errors.
+  ir::Op op;
+  std::source_location loc;
+
+  // Pending only.
+  std::vector<std::shared_ptr<TensorNode>> inputs;
+  ir::Attrs attrs;
+  // Host only: numel * itemsize row-major bytes.
+  std::vector<std::byte> host;
+  // Materialized only.
+  wire::Tensor::Client remote = nullptr;
+};
+
+}  // namespace tensord::detail

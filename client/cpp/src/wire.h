@@ -1,0 +1,20 @@
+// The generated protocol types under client names. The schema has no C++ namespace, so its
+// `Session` and `Tensor` live in the global namespace; inside tensord we spell them wire::.
+#pragma once
+
+#include <capnp/rpc-twoparty.h>
+#include <kj/async-io.h>
+
+#include "tensord.capnp.h"
+
+namespace tensord::wire {
+
+using Daemon = ::Daemon;
+using Session = ::Session;
+using Tensor = ::Tensor;
+using UploadSink = ::UploadSink;
+using Graph = ::Graph;
+using GraphInput = ::GraphInput;
+using Node = ::Node;
+
+}  // namespace tensord::wire
