@@ -45,6 +45,13 @@ void check_shape_attr(std::span<const int64_t> shape) {
   }
 }
 
+void check_attr_rank(size_t rank) {
+  if (rank > static_cast<size_t>(kMaxRank)) {
+    fail(ErrorCode::InvalidGraph,
+         "rank " + std::to_string(rank) + " exceeds the maximum rank " + std::to_string(kMaxRank));
+  }
+}
+
 void require_floating(Op op, DType t) {
   if (!is_floating(t)) {
     fail(ErrorCode::DType,

@@ -21,6 +21,10 @@ std::vector<TensorType> result(DType dtype, Shape shape);
 // InvalidGraph) and no negative dimension (else Shape).
 void check_shape_attr(std::span<const int64_t> shape);
 
+// The length of a shape or axes attribute that sets a rank: at most kMaxRank (else
+// InvalidGraph), checked before anything of that length is built.
+void check_attr_rank(size_t rank);
+
 // Float-only ops (mean, var, softmax, layer_norm) reject integer and bool inputs.
 void require_floating(Op op, DType t);
 
