@@ -1,0 +1,43 @@
+// The CPU kernels by op family, as the backend's dispatch calls them. Inputs are strided
+// views; outputs contiguous, allocated, and typed as the node's outputs.
+#pragma once
+
+#include <span>
+
+#include "engine/backends/cpu/strided_iter.h"
+#include "engine/exec/tensor_value.h"
+#include "engine/ir/graph.h"
+
+namespace tensord::cpu {
+
+using engine::TensorValue;
+
+struct KernelContext {
+  int threads = 1;  // OpenMP threads a kernel may use
+};
+
+// Elementwise: unary ops including cast, binary ops, where.
+void run_unary(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
+               const TensorValue& out);
+void run_binary(const KernelContext& ctx, const ir::Node& node, const TensorValue& a,
+                const TensorValue& b, const TensorValue& out);
+void run_where(const KernelContext& ctx, const TensorValue& cond, const TensorValue& a,
+               const TensorValue& b, const TensorValue& out);
+
+void run_creation(const KernelContext& ctx, const ir::Node& node, const TensorValue& out);
+void run_reduction(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
+                   const TensorValue& out);
+void run_movement(const KernelContext& ctx, const ir::Node& node,
+                  std::span<const TensorValue> inputs, const TensorValue& out);
+
+// Shared building blocks.
+// dst = cast(src) elementwise; src broadcasts to dst's shape; any dtypes.
+void cast_into(const KernelContext& ctx, const Operand& src, const Operand& dst);
+// dst = src elementwise for equal dtypes (any strides on both sides).
+void copy_into(const KernelContext& ctx, const Operand& src, const Operand& dst);
+// A new contiguous value holding `v` converted to `dtype` (or `v` itself when it already is).
+TensorValue cast_to(const KernelContext& ctx, const TensorValue& v, ir::DType dtype);
+// A new contiguous copy of `v` (or `v` itself when it already is contiguous).
+TensorValue make_contiguous(const KernelContext& ctx, const TensorValue& v);
+
+}  // namespace tensord::cpu

@@ -1,0 +1,256 @@
+// Binary elementwise ops and where. Inputs whose dtype differs from the dtype the op
+// computes in are converted first (into a buffer of the input's own, unbroadcast size), so
+// each op is instantiated once per dtype rather than once per pair of dtypes.
+#include <cmath>
+
+#include "engine/backends/cpu/elementwise.h"
+#include "engine/backends/cpu/kernels.h"
+
+namespace tensord::cpu {
+namespace {
+
+using ir::Op;
+
+template <typename C>
+C wrap(WrapT<C> x) {
+  return static_cast<C>(x);
+}
+
+struct Add {
+  template <typename C>
+  C operator()(C a, C b) const {
+    if constexpr (kIsInt<C>)
+      return wrap<C>(WrapT<C>(a) + WrapT<C>(b));
+    else
+      return a + b;
+  }
+};
+struct Sub {
+  template <typename C>
+  C operator()(C a, C b) const {
+    if constexpr (kIsInt<C>)
+      return wrap<C>(WrapT<C>(a) - WrapT<C>(b));
+    else
+      return a - b;
+  }
+};
+struct Mul {
+  template <typename C>
+  C operator()(C a, C b) const {
+    if constexpr (kIsInt<C>)
+      return wrap<C>(WrapT<C>(a) * WrapT<C>(b));
+    else
+      return a * b;
+  }
+};
+struct Div {
+  template <typename C>
+  C operator()(C a, C b) const {
+    return a / b;
+  }
+};
+struct Pow {
+  template <typename C>
+  C operator()(C a, C b) const {
+    if constexpr (kIsInt<C>) {
+      if constexpr (std::is_signed_v<C>) {
+        if (b < 0) return a == 1 ? C(1) : a == -1 ? C((b & 1) ? -1 : 1) : C(0);
+      }
+      WrapT<C> result = 1, base = WrapT<C>(a);
+      for (uint64_t e = static_cast<uint64_t>(b); e != 0; e >>= 1) {
+        if (e & 1) result *= base;
+        base *= base;
+      }
+      return wrap<C>(result);
+    } else {
+      return std::pow(a, b);
+    }
+  }
+};
+struct Maximum {  // NaN propagates from either side
+  template <typename C>
+  C operator()(C a, C b) const {
+    return a > b || a != a ? a : b;
+  }
+};
+struct Minimum {
+  template <typename C>
+  C operator()(C a, C b) const {
+    return a < b || a != a ? a : b;
+  }
+};
+struct Eq {
+  template <typename C>
+  bool operator()(C a, C b) const {
+    return a == b;
+  }
+};
+struct Ne {
+  template <typename C>
+  bool operator()(C a, C b) const {
+    return a != b;
+  }
+};
+struct Lt {
+  template <typename C>
+  bool operator()(C a, C b) const {
+    return a < b;
+  }
+};
+struct Le {
+  template <typename C>
+  bool operator()(C a, C b) const {
+    return a <= b;
+  }
+};
+struct Gt {
+  template <typename C>
+  bool operator()(C a, C b) const {
+    return a > b;
+  }
+};
+struct Ge {
+  template <typename C>
+  bool operator()(C a, C b) const {
+    return a >= b;
+  }
+};
+struct LogicalAnd {
+  template <typename C>
+  bool operator()(C a, C b) const {
+    return a != C(0) && b != C(0);
+  }
+};
+struct LogicalOr {
+  template <typename C>
+  bool operator()(C a, C b) const {
+    return a != C(0) || b != C(0);
+  }
+};
+
+template <typename In, typename Out, typename F>
+void apply(const KernelContext& ctx, const TensorValue& a, const TensorValue& b,
+           const TensorValue& out, F f) {
+  Operand ops[3] = {operand_of(out), operand_of(a), operand_of(b)};
+  launch(ctx.threads, ops,
+         [f](char* const* p, const int64_t* s, int64_t n) { binary_row<In, Out>(p, s, n, f); });
+}
+
+template <typename T>
+void run_predicate(const KernelContext& ctx, Op op, const TensorValue& a, const TensorValue& b,
+                   const TensorValue& out) {
+  auto go = [&](auto f) { apply<T, bool>(ctx, a, b, out, f); };
+  switch (op) {
+    case Op::eq:
+      return go(Eq{});
+    case Op::ne:
+      return go(Ne{});
+    case Op::lt:
+      return go(Lt{});
+    case Op::le:
+      return go(Le{});
+    case Op::gt:
+      return go(Gt{});
+    case Op::ge:
+      return go(Ge{});
+    case Op::logical_and:
+      return go(LogicalAnd{});
+    case Op::logical_or:
+      return go(LogicalOr{});
+    default:
+      throw_unsupported(op, dtype_of<T>());
+  }
+}
+
+template <typename T>
+void run_arithmetic(const KernelContext& ctx, Op op, const TensorValue& a, const TensorValue& b,
+                    const TensorValue& out) {
+  auto go = [&](auto f) { apply<T, T>(ctx, a, b, out, f); };
+  switch (op) {
+    case Op::maximum:
+      return go(Maximum{});
+    case Op::minimum:
+      return go(Minimum{});
+    default:
+      break;
+  }
+  if constexpr (!std::is_same_v<T, bool>) {
+    switch (op) {
+      case Op::add:
+        return go(Add{});
+      case Op::sub:
+        return go(Sub{});
+      case Op::mul:
+        return go(Mul{});
+      case Op::pow:
+        return go(Pow{});
+      default:
+        break;
+    }
+  }
+  if constexpr (kIsFloat<T>) {
+    if (op == Op::div) return go(Div{});
+  }
+  throw_unsupported(op, dtype_of<T>());
+}
+
+bool is_predicate(Op op) {
+  switch (op) {
+    case Op::eq:
+    case Op::ne:
+    case Op::lt:
+    case Op::le:
+    case Op::gt:
+    case Op::ge:
+    case Op::logical_and:
+    case Op::logical_or:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void run_binary(const KernelContext& ctx, const ir::Node& node, const TensorValue& a,
+                const TensorValue& b, const TensorValue& out) {
+  ir::DType ta = a.type.dtype, tb = b.type.dtype;
+  if (is_predicate(node.op)) {
+    // Comparisons happen in the promoted dtype; logical ops only test != 0, so mixed dtypes
+    // meet as bool.
+    bool logical = node.op == Op::logical_and || node.op == Op::logical_or;
+    ir::DType compute = ta == tb ? ta : logical ? ir::DType::Bool : ir::promote(ta, tb);
+    TensorValue x = cast_to(ctx, a, compute), y = cast_to(ctx, b, compute);
+    return visit_dtype(compute,
+                       [&]<typename T>(TypeTag<T>) { run_predicate<T>(ctx, node.op, x, y, out); });
+  }
+  ir::DType compute = out.type.dtype;
+  TensorValue x = cast_to(ctx, a, compute), y = cast_to(ctx, b, compute);
+  visit_dtype(compute, [&]<typename T>(TypeTag<T>) { run_arithmetic<T>(ctx, node.op, x, y, out); });
+}
+
+void run_where(const KernelContext& ctx, const TensorValue& cond, const TensorValue& a,
+               const TensorValue& b, const TensorValue& out) {
+  TensorValue c = cast_to(ctx, cond, ir::DType::Bool);
+  TensorValue x = cast_to(ctx, a, out.type.dtype), y = cast_to(ctx, b, out.type.dtype);
+  Operand ops[4] = {operand_of(out), operand_of(c), operand_of(x), operand_of(y)};
+  // Selection only moves bits: one instantiation per item size.
+  visit_itemsize(ir::itemsize(out.type.dtype), [&]<typename U>(TypeTag<U>) {
+    launch(ctx.threads, ops, [](char* const* p, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(U) && s[1] == 1 && s[2] == sizeof(U) && s[3] == sizeof(U)) {
+        U* __restrict o = reinterpret_cast<U*>(p[0]);
+        const bool* __restrict pick = reinterpret_cast<const bool*>(p[1]);
+        const U* __restrict yes = reinterpret_cast<const U*>(p[2]);
+        const U* __restrict no = reinterpret_cast<const U*>(p[3]);
+        for (int64_t k = 0; k < n; ++k) o[k] = pick[k] ? yes[k] : no[k];
+      } else {
+        for (int64_t k = 0; k < n; ++k) {
+          at<U>(p[0], s[0], k) =
+              at<bool>(p[1], s[1], k) ? at<U>(p[2], s[2], k) : at<U>(p[3], s[3], k);
+        }
+      }
+    });
+  });
+}
+
+}  // namespace tensord::cpu

@@ -1,0 +1,109 @@
+#include "engine/backends/cpu/matmul_dnnl.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <string>
+
+#include "engine/ir/error.h"
+
+namespace tensord::cpu {
+namespace {
+
+using dnnl::memory;
+
+memory::data_type dnnl_type(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::Float32:
+      return memory::data_type::f32;
+    case ir::DType::BFloat16:
+      return memory::data_type::bf16;
+    case ir::DType::Float16:
+      return memory::data_type::f16;
+    default:
+      throw Error(ErrorCode::Internal, "no oneDNN type for " + std::string(ir::name(dtype)));
+  }
+}
+
+// The descriptor of one operand: batch dims where it broadcasts become size 1 (oneDNN
+// broadcasts those), and their stride is the span of what lies inside, as if contiguous.
+memory::desc describe(const MatmulProblem& p, const MatrixOperand& x) {
+  int rank = p.batch_rank + 2;
+  memory::dims dims(rank), strides(rank);
+  dims[rank - 2] = x.rows, dims[rank - 1] = x.cols;
+  strides[rank - 2] = x.row_stride, strides[rank - 1] = x.col_stride;
+  int64_t span = std::max(x.rows * x.row_stride, x.cols * x.col_stride);
+  for (int d = p.batch_rank - 1; d >= 0; --d) {
+    bool broadcast = x.batch_strides[d] == 0;
+    dims[d] = broadcast ? 1 : p.batch[d];
+    strides[d] = broadcast ? span : x.batch_strides[d];
+    span = std::max(span, dims[d] * strides[d]);
+  }
+  return memory::desc(dims, dnnl_type(p.dtype), strides);
+}
+
+void append_key(std::vector<int64_t>& key, const MatmulProblem& p, const MatrixOperand& x) {
+  key.push_back(x.row_stride);
+  key.push_back(x.col_stride);
+  for (int d = 0; d < p.batch_rank; ++d) key.push_back(x.batch_strides[d]);
+}
+
+}  // namespace
+
+size_t DnnlMatmul::KeyHash::operator()(const Key& k) const {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int64_t v : k) h = (h ^ static_cast<uint64_t>(v)) * 0x100000001b3ull;
+  return static_cast<size_t>(h);
+}
+
+DnnlMatmul::DnnlMatmul() : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
+
+const DnnlMatmul::Entry* DnnlMatmul::find_or_create(const KernelContext& ctx,
+                                                    const MatmulProblem& p) {
+  Key key = {static_cast<int64_t>(p.dtype), ctx.threads, p.batch_rank, p.m, p.k, p.n};
+  for (int d = 0; d < p.batch_rank; ++d) key.push_back(p.batch[d]);
+  append_key(key, p, p.a);
+  append_key(key, p, p.b);
+  if (auto it = index_.find(key); it != index_.end()) {
+    lru_.splice(lru_.begin(), lru_, it->second);
+    return &*it->second;
+  }
+  memory::desc a = describe(p, p.a), b = describe(p, p.b), c = describe(p, p.c);
+  dnnl::matmul::primitive_desc pd;
+  try {
+    pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), engine_);
+  } catch (const dnnl::error& e) {
+    if (e.status == dnnl_unimplemented) {
+      unimplemented_[static_cast<size_t>(p.dtype)] = true;
+      return nullptr;
+    }
+    throw Error(ErrorCode::Internal, std::string("oneDNN matmul: ") + e.what());
+  }
+  lru_.push_front(Entry{key, dnnl::matmul(pd), a, b, c});
+  index_.emplace(std::move(key), lru_.begin());
+  if (lru_.size() > kCacheCapacity) {
+    index_.erase(lru_.back().key);
+    lru_.pop_back();
+  }
+  return &lru_.front();
+}
+
+bool DnnlMatmul::run(const KernelContext& ctx, const MatmulProblem& p) {
+  if (unimplemented_[static_cast<size_t>(p.dtype)]) return false;
+  // oneDNN's OpenMP regions size themselves from this thread's ICV.
+  omp_set_num_threads(ctx.threads);
+  const Entry* entry = find_or_create(ctx, p);
+  if (entry == nullptr) return false;
+  try {
+    memory a(entry->a, engine_, p.a.data), b(entry->b, engine_, p.b.data),
+        c(entry->c, engine_, p.c.data);
+    entry->primitive.execute(stream_,
+                             {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
+    stream_.wait();
+  } catch (const dnnl::error& e) {
+    throw Error(ErrorCode::Internal, std::string("oneDNN matmul: ") + e.what());
+  }
+  return true;
+}
+
+}  // namespace tensord::cpu

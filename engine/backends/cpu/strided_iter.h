@@ -1,0 +1,106 @@
+// Elementwise loops over strided operands (the CPU backend's TensorIterator).
+//
+// A loop runs over an iteration shape for up to four operands, each a strided view whose shape
+// broadcasts to the loop shape (missing leading dims and size-1 dims get stride 0). The
+// constructor drops size-1 dims and merges adjacent dims wherever every operand's strides
+// allow, so contiguous and scalar operands collapse into one flat row and the kernels' inner
+// loops see long rows with constant strides.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "engine/backends/cpu/parallel.h"
+#include "engine/exec/tensor_value.h"
+#include "engine/ir/shape.h"
+
+namespace tensord::cpu {
+
+inline constexpr int kMaxOperands = 4;
+
+// A strided view by value: fixed-size arrays so building one never allocates.
+struct Operand {
+  char* data = nullptr;  // element 0 of the view
+  ir::DType dtype = ir::DType::Float32;
+  int64_t itemsize = 0;
+  int rank = 0;
+  int64_t shape[ir::kMaxRank] = {};
+  int64_t strides[ir::kMaxRank] = {};  // elements; 0 broadcasts, negative flips
+
+  std::span<const int64_t> dims() const { return {shape, static_cast<size_t>(rank)}; }
+  int64_t numel() const;
+  bool is_contiguous() const;  // row-major with no gaps (size-1 dims may have any stride)
+};
+
+// The view of a value (contiguous strides when the value carries none).
+Operand operand_of(const engine::TensorValue& v);
+
+class StridedLoop {
+ public:
+  // Throws tensord::Error(Internal) when an operand does not broadcast to `shape`.
+  StridedLoop(std::span<const int64_t> shape, std::span<const Operand> operands);
+
+  int64_t numel() const { return numel_; }
+  int ndim() const { return ndim_; }
+  int64_t inner_size() const { return sizes_[0]; }
+  const int64_t* inner_strides() const { return strides_[0]; }  // bytes, per operand
+
+  // Calls row(char* const* ptrs, const int64_t* byte_strides, int64_t n) for the rows that
+  // make up elements [begin, end) in row-major order; ptrs[k] is operand k's first element.
+  template <typename Row>
+  void run(int64_t begin, int64_t end, Row&& row) const;
+
+ private:
+  int nops_ = 0;
+  int ndim_ = 0;  // >= 1 unless numel_ == 0; dim 0 is the innermost
+  int64_t numel_ = 0;
+  int64_t sizes_[ir::kMaxRank] = {};
+  int64_t strides_[ir::kMaxRank][kMaxOperands] = {};
+  char* data_[kMaxOperands] = {};
+};
+
+// Runs the whole loop, in parallel over contiguous chunks of elements when it is big.
+template <typename Row>
+void for_each(const StridedLoop& loop, int threads, Row&& row) {
+  parallel_for(loop.numel(), kParallelGrain, threads,
+               [&](int64_t begin, int64_t end) { loop.run(begin, end, row); });
+}
+
+template <typename Row>
+void StridedLoop::run(int64_t begin, int64_t end, Row&& row) const {
+  if (begin >= end) return;
+  char* ptrs[kMaxOperands] = {};
+  if (ndim_ == 1) {
+    for (int k = 0; k < nops_; ++k) ptrs[k] = data_[k] + begin * strides_[0][k];
+    row(static_cast<char* const*>(ptrs), strides_[0], end - begin);
+    return;
+  }
+  int64_t idx[ir::kMaxRank];
+  int64_t rest = begin;
+  for (int d = 0; d < ndim_; ++d) {
+    idx[d] = rest % sizes_[d];
+    rest /= sizes_[d];
+  }
+  for (int k = 0; k < nops_; ++k) {
+    ptrs[k] = data_[k];
+    for (int d = 0; d < ndim_; ++d) ptrs[k] += idx[d] * strides_[d][k];
+  }
+  int64_t left = end - begin;
+  for (;;) {
+    int64_t n = std::min(sizes_[0] - idx[0], left);
+    row(static_cast<char* const*>(ptrs), strides_[0], n);
+    left -= n;
+    if (left == 0) return;
+    // Back to the start of this row, then one step along dim 1 with carries outward.
+    for (int k = 0; k < nops_; ++k) ptrs[k] += strides_[1][k] - idx[0] * strides_[0][k];
+    idx[0] = 0;
+    for (int d = 1; ++idx[d] == sizes_[d]; ++d) {
+      idx[d] = 0;
+      for (int k = 0; k < nops_; ++k) {
+        ptrs[k] += strides_[d + 1][k] - sizes_[d] * strides_[d][k];
+      }
+    }
+  }
+}
+
+}  // namespace tensord::cpu
