@@ -1,0 +1,63 @@
+#include "server/daemon.h"
+
+#include <capnp/rpc-twoparty.h>
+#include <kj/async-unix.h>
+#include <signal.h>
+
+#include <string>
+
+#include "server/daemon_impl.h"
+#include "server/devices.h"
+
+namespace tensord::server {
+namespace {
+
+std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
+  auto devices = open_devices(options);
+  DaemonConfig config;
+  config.token = options.token;
+  config.max_tensor_bytes = options.max_tensor_bytes;
+  if (config.max_tensor_bytes == 0) config.max_tensor_bytes = devices.front()->info().total_memory;
+  if (config.max_tensor_bytes == 0) config.max_tensor_bytes = ir::Limits{}.max_tensor_bytes;
+  engine::EngineOptions engine_options;
+  engine_options.limits.max_tensor_bytes = static_cast<int64_t>(config.max_tensor_bytes);
+  auto scheduler = std::make_unique<scheduler::Scheduler>(std::move(devices), engine_options);
+  return std::make_shared<DaemonState>(std::move(config), log, std::move(scheduler));
+}
+
+}  // namespace
+
+Daemon::Daemon(const Options& options, Logger& log, kj::AsyncIoContext& io)
+    : io_(io), log_(log), state_(make_state(options, log)) {
+  for (const std::string& address : options.listen) {
+    listeners_.push_back(Listener::open(io.provider->getNetwork(), io.waitScope, address));
+  }
+}
+
+Daemon::~Daemon() {
+  state_->scheduler->shutdown();
+}
+
+int Daemon::serve() {
+  int signal_number = 0;
+  {
+    capnp::TwoPartyServer server(kj::heap<DaemonImpl>(state_));
+    kj::Vector<kj::Promise<void>> listening;
+    for (Listener& l : listeners_) listening.add(server.listen(l.receiver()));
+    auto stop = io_.unixEventPort.onSignal(SIGINT)
+                    .exclusiveJoin(io_.unixEventPort.onSignal(SIGTERM))
+                    .then([](siginfo_t info) { return info.si_signo; });
+    // listen() only ever resolves by failing; that failure ends serve() with the exception.
+    auto failed = kj::joinPromises(listening.releaseAsArray()).then([] { return 0; });
+    signal_number = stop.exclusiveJoin(kj::mv(failed)).wait(io_.waitScope);
+    log_.info(std::string("stopping on ") + strsignal(signal_number));
+  }
+  // The server is gone, and with it every connection. Let the RPC system finish releasing
+  // capabilities (closing sessions cancels their queued jobs), then stop the workers.
+  io_.waitScope.poll();
+  state_->scheduler->shutdown();
+  io_.waitScope.poll();  // completions of cancelled jobs
+  return signal_number;
+}
+
+}  // namespace tensord::server

@@ -1,0 +1,67 @@
+#include "server/daemon_impl.h"
+
+#include <string>
+#include <string_view>
+
+#include "engine/ir/error.h"
+#include "server/exceptions.h"
+#include "server/session_core.h"
+#include "server/session_impl.h"
+
+namespace tensord::server {
+namespace {
+
+// Compares without an early exit, so response times do not reveal how much of a guess matched.
+bool same_token(std::string_view expected, std::string_view given) {
+  unsigned char diff = expected.size() == given.size() ? 0 : 1;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    diff |= static_cast<unsigned char>(expected[i] ^ (i < given.size() ? given[i] : ~expected[i]));
+  }
+  return diff == 0;
+}
+
+void fill_server_info(const DaemonState& state, ::ServerInfo::Builder info) {
+  info.initVersion().setMajor(::PROTOCOL_MAJOR);
+  info.getVersion().setMinor(::PROTOCOL_MINOR);
+  info.setDaemonVersion(TENSORD_VERSION);
+  const scheduler::Scheduler& scheduler = *state.scheduler;
+  auto devices = info.initDevices(scheduler.device_count());
+  for (size_t i = 0; i < scheduler.device_count(); ++i) {
+    const engine::DeviceInfo& d = scheduler.device_info(i);
+    devices[i].setKind(d.kind);
+    devices[i].setIndex(static_cast<uint32_t>(d.index));
+    devices[i].setName(d.name);
+    devices[i].setTotalMemory(d.total_memory);
+    devices[i].setThreads(static_cast<uint32_t>(d.threads));
+  }
+  info.setMaxChunkBytes(state.config.max_chunk_bytes);
+  info.setMaxTensorBytes(state.config.max_tensor_bytes);
+}
+
+}  // namespace
+
+kj::Promise<void> DaemonImpl::hello(HelloContext context) {
+  return with_wire_errors([&]() -> kj::Promise<void> {
+    auto params = context.getParams();
+    auto version = params.getClientVersion();
+    if (version.getMajor() != ::PROTOCOL_MAJOR) {
+      throw Error(ErrorCode::Version,
+                  "the client speaks protocol " + std::to_string(version.getMajor()) + "." +
+                      std::to_string(version.getMinor()) + ", this daemon speaks " +
+                      std::to_string(::PROTOCOL_MAJOR) + "." + std::to_string(::PROTOCOL_MINOR));
+    }
+    auto token = params.getToken();
+    if (!state_->config.token.empty() &&
+        !same_token(state_->config.token, std::string_view(token.cStr(), token.size()))) {
+      state_->log.warn("refused a session: wrong or missing token");
+      throw Error(ErrorCode::Unauthenticated, "wrong or missing token");
+    }
+    auto core = std::make_shared<SessionCore>(state_, params.getSessionName().cStr());
+    auto results = context.getResults();
+    results.setSession(kj::heap<SessionImpl>(std::move(core)));
+    fill_server_info(*state_, results.initServer());
+    return kj::READY_NOW;
+  });
+}
+
+}  // namespace tensord::server

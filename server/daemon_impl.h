@@ -1,0 +1,26 @@
+// The bootstrap capability: checks the client's version and token and opens sessions.
+#pragma once
+
+#include <memory>
+
+#include "server/daemon_state.h"
+#include "tensord.capnp.h"
+
+namespace tensord::server {
+
+// Cap'n Proto's Server bases have no virtual destructor: kj::heap disposes of the exact type.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
+class DaemonImpl final : public ::Daemon::Server {
+ public:
+  explicit DaemonImpl(std::shared_ptr<DaemonState> state) : state_(std::move(state)) {}
+
+ protected:
+  kj::Promise<void> hello(HelloContext context) override;
+
+ private:
+  std::shared_ptr<DaemonState> state_;
+};
+#pragma GCC diagnostic pop
+
+}  // namespace tensord::server

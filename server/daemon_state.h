@@ -1,0 +1,38 @@
+// What every service of one daemon shares: configuration, the scheduler, the set that
+// recognizes our own Tensor capabilities, and the daemon-wide usage. Event-loop only, except
+// the scheduler, which is thread-safe. Shared (not owned by any one capability) so that objects
+// the RPC system releases late still find it.
+#pragma once
+
+#include <capnp/capability.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "scheduler/scheduler.h"
+#include "server/accounting.h"
+#include "server/log.h"
+#include "tensord.capnp.h"
+
+namespace tensord::server {
+
+struct DaemonConfig {
+  std::string token;  // empty: no authentication
+  uint64_t max_tensor_bytes = 0;
+  uint64_t max_chunk_bytes = ::MAX_CHUNK_BYTES;
+};
+
+struct DaemonState {
+  DaemonState(DaemonConfig config, Logger& log, std::unique_ptr<scheduler::Scheduler> scheduler)
+      : config(std::move(config)), log(log), scheduler(std::move(scheduler)) {}
+
+  const DaemonConfig config;
+  Logger& log;
+  std::unique_ptr<scheduler::Scheduler> scheduler;
+  capnp::CapabilityServerSet<::Tensor> tensors;
+  std::shared_ptr<Usage> usage = std::make_shared<Usage>();
+  uint64_t next_session_id = 1;
+};
+
+}  // namespace tensord::server

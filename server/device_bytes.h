@@ -1,0 +1,20 @@
+// Copies between host bytes and device tensors. Worker thread only: these touch device memory.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/exec/backend.h"
+#include "engine/exec/tensor_value.h"
+
+namespace tensord::server {
+
+// A new contiguous device tensor holding `bytes` (exactly type.nbytes() of them).
+engine::TensorValue upload_device_bytes(engine::Backend& backend, const ir::TensorType& type,
+                                        const uint8_t* bytes);
+
+// Bytes [offset, offset + length) of a contiguous tensor. Throws Internal for a strided one.
+std::vector<uint8_t> read_device_bytes(engine::Backend& backend, const engine::TensorValue& value,
+                                       uint64_t offset, uint64_t length);
+
+}  // namespace tensord::server

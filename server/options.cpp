@@ -1,0 +1,154 @@
+#include "server/options.h"
+
+#include <charconv>
+
+namespace tensord::server {
+namespace {
+
+std::optional<uint64_t> parse_uint(std::string_view s) {
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// "1048576", "512M", "4G": binary units.
+std::optional<uint64_t> parse_bytes(std::string_view s) {
+  int shift = 0;
+  if (!s.empty()) {
+    switch (s.back()) {
+      case 'K':
+        shift = 10;
+        break;
+      case 'M':
+        shift = 20;
+        break;
+      case 'G':
+        shift = 30;
+        break;
+      case 'T':
+        shift = 40;
+        break;
+      default:
+        break;
+    }
+  }
+  if (shift != 0) s.remove_suffix(1);
+  auto v = parse_uint(s);
+  if (!v || *v > (UINT64_MAX >> shift)) return std::nullopt;
+  return *v << shift;
+}
+
+bool valid_listen_address(std::string_view a) {
+  if (a.starts_with("unix:")) return a.size() > 5;
+  if (a.starts_with("tcp:")) {
+    size_t colon = a.rfind(':');
+    return colon > 4 && parse_uint(a.substr(colon + 1)).value_or(65536) < 65536;
+  }
+  return false;
+}
+
+CommandLine fail(std::string message) {
+  return CommandLine{{}, "tensord: " + message + "\nRun 'tensord --help' for the options.\n", 2};
+}
+
+}  // namespace
+
+std::string usage() {
+  return R"(Usage: tensord [options]
+
+Runs the tensord daemon in the foreground until SIGINT or SIGTERM.
+
+Options:
+  --listen ADDRESS        unix:PATH or tcp:HOST:PORT; repeat to listen on several.
+                          Default: unix:$XDG_RUNTIME_DIR/tensord.sock, else
+                          unix:/tmp/tensord-$UID.sock
+  --device auto|cpu|cuda  the device to run on (default auto: cpu in this build)
+  --threads N             CPU worker threads (default: one per hardware thread)
+  --log-level LEVEL       error, warn, info or debug (default info)
+  --token TOKEN           clients must present this token (default: $TENSORD_TOKEN;
+                          none when unset)
+  --max-tensor-bytes N    the largest tensor accepted, e.g. 1073741824 or 1G
+                          (default: the device's memory)
+  --help                  print this help and exit
+  --version               print the version and exit
+)";
+}
+
+std::string default_listen_address(const char* xdg_runtime_dir, unsigned uid) {
+  if (xdg_runtime_dir != nullptr && *xdg_runtime_dir != '\0') {
+    return std::string("unix:") + xdg_runtime_dir + "/tensord.sock";
+  }
+  return "unix:/tmp/tensord-" + std::to_string(uid) + ".sock";
+}
+
+CommandLine parse_command_line(int argc, const char* const* argv, std::string_view env_token,
+                               std::string_view default_listen) {
+  CommandLine cl;
+  Options& o = cl.options;
+  o.token = std::string(env_token);
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") return CommandLine{{}, usage(), 0};
+    if (arg == "--version") return CommandLine{{}, "tensord " TENSORD_VERSION "\n", 0};
+
+    // "--flag value" or "--flag=value".
+    std::string_view flag = arg;
+    std::optional<std::string_view> value;
+    if (size_t eq = arg.find('='); arg.starts_with("--") && eq != std::string_view::npos) {
+      flag = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    }
+    auto take_value = [&]() -> std::optional<std::string_view> {
+      if (value) return value;
+      if (i + 1 < argc) return std::string_view(argv[++i]);
+      return std::nullopt;
+    };
+
+    if (flag == "--listen" || flag == "--device" || flag == "--threads" || flag == "--log-level" ||
+        flag == "--token" || flag == "--max-tensor-bytes") {
+      auto v = take_value();
+      if (!v) return fail(std::string(flag) + " needs a value");
+      if (flag == "--listen") {
+        if (!valid_listen_address(*v)) {
+          return fail("bad --listen address '" + std::string(*v) +
+                      "': expected unix:PATH or tcp:HOST:PORT");
+        }
+        o.listen.emplace_back(*v);
+      } else if (flag == "--device") {
+        if (*v != "auto" && *v != "cpu" && *v != "cuda") {
+          return fail("bad --device '" + std::string(*v) + "': expected auto, cpu or cuda");
+        }
+        o.device = std::string(*v);
+      } else if (flag == "--threads") {
+        auto n = parse_uint(*v);
+        if (!n || *n < 1 || *n > 4096) {
+          return fail("bad --threads '" + std::string(*v) + "': expected 1 to 4096");
+        }
+        o.threads = static_cast<int>(*n);
+      } else if (flag == "--log-level") {
+        auto level = log_level_from_name(*v);
+        if (!level) {
+          return fail("bad --log-level '" + std::string(*v) +
+                      "': expected error, warn, info or debug");
+        }
+        o.log_level = *level;
+      } else if (flag == "--token") {
+        o.token = std::string(*v);
+      } else {
+        auto n = parse_bytes(*v);
+        if (!n || *n == 0) {
+          return fail("bad --max-tensor-bytes '" + std::string(*v) +
+                      "': expected a positive byte count such as 1073741824 or 1G");
+        }
+        o.max_tensor_bytes = *n;
+      }
+    } else {
+      return fail("unknown argument '" + std::string(arg) + "'");
+    }
+  }
+  if (o.listen.empty()) o.listen.emplace_back(default_listen);
+  return cl;
+}
+
+}  // namespace tensord::server

@@ -1,0 +1,41 @@
+// The daemon's command line.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/log.h"
+
+namespace tensord::server {
+
+struct Options {
+  std::vector<std::string> listen;  // "unix:PATH" or "tcp:HOST:PORT"; never empty once parsed
+  std::string device = "auto";      // auto, cpu or cuda
+  int threads = 0;                  // CPU worker threads; 0: one per hardware thread
+  LogLevel log_level = LogLevel::Info;
+  std::string token;              // empty: no authentication
+  uint64_t max_tensor_bytes = 0;  // 0: the device's memory
+};
+
+// What the command line asks for: run with `options`, or print `text` and exit with `exit_code`
+// (--help, --version, or a usage error).
+struct CommandLine {
+  Options options;
+  std::optional<std::string> text;
+  int exit_code = 0;
+};
+
+// Parses argv. `env_token` is $TENSORD_TOKEN (a --token flag wins); `default_listen` is used
+// when no --listen is given.
+CommandLine parse_command_line(int argc, const char* const* argv, std::string_view env_token,
+                               std::string_view default_listen);
+
+// $XDG_RUNTIME_DIR/tensord.sock when that is set, else /tmp/tensord-$UID.sock, as unix:PATH.
+std::string default_listen_address(const char* xdg_runtime_dir, unsigned uid);
+
+std::string usage();
+
+}  // namespace tensord::server

@@ -1,0 +1,148 @@
+#include "server/run_graph.h"
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/ir/error.h"
+#include "server/device_bytes.h"
+#include "server/exceptions.h"
+#include "server/graph_from_wire.h"
+#include "server/tensor_impl.h"
+#include "server/wire_types.h"
+#include "server/worker_call.h"
+
+namespace tensord::server {
+namespace {
+
+// A graph input once its capability is resolved: a daemon tensor, or bytes still on the host.
+using InputSlot = std::variant<engine::TensorValue, InlineInput>;
+
+// Everything the worker needs: plain values only, never RPC objects.
+struct RunRequest {
+  ir::Graph graph;
+  std::vector<InputSlot> slots;
+  std::vector<ir::ValueRef> outputs;
+  std::vector<bool> fetch;
+};
+
+// A run on the event loop, while its Tensor capabilities resolve. The clients stay here, on the
+// event loop thread; the request moves to the worker once it is complete.
+struct PendingRun {
+  std::vector<WireInput> inputs;
+  RunRequest request;
+};
+
+// What the worker hands back: the output values, and the bytes of those fetched inline.
+struct RunOutcome {
+  std::vector<engine::TensorValue> values;
+  std::vector<std::optional<std::vector<uint8_t>>> data;
+};
+
+std::shared_ptr<PendingRun> translate(::Session::RunParams::Reader params,
+                                      const DaemonConfig& config) {
+  auto run = std::make_shared<PendingRun>();
+  WireGraph wire =
+      graph_from_wire(params.getGraph(), {config.max_tensor_bytes, config.max_chunk_bytes});
+  RunRequest& request = run->request;
+  request.graph = std::move(wire.graph);
+  request.outputs = outputs_from_wire(params.getOutputs());
+  for (::Output::Reader o : params.getOutputs()) request.fetch.push_back(o.getFetch());
+  for (WireInput& in : wire.inputs) {
+    if (auto* bytes = std::get_if<InlineInput>(&in)) {
+      request.slots.emplace_back(std::move(*bytes));
+    } else {
+      request.slots.emplace_back(engine::TensorValue{});  // filled in by resolve()
+    }
+  }
+  run->inputs = std::move(wire.inputs);
+  return run;
+}
+
+// Turns each Tensor capability of the graph into the value of our TensorImpl behind it.
+kj::Promise<void> resolve(DaemonState& daemon, std::shared_ptr<PendingRun> run) {
+  kj::Vector<kj::Promise<void>> resolving;
+  for (size_t i = 0; i < run->inputs.size(); ++i) {
+    auto* client = std::get_if<::Tensor::Client>(&run->inputs[i]);
+    if (client == nullptr) continue;
+    resolving.add(
+        daemon.tensors.getLocalServer(*client).then([run, i](kj::Maybe<::Tensor::Server&> server) {
+          with_wire_errors([&] {
+            KJ_IF_MAYBE (s, server) {
+              run->request.slots[i] = kj::downcast<TensorImpl>(*s).value();
+            } else {
+              throw Error(ErrorCode::InvalidGraph,
+                          "graph input " + std::to_string(i) +
+                              " is a Tensor capability this daemon did not create");
+            }
+          });
+        }));
+  }
+  if (resolving.empty()) return kj::READY_NOW;
+  return kj::joinPromises(resolving.releaseAsArray());
+}
+
+// Worker side: device copies of inline inputs, the engine run, and the inline fetches.
+RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_bytes) {
+  std::vector<engine::TensorValue> inputs;
+  inputs.reserve(run.slots.size());
+  for (InputSlot& slot : run.slots) {
+    if (auto* value = std::get_if<engine::TensorValue>(&slot)) {
+      inputs.push_back(std::move(*value));
+    } else {
+      auto& bytes = std::get<InlineInput>(slot);
+      inputs.push_back(upload_device_bytes(engine.backend(), bytes.type, bytes.data.data()));
+      bytes.data = {};
+    }
+  }
+  RunOutcome out;
+  out.values = engine.run(std::move(run.graph), inputs, run.outputs);
+  out.data.resize(out.values.size());
+  for (size_t i = 0; i < out.values.size(); ++i) {
+    uint64_t n = out.values[i].nbytes();
+    if (run.fetch[i] && n <= max_chunk_bytes) {
+      out.data[i] = read_device_bytes(engine.backend(), out.values[i], 0, n);
+    }
+  }
+  return out;
+}
+
+void publish(const std::shared_ptr<SessionCore>& session, RunOutcome outcome,
+             ::Session::RunResults::Builder results) {
+  auto list = results.initResults(outcome.values.size());
+  for (size_t i = 0; i < outcome.values.size(); ++i) {
+    engine::TensorValue& value = outcome.values[i];
+    auto r = list[i];
+    r.setDtype(std::string(ir::name(value.type.dtype)));
+    shape_to_wire(value.type.shape, r.initShape(value.type.shape.size()));
+    if (const auto& bytes = outcome.data[i]) {
+      r.setData(kj::arrayPtr(bytes->data(), bytes->size()));
+      r.setFetched(true);
+    }
+    r.setTensor(TensorImpl::publish(session, std::move(value)));
+  }
+}
+
+}  // namespace
+
+kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext context) {
+  std::shared_ptr<PendingRun> run = translate(context.getParams(), session->config());
+  context.releaseParams();  // inline bytes are copied; free the request early
+  uint64_t max_chunk = session->config().max_chunk_bytes;
+  return resolve(session->daemon(), run)
+      .then([session, run, max_chunk]() {
+        return run_on_worker(session->queue(), [request = std::move(run->request),
+                                                max_chunk](engine::Engine& engine) mutable {
+          return execute(engine, request, max_chunk);
+        });
+      })
+      .then([session, context](kj::Own<RunOutcome> outcome) mutable {
+        with_wire_errors([&] {
+          publish(session, std::move(*outcome), context.getResults());
+          session->count_run();
+        });
+      });
+}
+
+}  // namespace tensord::server

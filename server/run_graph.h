@@ -1,0 +1,18 @@
+// Session.run: translate the wire graph on the event loop, resolve the Tensor capabilities it
+// names to our own tensors, run it on the session's worker, and publish the outputs.
+#pragma once
+
+#include <kj/async.h>
+
+#include <memory>
+
+#include "server/session_core.h"
+#include "tensord.capnp.h"
+
+namespace tensord::server {
+
+using RunContext = capnp::CallContext<::Session::RunParams, ::Session::RunResults>;
+
+kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext context);
+
+}  // namespace tensord::server

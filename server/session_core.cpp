@@ -1,0 +1,36 @@
+#include "server/session_core.h"
+
+namespace tensord::server {
+namespace {
+
+// Session names come from clients: keep log lines one line and short.
+std::string printable(std::string_view name) {
+  constexpr size_t kMaxLength = 64;
+  std::string out;
+  for (char c : name.substr(0, kMaxLength)) {
+    out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+  }
+  if (name.size() > kMaxLength) out += "...";
+  return out;
+}
+
+}  // namespace
+
+SessionCore::SessionCore(std::shared_ptr<DaemonState> daemon, std::string name)
+    : daemon_(std::move(daemon)),
+      label_("session " + std::to_string(daemon_->next_session_id++) + " '" + printable(name) +
+             "'"),
+      queue_(daemon_->scheduler->open_session()),
+      account_(std::make_shared<Account>(daemon_->usage)) {
+  daemon_->log.info(label_ + " opened");
+}
+
+SessionCore::~SessionCore() {
+  size_t cancelled = queue_.queued();
+  queue_.close();
+  std::string line = label_ + " closed after " + std::to_string(runs_) + " runs";
+  if (cancelled != 0) line += ", " + std::to_string(cancelled) + " queued jobs cancelled";
+  daemon_->log.info(line);
+}
+
+}  // namespace tensord::server

@@ -1,0 +1,41 @@
+// The state of one session, shared by its Session capability and by the tensors and upload
+// sinks it made: a tensor may outlive the Session capability. When the last of them goes (a
+// client that disconnects drops all of them at once) the session closes: its queued jobs are
+// cancelled and the close is logged.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "scheduler/scheduler.h"
+#include "server/accounting.h"
+#include "server/daemon_state.h"
+
+namespace tensord::server {
+
+class SessionCore {
+ public:
+  SessionCore(std::shared_ptr<DaemonState> daemon, std::string name);
+  ~SessionCore();
+  SessionCore(const SessionCore&) = delete;
+  SessionCore& operator=(const SessionCore&) = delete;
+
+  DaemonState& daemon() { return *daemon_; }
+  const DaemonConfig& config() const { return daemon_->config; }
+  scheduler::SessionQueue& queue() { return queue_; }
+  const std::shared_ptr<Account>& account() const { return account_; }
+  const std::string& label() const { return label_; }  // "session 3 'notebook'" for logs
+
+  uint64_t runs() const { return runs_; }
+  void count_run() { ++runs_; }
+
+ private:
+  std::shared_ptr<DaemonState> daemon_;
+  std::string label_;
+  scheduler::SessionQueue queue_;
+  std::shared_ptr<Account> account_;
+  uint64_t runs_ = 0;
+};
+
+}  // namespace tensord::server

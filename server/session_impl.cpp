@@ -1,0 +1,34 @@
+#include "server/session_impl.h"
+
+#include "server/exceptions.h"
+#include "server/run_graph.h"
+#include "server/upload_sink_impl.h"
+#include "server/wire_types.h"
+
+namespace tensord::server {
+
+kj::Promise<void> SessionImpl::run(RunContext context) {
+  return with_wire_errors([&] { return run_graph(core_, context); });
+}
+
+kj::Promise<void> SessionImpl::upload(UploadContext context) {
+  return with_wire_errors([&]() -> kj::Promise<void> {
+    auto params = context.getParams();
+    ir::TensorType type{dtype_from_wire(params.getDtype()), shape_from_wire(params.getShape())};
+    context.getResults().setSink(kj::heap<UploadSinkImpl>(core_, std::move(type)));
+    return kj::READY_NOW;
+  });
+}
+
+kj::Promise<void> SessionImpl::stats(StatsContext context) {
+  auto s = context.getResults().initStats();
+  const Account& account = *core_->account();
+  s.setLiveTensors(account.usage().tensors);
+  s.setLiveBytes(account.usage().bytes);
+  s.setRuns(core_->runs());
+  s.setDaemonLiveTensors(account.daemon_usage().tensors);
+  s.setDaemonLiveBytes(account.daemon_usage().bytes);
+  return kj::READY_NOW;
+}
+
+}  // namespace tensord::server

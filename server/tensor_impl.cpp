@@ -1,0 +1,61 @@
+#include "server/tensor_impl.h"
+
+#include <string>
+
+#include "engine/ir/error.h"
+#include "server/device_bytes.h"
+#include "server/exceptions.h"
+#include "server/wire_types.h"
+#include "server/worker_call.h"
+
+namespace tensord::server {
+
+TensorImpl::TensorImpl(std::shared_ptr<SessionCore> session, engine::TensorValue value)
+    : session_(std::move(session)),
+      value_(std::move(value)),
+      charge_(session_->account(), value_.nbytes()) {}
+
+::Tensor::Client TensorImpl::publish(std::shared_ptr<SessionCore> session,
+                                     engine::TensorValue value) {
+  DaemonState& daemon = session->daemon();
+  return daemon.tensors.add(kj::heap<TensorImpl>(std::move(session), std::move(value)));
+}
+
+kj::Promise<void> TensorImpl::info(InfoContext context) {
+  auto results = context.getResults();
+  results.setDtype(std::string(ir::name(value_.type.dtype)));
+  shape_to_wire(value_.type.shape, results.initShape(value_.type.shape.size()));
+  return kj::READY_NOW;
+}
+
+kj::Promise<void> TensorImpl::read(ReadContext context) {
+  return with_wire_errors([&]() -> kj::Promise<void> {
+    auto params = context.getParams();
+    uint64_t offset = params.getOffset();
+    uint64_t length = params.getLength();
+    uint64_t size = value_.nbytes();
+    uint64_t max_chunk = session_->config().max_chunk_bytes;
+    if (length > max_chunk) {
+      throw Error(ErrorCode::InvalidGraph, "read of " + std::to_string(length) +
+                                               " bytes exceeds maxChunkBytes (" +
+                                               std::to_string(max_chunk) + ")");
+    }
+    if (offset > size || length > size - offset) {
+      throw Error(ErrorCode::InvalidGraph, "read of bytes [" + std::to_string(offset) + ", " +
+                                               std::to_string(offset) + " + " +
+                                               std::to_string(length) + ") of a " +
+                                               std::to_string(size) + "-byte tensor");
+    }
+    if (length == 0) return kj::READY_NOW;
+    // Device memory is the worker's: copy the range out there, in order with the session's runs.
+    return run_on_worker(session_->queue(),
+                         [value = value_, offset, length](engine::Engine& engine) {
+                           return read_device_bytes(engine.backend(), value, offset, length);
+                         })
+        .then([context](kj::Own<std::vector<uint8_t>> bytes) mutable {
+          context.getResults().setData(kj::arrayPtr(bytes->data(), bytes->size()));
+        });
+  });
+}
+
+}  // namespace tensord::server

@@ -1,0 +1,39 @@
+// A tensor held by the daemon for a client. The capability is the reference: when the client
+// drops its last reference, this object, its charge on the session's account and (once no
+// running job uses it) its memory go.
+#pragma once
+
+#include <memory>
+
+#include "engine/exec/tensor_value.h"
+#include "server/accounting.h"
+#include "server/session_core.h"
+#include "tensord.capnp.h"
+
+namespace tensord::server {
+
+// Cap'n Proto's Server bases have no virtual destructor: kj::heap disposes of the exact type.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
+class TensorImpl final : public ::Tensor::Server {
+ public:
+  // `value` must be contiguous (engine outputs and uploads are).
+  TensorImpl(std::shared_ptr<SessionCore> session, engine::TensorValue value);
+
+  const engine::TensorValue& value() const { return value_; }
+
+  // Makes a capability for `value` that this daemon recognizes when it comes back in a graph.
+  static ::Tensor::Client publish(std::shared_ptr<SessionCore> session, engine::TensorValue value);
+
+ protected:
+  kj::Promise<void> info(InfoContext context) override;
+  kj::Promise<void> read(ReadContext context) override;
+
+ private:
+  std::shared_ptr<SessionCore> session_;
+  engine::TensorValue value_;
+  Charge charge_;
+};
+#pragma GCC diagnostic pop
+
+}  // namespace tensord::server

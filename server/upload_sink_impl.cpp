@@ -1,0 +1,110 @@
+#include "server/upload_sink_impl.h"
+
+#include <cstring>
+#include <iterator>
+#include <string>
+
+#include "engine/ir/error.h"
+#include "server/device_bytes.h"
+#include "server/exceptions.h"
+#include "server/tensor_impl.h"
+#include "server/wire_types.h"
+#include "server/worker_call.h"
+
+namespace tensord::server {
+namespace {
+
+std::string range(uint64_t begin, uint64_t end) {
+  return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
+}
+
+}  // namespace
+
+UploadSinkImpl::UploadSinkImpl(std::shared_ptr<SessionCore> session, ir::TensorType type)
+    : session_(std::move(session)),
+      type_(std::move(type)),
+      size_(checked_tensor_bytes(type_, session_->config().max_tensor_bytes)),
+      staging_(new uint8_t[size_]),
+      charge_(session_->account(), size_) {}
+
+kj::Promise<void> UploadSinkImpl::write(WriteContext context) {
+  return with_wire_errors([&]() -> kj::Promise<void> {
+    if (finished_) throw Error(ErrorCode::InvalidGraph, "write after finish");
+    auto params = context.getParams();
+    uint64_t offset = params.getOffset();
+    auto data = params.getData();
+    uint64_t max_chunk = session_->config().max_chunk_bytes;
+    if (data.size() > max_chunk) {
+      throw Error(ErrorCode::InvalidGraph, "upload chunk of " + std::to_string(data.size()) +
+                                               " bytes exceeds maxChunkBytes (" +
+                                               std::to_string(max_chunk) + ")");
+    }
+    if (offset > size_ || data.size() > size_ - offset) {
+      throw Error(ErrorCode::InvalidGraph, "upload chunk " + range(offset, offset + data.size()) +
+                                               " runs past the end of " + ir::to_string(type_) +
+                                               " (" + std::to_string(size_) + " bytes)");
+    }
+    if (data.size() == 0) return kj::READY_NOW;
+    mark_written(offset, offset + data.size());
+    std::memcpy(staging_.get() + offset, data.begin(), data.size());
+    return kj::READY_NOW;
+  });
+}
+
+void UploadSinkImpl::mark_written(uint64_t begin, uint64_t end) {
+  // The first range that ends after `begin` must start at or after `end`.
+  auto next = written_.upper_bound(begin);
+  if (next != written_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->second > begin) {
+      throw Error(ErrorCode::InvalidGraph, "upload chunk " + range(begin, end) +
+                                               " overlaps bytes already written " +
+                                               range(prev->first, prev->second));
+    }
+  }
+  if (next != written_.end() && next->first < end) {
+    throw Error(ErrorCode::InvalidGraph, "upload chunk " + range(begin, end) +
+                                             " overlaps bytes already written " +
+                                             range(next->first, next->second));
+  }
+  // Merge with neighbours so that a sequential upload keeps one range.
+  uint64_t new_begin = begin, new_end = end;
+  if (next != written_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->second == begin) {
+      new_begin = prev->first;
+      written_.erase(prev);
+    }
+  }
+  if (next != written_.end() && next->first == end) {
+    new_end = next->second;
+    written_.erase(next);
+  }
+  written_[new_begin] = new_end;
+  written_bytes_ += end - begin;
+}
+
+kj::Promise<void> UploadSinkImpl::finish(FinishContext context) {
+  return with_wire_errors([&]() -> kj::Promise<void> {
+    if (finished_) throw Error(ErrorCode::InvalidGraph, "finish called twice");
+    if (written_bytes_ != size_) {
+      throw Error(ErrorCode::InvalidGraph,
+                  "finish before the upload is complete: " + std::to_string(written_bytes_) +
+                      " of " + std::to_string(size_) + " bytes written");
+    }
+    finished_ = true;
+    // The staging buffer moves to the job; the charge stays with this sink until the tensor
+    // exists, so the usage never drops to zero in between.
+    auto staging = std::shared_ptr<uint8_t[]>(std::move(staging_));
+    return run_on_worker(session_->queue(),
+                         [type = type_, staging](engine::Engine& engine) {
+                           return upload_device_bytes(engine.backend(), type, staging.get());
+                         })
+        .then([this, context](kj::Own<engine::TensorValue> value) mutable {
+          context.getResults().setTensor(TensorImpl::publish(session_, std::move(*value)));
+          charge_ = Charge();
+        });
+  });
+}
+
+}  // namespace tensord::server
