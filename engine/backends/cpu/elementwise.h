@@ -9,6 +9,7 @@
 
 #include "engine/backends/cpu/convert.h"
 #include "engine/backends/cpu/dispatch.h"
+#include "engine/backends/cpu/parallel.h"
 #include "engine/backends/cpu/strided_iter.h"
 
 namespace tensord::cpu {
@@ -81,6 +82,13 @@ inline void binary_row(char* const* p, const int64_t* s, int64_t n, F f) {
       at<Out>(out, s[0], k) = f(at<In>(a, s[1], k), at<In>(b, s[2], k));
     }
   }
+}
+
+// Runs the whole loop, in parallel over contiguous chunks of elements when it is big.
+template <typename Row>
+void for_each(const StridedLoop& loop, int threads, Row&& row) {
+  parallel_for(loop.numel(), kParallelGrain, threads,
+               [&](int64_t begin, int64_t end) { loop.run(begin, end, row); });
 }
 
 // Runs a row kernel over `operands` (output first) in the output's shape.

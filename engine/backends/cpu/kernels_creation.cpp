@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "engine/backends/cpu/kernels.h"
+#include "engine/backends/cpu/parallel.h"
 #include "engine/backends/cpu/scalar_cast.h"
 #include "engine/ir/philox.h"
 

@@ -12,6 +12,7 @@
 #include "engine/backends/cpu/convert.h"
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
+#include "engine/backends/cpu/parallel.h"
 #include "engine/backends/cpu/reduce_ops.h"
 
 namespace tensord::cpu {
@@ -161,6 +162,50 @@ void reduce_rows(const KernelContext& ctx, const DimGroup& kept, int64_t len,
   });
 }
 
+// Float sums over rows of columns, pairwise over blocks of kRowsPerBlock rows: a stack of
+// partial sums where two of equal weight merge (a binary counter), so the error grows with
+// the log of the row count as in the contiguous case.
+template <class R>
+class PairwiseColumns {
+ public:
+  using Acc = typename R::Acc;
+
+  explicit PairwiseColumns(int64_t rows) {
+    int levels = 2;
+    for (int64_t blocks = rows / kRowsPerBlock; blocks > 1; blocks >>= 1) ++levels;
+    stack_.resize(static_cast<size_t>(levels) * kColBlock);
+    weight_.resize(levels);
+  }
+
+  void sum(const typename R::In* base, Odometer& r, int64_t len, int64_t m, Acc* total) {
+    int depth = 0;
+    for (int64_t i0 = 0; i0 < len; i0 += kRowsPerBlock) {
+      Acc* block = stack_.data() + depth * kColBlock;
+      std::fill(block, block + m, R::identity());
+      for (int64_t i = i0; i < std::min(len, i0 + kRowsPerBlock); ++i, r.next()) {
+        accumulate_row<R>(block, base + r.offset(), m);
+      }
+      weight_[depth++] = 1;
+      while (depth >= 2 && weight_[depth - 1] == weight_[depth - 2]) {
+        Acc* lower = stack_.data() + (depth - 2) * kColBlock;
+        for (int64_t j = 0; j < m; ++j) lower[j] = R::combine(lower[j], block[j]);
+        weight_[depth - 2] *= 2;
+        block = lower;
+        --depth;
+      }
+    }
+    std::fill(total, total + m, R::identity());
+    for (int d = depth - 1; d >= 0; --d) {
+      const Acc* partial = stack_.data() + d * kColBlock;
+      for (int64_t j = 0; j < m; ++j) total[j] = R::combine(partial[j], total[j]);
+    }
+  }
+
+ private:
+  std::vector<Acc> stack_;
+  std::vector<int64_t> weight_;
+};
+
 // The innermost kept dim is contiguous: accumulate blocks of output columns over every
 // reduced position.
 template <class R>
@@ -174,22 +219,17 @@ void reduce_columns(const KernelContext& ctx, const DimGroup& kept, const DimGro
   int64_t grain =
       std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, len * std::min(cols, kColBlock)));
   parallel_for(units, grain, ctx.threads, [&](int64_t begin, int64_t end) {
-    Acc total[kColBlock], block[kColBlock];
+    Acc total[kColBlock];
+    [[maybe_unused]] std::conditional_t<R::kPairwise, PairwiseColumns<R>, int> pairwise(len);
     for (int64_t u = begin; u < end; ++u) {
       int64_t o = u / col_blocks, j0 = u % col_blocks * kColBlock;
       int64_t m = std::min(kColBlock, cols - j0);
       const typename R::In* base = in + Odometer(outer, o).offset() + j0;
-      std::fill(total, total + m, R::identity());
       Odometer r(reduced, 0);
       if constexpr (R::kPairwise) {
-        for (int64_t i0 = 0; i0 < len; i0 += kRowsPerBlock) {
-          std::fill(block, block + m, R::identity());
-          for (int64_t i = i0; i < std::min(len, i0 + kRowsPerBlock); ++i, r.next()) {
-            accumulate_row<R>(block, base + r.offset(), m);
-          }
-          for (int64_t j = 0; j < m; ++j) total[j] = R::combine(total[j], block[j]);
-        }
+        pairwise.sum(base, r, len, m, total);
       } else {
+        std::fill(total, total + m, R::identity());
         for (int64_t i = 0; i < len; ++i, r.next()) accumulate_row<R>(total, base + r.offset(), m);
       }
       typename R::Out* dst = out + o * cols + j0;

@@ -7,10 +7,10 @@
 // loops see long rows with constant strides.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 
-#include "engine/backends/cpu/parallel.h"
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/shape.h"
 
@@ -58,13 +58,6 @@ class StridedLoop {
   int64_t strides_[ir::kMaxRank][kMaxOperands] = {};
   char* data_[kMaxOperands] = {};
 };
-
-// Runs the whole loop, in parallel over contiguous chunks of elements when it is big.
-template <typename Row>
-void for_each(const StridedLoop& loop, int threads, Row&& row) {
-  parallel_for(loop.numel(), kParallelGrain, threads,
-               [&](int64_t begin, int64_t end) { loop.run(begin, end, row); });
-}
 
 template <typename Row>
 void StridedLoop::run(int64_t begin, int64_t end, Row&& row) const {
