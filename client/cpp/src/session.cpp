@@ -24,7 +24,8 @@ SessionStats Session::stats() {
   // Releases of dropped tensors wait in the event loop; send them before asking.
   state_->flush();
   try {
-    auto stats = state_->session.statsRequest().send().wait(state_->wait_scope()).getStats();
+    auto response = state_->session.statsRequest().send().wait(state_->wait_scope());
+    auto stats = response.getStats();
     return SessionStats{stats.getLiveTensors(), stats.getLiveBytes(), stats.getRuns(),
                         stats.getDaemonLiveTensors(), stats.getDaemonLiveBytes()};
   } catch (const kj::Exception& e) {

@@ -1,0 +1,55 @@
+# cmake -DBUILD_DIR=... -DWORK_DIR=... -DCONSUMER_DIR=... -DGENERATOR=... [-DSANITIZE=ON]
+#       -P install_test.cmake
+# Installs the build into WORK_DIR/prefix, checks the layout, builds the consumer project with
+# find_package(tensord) and runs it against the installed daemon.
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "failed (${result}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(run_output "${out}" PARENT_SCOPE)
+endfunction()
+
+set(prefix ${WORK_DIR}/prefix)
+file(REMOVE_RECURSE ${WORK_DIR})
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+
+foreach(path
+    bin/tensord
+    include/tensord/client.h
+    include/tensord/engine/ir/dtype.h
+    include/tensord/engine/ir/error.h
+    share/tensord/tensord.capnp)
+  if(NOT EXISTS ${prefix}/${path})
+    message(FATAL_ERROR "not installed: ${path}")
+  endif()
+endforeach()
+file(GLOB_RECURSE configs ${prefix}/*/tensordConfig.cmake)
+file(GLOB_RECURSE clients ${prefix}/*/libtensord_client.a)
+if(NOT configs OR NOT clients)
+  message(FATAL_ERROR "no tensordConfig.cmake or libtensord_client.a under ${prefix}")
+endif()
+
+set(consumer_flags "")
+if(SANITIZE)
+  # The installed libraries carry sanitizer calls; the consumer must link the runtimes.
+  set(consumer_flags -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined)
+endif()
+run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/consumer -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${prefix} ${consumer_flags})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
+
+# The installed daemon on a socket of its own (in /tmp: socket paths are short), the consumer
+# against it, then SIGTERM.
+run(sh -c "dir=$(mktemp -d /tmp/tensord-install-XXXXXX) || exit 1
+           '${prefix}/bin/tensord' --listen unix:$dir/tensord.sock > '${WORK_DIR}/daemon.log' 2>&1 &
+           pid=$!
+           '${WORK_DIR}/consumer/consumer' unix:$dir/tensord.sock; status=$?
+           kill $pid; wait $pid; rm -rf $dir
+           [ $status -eq 0 ] || cat '${WORK_DIR}/daemon.log' >&2
+           exit $status")
+if(NOT run_output STREQUAL "16 34\n")
+  message(FATAL_ERROR "consumer printed '${run_output}', expected '16 34'")
+endif()
+message(STATUS "install test passed: ${run_output}")
