@@ -23,12 +23,31 @@ inline const T& at(const char* p, int64_t stride, int64_t i) {
   return *reinterpret_cast<const T*>(p + i * stride);
 }
 
+// Functors that also compute whole blocks at once (vector math): f.block(x, y, n).
+template <typename F, typename C>
+concept BlockOp = requires(const F& f, const C* x, C* y, int64_t n) {
+  f.block(x, y, n);
+};
+
 // ptrs[0] = f(ptrs[1]); f maps ComputeT<In> to ComputeT<Out>.
 template <typename In, typename Out, typename F>
 inline void unary_row(char* const* p, const int64_t* s, int64_t n, F f) {
   char* out = p[0];
   const char* in = p[1];
-  if constexpr (kIsHalf<In> || kIsHalf<Out>) {
+  if constexpr (std::is_same_v<In, Out> && BlockOp<F, ComputeT<In>>) {
+    if constexpr (!kIsHalf<In>) {
+      if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+        return f.block(reinterpret_cast<const In*>(in), reinterpret_cast<Out*>(out), n);
+      }
+    }
+    ComputeT<In> x[kBlock], y[kBlock];
+    for (int64_t i = 0; i < n; i += kBlock) {
+      int64_t m = std::min(kBlock, n - i);
+      load_block<In>(in + i * s[1], s[1], x, m);
+      f.block(x, y, m);
+      store_block<Out>(y, out + i * s[0], s[0], m);
+    }
+  } else if constexpr (kIsHalf<In> || kIsHalf<Out>) {
     ComputeT<In> x[kBlock];
     ComputeT<Out> y[kBlock];
     for (int64_t i = 0; i < n; i += kBlock) {

@@ -37,6 +37,10 @@ void cast_into(const KernelContext& ctx, const Operand& src, const Operand& dst)
 void copy_into(const KernelContext& ctx, const Operand& src, const Operand& dst);
 // A new contiguous value holding `v` converted to `dtype` (or `v` itself when it already is).
 TensorValue cast_to(const KernelContext& ctx, const TensorValue& v, ir::DType dtype);
+// The view of `v` as `dtype`: `v` itself, or a converted copy that `keep` holds alive. Cheaper
+// than cast_to on the common path (no TensorValue copy).
+Operand operand_as(const KernelContext& ctx, const TensorValue& v, ir::DType dtype,
+                   TensorValue& keep);
 // A new contiguous copy of `v` (or `v` itself when it already is contiguous).
 TensorValue make_contiguous(const KernelContext& ctx, const TensorValue& v);
 

@@ -128,18 +128,16 @@ struct LogicalOr {
   }
 };
 
+// ops: output, a, b.
 template <typename In, typename Out, typename F>
-void apply(const KernelContext& ctx, const TensorValue& a, const TensorValue& b,
-           const TensorValue& out, F f) {
-  Operand ops[3] = {operand_of(out), operand_of(a), operand_of(b)};
+void apply(const KernelContext& ctx, std::span<const Operand> ops, F f) {
   launch(ctx.threads, ops,
          [f](char* const* p, const int64_t* s, int64_t n) { binary_row<In, Out>(p, s, n, f); });
 }
 
 template <typename T>
-void run_predicate(const KernelContext& ctx, Op op, const TensorValue& a, const TensorValue& b,
-                   const TensorValue& out) {
-  auto go = [&](auto f) { apply<T, bool>(ctx, a, b, out, f); };
+void run_predicate(const KernelContext& ctx, Op op, std::span<const Operand> ops) {
+  auto go = [&](auto f) { apply<T, bool>(ctx, ops, f); };
   switch (op) {
     case Op::eq:
       return go(Eq{});
@@ -163,9 +161,8 @@ void run_predicate(const KernelContext& ctx, Op op, const TensorValue& a, const 
 }
 
 template <typename T>
-void run_arithmetic(const KernelContext& ctx, Op op, const TensorValue& a, const TensorValue& b,
-                    const TensorValue& out) {
-  auto go = [&](auto f) { apply<T, T>(ctx, a, b, out, f); };
+void run_arithmetic(const KernelContext& ctx, Op op, std::span<const Operand> ops) {
+  auto go = [&](auto f) { apply<T, T>(ctx, ops, f); };
   switch (op) {
     case Op::maximum:
       return go(Maximum{});
@@ -220,20 +217,25 @@ void run_binary(const KernelContext& ctx, const ir::Node& node, const TensorValu
     // meet as bool.
     bool logical = node.op == Op::logical_and || node.op == Op::logical_or;
     ir::DType compute = ta == tb ? ta : logical ? ir::DType::Bool : ir::promote(ta, tb);
-    TensorValue x = cast_to(ctx, a, compute), y = cast_to(ctx, b, compute);
+    TensorValue keep_a, keep_b;
+    Operand ops[3] = {operand_of(out), operand_as(ctx, a, compute, keep_a),
+                      operand_as(ctx, b, compute, keep_b)};
     return visit_dtype(compute,
-                       [&]<typename T>(TypeTag<T>) { run_predicate<T>(ctx, node.op, x, y, out); });
+                       [&]<typename T>(TypeTag<T>) { run_predicate<T>(ctx, node.op, ops); });
   }
   ir::DType compute = out.type.dtype;
-  TensorValue x = cast_to(ctx, a, compute), y = cast_to(ctx, b, compute);
-  visit_dtype(compute, [&]<typename T>(TypeTag<T>) { run_arithmetic<T>(ctx, node.op, x, y, out); });
+  TensorValue keep_a, keep_b;
+  Operand ops[3] = {operand_of(out), operand_as(ctx, a, compute, keep_a),
+                    operand_as(ctx, b, compute, keep_b)};
+  visit_dtype(compute, [&]<typename T>(TypeTag<T>) { run_arithmetic<T>(ctx, node.op, ops); });
 }
 
 void run_where(const KernelContext& ctx, const TensorValue& cond, const TensorValue& a,
                const TensorValue& b, const TensorValue& out) {
-  TensorValue c = cast_to(ctx, cond, ir::DType::Bool);
-  TensorValue x = cast_to(ctx, a, out.type.dtype), y = cast_to(ctx, b, out.type.dtype);
-  Operand ops[4] = {operand_of(out), operand_of(c), operand_of(x), operand_of(y)};
+  TensorValue keep_c, keep_a, keep_b;
+  Operand ops[4] = {operand_of(out), operand_as(ctx, cond, ir::DType::Bool, keep_c),
+                    operand_as(ctx, a, out.type.dtype, keep_a),
+                    operand_as(ctx, b, out.type.dtype, keep_b)};
   // Selection only moves bits: one instantiation per item size.
   visit_itemsize(ir::itemsize(out.type.dtype), [&]<typename U>(TypeTag<U>) {
     launch(ctx.threads, ops, [](char* const* p, const int64_t* s, int64_t n) {

@@ -60,6 +60,13 @@ TensorValue cast_to(const KernelContext& ctx, const TensorValue& v, ir::DType dt
   return out;
 }
 
+Operand operand_as(const KernelContext& ctx, const TensorValue& v, ir::DType dtype,
+                   TensorValue& keep) {
+  if (v.type.dtype == dtype) return operand_of(v);
+  keep = cast_to(ctx, v, dtype);
+  return operand_of(keep);
+}
+
 TensorValue make_contiguous(const KernelContext& ctx, const TensorValue& v) {
   Operand src = operand_of(v);
   if (src.is_contiguous()) return v;

@@ -3,6 +3,7 @@
 
 #include "engine/backends/cpu/elementwise.h"
 #include "engine/backends/cpu/kernels.h"
+#include "engine/backends/cpu/vector_math.h"
 
 namespace tensord::cpu {
 namespace {
@@ -60,11 +61,19 @@ struct Exp {
   C operator()(C x) const {
     return std::exp(x);
   }
+  template <typename C>
+  void block(const C* x, C* y, int64_t n) const {
+    vmath::exp(x, y, n);
+  }
 };
 struct Log {
   template <typename C>
   C operator()(C x) const {
     return std::log(x);
+  }
+  template <typename C>
+  void block(const C* x, C* y, int64_t n) const {
+    vmath::log(x, y, n);
   }
 };
 struct Sqrt {
@@ -84,11 +93,19 @@ struct Sin {
   C operator()(C x) const {
     return std::sin(x);
   }
+  template <typename C>
+  void block(const C* x, C* y, int64_t n) const {
+    vmath::sin(x, y, n);
+  }
 };
 struct Cos {
   template <typename C>
   C operator()(C x) const {
     return std::cos(x);
+  }
+  template <typename C>
+  void block(const C* x, C* y, int64_t n) const {
+    vmath::cos(x, y, n);
   }
 };
 struct Tanh {
@@ -96,17 +113,29 @@ struct Tanh {
   C operator()(C x) const {
     return std::tanh(x);
   }
+  template <typename C>
+  void block(const C* x, C* y, int64_t n) const {
+    vmath::tanh(x, y, n);
+  }
 };
 struct Sigmoid {
   template <typename C>
   C operator()(C x) const {
     return C(1) / (C(1) + std::exp(-x));
   }
+  template <typename C>
+  void block(const C* x, C* y, int64_t n) const {
+    vmath::sigmoid(x, y, n);
+  }
 };
 struct Erf {
   template <typename C>
   C operator()(C x) const {
     return std::erf(x);
+  }
+  template <typename C>
+  void block(const C* x, C* y, int64_t n) const {
+    vmath::erf(x, y, n);
   }
 };
 struct Floor {
@@ -128,16 +157,16 @@ struct Round {
   }  // half to even
 };
 
+// ops: output, input.
 template <typename In, typename Out, typename F>
-void apply(const KernelContext& ctx, const TensorValue& in, const TensorValue& out, F f) {
-  Operand ops[2] = {operand_of(out), operand_of(in)};
+void apply(const KernelContext& ctx, std::span<const Operand> ops, F f) {
   launch(ctx.threads, ops,
          [f](char* const* p, const int64_t* s, int64_t n) { unary_row<In, Out>(p, s, n, f); });
 }
 
 template <typename T>
-void run_same_type(const KernelContext& ctx, Op op, const TensorValue& in, const TensorValue& out) {
-  auto go = [&](auto f) { apply<T, T>(ctx, in, out, f); };
+void run_same_type(const KernelContext& ctx, Op op, std::span<const Operand> ops) {
+  auto go = [&](auto f) { apply<T, T>(ctx, ops, f); };
   if constexpr (!std::is_same_v<T, bool>) {
     switch (op) {
       case Op::neg:
@@ -186,7 +215,7 @@ void run_same_type(const KernelContext& ctx, Op op, const TensorValue& in, const
       case Op::floor:
       case Op::ceil:
       case Op::round:
-        return copy_into(ctx, operand_of(in), operand_of(out));
+        return copy_into(ctx, ops[1], ops[0]);
       default:
         break;
     }
@@ -200,13 +229,14 @@ void run_unary(const KernelContext& ctx, const ir::Node& node, const TensorValue
                const TensorValue& out) {
   if (node.op == Op::cast) return cast_into(ctx, operand_of(in), operand_of(out));
   if (node.op == Op::logical_not) {
+    Operand ops[2] = {operand_of(out), operand_of(in)};
     return visit_dtype(in.type.dtype,
-                       [&]<typename T>(TypeTag<T>) { apply<T, bool>(ctx, in, out, LogicalNot{}); });
+                       [&]<typename T>(TypeTag<T>) { apply<T, bool>(ctx, ops, LogicalNot{}); });
   }
   // Float ops on integer or bool inputs compute in the (float) output dtype.
-  TensorValue src = cast_to(ctx, in, out.type.dtype);
-  visit_dtype(out.type.dtype,
-              [&]<typename T>(TypeTag<T>) { run_same_type<T>(ctx, node.op, src, out); });
+  TensorValue keep;
+  Operand ops[2] = {operand_of(out), operand_as(ctx, in, out.type.dtype, keep)};
+  visit_dtype(out.type.dtype, [&]<typename T>(TypeTag<T>) { run_same_type<T>(ctx, node.op, ops); });
 }
 
 }  // namespace tensord::cpu

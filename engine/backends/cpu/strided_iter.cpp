@@ -81,6 +81,7 @@ StridedLoop::StridedLoop(std::span<const int64_t> shape, std::span<const Operand
   }
   if (ndim_ == 0) {  // a single element
     sizes_[0] = 1;
+    for (int k = 0; k < nops_; ++k) strides_[0][k] = 0;
     ndim_ = 1;
   }
 }

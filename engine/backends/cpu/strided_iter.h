@@ -24,8 +24,9 @@ struct Operand {
   ir::DType dtype = ir::DType::Float32;
   int64_t itemsize = 0;
   int rank = 0;
-  int64_t shape[ir::kMaxRank] = {};
-  int64_t strides[ir::kMaxRank] = {};  // elements; 0 broadcasts, negative flips
+  // Only the first `rank` entries are meaningful (left uninitialized: built per op).
+  int64_t shape[ir::kMaxRank];
+  int64_t strides[ir::kMaxRank];  // elements; 0 broadcasts, negative flips
 
   std::span<const int64_t> dims() const { return {shape, static_cast<size_t>(rank)}; }
   int64_t numel() const;
@@ -54,9 +55,10 @@ class StridedLoop {
   int nops_ = 0;
   int ndim_ = 0;  // >= 1 unless numel_ == 0; dim 0 is the innermost
   int64_t numel_ = 0;
-  int64_t sizes_[ir::kMaxRank] = {};
-  int64_t strides_[ir::kMaxRank][kMaxOperands] = {};
-  char* data_[kMaxOperands] = {};
+  // Only the first ndim_ dims and nops_ operands are meaningful.
+  int64_t sizes_[ir::kMaxRank];
+  int64_t strides_[ir::kMaxRank][kMaxOperands];
+  char* data_[kMaxOperands];
 };
 
 template <typename Row>

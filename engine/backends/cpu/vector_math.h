@@ -1,0 +1,118 @@
+// Vectorized transcendental functions for the unary float ops: glibc's libmvec (its AVX-512 or
+// AVX2 variants, picked at compile time, so with TENSORD_NATIVE) on whole blocks of floats,
+// and plain libm loops where neither instruction set is enabled. libmvec results are within
+// a few ulp of libm's; NaN, infinities, overflow and underflow come out the same.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__AVX512F__) || defined(__AVX2__)
+#include <features.h>
+#include <immintrin.h>
+#if __GLIBC_PREREQ(2, 35)  // tanh and erf joined libmvec in 2.35
+#define TENSORD_VECTOR_MATH 1
+#endif
+#endif
+
+namespace tensord::cpu::vmath {
+
+#if defined(TENSORD_VECTOR_MATH)
+#if defined(__AVX512F__)
+#define TENSORD_MVEC(f, name) _ZGVeN16v_##name##f
+#define TENSORD_MVEC_D(name) _ZGVeN8v_##name
+using FloatVec = __m512;
+using DoubleVec = __m512d;
+inline FloatVec load(const float* p) {
+  return _mm512_loadu_ps(p);
+}
+inline DoubleVec load(const double* p) {
+  return _mm512_loadu_pd(p);
+}
+inline void store(float* p, FloatVec v) {
+  _mm512_storeu_ps(p, v);
+}
+inline void store(double* p, DoubleVec v) {
+  _mm512_storeu_pd(p, v);
+}
+#else
+#define TENSORD_MVEC(f, name) _ZGVdN8v_##name##f
+#define TENSORD_MVEC_D(name) _ZGVdN4v_##name
+using FloatVec = __m256;
+using DoubleVec = __m256d;
+inline FloatVec load(const float* p) {
+  return _mm256_loadu_ps(p);
+}
+inline DoubleVec load(const double* p) {
+  return _mm256_loadu_pd(p);
+}
+inline void store(float* p, FloatVec v) {
+  _mm256_storeu_ps(p, v);
+}
+inline void store(double* p, DoubleVec v) {
+  _mm256_storeu_pd(p, v);
+}
+#endif
+
+extern "C" {
+#define TENSORD_DECLARE(name)                        \
+  FloatVec TENSORD_MVEC(f, name)(FloatVec) noexcept; \
+  DoubleVec TENSORD_MVEC_D(name)(DoubleVec) noexcept;
+TENSORD_DECLARE(exp)
+TENSORD_DECLARE(log)
+TENSORD_DECLARE(sin)
+TENSORD_DECLARE(cos)
+TENSORD_DECLARE(tanh)
+TENSORD_DECLARE(erf)
+#undef TENSORD_DECLARE
+}
+
+// y[i] = f(x[i]) a vector at a time; the tail goes through a zero-padded vector.
+template <typename T, typename Vec, Vec (*F)(Vec) noexcept>
+inline void apply(const T* x, T* y, int64_t n) {
+  constexpr int64_t kLanes = sizeof(Vec) / sizeof(T);
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) store(y + i, F(load(x + i)));
+  if (i < n) {
+    T tail[kLanes] = {};
+    std::memcpy(tail, x + i, (n - i) * sizeof(T));
+    store(tail, F(load(tail)));
+    std::memcpy(y + i, tail, (n - i) * sizeof(T));
+  }
+}
+
+#define TENSORD_VECTOR_FN(name)                              \
+  inline void name(const float* x, float* y, int64_t n) {    \
+    apply<float, FloatVec, TENSORD_MVEC(f, name)>(x, y, n);  \
+  }                                                          \
+  inline void name(const double* x, double* y, int64_t n) {  \
+    apply<double, DoubleVec, TENSORD_MVEC_D(name)>(x, y, n); \
+  }
+#else
+#define TENSORD_VECTOR_FN(name)                             \
+  inline void name(const float* x, float* y, int64_t n) {   \
+    for (int64_t i = 0; i < n; ++i) y[i] = std::name(x[i]); \
+  }                                                         \
+  inline void name(const double* x, double* y, int64_t n) { \
+    for (int64_t i = 0; i < n; ++i) y[i] = std::name(x[i]); \
+  }
+#endif
+
+TENSORD_VECTOR_FN(exp)
+TENSORD_VECTOR_FN(log)
+TENSORD_VECTOR_FN(sin)
+TENSORD_VECTOR_FN(cos)
+TENSORD_VECTOR_FN(tanh)
+TENSORD_VECTOR_FN(erf)
+#undef TENSORD_VECTOR_FN
+
+// 1 / (1 + exp(-x)), a block at a time.
+template <typename T>
+inline void sigmoid(const T* x, T* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = -x[i];
+  exp(y, y, n);
+  for (int64_t i = 0; i < n; ++i) y[i] = T(1) / (T(1) + y[i]);
+}
+
+}  // namespace tensord::cpu::vmath
