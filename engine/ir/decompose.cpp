@@ -102,14 +102,15 @@ ValueRef clamp(Expansion& e, ValueRef x, const Attrs& attrs) {
 // mean and var: sums in the compute dtype divided by counts.
 ValueRef moments(Expansion& e, Op op, ValueRef in, const Attrs& attrs, DType out) {
   const DType c = compute_dtype(out);
-  const Shape& shape = e.type(in).shape;
+  const Shape shape = e.type(in).shape;  // a copy: adding nodes moves the graph's nodes
   const AxisMask mask = reduction_axes(attrs, static_cast<int64_t>(shape.size()));
   const Ints axes = axes_of(mask, static_cast<int64_t>(shape.size()));
   const bool keepdim = attrs.get_bool(Attr::keepdim, false);
   const auto n = static_cast<double>(count_of(mask, shape));
   ValueRef x = e.cast(in, c);
-  if (op == Op::mean)
+  if (op == Op::mean) {
     return e.cast(e.binary(Op::div, e.sum(x, axes, keepdim), e.scalar(n, c)), out);
+  }
   ValueRef mean = e.binary(Op::div, e.sum(x, axes, true), e.scalar(n, c));
   ValueRef d = e.binary(Op::sub, x, mean);
   ValueRef ss = e.sum(e.binary(Op::mul, d, d), axes, keepdim);
@@ -126,7 +127,7 @@ ValueRef flip(Expansion& e, ValueRef x, const Attrs& attrs) {
 }
 
 ValueRef stack(Expansion& e, std::span<const ValueRef> in, const Attrs& attrs) {
-  const Shape& shape = e.type(in[0]).shape;
+  const Shape shape = e.type(in[0]).shape;  // a copy: adding nodes moves the graph's nodes
   const int64_t axis =
       normalize_axis(attrs.get_int(Attr::axis), static_cast<int64_t>(shape.size()) + 1);
   Shape unsqueezed = shape;
@@ -153,7 +154,7 @@ ValueRef softmax(Expansion& e, Op op, ValueRef in, const Attrs& attrs, const Ten
 
 ValueRef layer_norm(Expansion& e, std::span<const ValueRef> in, const Attrs& attrs, DType out) {
   const DType c = compute_dtype(out);
-  const Shape& shape = e.type(in[0]).shape;
+  const Shape shape = e.type(in[0]).shape;  // a copy: adding nodes moves the graph's nodes
   const int64_t rank = static_cast<int64_t>(shape.size());
   const int64_t nd = attrs.get_int(Attr::normalized_ndim);
   Ints axes;
