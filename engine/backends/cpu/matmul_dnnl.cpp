@@ -90,9 +90,12 @@ const DnnlMatmul::Entry* DnnlMatmul::find_or_create(const KernelContext& ctx,
 
 bool DnnlMatmul::run(const KernelContext& ctx, const MatmulProblem& p) {
   if (unimplemented_[static_cast<size_t>(p.dtype)]) return false;
-  // oneDNN's OpenMP regions size themselves from this thread's ICV.
-  omp_set_num_threads(ctx.threads);
-  const Entry* entry = find_or_create(ctx, p);
+  // oneDNN's OpenMP regions size themselves from this thread's ICV. Small products stay on
+  // this thread: waking a team costs more than they do.
+  KernelContext sized = ctx;
+  if (p.batch_count() * p.m * p.n * p.k < kSerialWork) sized.threads = 1;
+  omp_set_num_threads(sized.threads);
+  const Entry* entry = find_or_create(sized, p);
   if (entry == nullptr) return false;
   try {
     memory a(entry->a, engine_, p.a.data), b(entry->b, engine_, p.b.data),

@@ -15,6 +15,7 @@ namespace tensord::cpu {
 class DnnlMatmul {
  public:
   static constexpr size_t kCacheCapacity = 256;
+  static constexpr int64_t kSerialWork = int64_t{1} << 18;  // multiply-adds
 
   DnnlMatmul();
 

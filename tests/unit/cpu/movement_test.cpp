@@ -75,3 +75,50 @@ TEST_CASE("gather reads along an axis at per-element indices") {
 
 }  // namespace
 }  // namespace tensord::cpu::test
+
+namespace tensord::cpu::test {
+namespace {
+
+// Permuted views big enough for the tiled copy, checked element by element.
+template <typename T>
+void check_permuted_copy(CpuBackend& cpu, Shape base_shape, std::vector<int> perm,
+                         bool flip_first) {
+  int64_t n = ir::numel(base_shape);
+  std::vector<T> data(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(i * 7 + 3);
+  auto base = tensor<T>(cpu, base_shape, data);
+  std::vector<int64_t> base_strides = ir::contiguous_strides(base_shape);
+  Shape shape;
+  std::vector<int64_t> strides;
+  for (int d : perm) shape.push_back(base_shape[d]), strides.push_back(base_strides[d]);
+  int64_t offset = 0;
+  if (flip_first) {  // flip the view's first dim
+    offset = (shape[0] - 1) * strides[0];
+    strides[0] = -strides[0];
+  }
+  auto v = view(base, shape, strides, offset);
+  auto got = values<T>(run(cpu, node(Op::contiguous, {dtype_of<T>(), shape}), {v}));
+  std::vector<int64_t> idx(shape.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = offset;
+    for (size_t d = 0; d < shape.size(); ++d) off += idx[d] * strides[d];
+    REQUIRE(got[i] == data[off]);
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+TEST_CASE("transposing copies are tiled and exact") {
+  CpuBackend serial(1), parallel(4);
+  check_permuted_copy<float>(serial, {100, 77}, {1, 0}, false);
+  check_permuted_copy<float>(parallel, {300, 257}, {1, 0}, false);
+  check_permuted_copy<uint8_t>(parallel, {300, 257}, {1, 0}, true);
+  check_permuted_copy<double>(serial, {5, 40, 33}, {0, 2, 1}, false);
+  check_permuted_copy<int16_t>(parallel, {6, 50, 70}, {2, 1, 0}, true);
+  check_permuted_copy<int64_t>(serial, {4, 3, 30, 50}, {1, 3, 0, 2}, false);
+}
+
+}  // namespace
+}  // namespace tensord::cpu::test
