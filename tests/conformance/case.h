@@ -1,0 +1,76 @@
+// One row of the conformance table, fully concrete: an op, its attributes, its inputs (dtype,
+// logical shape, layout, values) and how exact the result must be.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/ir/attrs.h"
+#include "engine/ir/error.h"
+#include "engine/ir/op.h"
+#include "tests/conformance/layout.h"
+#include "tests/conformance/ref_tensor.h"
+#include "tests/conformance/tolerance.h"
+#include "tests/conformance/values.h"
+
+namespace tensord::conformance {
+
+struct InputSpec {
+  DType dtype = DType::Float32;
+  Shape shape;  // as the op sees it
+  Layout layout = Layout::Contiguous;
+  Values values = Values::Mixed;
+  int64_t bound = 0;                    // Values::Index: indices in [-bound, bound)
+  std::vector<double> explicit_values;  // Values::Explicit (repeated to fill the tensor)
+};
+
+// An extra check of the output (moments of random tensors); returns "" or what is wrong.
+using Property = std::function<std::string(const RefTensor& got)>;
+
+struct Case {
+  ir::Op op = ir::Op::input;
+  ir::Attrs attrs;
+  std::vector<InputSpec> inputs;
+  Accuracy accuracy = Accuracy::Exact;
+  // The table's own claim that docs/ops.md rejects this case with this code; the runner checks
+  // that the reference agrees, so an error row cannot silently turn into a value row.
+  std::optional<ErrorCode> error;
+  int repeat = 1;  // runs of the same graph (plan cache hits must give the same values)
+  Property property;
+  std::string note;  // what the case is about, when the inputs do not say it
+};
+
+// Builders that keep the table rows short.
+inline InputSpec in(DType t, Shape s, Layout l = Layout::Contiguous, Values v = Values::Mixed) {
+  return InputSpec{t, std::move(s), l, v, 0, {}};
+}
+inline InputSpec in_values(DType t, Shape s, std::vector<double> values) {
+  return InputSpec{t, std::move(s), Layout::Contiguous, Values::Explicit, 0, std::move(values)};
+}
+inline InputSpec in_index(DType t, Shape s, int64_t bound) {
+  return InputSpec{t, std::move(s), Layout::Contiguous, Values::Index, bound, {}};
+}
+
+std::string describe(const Case& c);  // "add float16(5, 7)[permuted] float16(7)  {axis=1}"
+
+// The table, by family (cases_*.cpp); all_cases() concatenates them.
+void add_creation_cases(std::vector<Case>& out);
+void add_unary_cases(std::vector<Case>& out);
+void add_binary_cases(std::vector<Case>& out);
+void add_reduce_cases(std::vector<Case>& out);
+void add_view_cases(std::vector<Case>& out);
+void add_movement_cases(std::vector<Case>& out);
+void add_matmul_cases(std::vector<Case>& out);
+void add_normalize_cases(std::vector<Case>& out);
+std::vector<Case> all_cases();
+
+// dtype sets rows draw from.
+inline constexpr DType kAllDTypes[] = {
+    DType::Bool,  DType::Int8,    DType::UInt8,    DType::Int16,   DType::Int32,
+    DType::Int64, DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
+inline constexpr DType kFloatDTypes[] = {DType::Float16, DType::BFloat16, DType::Float32,
+                                         DType::Float64};
+
+}  // namespace tensord::conformance

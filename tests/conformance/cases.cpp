@@ -1,0 +1,65 @@
+// The whole table, and how a case describes itself in failure reports.
+#include <cstdio>
+#include <variant>
+
+#include "tests/conformance/case.h"
+
+namespace tensord::conformance {
+
+namespace {
+
+std::string attr_value_str(const ir::AttrValue& v) {
+  if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  if (const auto* t = std::get_if<DType>(&v)) return std::string(ir::name(*t));
+  if (const auto* d = std::get_if<double>(&v)) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", *d);
+    std::string s = buf;
+    // Keep floats recognisable as floats: "2.0", not "2".
+    if (s.find_first_of(".eina") == std::string::npos) s += ".0";
+    return s;
+  }
+  return shape_str(std::get<std::vector<int64_t>>(v));
+}
+
+}  // namespace
+
+std::string describe(const Case& c) {
+  std::string s(ir::name(c.op));
+  for (const InputSpec& in : c.inputs) {
+    s += " " + std::string(ir::name(in.dtype)) + shape_str(in.shape);
+    std::string tags;
+    if (in.layout != Layout::Contiguous) tags += name(in.layout);
+    if (in.values != Values::Mixed && in.values != Values::Explicit) {
+      tags += (tags.empty() ? "" : ",") + std::string(name(in.values));
+    }
+    if (!tags.empty()) s += "[" + tags + "]";
+  }
+  if (!c.attrs.items().empty()) {
+    s += " {";
+    bool first = true;
+    for (const auto& [attr, value] : c.attrs.items()) {
+      s += (first ? "" : ", ") + std::string(ir::name(attr)) + "=" + attr_value_str(value);
+      first = false;
+    }
+    s += "}";
+  }
+  if (!c.note.empty()) s += " (" + c.note + ")";
+  return s;
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  add_creation_cases(cases);
+  add_unary_cases(cases);
+  add_binary_cases(cases);
+  add_reduce_cases(cases);
+  add_view_cases(cases);
+  add_movement_cases(cases);
+  add_matmul_cases(cases);
+  add_normalize_cases(cases);
+  return cases;
+}
+
+}  // namespace tensord::conformance

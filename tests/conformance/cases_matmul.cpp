@@ -1,0 +1,76 @@
+// Table rows for matmul: 1-D and batched operands, batch broadcasting, zero-size dims,
+// transposed and strided operands, promotion, and the shape and dtype errors.
+#include "tests/conformance/case.h"
+#include "tests/conformance/sweep.h"
+
+namespace tensord::conformance {
+
+using ir::Op;
+
+namespace {
+
+Case matmul(InputSpec a, InputSpec b, std::optional<ErrorCode> error = std::nullopt) {
+  Case c;
+  c.op = Op::matmul;
+  c.inputs = {std::move(a), std::move(b)};
+  c.accuracy = Accuracy::Accumulated;
+  c.error = error;
+  return c;
+}
+
+}  // namespace
+
+void add_matmul_cases(std::vector<Case>& out) {
+  struct Pair {
+    Shape a, b;
+    Layout la = Layout::Contiguous, lb = Layout::Contiguous;
+  };
+  using L = Layout;
+  const Pair kPairs[] = {
+      {{3, 4}, {4, 5}},
+      {{4}, {4}},
+      {{4}, {4, 5}},
+      {{3, 4}, {4}},
+      {{2, 3, 4}, {4, 5}},
+      {{2, 3, 4}, {2, 4, 5}},
+      {{2, 1, 3, 4}, {5, 4, 6}},
+      {{3, 4}, {2, 4, 6}},
+      {{0, 4}, {4, 5}},
+      {{3, 0}, {0, 5}},  // an empty sum: zeros
+      {{1, 1}, {1, 1}},
+      {{17, 33}, {33, 19}},
+      {{7, 9}, {9, 5}, L::Permuted, L::Permuted},
+      {{7, 9}, {9, 5}, L::Strided, L::Reversed},
+      {{7, 9}, {9, 5}, L::Mixed, L::Broadcast},
+      {{2, 7, 9}, {9, 5}, L::Permuted, L::Contiguous},
+      {{260, 260}, {260, 260}},  // > 64K elements per operand
+      {{260, 260}, {260, 260}, L::Permuted, L::Strided},
+  };
+  for (DType t : kAllDTypes) {
+    if (t == DType::Bool) {
+      out.push_back(matmul(in(t, {2, 3}), in(t, {3, 2}), ErrorCode::DType));
+      continue;
+    }
+    for (const Pair& p : kPairs) {
+      out.push_back(matmul(in(t, p.a, p.la, Values::Small), in(t, p.b, p.lb, Values::Small)));
+    }
+    out.push_back(matmul(in(t, {5, 13}, L::Contiguous, Values::Edge),
+                         in(t, {13, 3}, L::Contiguous, Values::Edge)));
+    out.push_back(matmul(in(t, {3, 4}), in(t, {5, 6}), ErrorCode::Shape));
+    out.push_back(matmul(in(t, {4}), in(t, {5}), ErrorCode::Shape));
+    out.push_back(matmul(in(t, {2, 3, 4}), in(t, {3, 4, 5}), ErrorCode::Shape));
+    out.push_back(matmul(in(t, {}), in(t, {3}), ErrorCode::Shape));
+  }
+  for (auto [a, b] : {std::pair{DType::Int8, DType::UInt8},
+                      {DType::Float16, DType::Float32},
+                      {DType::Int32, DType::Float32},
+                      {DType::BFloat16, DType::Float16},
+                      {DType::Int64, DType::Float64}}) {
+    out.push_back(matmul(in(a, {3, 4}, Layout::Contiguous, Values::Small),
+                         in(b, {4, 5}, Layout::Contiguous, Values::Small)));
+  }
+  out.push_back(matmul(in(DType::Float32, {2, 3}), in(DType::Bool, {3, 2})));  // promotes
+  out.push_back(matmul(in(DType::Bool, {2, 3}), in(DType::Int8, {3})));
+}
+
+}  // namespace tensord::conformance

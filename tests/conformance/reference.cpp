@@ -1,0 +1,195 @@
+// Dispatch to the reference families, the op-schema checks every op shares, and the
+// broadcasting helpers.
+#include "tests/conformance/reference.h"
+
+#include <algorithm>
+#include <variant>
+
+namespace tensord::conformance {
+
+using ir::Op;
+
+namespace {
+
+bool kind_matches(ir::AttrKind kind, const ir::AttrValue& v) {
+  switch (kind) {
+    case ir::AttrKind::Int:
+      return std::holds_alternative<int64_t>(v);
+    case ir::AttrKind::Float:
+      return std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v);
+    case ir::AttrKind::Bool:
+      return std::holds_alternative<bool>(v);
+    case ir::AttrKind::Ints:
+      return std::holds_alternative<std::vector<int64_t>>(v);
+    case ir::AttrKind::DType:
+      return std::holds_alternative<DType>(v);
+    case ir::AttrKind::Scalar:
+      return std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v) ||
+             std::holds_alternative<bool>(v);
+  }
+  return false;
+}
+
+// Arity and attribute names/kinds against the op's schema (engine/ir/op_table.cpp).
+void check_op_schema(Op op, size_t num_inputs, const ir::Attrs& attrs) {
+  const ir::OpInfo& info = ir::op_info(op);
+  if (static_cast<int>(num_inputs) < info.min_inputs ||
+      (info.max_inputs >= 0 && static_cast<int>(num_inputs) > info.max_inputs)) {
+    reject(ErrorCode::InvalidGraph, "wrong number of inputs");
+  }
+  for (const auto& [attr, value] : attrs.items()) {
+    auto spec = std::find_if(info.attrs.begin(), info.attrs.end(),
+                             [&](const ir::AttrSpec& s) { return s.attr == attr; });
+    if (spec == info.attrs.end()) reject(ErrorCode::InvalidGraph, "unknown attribute");
+    if (!kind_matches(spec->kind, value)) reject(ErrorCode::InvalidGraph, "attribute kind");
+  }
+  for (const ir::AttrSpec& s : info.attrs) {
+    if (s.required && !attrs.has(s.attr)) reject(ErrorCode::InvalidGraph, "missing attribute");
+  }
+}
+
+Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs);
+
+}  // namespace
+
+void check_value_type(DType t, const Shape& shape) {
+  for (int64_t d : shape) {
+    if (d < 0) reject(ErrorCode::Shape, "negative dimension");
+  }
+  if (shape.size() > 16) reject(ErrorCode::InvalidGraph, "rank above 16");
+  int64_t bytes = static_cast<int64_t>(ir::itemsize(t));
+  for (int64_t d : shape) {
+    if (d == 0) continue;
+    if (bytes > INT64_MAX / d) reject(ErrorCode::OutOfMemory, "byte size overflows int64");
+    bytes *= d;
+  }
+}
+
+Expected reference(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) {
+  check_op_schema(op, in.size(), attrs);
+  Expected e = dispatch(op, in, attrs);
+  check_value_type(e.value.dtype, e.value.shape);
+  return e;
+}
+
+namespace {
+
+Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) {
+  switch (op) {
+    case Op::full:
+    case Op::arange:
+    case Op::eye:
+    case Op::rand:
+    case Op::randn:
+    case Op::zeros:
+    case Op::ones:
+      return ref_creation(op, attrs);
+    case Op::cast:
+    case Op::neg:
+    case Op::abs:
+    case Op::exp:
+    case Op::log:
+    case Op::sqrt:
+    case Op::rsqrt:
+    case Op::sin:
+    case Op::cos:
+    case Op::tanh:
+    case Op::sigmoid:
+    case Op::relu:
+    case Op::erf:
+    case Op::floor:
+    case Op::ceil:
+    case Op::round:
+    case Op::sign:
+    case Op::logical_not:
+    case Op::gelu:
+    case Op::silu:
+    case Op::clamp:
+      return ref_unary(op, in[0], attrs);
+    case Op::add:
+    case Op::sub:
+    case Op::mul:
+    case Op::div:
+    case Op::pow:
+    case Op::maximum:
+    case Op::minimum:
+    case Op::eq:
+    case Op::ne:
+    case Op::lt:
+    case Op::le:
+    case Op::gt:
+    case Op::ge:
+    case Op::logical_and:
+    case Op::logical_or:
+      return ref_binary(op, in[0], in[1]);
+    case Op::where:
+      return ref_where(in[0], in[1], in[2]);
+    case Op::sum:
+    case Op::prod:
+    case Op::max:
+    case Op::min:
+    case Op::argmax:
+    case Op::argmin:
+    case Op::mean:
+    case Op::var:
+      return ref_reduce(op, in[0], attrs);
+    case Op::softmax:
+    case Op::log_softmax:
+    case Op::layer_norm:
+      return ref_normalize(op, in, attrs);
+    case Op::reshape:
+    case Op::permute:
+    case Op::expand:
+    case Op::slice:
+    case Op::transpose:
+    case Op::squeeze:
+    case Op::unsqueeze:
+    case Op::flip:
+    case Op::contiguous:
+      return ref_view(op, in[0], attrs);
+    case Op::concat:
+    case Op::stack:
+    case Op::pad:
+    case Op::index_select:
+    case Op::gather:
+      return ref_movement(op, in, attrs);
+    case Op::matmul:
+      return ref_matmul(in[0], in[1]);
+    case Op::input:
+      break;
+  }
+  reject(ErrorCode::Internal, "the reference has no rule for this op");
+}
+
+}  // namespace
+
+Shape ref_broadcast(const Shape& a, const Shape& b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t da = d < rank - a.size() ? 1 : a[d - (rank - a.size())];
+    int64_t db = d < rank - b.size() ? 1 : b[d - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      reject(ErrorCode::Shape, shape_str(a) + " and " + shape_str(b) + " do not broadcast");
+    }
+    out[d] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+int64_t ref_axis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) reject(ErrorCode::Shape, "axis out of range");
+  return axis < 0 ? axis + rank : axis;
+}
+
+int64_t broadcast_source(std::span<const int64_t> out_index, const Shape& in_shape) {
+  size_t lead = out_index.size() - in_shape.size();
+  int64_t flat = 0;
+  for (size_t d = 0; d < in_shape.size(); ++d) {
+    int64_t i = in_shape[d] == 1 ? 0 : out_index[lead + d];
+    flat = flat * in_shape[d] + i;
+  }
+  return flat;
+}
+
+}  // namespace tensord::conformance

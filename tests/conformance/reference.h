@@ -1,0 +1,56 @@
+// The float64 reference: what docs/ops.md says each op returns, computed on the host from the
+// same inputs the backend gets. Every function throws RefError when docs/ops.md rejects the
+// inputs (with the error code the engine must raise).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "engine/ir/attrs.h"
+#include "engine/ir/op.h"
+#include "tests/conformance/ref_tensor.h"
+
+namespace tensord::conformance {
+
+struct Expected {
+  Expected(RefTensor v) : value(std::move(v)) {}  // NOLINT: plain values convert implicitly
+
+  RefTensor value;  // dtype and shape per docs/ops.md; values rounded to the dtype
+  // Accumulated results: per element, the largest magnitude among the terms that were summed
+  // (empty: none), and the number of terms. The allowed error grows with sqrt(terms) * scale.
+  std::vector<double> scale;
+  int64_t terms = 0;
+};
+
+// Dispatches on the op; `inputs` are the op's inputs as the op sees them (views applied).
+Expected reference(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+
+// Families (reference_*.cpp).
+Expected ref_creation(ir::Op op, const ir::Attrs& attrs);
+Expected ref_unary(ir::Op op, const RefTensor& x, const ir::Attrs& attrs);
+Expected ref_binary(ir::Op op, const RefTensor& a, const RefTensor& b);
+Expected ref_where(const RefTensor& cond, const RefTensor& a, const RefTensor& b);
+Expected ref_reduce(ir::Op op, const RefTensor& x, const ir::Attrs& attrs);
+Expected ref_normalize(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+Expected ref_view(ir::Op op, const RefTensor& x, const ir::Attrs& attrs);
+Expected ref_movement(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+Expected ref_matmul(const RefTensor& a, const RefTensor& b);
+
+// Shared helpers.
+// docs/ops.md "Every value": dims >= 0 (Shape), rank <= 16 (InvalidGraph), byte size of the
+// non-zero dims within int64 (OutOfMemory). Called before anything is allocated.
+void check_value_type(DType t, const Shape& shape);
+Shape ref_broadcast(const Shape& a, const Shape& b);  // Shape error when incompatible
+int64_t ref_axis(int64_t axis, int64_t rank);         // normalized; Shape error when out of range
+// Maps an output index to the flat index of an input broadcast to `out`'s shape.
+int64_t broadcast_source(std::span<const int64_t> out_index, const Shape& in_shape);
+
+// Philox4x32-10 as docs/ops.md specifies it (Random123's round and key schedule).
+struct Philox {
+  uint32_t r[4];
+};
+Philox philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1);
+double rand_value(DType t, int64_t seed, int64_t i);   // rand's element i, in dtype t
+double randn_value(DType t, int64_t seed, int64_t i);  // randn's element i, in dtype t
+
+}  // namespace tensord::conformance
