@@ -137,10 +137,17 @@ kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext con
           return execute(engine, request, max_chunk);
         });
       })
-      .then([session, context](kj::Own<RunOutcome> outcome) mutable {
+      .then([session, context,
+             nodes = run->request.graph.nodes.size()](kj::Own<RunOutcome> outcome) mutable {
         with_wire_errors([&] {
+          size_t outputs = outcome->values.size();
           publish(session, std::move(*outcome), context.getResults());
           session->count_run();
+          Logger& log = session->daemon().log;
+          if (log.enabled(LogLevel::Debug)) {
+            log.debug(session->label() + ": ran " + std::to_string(nodes) + " nodes, " +
+                      std::to_string(outputs) + " outputs");
+          }
         });
       });
 }

@@ -8,6 +8,7 @@
 namespace tensord::server {
 
 kj::Promise<void> SessionImpl::run(RunContext context) {
+  context.allowCancellation();  // a client that hangs up or gives up frees its queue slot
   return with_wire_errors([&] { return run_graph(core_, context); });
 }
 

@@ -47,6 +47,7 @@ kj::Promise<void> TensorImpl::read(ReadContext context) {
                                                std::to_string(size) + "-byte tensor");
     }
     if (length == 0) return kj::READY_NOW;
+    context.allowCancellation();
     // Device memory is the worker's: copy the range out there, in order with the session's runs.
     return run_on_worker(session_->queue(),
                          [value = value_, offset, length](engine::Engine& engine) {

@@ -93,6 +93,7 @@ kj::Promise<void> UploadSinkImpl::finish(FinishContext context) {
                       " of " + std::to_string(size_) + " bytes written");
     }
     finished_ = true;
+    context.allowCancellation();
     // The staging buffer moves to the job; the charge stays with this sink until the tensor
     // exists, so the usage never drops to zero in between.
     auto staging = std::shared_ptr<uint8_t[]>(std::move(staging_));

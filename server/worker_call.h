@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "engine/ir/error.h"
 #include "scheduler/scheduler.h"
 #include "server/exceptions.h"
 
@@ -24,7 +25,11 @@ class WorkerCall final : public scheduler::Job {
       : work_(std::move(work)), fulfiller_(kj::mv(fulfiller)) {}
   ~WorkerCall() noexcept override {}  // kj::Own's destructor is noexcept(false); Job's is not
 
-  void run(engine::Engine& engine) override { result_ = kj::heap<T>(work_(engine)); }
+  void run(engine::Engine& engine) override {
+    // Nobody waits any more when the client cancelled the call or disconnected.
+    if (!fulfiller_->isWaiting()) throw Error(ErrorCode::Cancelled, "the request was cancelled");
+    result_ = kj::heap<T>(work_(engine));
+  }
 
   void done(std::exception_ptr error) noexcept override {
     if (error) {

@@ -16,6 +16,17 @@ struct DaemonOptions {
   std::vector<std::string> env;
   // How long the daemon may take until its socket accepts connections.
   std::chrono::milliseconds startup_timeout{20000};
+
+  static DaemonOptions with_args(std::vector<std::string> args) {
+    DaemonOptions o;
+    o.args = std::move(args);
+    return o;
+  }
+  static DaemonOptions with_env(std::vector<std::string> env) {
+    DaemonOptions o;
+    o.env = std::move(env);
+    return o;
+  }
 };
 
 // How a stopped daemon ended.
