@@ -64,6 +64,7 @@ void add_view_cases(std::vector<Case>& out);
 void add_movement_cases(std::vector<Case>& out);
 void add_matmul_cases(std::vector<Case>& out);
 void add_normalize_cases(std::vector<Case>& out);
+void add_schema_cases(std::vector<Case>& out);
 std::vector<Case> all_cases();
 
 // dtype sets rows draw from.

@@ -59,6 +59,7 @@ std::vector<Case> all_cases() {
   add_movement_cases(cases);
   add_matmul_cases(cases);
   add_normalize_cases(cases);
+  add_schema_cases(cases);
   return cases;
 }
 

@@ -1,6 +1,8 @@
 // Table rows for the broadcasting elementwise ops: add ... logical_or and where. Each row runs
 // on every dtype paired with itself, on mixed-dtype pairs (promotion), on broadcast and
 // non-contiguous shapes, and on shapes that do not broadcast.
+#include <tuple>
+
 #include "tests/conformance/case.h"
 #include "tests/conformance/sweep.h"
 
@@ -151,6 +153,18 @@ void add_binary_cases(std::vector<Case>& out) {
       c.error = ErrorCode::Shape;
       out.push_back(std::move(c));
     }
+  }
+  // Comparisons happen in the promoted dtype (docs/ops.md): 257 becomes 256 in bfloat16 and
+  // 2049 becomes 2048 in float16, so they compare equal to those.
+  for (auto [op, t, a, b] : {std::tuple{Op::eq, DType::BFloat16, 257.0, 256.0},
+                             std::tuple{Op::le, DType::BFloat16, 257.0, 256.0},
+                             std::tuple{Op::eq, DType::Float16, 2049.0, 2048.0},
+                             std::tuple{Op::le, DType::Float16, 2049.0, 2048.0}}) {
+    Case c;
+    c.op = op;
+    c.inputs = {in_values(DType::Int32, {2}, {a, -a}), in_values(t, {2}, {b, -b})};
+    c.note = "compared in " + std::string(ir::name(t));
+    out.push_back(std::move(c));
   }
   add_where_cases(out);
 }

@@ -97,6 +97,20 @@ void add_cast_cases(std::vector<Case>& out) {
                           {-2.9, 2.9, -0.5, 1e19, -1e19, 255.9, -129.0, 127.5, 9.2e18, NAN})};
     out.push_back(std::move(c));
   }
+  // float64 -> float16/bfloat16 rounds once: 1 + 2^-11 + 2^-40 is just above the float16 tie
+  // between 1 and 1 + 2^-10 (so 1 + 2^-10), but rounding through float32 first lands exactly
+  // on the tie and goes to even (1). Likewise for bfloat16 at 2^-8.
+  for (DType to : {DType::Float16, DType::BFloat16}) {
+    const double half_ulp = to == DType::Float16 ? 0x1p-11 : 0x1p-8;
+    Case c;
+    c.op = Op::cast;
+    c.attrs = {{Attr::dtype, to}};
+    c.inputs = {in_values(
+        DType::Float64, {4},
+        {1 + half_ulp + 0x1p-40, -(1 + half_ulp + 0x1p-40), 1 + half_ulp, 1 + 3 * half_ulp})};
+    c.note = "single rounding";
+    out.push_back(std::move(c));
+  }
 }
 
 }  // namespace
