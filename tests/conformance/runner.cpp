@@ -102,141 +102,171 @@ std::string compare(const Expected& expected, const RefTensor& got, Accuracy acc
          " elements differ";
 }
 
+namespace {
+
+// Thrown inside a case run; becomes the case's failure description.
+struct Failed {
+  std::string why;
+};
+
+// What the reference says a case must give: a value, or an error.
+struct Verdict {
+  std::optional<Expected> expected;
+  std::optional<RefError> rejected;
+
+  std::string describe_error() const {
+    return "a " + std::string(name(rejected->code)) + " error (" + rejected->why + ")" +
+           (rejected->at_run ? " at run time" : "");
+  }
+  std::string describe_type() const {
+    return type_str(expected->value.dtype, expected->value.shape);
+  }
+};
+
+Verdict judge(const Case& c, const std::vector<MaterializedInput>& inputs) {
+  std::vector<RefTensor> logical;
+  for (const MaterializedInput& in : inputs) logical.push_back(in.logical);
+  Verdict v;
+  try {
+    v.expected = reference(c.op, logical, c.attrs);
+  } catch (const RefError& e) {
+    v.rejected = e;
+  }
+  if (c.error && (!v.rejected || v.rejected->code != *c.error)) {
+    throw Failed{"table bug: the row expects a " + std::string(name(*c.error)) +
+                 " error but the reference " +
+                 (v.rejected ? "says " + std::string(name(v.rejected->code)) : "computes a value")};
+  }
+  return v;
+}
+
+// Input nodes, their layout views, then the op. Returns nullopt when graph.add rejected the op
+// as the reference expects.
+std::optional<ir::ValueRef> build_graph(const Case& c, const std::vector<MaterializedInput>& inputs,
+                                        const Verdict& verdict, ir::Graph& graph) {
+  std::vector<ir::ValueRef> op_inputs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    try {
+      ir::ValueRef v = graph.add_input(static_cast<uint32_t>(i),
+                                       ir::TensorType{c.inputs[i].dtype, inputs[i].plan.base});
+      for (const ViewStep& step : inputs[i].plan.steps) v = graph.add(step.op, {v}, step.attrs);
+      op_inputs.push_back(v);
+    } catch (const Error& e) {
+      throw Failed{"building the input layout failed: " + error_str(e)};
+    }
+  }
+  ir::ValueRef out;
+  try {
+    out = graph.add(c.op, op_inputs, c.attrs);
+  } catch (const Error& e) {
+    const RefError* r = verdict.rejected ? &*verdict.rejected : nullptr;
+    if (r && !r->at_run && e.code() == r->code) return std::nullopt;
+    throw Failed{"graph.add threw " + error_str(e) + "; expected " +
+                 (r ? verdict.describe_error() : verdict.describe_type())};
+  }
+  const ir::TensorType& type = graph.type(out);
+  if (verdict.rejected && !verdict.rejected->at_run) {
+    throw Failed{"expected " + verdict.describe_error() + ", graph.add accepted it as " +
+                 type_str(type.dtype, type.shape)};
+  }
+  if (verdict.expected && (type.dtype != verdict.expected->value.dtype ||
+                           type.shape != verdict.expected->value.shape)) {
+    throw Failed{"inferred type " + type_str(type.dtype, type.shape) + ", expected " +
+                 verdict.describe_type()};
+  }
+  return out;
+}
+
+}  // namespace
+
 Runner::Runner(engine::Backend& backend) : backend_(backend), engine_(backend) {}
 
 std::optional<CaseFailure> Runner::run(const Case& c) {
   const std::string op(ir::name(c.op));
-  auto fail = [&](std::string why) {
-    return std::optional<CaseFailure>(CaseFailure{op, describe(c) + ": " + why});
-  };
+  std::string why;
   try {
-    Rng rng(hash_string(describe(c)));
-    std::vector<MaterializedInput> inputs;
-    std::vector<RefTensor> logical;
-    for (const InputSpec& spec : c.inputs) {
-      inputs.push_back(materialize(spec, rng));
-      logical.push_back(inputs.back().logical);
-    }
-
-    std::optional<Expected> expected;
-    std::optional<RefError> rejected;
-    try {
-      expected = reference(c.op, logical, c.attrs);
-    } catch (const RefError& e) {
-      rejected = e;
-    }
-    if (c.error && (!rejected || rejected->code != *c.error)) {
-      return fail("table bug: the row expects a " + std::string(name(*c.error)) +
-                  " error but the reference " +
-                  (rejected ? "says " + std::string(name(rejected->code)) : "computes a value"));
-    }
-
-    ir::Graph graph;
-    std::vector<ir::ValueRef> op_inputs;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      ir::TensorType type{c.inputs[i].dtype, inputs[i].plan.base};
-      try {
-        ir::ValueRef v = graph.add_input(static_cast<uint32_t>(i), type);
-        for (const ViewStep& step : inputs[i].plan.steps) v = graph.add(step.op, {v}, step.attrs);
-        op_inputs.push_back(v);
-      } catch (const Error& e) {
-        return fail("building the input layout failed: " + error_str(e));
-      }
-    }
-    ir::ValueRef out;
-    try {
-      out = graph.add(c.op, op_inputs, c.attrs);
-    } catch (const Error& e) {
-      if (rejected && !rejected->at_run && e.code() == rejected->code) {
-        ++coverage_[op].errors;
-        return std::nullopt;
-      }
-      if (rejected) {
-        return fail("expected a " + std::string(name(rejected->code)) + " error (" + rejected->why +
-                    ")" + (rejected->at_run ? " at run time" : "") + ", graph.add threw " +
-                    error_str(e));
-      }
-      return fail("graph.add threw " + error_str(e) + "; expected " +
-                  type_str(expected->value.dtype, expected->value.shape));
-    }
-    if (rejected && !rejected->at_run) {
-      return fail("expected a " + std::string(name(rejected->code)) + " error at inference (" +
-                  rejected->why + "), graph.add accepted it as " +
-                  type_str(graph.type(out).dtype, graph.type(out).shape));
-    }
-    if (expected && (graph.type(out).dtype != expected->value.dtype ||
-                     graph.type(out).shape != expected->value.shape)) {
-      return fail("inferred type " + type_str(graph.type(out).dtype, graph.type(out).shape) +
-                  ", expected " + type_str(expected->value.dtype, expected->value.shape));
-    }
-
-    std::vector<engine::TensorValue> values;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      std::vector<std::byte> bytes = encode(inputs[i].base);
-      std::shared_ptr<engine::Buffer> buffer = backend_.allocate(bytes.size());
-      if (!bytes.empty()) backend_.write(*buffer, 0, bytes.data(), bytes.size());
-      values.push_back(engine::TensorValue::contiguous(
-          std::move(buffer), ir::TensorType{c.inputs[i].dtype, inputs[i].plan.base}));
-    }
-
-    const ir::ValueRef outputs[] = {out};
-    for (int r = 0; r < c.repeat; ++r) {
-      std::vector<engine::TensorValue> result;
-      try {
-        result = engine_.run(graph, values, outputs);
-      } catch (const Error& e) {
-        if (rejected && e.code() == rejected->code) {
-          ++coverage_[op].errors;
-          return std::nullopt;
-        }
-        if (rejected) {
-          return fail("expected a " + std::string(name(rejected->code)) + " error (" +
-                      rejected->why + "), Engine::run threw " + error_str(e));
-        }
-        return fail("Engine::run threw " + error_str(e));
-      }
-      if (rejected) {
-        return fail("expected a " + std::string(name(rejected->code)) + " error at run time (" +
-                    rejected->why + "), Engine::run returned a value");
-      }
-      if (result.size() != 1)
-        return fail("Engine::run returned " + std::to_string(result.size()) + " values");
-      const engine::TensorValue& v = result[0];
-      if (v.type.dtype != expected->value.dtype || v.type.shape != expected->value.shape) {
-        return fail("output type " + type_str(v.type.dtype, v.type.shape) + ", expected " +
-                    type_str(expected->value.dtype, expected->value.shape));
-      }
-      if (!v.is_contiguous()) return fail("Engine::run returned a non-contiguous value");
-      std::vector<std::byte> bytes(v.nbytes());
-      if (!bytes.empty()) {
-        backend_.read(*v.buffer, static_cast<size_t>(v.offset) * ir::itemsize(v.type.dtype),
-                      bytes.data(), bytes.size());
-      }
-      RefTensor got = decode(v.type.dtype, v.type.shape, bytes);
-      std::string mismatch = compare(*expected, got, c.accuracy);
-      if (!mismatch.empty()) {
-        if (dump_requested()) {
-          for (size_t i = 0; i < logical.size(); ++i) {
-            if (logical[i].numel() <= 256)
-              mismatch += dump("input " + std::to_string(i), logical[i]);
-          }
-          if (got.numel() <= 256) mismatch += dump("expected", expected->value) + dump("got", got);
-        }
-        return fail((c.repeat > 1 ? "run " + std::to_string(r + 1) + ": " : std::string()) +
-                    mismatch);
-      }
-      if (c.property) {
-        std::string broken = c.property(got);
-        if (!broken.empty()) return fail(broken);
-      }
-    }
-    ++coverage_[op].values;
+    (run_case(c) ? coverage_[op].values : coverage_[op].errors)++;
     return std::nullopt;
+  } catch (const Failed& f) {
+    why = f.why;
   } catch (const Error& e) {
-    return fail("unexpected " + error_str(e));
+    why = "unexpected " + error_str(e);
   } catch (const std::exception& e) {
-    return fail(std::string("unexpected exception: ") + e.what());
+    why = std::string("unexpected exception: ") + e.what();
   }
+  return CaseFailure{op, describe(c) + ": " + why};
+}
+
+bool Runner::run_case(const Case& c) {
+  Rng rng(hash_string(describe(c)));
+  std::vector<MaterializedInput> inputs;
+  for (const InputSpec& spec : c.inputs) inputs.push_back(materialize(spec, rng));
+  const Verdict verdict = judge(c, inputs);
+
+  ir::Graph graph;
+  std::optional<ir::ValueRef> out = build_graph(c, inputs, verdict, graph);
+  if (!out) return false;
+
+  std::vector<engine::TensorValue> values;
+  for (const MaterializedInput& in : inputs) values.push_back(upload(in.base));
+
+  const ir::ValueRef outputs[] = {*out};
+  for (int r = 0; r < c.repeat; ++r) {
+    std::vector<engine::TensorValue> result;
+    try {
+      result = engine_.run(graph, values, outputs);
+    } catch (const Error& e) {
+      if (verdict.rejected && e.code() == verdict.rejected->code) return false;
+      throw Failed{"Engine::run threw " + error_str(e) +
+                   (verdict.rejected ? "; expected " + verdict.describe_error() : std::string())};
+    }
+    if (verdict.rejected) throw Failed{"expected " + verdict.describe_error() + ", got a value"};
+    if (result.size() != 1) {
+      throw Failed{"Engine::run returned " + std::to_string(result.size()) + " values"};
+    }
+    std::string broken = check_output(c, *verdict.expected, result[0]);
+    if (!broken.empty()) {
+      if (dump_requested()) {
+        for (size_t i = 0; i < inputs.size(); ++i) {
+          if (inputs[i].logical.numel() <= 256) {
+            broken += dump("input " + std::to_string(i), inputs[i].logical);
+          }
+        }
+      }
+      throw Failed{(c.repeat > 1 ? "run " + std::to_string(r + 1) + ": " : std::string()) + broken};
+    }
+  }
+  return true;
+}
+
+engine::TensorValue Runner::upload(const RefTensor& t) {
+  std::vector<std::byte> bytes = encode(t);
+  std::shared_ptr<engine::Buffer> buffer = backend_.allocate(bytes.size());
+  if (!bytes.empty()) backend_.write(*buffer, 0, bytes.data(), bytes.size());
+  return engine::TensorValue::contiguous(std::move(buffer), ir::TensorType{t.dtype, t.shape});
+}
+
+std::string Runner::check_output(const Case& c, const Expected& expected,
+                                 const engine::TensorValue& v) {
+  if (v.type.dtype != expected.value.dtype || v.type.shape != expected.value.shape) {
+    return "output type " + type_str(v.type.dtype, v.type.shape) + ", expected " +
+           type_str(expected.value.dtype, expected.value.shape);
+  }
+  if (!v.is_contiguous()) return "Engine::run returned a non-contiguous value";
+  std::vector<std::byte> bytes(v.nbytes());
+  if (!bytes.empty()) {
+    backend_.read(*v.buffer, static_cast<size_t>(v.offset) * ir::itemsize(v.type.dtype),
+                  bytes.data(), bytes.size());
+  }
+  RefTensor got = decode(v.type.dtype, v.type.shape, bytes);
+  std::string mismatch = compare(expected, got, c.accuracy);
+  if (!mismatch.empty()) {
+    if (dump_requested() && got.numel() <= 256) {
+      mismatch += dump("expected", expected.value) + dump("got", got);
+    }
+    return mismatch;
+  }
+  return c.property ? c.property(got) : std::string();
 }
 
 Summary run_table(const BackendUnderTest& backend, const std::vector<Case>& cases) {

@@ -44,6 +44,10 @@ class Runner {
   const std::map<std::string, OpCoverage>& coverage() const { return coverage_; }
 
  private:
+  bool run_case(const Case& c);  // true: values matched; false: the expected error came
+  engine::TensorValue upload(const RefTensor& t);
+  std::string check_output(const Case& c, const Expected& expected, const engine::TensorValue& v);
+
   engine::Backend& backend_;
   engine::Engine engine_;
   std::map<std::string, OpCoverage> coverage_;
