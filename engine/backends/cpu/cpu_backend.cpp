@@ -64,6 +64,13 @@ CpuBackend::CpuBackend(int threads) : matmul_(std::make_unique<Matmul>()) {
 CpuBackend::~CpuBackend() = default;
 
 std::shared_ptr<engine::Buffer> CpuBackend::allocate(size_t bytes) {
+  // A request beyond the machine's memory fails here rather than inside an overcommitting
+  // (or sanitizer's) allocator.
+  if (info_.total_memory != 0 && bytes > info_.total_memory) {
+    throw Error(ErrorCode::OutOfMemory, "cannot allocate " + std::to_string(bytes) +
+                                            " bytes on the CPU (it has " +
+                                            std::to_string(info_.total_memory) + ")");
+  }
   return allocate_host(bytes);
 }
 

@@ -51,6 +51,9 @@ void copy_tile(const char* src, int64_t si, int64_t sj, char* dst, int64_t ld, i
 bool copy_transposed(const KernelContext& ctx, const Operand& src, const Operand& dst) {
   int rank = dst.rank, last = rank - 1;
   if (rank < 2 || src.rank != rank || dst.numel() < 4096 || !dst.is_contiguous()) return false;
+  for (int d = 0; d < rank; ++d) {
+    if (src.shape[d] != dst.shape[d]) return false;  // broadcasts take the general loop
+  }
   if (src.strides[last] == 1 || dst.shape[last] == 1) return false;
   int unit = -1;  // the source dim with unit stride
   for (int d = 0; d < last; ++d) {

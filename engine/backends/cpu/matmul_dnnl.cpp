@@ -69,23 +69,41 @@ const DnnlMatmul::Entry* DnnlMatmul::find_or_create(const KernelContext& ctx,
     return &*it->second;
   }
   memory::desc a = describe(p, p.a), b = describe(p, p.b), c = describe(p, p.c);
-  dnnl::matmul::primitive_desc pd;
-  try {
-    pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), engine_);
-  } catch (const dnnl::error& e) {
-    if (e.status == dnnl_unimplemented) {
-      unimplemented_[static_cast<size_t>(p.dtype)] = true;
-      return nullptr;
-    }
-    throw Error(ErrorCode::Internal, std::string("oneDNN matmul: ") + e.what());
+  Entry entry{key, {}, a, b, c};
+  if (auto pd = create(a, b, c)) {
+    entry.primitive = dnnl::matmul(*pd);
+  } else if (!dtype_implemented(p.dtype)) {
+    return &refused_;  // not cached: run() stops asking for this dtype
   }
-  lru_.push_front(Entry{key, dnnl::matmul(pd), a, b, c});
+  // A layout oneDNN refuses is cached too (with an empty primitive), so it is asked once.
+  lru_.push_front(std::move(entry));
   index_.emplace(std::move(key), lru_.begin());
   if (lru_.size() > kCacheCapacity) {
     index_.erase(lru_.back().key);
     lru_.pop_back();
   }
   return &lru_.front();
+}
+
+std::optional<dnnl::matmul::primitive_desc> DnnlMatmul::create(const memory::desc& a,
+                                                               const memory::desc& b,
+                                                               const memory::desc& c) {
+  try {
+    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), engine_);
+  } catch (const dnnl::error& e) {
+    // Unimplemented, or a layout the matmul descriptor rejects (both operands broadcasting
+    // one batch dim): the caller computes it another way.
+    if (e.status == dnnl_unimplemented || e.status == dnnl_invalid_arguments) return std::nullopt;
+    throw Error(ErrorCode::Internal, std::string("oneDNN matmul: ") + e.what());
+  }
+}
+
+bool DnnlMatmul::dtype_implemented(ir::DType dtype) {
+  // Probed with a plain row-major product: only a refusal of that one rules the dtype out.
+  memory::desc plain({8, 8}, dnnl_type(dtype), memory::format_tag::ab);
+  bool implemented = create(plain, plain, plain).has_value();
+  unimplemented_[static_cast<size_t>(dtype)] = !implemented;
+  return implemented;
 }
 
 bool DnnlMatmul::run(const KernelContext& ctx, const MatmulProblem& p) {
@@ -96,7 +114,7 @@ bool DnnlMatmul::run(const KernelContext& ctx, const MatmulProblem& p) {
   if (p.batch_count() * p.m * p.n * p.k < kSerialWork) sized.threads = 1;
   omp_set_num_threads(sized.threads);
   const Entry* entry = find_or_create(sized, p);
-  if (entry == nullptr) return false;
+  if (!entry->primitive) return false;
   try {
     memory a(entry->a, engine_, p.a.data), b(entry->b, engine_, p.b.data),
         c(entry->c, engine_, p.c.data);

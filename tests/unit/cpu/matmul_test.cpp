@@ -147,6 +147,9 @@ TEST_CASE("matmul broadcasts batch dims and handles 1-D operands") {
     // (3, 4) x (3, 4, 2) with a expanded along the batch by stride 0 -> (3, 3, 2)
     check(cpu, dtype, view(a, {3, 3, 4}, {0, 4, 1}, 0), 24, view(b, {3, 4, 2}, {8, 2, 1}, 0), 24,
           {3, 3, 2});
+    // Both operands expanded along the batch: oneDNN may refuse it; the result must not care.
+    check(cpu, dtype, view(a, {3, 3, 4}, {0, 4, 1}, 0), 24, view(b, {3, 4, 2}, {0, 2, 1}, 0), 24,
+          {3, 3, 2});
     // 1-D cases
     check(cpu, dtype, view(a, {4}, {1}, 0), 24, view(b, {4, 2}, {2, 1}, 0), 24, {2});
     check(cpu, dtype, view(a, {3, 4}, {4, 1}, 0), 24, view(b, {4}, {1}, 0), 24, {3});
@@ -175,6 +178,21 @@ TEST_CASE("matmul with an empty inner dim gives zeros; empty outputs are fine") 
                     {view(a, {0, 1}, {1, 1}, 0), view(a, {1, 3}, {0, 0}, 0)});
     CHECK(none.type.numel() == 0);
   }
+}
+
+TEST_CASE("a layout oneDNN refuses does not turn oneDNN off for the dtype") {
+  CpuBackend cpu(1);
+  DnnlMatmul dnnl;
+  KernelContext ctx{1};
+  auto a = tensor<float>(cpu, {2, 2}, {1, 2, 3, 4});
+  auto out = empty(cpu, {DType::Float32, {3, 2, 2}});
+  // Both operands broadcast along a batch of 3: whatever oneDNN says about it...
+  (void)dnnl.run(ctx, describe_matmul(view(a, {3, 2, 2}, {0, 2, 1}, 0),
+                                      view(a, {3, 2, 2}, {0, 2, 1}, 0), out));
+  // ...a plain product still runs on oneDNN.
+  auto plain = empty(cpu, {DType::Float32, {2, 2}});
+  CHECK(dnnl.run(ctx, describe_matmul(a, a, plain)));
+  CHECK(values<float>(plain) == std::vector<float>{7, 10, 15, 22});
 }
 
 TEST_CASE("oneDNN primitives are cached by problem") {
