@@ -66,3 +66,32 @@ TEST_CASE("many small host tensors share the inline budget of one message", "[cl
   auto out = total.max().item<float>();
   CHECK(out == 24.0f);
 }
+
+TEST_CASE("zero-size and 0-d tensors", "[client]") {
+  ClientFixture f;
+  auto& s = f.session;
+  auto empty = s.from_vector<float>({}, {0, 3});
+  auto y = empty + 1.0f;
+  CHECK(y.shape() == tensord::ir::Shape{0, 3});
+  CHECK(y.to_vector<float>().empty());
+  CHECK(empty.sum({0}).to_vector<float>() == std::vector<float>{0, 0, 0});
+  auto scalar = s.full({}, 2.5f);
+  CHECK(scalar.rank() == 0);
+  CHECK((scalar * scalar).item<float>() == 6.25f);
+}
+
+TEST_CASE("syncing host data makes it a daemon tensor, inline or uploaded", "[client]") {
+  ClientFixture f;
+  auto& s = f.session;
+  std::vector<int32_t> small{1, 2, 3};
+  std::vector<int32_t> large(3 << 20, 7);  // 12 MiB: three chunks
+  auto a = s.from_vector<int32_t>(small);
+  auto b = s.from_vector<int32_t>(large);
+  s.sync({a, b});
+  CHECK(a.materialized());
+  CHECK(b.materialized());
+  CHECK(f.live_tensors_eventually(2) == 2);
+  CHECK(a.to_vector<int32_t>() == small);
+  CHECK(b.to_vector<int32_t>() == large);
+  CHECK(b.sum().item<int64_t>() == int64_t{7} * (3 << 20));
+}
