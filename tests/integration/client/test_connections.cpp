@@ -124,3 +124,26 @@ TEST_CASE("default_address follows TENSORD_ADDRESS, then XDG_RUNTIME_DIR", "[cli
   if (saved_address) setenv("TENSORD_ADDRESS", address.c_str(), 1);
   if (saved_runtime) setenv("XDG_RUNTIME_DIR", runtime.c_str(), 1);
 }
+
+TEST_CASE("a daemon that dies ends the session with Cancelled errors", "[client]") {
+  DaemonProcess daemon;
+  auto s = tensord::connect(daemon.address());
+  auto y = s.from_vector<float>({1, 2}) + 1.0f;
+  s.sync({y});
+  daemon.kill();
+
+  auto cancelled = Catch::Predicate<tensord::Error>(
+      [](const tensord::Error& e) { return e.code() == ErrorCode::Cancelled; });
+  auto z = y * 2.0f;
+  int line = 0;
+  try {
+    line = __LINE__ + 1;
+    z.to_vector<float>();
+    FAIL("ran without a daemon");
+  } catch (const tensord::Error& e) {
+    CHECK(e.code() == ErrorCode::Cancelled);
+    CHECK(e.where().line == static_cast<uint32_t>(line));  // the sync point's line
+  }
+  CHECK_THROWS_MATCHES(y.to_vector<float>(), tensord::Error, cancelled);
+  CHECK_THROWS_MATCHES(s.stats(), tensord::Error, cancelled);
+}
