@@ -5,8 +5,6 @@
 #include <memory>
 #include <optional>
 #include <source_location>
-#include <span>
-#include <string>
 #include <vector>
 
 #include "engine/ir/dtype.h"
@@ -24,7 +22,6 @@ struct TensorAccess;
 }  // namespace detail
 
 class Operand;
-class Session;
 
 // A Tensor is one of three things, and changes between them only at sync points:
 //  - pending: an op recorded on the client (inputs, attributes, the caller's source line) whose
