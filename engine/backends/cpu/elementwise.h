@@ -104,15 +104,13 @@ inline void binary_row(char* const* p, const int64_t* s, int64_t n, F f) {
 }
 
 // Runs the whole loop, in parallel over contiguous chunks of elements when it is big.
-template <typename Row>
-void for_each(const StridedLoop& loop, int threads, Row&& row) {
+inline void for_each(const StridedLoop& loop, int threads, StridedLoop::Row row) {
   parallel_for(loop.numel(), kParallelGrain, threads,
                [&](int64_t begin, int64_t end) { loop.run(begin, end, row); });
 }
 
 // Runs a row kernel over `operands` (output first) in the output's shape.
-template <typename Row>
-inline void launch(int threads, std::span<const Operand> operands, Row&& row) {
+inline void launch(int threads, std::span<const Operand> operands, StridedLoop::Row row) {
   StridedLoop loop(operands[0].dims(), operands);
   for_each(loop, threads, row);
 }

@@ -1,5 +1,6 @@
 #include "engine/backends/cpu/strided_iter.h"
 
+#include <algorithm>
 #include <string>
 
 #include "engine/ir/error.h"
@@ -83,6 +84,42 @@ StridedLoop::StridedLoop(std::span<const int64_t> shape, std::span<const Operand
     sizes_[0] = 1;
     for (int k = 0; k < nops_; ++k) strides_[0][k] = 0;
     ndim_ = 1;
+  }
+}
+
+void StridedLoop::run(int64_t begin, int64_t end, Row row) const {
+  if (begin >= end) return;
+  char* ptrs[kMaxOperands] = {};
+  if (ndim_ == 1) {
+    for (int k = 0; k < nops_; ++k) ptrs[k] = data_[k] + begin * strides_[0][k];
+    row(ptrs, strides_[0], end - begin);
+    return;
+  }
+  int64_t idx[ir::kMaxRank];
+  int64_t rest = begin;
+  for (int d = 0; d < ndim_; ++d) {
+    idx[d] = rest % sizes_[d];
+    rest /= sizes_[d];
+  }
+  for (int k = 0; k < nops_; ++k) {
+    ptrs[k] = data_[k];
+    for (int d = 0; d < ndim_; ++d) ptrs[k] += idx[d] * strides_[d][k];
+  }
+  int64_t left = end - begin;
+  for (;;) {
+    int64_t n = std::min(sizes_[0] - idx[0], left);
+    row(ptrs, strides_[0], n);
+    left -= n;
+    if (left == 0) return;
+    // Back to the start of this row, then one step along dim 1 with carries outward.
+    for (int k = 0; k < nops_; ++k) ptrs[k] += strides_[1][k] - idx[0] * strides_[0][k];
+    idx[0] = 0;
+    for (int d = 1; ++idx[d] == sizes_[d]; ++d) {
+      idx[d] = 0;
+      for (int k = 0; k < nops_; ++k) {
+        ptrs[k] += strides_[d + 1][k] - sizes_[d] * strides_[d][k];
+      }
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 
+#include "engine/backends/cpu/function_ref.h"
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/shape.h"
 
@@ -46,10 +47,12 @@ class StridedLoop {
   int64_t inner_size() const { return sizes_[0]; }
   const int64_t* inner_strides() const { return strides_[0]; }  // bytes, per operand
 
-  // Calls row(char* const* ptrs, const int64_t* byte_strides, int64_t n) for the rows that
-  // make up elements [begin, end) in row-major order; ptrs[k] is operand k's first element.
-  template <typename Row>
-  void run(int64_t begin, int64_t end, Row&& row) const;
+  // A row kernel: row(ptrs, byte_strides, n) handles n elements, ptrs[k] being operand k's
+  // first one and byte_strides[k] its step.
+  using Row = FunctionRef<void(char* const* ptrs, const int64_t* byte_strides, int64_t n)>;
+
+  // Calls `row` for the rows that make up elements [begin, end) in row-major order.
+  void run(int64_t begin, int64_t end, Row row) const;
 
  private:
   int nops_ = 0;
@@ -60,42 +63,5 @@ class StridedLoop {
   int64_t strides_[ir::kMaxRank][kMaxOperands];
   char* data_[kMaxOperands];
 };
-
-template <typename Row>
-void StridedLoop::run(int64_t begin, int64_t end, Row&& row) const {
-  if (begin >= end) return;
-  char* ptrs[kMaxOperands] = {};
-  if (ndim_ == 1) {
-    for (int k = 0; k < nops_; ++k) ptrs[k] = data_[k] + begin * strides_[0][k];
-    row(static_cast<char* const*>(ptrs), strides_[0], end - begin);
-    return;
-  }
-  int64_t idx[ir::kMaxRank];
-  int64_t rest = begin;
-  for (int d = 0; d < ndim_; ++d) {
-    idx[d] = rest % sizes_[d];
-    rest /= sizes_[d];
-  }
-  for (int k = 0; k < nops_; ++k) {
-    ptrs[k] = data_[k];
-    for (int d = 0; d < ndim_; ++d) ptrs[k] += idx[d] * strides_[d][k];
-  }
-  int64_t left = end - begin;
-  for (;;) {
-    int64_t n = std::min(sizes_[0] - idx[0], left);
-    row(static_cast<char* const*>(ptrs), strides_[0], n);
-    left -= n;
-    if (left == 0) return;
-    // Back to the start of this row, then one step along dim 1 with carries outward.
-    for (int k = 0; k < nops_; ++k) ptrs[k] += strides_[1][k] - idx[0] * strides_[0][k];
-    idx[0] = 0;
-    for (int d = 1; ++idx[d] == sizes_[d]; ++d) {
-      idx[d] = 0;
-      for (int k = 0; k < nops_; ++k) {
-        ptrs[k] += strides_[d + 1][k] - sizes_[d] * strides_[d][k];
-      }
-    }
-  }
-}
 
 }  // namespace tensord::cpu
