@@ -21,6 +21,8 @@ namespace detail {
 struct SessionState;
 }
 
+class Session;
+
 struct DeviceInfo {
   std::string kind;  // "cpu" or "cuda"
   uint32_t index = 0;
