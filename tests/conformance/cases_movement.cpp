@@ -175,6 +175,7 @@ void add_gather(std::vector<Case>& out) {
     gat({3, 4}, 1, in_values(DType::Int64, {3, 1}, {0, 4, 1}), S);  // at run time
     gat({3, 4}, 1, in_values(DType::Int64, {3, 1}, {0, -5, 1}), S);
     gat({3, 4}, 1, in_index(DType::Int64, {3}, 4), S);
+    gat({}, 0, in_index(DType::Int64, {}, 1), S);
     gat({3, 4}, 1, in_index(DType::Int64, {4, 2}, 4), S);
     gat({3, 4}, 1, in_values(DType::Bool, {3, 1}, {0, 1, 1}), ErrorCode::DType);
   }

@@ -46,6 +46,7 @@ void add_softmax(std::vector<Case>& out) {
       {big_shape(), 1},
       {big_shape(), 0},
       {{3, 4}, 2, Layout::Contiguous, Values::Mixed, ErrorCode::Shape},
+      {{}, 0, Layout::Contiguous, Values::Mixed, ErrorCode::Shape},  // 0-d has no axes
   };
   for (Op op : {Op::softmax, Op::log_softmax}) {
     for (DType t : kAllDTypes) {

@@ -63,6 +63,7 @@ std::vector<Variant> axes_variants() {
       {shape_only({5, 13}, Layout::Contiguous, Values::Special), axes({1})},
       {shape_only({3, 4, 5}), axes({3}), ErrorCode::Shape},
       {shape_only({3, 4, 5}), axes({1, -2}), ErrorCode::Shape},
+      {shape_only({}), axes({0}), ErrorCode::Shape},
   };
   for (Layout l : kStridedLayouts) {
     v.push_back({shape_only({5, 6, 7}, l), axes({1})});
@@ -96,6 +97,7 @@ std::vector<Variant> axis_variants() {
       {shape_only({67}, Layout::Contiguous, Values::Special), flat},
       {shape_only({5, 13}, Layout::Contiguous, Values::Special), axis(1)},
       {shape_only({3, 4, 5}), axis(3), ErrorCode::Shape},
+      {shape_only({}), axis(0), ErrorCode::Shape},  // 0-d has no axes
   };
   for (Layout l : kStridedLayouts) {
     v.push_back({shape_only({5, 6, 7}, l), axis(1)});

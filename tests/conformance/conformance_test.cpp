@@ -14,10 +14,15 @@ namespace {
 
 // TENSORD_CONFORMANCE_FILTER=text runs only the cases whose description contains `text`;
 // TENSORD_CONFORMANCE_ALL_FAILURES=1 prints every failure instead of the first 25 per op.
+const char* case_filter() {
+  const char* filter = std::getenv("TENSORD_CONFORMANCE_FILTER");
+  return filter && *filter ? filter : nullptr;
+}
+
 std::vector<Case> selected_cases() {
   std::vector<Case> cases = all_cases();
-  const char* filter = std::getenv("TENSORD_CONFORMANCE_FILTER");
-  if (!filter || !*filter) return cases;
+  const char* filter = case_filter();
+  if (!filter) return cases;
   std::vector<Case> out;
   for (Case& c : cases) {
     if (describe(c).find(filter) != std::string::npos) out.push_back(std::move(c));
@@ -53,7 +58,7 @@ TEST_CASE("every op conforms to docs/ops.md on every backend", "[conformance]") 
     INFO("backend " << s.backend);
     CHECK(s.failed == 0);
     // A backend that ran must have matched real values of every op, not only error cases.
-    if (s.skipped == 0 && !std::getenv("TENSORD_CONFORMANCE_FILTER")) {
+    if (s.skipped == 0 && !case_filter()) {
       for (const ir::OpInfo& info : ir::all_ops()) {
         if (info.op == ir::Op::input) continue;
         INFO("op " << info.name << " has no passing value case on " << s.backend);
