@@ -5,6 +5,7 @@
 // float sums) and kept elements contiguous (whole rows of outputs accumulate together, in
 // blocks of rows for float sums). Anything else is first copied into the first layout.
 #include <algorithm>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -320,9 +321,11 @@ void arg_columns(const KernelContext& ctx, const DimGroup& kept, const DimGroup&
 
 void reduced_axes(const ir::Node& node, int rank, bool* reduced) {
   bool arg = node.op == Op::argmax || node.op == Op::argmin;
-  std::vector<int64_t> axes;
+  int64_t single = 0;
+  std::span<const int64_t> axes;
   if (arg && node.attrs.has(Attr::axis)) {
-    axes.push_back(node.attrs.get_int(Attr::axis));
+    single = node.attrs.get_int(Attr::axis);
+    axes = {&single, 1};
   } else if (!arg && node.attrs.has(Attr::axes)) {
     axes = node.attrs.get_ints(Attr::axes);
   } else {
@@ -406,7 +409,8 @@ void run_reduction(const KernelContext& ctx, const ir::Node& node, const TensorV
   if (p.len == 0 && node.op != Op::sum && node.op != Op::prod) {
     throw Error(ErrorCode::Shape, std::string(ir::name(node.op)) + " of an empty axis");
   }
-  TensorValue source = in;
+  const char* source = x.data;
+  TensorValue copy;
   if (p.len > 0 && !p.rows && !p.columns) {
     // Copy into (kept..., reduced...) order so that every output's elements are one row.
     Operand permuted;
@@ -420,14 +424,15 @@ void run_reduction(const KernelContext& ctx, const ir::Node& node, const TensorV
         shape.push_back(x.shape[d]);
       }
     }
-    source = allocate_value(ir::TensorType{x.dtype, shape});
-    copy_into(ctx, permuted, operand_of(source));
+    copy = allocate_value(ir::TensorType{x.dtype, shape});
+    copy_into(ctx, permuted, operand_of(copy));
     bool inner[ir::kMaxRank] = {};
     std::fill(inner + (x.rank - std::count(reduced, reduced + x.rank, true)), inner + x.rank, true);
-    p = plan(operand_of(source), inner);
+    p = plan(operand_of(copy), inner);
+    source = static_cast<const char*>(copy.raw());
   }
   visit_dtype(in.type.dtype, [&]<typename T>(TypeTag<T>) {
-    reduce_typed<T>(ctx, node.op, p, source.data<T>(), out);
+    reduce_typed<T>(ctx, node.op, p, reinterpret_cast<const T*>(source), out);
   });
 }
 
