@@ -37,6 +37,7 @@ void eye(const ir::Attrs& attrs, const TensorValue& out) {
   int64_t k = attrs.get_int(Attr::k, 0);
   T* p = out.data<T>();
   std::memset(static_cast<void*>(p), 0, out.nbytes());
+  if (k >= cols || k <= -rows) return;  // no diagonal inside (and no overflow below)
   for (int64_t i = std::max<int64_t>(0, -k); i < rows && i + k < cols; ++i) {
     p[i * cols + i + k] = cast_scalar<T>(true);
   }
