@@ -30,15 +30,19 @@ uint64_t DeviceWorker::open_session() {
 }
 
 void DeviceWorker::close_session(uint64_t session) {
-  std::lock_guard lock(mu_);
-  auto it = sessions_.find(session);
-  if (it == sessions_.end()) return;
-  if (!it->second.jobs.empty()) {
-    cancel_locked(it->second, "the session closed before this request ran");
-    ready_.erase(std::remove(ready_.begin(), ready_.end(), session), ready_.end());
-    wake_.notify_one();
+  {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(session);
+    if (it == sessions_.end()) return;
+    bool had_jobs = !it->second.jobs.empty();
+    if (had_jobs) {
+      cancel_locked(it->second, "the session closed before this request ran");
+      ready_.erase(std::remove(ready_.begin(), ready_.end(), session), ready_.end());
+    }
+    sessions_.erase(it);
+    if (!had_jobs) return;
   }
-  sessions_.erase(it);
+  wake_.notify_one();
 }
 
 void DeviceWorker::submit(uint64_t session, std::unique_ptr<Job> job) {
@@ -49,10 +53,13 @@ void DeviceWorker::submit(uint64_t session, std::unique_ptr<Job> job) {
     if (!stopping_ && it != sessions_.end()) {
       if (it->second.jobs.empty()) ready_.push_back(session);
       it->second.jobs.push_back(std::move(job));
-      wake_.notify_one();
-      return;
+    } else {
+      reason = stopping_ ? "the daemon is shutting down" : "the session is closed";
     }
-    reason = stopping_ ? "the daemon is shutting down" : "the session is closed";
+  }
+  if (reason == nullptr) {
+    wake_.notify_one();  // outside the lock: the woken worker need not wait for it
+    return;
   }
   // No worker will take it: complete it here, outside the lock.
   job->done(cancelled_error(reason));
@@ -78,8 +85,8 @@ void DeviceWorker::stop() {
     stopping_ = true;
     for (auto& [id, s] : sessions_) cancel_locked(s, "the daemon is shutting down");
     ready_.clear();
-    wake_.notify_one();
   }
+  wake_.notify_one();
   thread_.join();
 }
 
@@ -88,13 +95,19 @@ void DeviceWorker::cancel_locked(Session& session, const std::string& reason) {
   session.jobs.clear();
 }
 
+bool DeviceWorker::idle_locked() const {
+  return !stopping_ && ready_.empty() && cancelled_.empty();
+}
+
 void DeviceWorker::loop() {
   for (;;) {
     std::vector<Cancelled> cancelled;
     std::unique_ptr<Job> job;
     {
       std::unique_lock lock(mu_);
-      wake_.wait(lock, [&] { return stopping_ || !ready_.empty() || !cancelled_.empty(); });
+      // No spinning before sleeping: on small machines a spinning worker takes the CPU the
+      // event loop and the client need to deliver the next request (measured: slower).
+      wake_.wait(lock, [&] { return !idle_locked(); });
       cancelled.swap(cancelled_);
       if (cancelled.empty()) {
         if (ready_.empty()) return;  // stopping, and nothing left to complete

@@ -45,6 +45,7 @@ class DeviceWorker {
   using Cancelled = std::pair<std::unique_ptr<Job>, std::string>;
 
   void loop();
+  bool idle_locked() const;  // nothing to run or complete, and not stopping
   // Moves the session's jobs to cancelled_; the caller holds mu_.
   void cancel_locked(Session& session, const std::string& reason);
 

@@ -1,7 +1,5 @@
 #include "server/devices.h"
 
-#include <thread>
-
 #include "engine/backends/cpu/cpu_backend.h"
 #include "engine/ir/error.h"
 
@@ -12,11 +10,9 @@ std::vector<std::unique_ptr<engine::Backend>> open_devices(const Options& option
     throw Error(ErrorCode::Unsupported,
                 "the CUDA backend is not built yet; run with --device cpu (or auto)");
   }
-  int threads = options.threads > 0
-                    ? options.threads
-                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::unique_ptr<engine::Backend>> devices;
-  devices.push_back(std::make_unique<cpu::CpuBackend>(threads));
+  // threads 0 (the default): every hardware thread.
+  devices.push_back(std::make_unique<cpu::CpuBackend>(options.threads));
   return devices;
 }
 
