@@ -12,8 +12,8 @@
 #   [tensord:<code> node=<index> op=<name> at=<file>:<line>] <message>
 # where <code> is an `ErrorCode` name in snake case (e.g. shape, invalid_graph) and the node,
 # op and at fields appear only when known. Clients parse this prefix back into a structured
-# error (see client/cpp/src/wire_error.cpp). Pipelined calls on a failed result fail with the
-# same description.
+# error (protocol/wire_error.h encodes and decodes it). Pipelined calls on a failed result
+# fail with the same description.
 
 @0xd0057a9e31298522;
 
