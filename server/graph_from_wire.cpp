@@ -148,6 +148,7 @@ InlineInput inline_from_wire(::InlineTensor::Reader t, const WireLimits& limits)
                                              " bytes exceeds maxChunkBytes; upload it instead");
   }
   in.data.assign(data.begin(), data.end());
+  if (in.type.dtype == ir::DType::Bool) normalize_bools(in.data.data(), in.data.size());
   return in;
 }
 

@@ -47,6 +47,7 @@ kj::Promise<void> UploadSinkImpl::write(WriteContext context) {
     if (data.size() == 0) return kj::READY_NOW;
     mark_written(offset, offset + data.size());
     std::memcpy(staging_.get() + offset, data.begin(), data.size());
+    if (type_.dtype == ir::DType::Bool) normalize_bools(staging_.get() + offset, data.size());
     return kj::READY_NOW;
   });
 }

@@ -26,6 +26,10 @@ ir::Shape shape_from_wire(capnp::List<int64_t>::Reader shape) {
   return out;
 }
 
+void normalize_bools(uint8_t* bytes, size_t n) {
+  for (size_t i = 0; i < n; ++i) bytes[i] = bytes[i] != 0;
+}
+
 void shape_to_wire(const ir::Shape& shape, capnp::List<int64_t>::Builder out) {
   for (size_t i = 0; i < shape.size(); ++i) out.set(i, shape[i]);
 }

@@ -137,5 +137,47 @@ TEST_CASE("outputs larger than a chunk are not fetched inline but read in chunks
   REQUIRE(wrong == 0);
 }
 
+TEST_CASE("zero-size tensors upload, run and fetch") {
+  DaemonProcess daemon(with_token());
+  RawClient client(daemon.address());
+  auto session = client.hello();
+  auto empty = upload(session, client.ws(), "float32", {0, 3}, {});
+  GraphSpec g;
+  g.inputs.push_back(empty);
+  g.nodes = {input_node(0, "float32", {0, 3}),
+             {"sum", {{0, 0}}, {{"axes", std::vector<int64_t>{0}}}}};
+  g.outputs = {{0}, {1}};
+  auto response = run_request(session, g).send().wait(client.ws());
+  auto results = response.getResults();
+  REQUIRE(results[0].getFetched());
+  REQUIRE(results[0].getData().size() == 0);
+  REQUIRE(values_of<float>(results[1].getData()) == std::vector<float>{0, 0, 0});
+  auto read = results[0].getTensor().readRequest();
+  read.setOffset(0);
+  read.setLength(0);
+  REQUIRE(read.send().wait(client.ws()).getData().size() == 0);
+}
+
+TEST_CASE("bool bytes other than 0 and 1 read as true") {
+  DaemonProcess daemon(with_token());
+  RawClient client(daemon.address());
+  auto session = client.hello();
+  std::vector<uint8_t> bytes{0, 1, 2, 255};
+  auto uploaded = upload(session, client.ws(), "bool", {4}, bytes);
+  GraphSpec g;
+  g.inputs.push_back(InlineSpec{"bool", {4}, bytes});
+  g.inputs.push_back(uploaded);
+  g.nodes = {input_node(0, "bool", {4}),
+             input_node(1, "bool", {4}),
+             {"cast", {{0, 0}}, {{"dtype", DTypeName{"int32"}}}},
+             {"cast", {{1, 0}}, {{"dtype", DTypeName{"int32"}}}}};
+  g.outputs = {{2}, {3}, {1}};
+  auto response = run_request(session, g).send().wait(client.ws());
+  auto results = response.getResults();
+  REQUIRE(values_of<int32_t>(results[0].getData()) == std::vector<int32_t>{0, 1, 1, 1});
+  REQUIRE(values_of<int32_t>(results[1].getData()) == std::vector<int32_t>{0, 1, 1, 1});
+  REQUIRE(values_of<uint8_t>(results[2].getData()) == std::vector<uint8_t>{0, 1, 1, 1});
+}
+
 }  // namespace
 }  // namespace tensord::test
