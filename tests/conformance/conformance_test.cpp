@@ -55,6 +55,7 @@ TEST_CASE("every op conforms to docs/ops.md on every backend", "[conformance]") 
   for (const BackendUnderTest& backend : backends_under_test()) {
     Summary s = run_table(backend, cases);
     print(s);
+    if (s.skipped > 0) WARN("conformance " << s.backend << " skipped: " << s.skip_reason);
     INFO("backend " << s.backend);
     CHECK(s.failed == 0);
     // A backend that ran must have matched real values of every op, not only error cases.
