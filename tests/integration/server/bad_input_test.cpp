@@ -287,6 +287,9 @@ TEST_CASE("every malformed request gets its error code and the daemon keeps serv
     CHECK(values_of<float>(ok.getResults()[0].getData()) == std::vector<float>{2});
   }
   REQUIRE(bystander.checks() == static_cast<int>(cases.size()) + 1);
+  DaemonExit exit = daemon.stop();
+  INFO(daemon.output());
+  REQUIRE(exit.clean());
 }
 
 TEST_CASE("errors carry the failing node's op and source location") {

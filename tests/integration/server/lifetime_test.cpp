@@ -105,6 +105,7 @@ TEST_CASE("a client killed mid-upload leaves nothing behind") {
   REQUIRE(daemon_drains(session, client.ws()));
   for (int fd : {half_done[0], half_done[1], may_exit[0], may_exit[1]}) close(fd);
   Bystander(daemon.address()).check();
+  REQUIRE(daemon.stop().clean());
 }
 
 TEST_CASE("two sessions run concurrently and each gets its own results") {
@@ -161,6 +162,7 @@ TEST_CASE("a disconnect with queued runs frees everything and cancels the rest")
                             std::regex("session 1 'impatient' closed after [0-9]+ runs, [0-9]+ "
                                        "queued jobs cancelled")));
   Bystander(daemon.address()).check();
+  REQUIRE(daemon.stop().clean());
 }
 
 }  // namespace
