@@ -83,6 +83,12 @@ kj::Promise<void> resolve(DaemonState& daemon, std::shared_ptr<PendingRun> run) 
   return kj::joinPromises(resolving.releaseAsArray());
 }
 
+// The most fetched bytes one reply carries inline. Each output may take up to maxChunkBytes, but
+// a reply must stay far below Cap'n Proto's 64 MiB limit, which readers also apply to the bytes
+// they traverse (each read of a Data field counts). Outputs past this budget come back with
+// fetched = false and the client reads them in chunks, as for any large output.
+constexpr uint64_t kMaxInlineReplyBytes = 4 * ::MAX_CHUNK_BYTES;
+
 // Worker side: device copies of inline inputs, the engine run, and the inline fetches.
 RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_bytes) {
   std::vector<engine::TensorValue> inputs;
@@ -99,10 +105,12 @@ RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_b
   RunOutcome out;
   out.values = engine.run(std::move(run.graph), inputs, run.outputs);
   out.data.resize(out.values.size());
+  uint64_t budget = kMaxInlineReplyBytes;
   for (size_t i = 0; i < out.values.size(); ++i) {
     uint64_t n = out.values[i].nbytes();
-    if (run.fetch[i] && n <= max_chunk_bytes) {
+    if (run.fetch[i] && n <= max_chunk_bytes && n <= budget) {
       out.data[i] = read_device_bytes(engine.backend(), out.values[i], 0, n);
+      budget -= n;
     }
   }
   return out;

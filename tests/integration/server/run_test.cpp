@@ -137,6 +137,46 @@ TEST_CASE("outputs larger than a chunk are not fetched inline but read in chunks
   REQUIRE(wrong == 0);
 }
 
+TEST_CASE("one reply carries a bounded amount of fetched bytes") {
+  DaemonProcess daemon(with_token());
+  RawClient client(daemon.address());
+  auto session = client.hello();
+  // 12 fetched outputs of one full chunk each: 48 MiB would be too close to the 64 MiB limit.
+  // (Each Data field is read once: readers count every traversal against that limit.)
+  const int64_t n = ::MAX_CHUNK_BYTES / 4;
+  GraphSpec g;
+  for (int i = 0; i < 12; ++i) {
+    g.nodes.push_back(full_node({n}, static_cast<double>(i)));
+    g.outputs.push_back({static_cast<uint32_t>(i)});
+  }
+  auto response = run_request(session, g).send().wait(client.ws());
+  auto results = response.getResults();
+  REQUIRE(results.size() == 12);
+  uint64_t inline_bytes = 0;
+  int fetched = 0;
+  for (int i = 0; i < 12; ++i) {
+    auto r = results[i];
+    if (r.getFetched()) {
+      ++fetched;
+      auto v = values_of<float>(r.getData());
+      inline_bytes += v.size() * sizeof(float);
+      REQUIRE(v.size() == static_cast<size_t>(n));
+      REQUIRE(v.front() == static_cast<float>(i));
+      REQUIRE(v.back() == static_cast<float>(i));
+    } else {
+      REQUIRE_FALSE(r.hasData());
+      auto read = r.getTensor().readRequest();
+      read.setOffset((n - 1) * 4);
+      read.setLength(4);
+      auto last = values_of<float>(read.send().wait(client.ws()).getData());
+      REQUIRE(last == std::vector<float>{static_cast<float>(i)});
+    }
+  }
+  REQUIRE(fetched >= 1);
+  REQUIRE(fetched < 12);
+  REQUIRE(inline_bytes <= 4 * ::MAX_CHUNK_BYTES);
+}
+
 TEST_CASE("zero-size tensors upload, run and fetch") {
   DaemonProcess daemon(with_token());
   RawClient client(daemon.address());
