@@ -22,7 +22,9 @@ constexpr std::array kAttrNames{
 
 }  // namespace
 
-std::string_view name(Attr a) { return kAttrNames[static_cast<size_t>(a)]; }
+std::string_view name(Attr a) {
+  return kAttrNames[static_cast<size_t>(a)];
+}
 
 std::optional<Attr> attr_from_name(std::string_view n) {
   for (size_t i = 0; i < kAttrNames.size(); ++i) {

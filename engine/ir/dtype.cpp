@@ -26,7 +26,9 @@ constexpr std::array<DTypeInfo, kNumDTypes> kInfo{{
     {"float64", 8, true, false, true},
 }};
 
-const DTypeInfo& info(DType t) { return kInfo[static_cast<size_t>(t)]; }
+const DTypeInfo& info(DType t) {
+  return kInfo[static_cast<size_t>(t)];
+}
 
 DType promote_integers(DType a, DType b) {
   if (is_signed(a) == is_signed(b)) return itemsize(a) >= itemsize(b) ? a : b;
@@ -43,11 +45,21 @@ DType promote_floats(DType a, DType b) {
 
 }  // namespace
 
-size_t itemsize(DType t) { return info(t).size; }
-std::string_view name(DType t) { return info(t).name; }
-bool is_floating(DType t) { return info(t).floating; }
-bool is_integral(DType t) { return info(t).integral; }
-bool is_signed(DType t) { return info(t).is_signed; }
+size_t itemsize(DType t) {
+  return info(t).size;
+}
+std::string_view name(DType t) {
+  return info(t).name;
+}
+bool is_floating(DType t) {
+  return info(t).floating;
+}
+bool is_integral(DType t) {
+  return info(t).integral;
+}
+bool is_signed(DType t) {
+  return info(t).is_signed;
+}
 
 std::optional<DType> dtype_from_name(std::string_view n) {
   for (int i = 0; i < kNumDTypes; ++i) {

@@ -21,7 +21,9 @@ std::string summary(ErrorCode code, const std::string& message, std::optional<ui
 
 }  // namespace
 
-std::string_view name(ErrorCode code) { return kNames[static_cast<size_t>(code)]; }
+std::string_view name(ErrorCode code) {
+  return kNames[static_cast<size_t>(code)];
+}
 
 std::optional<ErrorCode> error_code_from_name(std::string_view n) {
   for (size_t i = 0; i < kNames.size(); ++i) {

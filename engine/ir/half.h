@@ -50,8 +50,9 @@ struct BFloat16 {
 
   static uint16_t from_float(float f) {
     uint32_t x = std::bit_cast<uint32_t>(f);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet nan
-    x += 0x7fffu + ((x >> 16) & 1u);  // round to nearest even
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+      return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet nan
+    x += 0x7fffu + ((x >> 16) & 1u);                    // round to nearest even
     return static_cast<uint16_t>(x >> 16);
   }
   static float to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }

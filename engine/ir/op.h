@@ -47,7 +47,9 @@ struct OpInfo {
 };
 
 const OpInfo& op_info(Op op);
-inline std::string_view name(Op op) { return op_info(op).name; }
+inline std::string_view name(Op op) {
+  return op_info(op).name;
+}
 std::optional<Op> op_from_name(std::string_view name);
 std::span<const OpInfo> all_ops();
 

@@ -9,7 +9,6 @@ namespace {
 using K = AttrKind;
 constexpr bool req = true, opt = false;
 
-constexpr AttrSpec kNone[] = {{Attr::index, K::Int, opt}};  // placeholder; spans below use 0 size
 constexpr AttrSpec kInput[] = {
     {Attr::index, K::Int, req}, {Attr::dtype, K::DType, req}, {Attr::shape, K::Ints, req}};
 constexpr AttrSpec kFull[] = {
@@ -42,59 +41,79 @@ constexpr AttrSpec kAxesOpt[] = {{Attr::axes, K::Ints, opt}};
 constexpr AttrSpec kAxesReq[] = {{Attr::axes, K::Ints, req}};
 constexpr AttrSpec kAxis[] = {{Attr::axis, K::Int, req}};
 constexpr AttrSpec kPad[] = {{Attr::pads, K::Ints, req}, {Attr::value, K::Scalar, opt}};
-constexpr AttrSpec kLayerNorm[] = {{Attr::normalized_ndim, K::Int, req}, {Attr::eps, K::Float, opt}};
-
-constexpr std::span<const AttrSpec> none() { return std::span<const AttrSpec>(kNone, 0); }
+constexpr AttrSpec kLayerNorm[] = {{Attr::normalized_ndim, K::Int, req},
+                                   {Attr::eps, K::Float, opt}};
 
 constexpr std::span<const AttrSpec> attrs_of(Op op) {
   switch (op) {
-    case Op::input: return kInput;
-    case Op::full: return kFull;
-    case Op::arange: return kArange;
-    case Op::eye: return kEye;
+    case Op::input:
+      return kInput;
+    case Op::full:
+      return kFull;
+    case Op::arange:
+      return kArange;
+    case Op::eye:
+      return kEye;
     case Op::rand:
-    case Op::randn: return kRandom;
+    case Op::randn:
+      return kRandom;
     case Op::zeros:
-    case Op::ones: return kFilled;
-    case Op::cast: return kCast;
-    case Op::gelu: return kGelu;
-    case Op::clamp: return kClamp;
+    case Op::ones:
+      return kFilled;
+    case Op::cast:
+      return kCast;
+    case Op::gelu:
+      return kGelu;
+    case Op::clamp:
+      return kClamp;
     case Op::sum:
     case Op::prod:
     case Op::max:
     case Op::min:
-    case Op::mean: return kReduce;
+    case Op::mean:
+      return kReduce;
     case Op::argmax:
-    case Op::argmin: return kArgReduce;
-    case Op::var: return kVar;
+    case Op::argmin:
+      return kArgReduce;
+    case Op::var:
+      return kVar;
     case Op::reshape:
-    case Op::expand: return kShape;
+    case Op::expand:
+      return kShape;
     case Op::permute:
-    case Op::transpose: return kDims;
-    case Op::slice: return kSlice;
+    case Op::transpose:
+      return kDims;
+    case Op::slice:
+      return kSlice;
     case Op::squeeze:
-    case Op::flip: return kAxesOpt;
-    case Op::unsqueeze: return kAxesReq;
+    case Op::flip:
+      return kAxesOpt;
+    case Op::unsqueeze:
+      return kAxesReq;
     case Op::concat:
     case Op::stack:
     case Op::index_select:
     case Op::gather:
     case Op::softmax:
-    case Op::log_softmax: return kAxis;
-    case Op::pad: return kPad;
-    case Op::layer_norm: return kLayerNorm;
-    default: return none();
+    case Op::log_softmax:
+      return kAxis;
+    case Op::pad:
+      return kPad;
+    case Op::layer_norm:
+      return kLayerNorm;
+    default:
+      return {};
   }
 }
 
-constexpr auto kTable = [] {
-  std::array<OpInfo,
+constexpr size_t kNumOps = 0
 #define X(id, kind, min_in, max_in) +1
-             0
 #include "engine/ir/ops.def"
 #undef X
-             >
-      t{};
+    ;
+
+constexpr auto kTable = [] {
+  std::array<OpInfo, kNumOps> t{};
   size_t i = 0;
 #define X(id, kind, min_in, max_in) \
   t[i++] = OpInfo{Op::id, #id, OpKind::kind, min_in, max_in, attrs_of(Op::id)};
@@ -105,8 +124,12 @@ constexpr auto kTable = [] {
 
 }  // namespace
 
-const OpInfo& op_info(Op op) { return kTable[static_cast<size_t>(op)]; }
-std::span<const OpInfo> all_ops() { return kTable; }
+const OpInfo& op_info(Op op) {
+  return kTable[static_cast<size_t>(op)];
+}
+std::span<const OpInfo> all_ops() {
+  return kTable;
+}
 
 std::optional<Op> op_from_name(std::string_view n) {
   for (const OpInfo& info : kTable) {

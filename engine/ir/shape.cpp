@@ -14,7 +14,9 @@ std::string to_string(std::span<const int64_t> shape) {
   return s + ")";
 }
 
-std::string to_string(const TensorType& t) { return std::string(name(t.dtype)) + to_string(t.shape); }
+std::string to_string(const TensorType& t) {
+  return std::string(name(t.dtype)) + to_string(t.shape);
+}
 
 int64_t checked_numel(std::span<const int64_t> shape) {
   int64_t n = 1;
