@@ -1,0 +1,35 @@
+"""tensord: a lazily evaluated array library whose arrays live in a tensord daemon.
+
+    import numpy as np, tensord as td
+    td.connect()                                  # $TENSORD_ADDRESS, else the local socket
+    x = td.asarray(np.random.rand(512, 256).astype(np.float32))
+    w = td.random.normal(size=(256, 10), seed=0)
+    p = td.softmax(x @ w, axis=-1)                # recorded, nothing sent yet
+    print(p[:2])                                  # sync point: one round trip
+
+The namespace follows the Python Array API standard where the engine has the ops; functions
+it lacks raise NotImplementedError naming the op. The only module state is the current
+session (td.connect), like torch's default device.
+"""
+from . import random
+from ._array import Array
+from ._creation import (arange, asarray, empty, empty_like, eye, full, full_like, ones,
+                        ones_like, zeros, zeros_like)
+from ._dtypes import (DType, bfloat16, bool, finfo, float16, float32, float64, iinfo, int8,
+                      int16, int32, int64, uint8)
+from ._functions import *  # noqa: F401,F403 (the namespace's functions)
+from ._functions import sync
+from ._missing import FUNCTIONS as _MISSING
+from ._session import connect, info, session
+from ._tensord import TensorError
+
+__array_api_version__ = "2023.12"
+
+e = 2.718281828459045
+inf = float("inf")
+nan = float("nan")
+pi = 3.141592653589793
+newaxis = None
+
+globals().update(_MISSING)
+del _MISSING

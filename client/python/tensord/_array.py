@@ -1,0 +1,253 @@
+"""td.Array: a handle to a lazily recorded tensor, with NumPy-like operators and interop."""
+import builtins
+
+import numpy as np
+
+from . import _dtypes, _tensord
+from ._location import caller
+
+
+class Array:
+    """A tensor recorded on a tensord session. Ops record nodes; nothing is sent until a sync
+    point (`numpy()`, `item()`, `repr`, `td.sync`, `np.asarray`)."""
+
+    __slots__ = ("_t", "__weakref__")
+    __array_priority__ = 1000  # NumPy defers `ndarray + Array` to Array.__radd__
+
+    def __init__(self, tensor):
+        self._t = tensor
+
+    # --- attributes -----------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._t.shape
+
+    @property
+    def dtype(self):
+        return _dtypes.from_engine(self._t.dtype)
+
+    @property
+    def ndim(self):
+        return len(self._t.shape)
+
+    @property
+    def size(self):
+        n = 1
+        for d in self._t.shape:
+            n *= d
+        return n
+
+    @property
+    def device(self):
+        return "tensord"
+
+    @property
+    def T(self):
+        if self.ndim != 2:
+            raise ValueError(f"x.T needs a 2-D array, got {self.ndim}-D; use matrix_transpose")
+        return Array(_tensord.transpose(self._t, 0, 1, caller()))
+
+    @property
+    def mT(self):
+        from . import _functions
+        return _functions.matrix_transpose(self)
+
+    def __array_namespace__(self, api_version=None):
+        import tensord
+        return tensord
+
+    # --- sync points ----------------------------------------------------------------------
+    def numpy(self):
+        """The values as a new NumPy array (one round trip if pending). bfloat16 arrays come
+        back widened to float32, which holds every bfloat16 value exactly."""
+        out = self._t.fetch(caller())
+        if self._t.dtype == _tensord.DType.bfloat16:
+            out = (out.astype(np.uint32) << 16).view(np.float32)
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.numpy()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def item(self):
+        if self.size != 1:
+            raise ValueError(f"item() needs exactly one element, the array has shape {self.shape}")
+        return self.numpy().reshape(-1)[0].item()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __bool__(self):
+        return builtins.bool(self.item())
+
+    def __index__(self):
+        if not _dtypes.is_integral(self.dtype):
+            raise TypeError(f"only integer arrays can be indices, not {self.dtype.name}")
+        return int(self.item())
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __repr__(self):
+        values = np.array2string(self.numpy(), separator=", ", prefix="tensord.asarray(")
+        return f"tensord.asarray({values}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def _repr_html_(self):
+        # Notebooks render every result: fetch only what is cheap (already there, or small).
+        header = f"tensord.Array shape={self.shape} dtype={self.dtype.name}"
+        if self._t.materialized or self.size <= 1000:
+            body = np.array2string(self.numpy(), separator=", ")
+        else:
+            body = "pending (call td.sync or .numpy() to evaluate)"
+        return f"<pre>{_escape(header)}\n{_escape(body)}</pre>"
+
+    # --- indexing ---------------------------------------------------------------------------
+    def __getitem__(self, key):
+        return _index(self, key, caller())
+
+    # --- operators --------------------------------------------------------------------------
+    def __add__(self, other): return _binary(_tensord.add, self, other)
+    def __radd__(self, other): return _binary(_tensord.add, other, self)
+    def __sub__(self, other): return _binary(_tensord.sub, self, other)
+    def __rsub__(self, other): return _binary(_tensord.sub, other, self)
+    def __mul__(self, other): return _binary(_tensord.mul, self, other)
+    def __rmul__(self, other): return _binary(_tensord.mul, other, self)
+    def __truediv__(self, other): return _binary(_tensord.div, self, other)
+    def __rtruediv__(self, other): return _binary(_tensord.div, other, self)
+    def __pow__(self, other): return _binary(_tensord.pow, self, other)
+    def __rpow__(self, other): return _binary(_tensord.pow, other, self)
+    def __eq__(self, other): return _binary(_tensord.eq, self, other)
+    def __ne__(self, other): return _binary(_tensord.ne, self, other)
+    def __lt__(self, other): return _binary(_tensord.lt, self, other)
+    def __le__(self, other): return _binary(_tensord.le, self, other)
+    def __gt__(self, other): return _binary(_tensord.gt, self, other)
+    def __ge__(self, other): return _binary(_tensord.ge, self, other)
+    __hash__ = None  # == records an op, as in NumPy
+
+    def __matmul__(self, other):
+        return Array(_tensord.matmul(self._t, _operand_array(other)._t, caller()))
+
+    def __rmatmul__(self, other):
+        return Array(_tensord.matmul(_operand_array(other)._t, self._t, caller()))
+
+    def __neg__(self):
+        return Array(_tensord.neg(self._t, caller()))
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return Array(_tensord.abs(self._t, caller()))
+
+    def __invert__(self):
+        if self.dtype is _dtypes.bool:
+            return Array(_tensord.logical_not(self._t, caller()))
+        raise NotImplementedError("tensord: bitwise_invert is not an engine op yet")
+
+    def __and__(self, other): return _logical(_tensord.logical_and, "bitwise_and", self, other)
+    def __rand__(self, other): return _logical(_tensord.logical_and, "bitwise_and", other, self)
+    def __or__(self, other): return _logical(_tensord.logical_or, "bitwise_or", self, other)
+    def __ror__(self, other): return _logical(_tensord.logical_or, "bitwise_or", other, self)
+
+    def __floordiv__(self, other):
+        raise NotImplementedError("tensord: floor_divide is not an engine op yet")
+
+    def __mod__(self, other):
+        raise NotImplementedError("tensord: remainder is not an engine op yet")
+
+    __rfloordiv__ = __floordiv__
+    __rmod__ = __mod__
+
+
+def _escape(s):
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _operand(x):
+    """An Array's tensor, a Python number, or (NumPy values) a new uploaded tensor."""
+    if isinstance(x, Array):
+        return x._t
+    if isinstance(x, (builtins.bool, int, float)):
+        return x
+    if isinstance(x, np.generic) and x.ndim == 0 and x.dtype.kind in "biuf":
+        return x.item()
+    return _operand_array(x)._t
+
+
+def _operand_array(x):
+    if isinstance(x, Array):
+        return x
+    from ._creation import asarray
+    return asarray(x)
+
+
+def _binary(fn, a, b):
+    return Array(fn(_operand(a), _operand(b), caller()))
+
+
+def _logical(fn, name, a, b):
+    a, b = _operand(a), _operand(b)
+    for x in (a, b):
+        is_bool = x.dtype == _tensord.DType.bool if isinstance(x, _tensord.Tensor) \
+            else isinstance(x, builtins.bool)
+        if not is_bool:
+            raise NotImplementedError(f"tensord: {name} is not an engine op yet (only bool arrays)")
+    return Array(fn(a, b, caller()))
+
+
+def _index(x, key, loc):
+    """Basic indexing: integers, slices, `...` and `None`."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    for k in key:
+        if isinstance(k, (Array, np.ndarray, list)) or isinstance(k, builtins.bool):
+            raise NotImplementedError(
+                "tensord: integer-array and boolean indexing are not supported yet")
+        if not (k is None or k is Ellipsis or isinstance(k, (int, slice, np.integer))):
+            raise IndexError(f"tensord: unsupported index {k!r}")
+    if builtins.sum(k is Ellipsis for k in key) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
+    if used > x.ndim:
+        raise IndexError(f"too many indices: the array is {x.ndim}-D, {used} were indexed")
+    if Ellipsis in key:
+        i = key.index(Ellipsis)
+        key = key[:i] + (slice(None),) * (x.ndim - used) + key[i + 1:]
+
+    t = x._t
+    axis = 0
+    drop = []
+    for k in key:
+        if k is None:
+            t = _tensord.unsqueeze(t, [axis], loc)
+            axis += 1
+        elif isinstance(k, slice):
+            if k != slice(None):
+                step = 1 if k.step is None else int(k.step)
+                if step == 0:
+                    raise ValueError("slice step cannot be zero")
+                start = None if k.start is None else int(k.start)
+                stop = None if k.stop is None else int(k.stop)
+                t = _tensord.slice(t, axis, start, stop, step, loc)
+            axis += 1
+        else:
+            n = t.shape[axis]
+            i = int(k)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+            i %= n
+            t = _tensord.slice(t, axis, i, i + 1, 1, loc)
+            drop.append(axis)
+            axis += 1
+    if drop:
+        t = _tensord.squeeze(t, drop, loc)
+    return Array(t)

@@ -1,0 +1,56 @@
+"""The current session: the one piece of module state, like torch's default device.
+
+`td.connect()` opens a session with a daemon and makes it current; creation functions
+(`td.asarray`, `td.zeros`, `td.random.normal`, ...) record on the current session, and every
+other op on the session of its inputs. Sessions belong to the thread that opened them (the C++
+client runs its event loop there).
+"""
+import os
+
+from . import _tensord
+
+
+class _Current:
+    """Holds the current session; `td.connect` replaces it."""
+
+    def __init__(self):
+        self.session = None
+        self.address = None
+
+
+current = _Current()
+
+
+def connect(address=None, token=None):
+    """Connects to `address` ("unix:PATH" or "tcp:HOST:PORT"; default $TENSORD_ADDRESS, else
+    the local daemon's socket) and makes the session current. The previous current session
+    ends once no array recorded on it is left."""
+    if address is None:
+        address = os.environ.get("TENSORD_ADDRESS") or _tensord.default_address()
+    current.session = None  # a thread holds one session at a time: drop ours first
+    current.session = _tensord.connect(address, token or "")
+    current.address = address
+    return current.session
+
+
+def session():
+    """The current session; RuntimeError if td.connect() was not called."""
+    if current.session is None:
+        raise RuntimeError("tensord: no session; call tensord.connect() first")
+    return current.session
+
+
+def info():
+    """The daemon, its devices and this session's memory, as a dict."""
+    s = session()
+    server = s.info
+    stats = s.stats()
+    return {
+        "address": current.address,
+        "daemon_version": server.daemon_version,
+        "devices": [{"kind": d.kind, "index": d.index, "name": d.name,
+                     "total_memory": d.total_memory, "threads": d.threads}
+                    for d in server.devices],
+        "session": {"live_tensors": stats.live_tensors, "live_bytes": stats.live_bytes,
+                    "runs": stats.runs},
+    }
