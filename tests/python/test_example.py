@@ -41,3 +41,19 @@ def test_namespace_basics():
     assert [list(r.numpy()) for r in x] == [[1.0, 2.0], [3.0, 4.0]]
     td.sync(x, x + 1)
     assert x._t.materialized
+
+
+def test_in_place_operators_rebind():
+    x = td.asarray([1.0, 2.0])
+    y = x
+    x += 1
+    x *= 3
+    assert x.numpy().tolist() == [6.0, 9.0]
+    assert y.numpy().tolist() == [1.0, 2.0]  # the old value lives on in other handles
+
+
+def test_info_reports_the_daemon_and_this_session():
+    td.sync(td.ones((16,)) + 1)
+    info = td.info()
+    assert info["daemon_version"] and info["devices"][0]["kind"] == "cpu"
+    assert info["session"]["runs"] >= 1
