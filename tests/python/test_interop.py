@@ -81,3 +81,23 @@ def test_repr_html_does_not_sync_large_pending_arrays():
     assert not x._t.materialized
     small = td.asarray([1.0, 2.0]) * 2
     assert "2." in small._repr_html_()
+
+
+def test_dlpack_both_ways():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = td.from_dlpack(a)
+    assert x.shape == (2, 3) and x.dtype is td.float32
+    back = np.from_dlpack(x * 2)
+    np.testing.assert_array_equal(back, a * 2)
+
+    class Exporter:  # an object that is not a NumPy array but speaks DLPack
+        def __init__(self, arr):
+            self.arr = arr
+
+        def __dlpack__(self, **kwargs):
+            return self.arr.__dlpack__()
+
+        def __dlpack_device__(self):
+            return self.arr.__dlpack_device__()
+
+    np.testing.assert_array_equal(td.asarray(Exporter(a)).numpy(), a)

@@ -13,8 +13,8 @@ session (td.connect), like torch's default device.
 """
 from . import random
 from ._array import Array
-from ._creation import (arange, asarray, empty, empty_like, eye, full, full_like, ones,
-                        ones_like, zeros, zeros_like)
+from ._creation import (arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like,
+                        ones, ones_like, zeros, zeros_like)
 from ._dtypes import (DType, bfloat16, bool, finfo, float16, float32, float64, iinfo, int8,
                       int16, int32, int64, uint8)
 from ._functions import *  # noqa: F401,F403 (the namespace's functions)

@@ -69,6 +69,13 @@ class Array:
         out = self.numpy()
         return out if dtype is None else out.astype(dtype, copy=False)
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack of the fetched values (a sync point): a host copy, as NumPy exports it."""
+        return self.numpy().__dlpack__()
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU: the exported values live in host memory
+
     def item(self):
         if self.size != 1:
             raise ValueError(f"item() needs exactly one element, the array has shape {self.shape}")

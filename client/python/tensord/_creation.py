@@ -33,6 +33,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         if dtype is None or obj.dtype is dtype:
             return obj
         return Array(_tensord.astype(obj._t, dtype._engine, caller()))
+    if not isinstance(obj, (np.ndarray, np.generic)) and hasattr(obj, "__dlpack__"):
+        obj = np.from_dlpack(obj)  # host memory only (NumPy's DLPack import)
     from_numpy = isinstance(obj, (np.ndarray, np.generic))
     a = np.asarray(obj)
     if not from_numpy and a.dtype == np.float64:
@@ -100,3 +102,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     d = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.default_float
     return Array(_session.session().eye(n_rows, n_cols, k, d._engine, caller()))
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An Array from any object with `__dlpack__` whose memory is on the host."""
+    return asarray(np.from_dlpack(x))
