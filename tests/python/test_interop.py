@@ -101,3 +101,11 @@ def test_dlpack_both_ways():
             return self.arr.__dlpack_device__()
 
     np.testing.assert_array_equal(td.asarray(Exporter(a)).numpy(), a)
+
+
+@pytest.mark.parametrize("n", [1, 7, 5_000_001])  # the largest crosses the 16 MiB reply cap
+def test_transfer_sizes(n):
+    a = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    x = td.asarray(a)
+    np.testing.assert_array_equal(x.numpy(), a)
+    np.testing.assert_array_equal((x + 0).numpy(), a)
