@@ -41,7 +41,7 @@ PREPARE = {"log": lambda x: td.abs(x) + 0.5, "sqrt": td.abs, "rsqrt": lambda x: 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("shape", SHAPES)
 def test_unary_float(name, dtype, shape):
-    a = random_values(shape, dtype, seed=hash(name) % 1000)
+    a = random_values(shape, dtype, seed=sum(map(ord, name)))  # stable across runs
     x = PREPARE.get(name, lambda v: v)(td.asarray(a))
     check(getattr(td, name)(x), UNARY_FLOAT[name](a), rtol=1e-4 if dtype == np.float32 else 1e-9)
 
