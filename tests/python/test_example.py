@@ -57,3 +57,13 @@ def test_info_reports_the_daemon_and_this_session():
     info = td.info()
     assert info["daemon_version"] and info["devices"][0]["kind"] == "cpu"
     assert info["session"]["runs"] >= 1
+
+
+def test_dtype_functions():
+    assert td.isdtype(td.int8, "integral") and td.isdtype(td.uint8, "unsigned integer")
+    assert td.isdtype(td.float16, "real floating") and td.isdtype(td.float16, "numeric")
+    assert not td.isdtype(td.bool, "numeric") and td.isdtype(td.bool, "bool")
+    assert td.isdtype(td.float32, (td.float64, td.float32))
+    assert td.result_type(td.uint8, td.int8) is td.int16
+    assert td.result_type(td.asarray([1.0]), td.float64) is td.float64
+    assert td.can_cast(td.int8, td.int32) and not td.can_cast(td.float64, td.float32)

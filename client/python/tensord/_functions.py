@@ -353,8 +353,8 @@ def isdtype(dtype, kind):
         if isinstance(k, _dtypes.DType):
             if dtype is k:
                 return True
-        elif k == "numeric" and dtype.kind != "bool" or k == "integral" and _dtypes.is_integral(dtype) \
-                or k == dtype.kind:
+        elif k == dtype.kind or (k == "numeric" and dtype.kind != "bool") \
+                or (k == "integral" and _dtypes.is_integral(dtype)):
             return True
     return False
 
