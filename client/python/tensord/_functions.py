@@ -1,5 +1,6 @@
 """The Array API functions (2023.12) the engine has ops for, plus nn functions. Functions the
 engine lacks are in _missing.py and raise NotImplementedError naming the op."""
+import builtins
 import math
 
 from . import _dtypes, _session, _tensord
@@ -303,6 +304,34 @@ def matmul(x1, x2, /):
     return Array(_tensord.matmul(_operand_array(x1)._t, _operand_array(x2)._t, caller()))
 
 
+def tensordot(x1, x2, /, *, axes=2):
+    """Contracts axes of x1 with axes of x2: one permute and reshape per side and a matmul."""
+    loc = caller()
+    a, b = _operand_array(x1), _operand_array(x2)
+    if isinstance(axes, int):
+        if axes < 0 or axes > builtins.min(a.ndim, b.ndim):
+            raise ValueError(f"tensordot: cannot contract {axes} axes of {a.shape} and {b.shape}")
+        a_axes, b_axes = list(range(a.ndim - axes, a.ndim)), list(range(axes))
+    else:
+        a_axes, b_axes = ([v] if isinstance(v, int) else list(v) for v in axes)
+        a_axes = [v % a.ndim for v in a_axes] if a.ndim else a_axes
+        b_axes = [v % b.ndim for v in b_axes] if b.ndim else b_axes
+    contracted = [a.shape[i] for i in a_axes]
+    if contracted != [b.shape[i] for i in b_axes]:
+        raise ValueError(f"tensordot: axes {a_axes} of {a.shape} and {b_axes} of {b.shape} "
+                         "differ in size")
+    free_a = [i for i in range(a.ndim) if i not in a_axes]
+    free_b = [i for i in range(b.ndim) if i not in b_axes]
+    k = math.prod(contracted)
+    lhs = _tensord.reshape(_tensord.permute(a._t, free_a + a_axes, loc),
+                           [math.prod(a.shape[i] for i in free_a), k], loc)
+    rhs = _tensord.reshape(_tensord.permute(b._t, b_axes + free_b, loc),
+                           [k, math.prod(b.shape[i] for i in free_b)], loc)
+    out = _tensord.matmul(lhs, rhs, loc)
+    return Array(_tensord.reshape(out, [a.shape[i] for i in free_a] + [b.shape[i] for i in free_b],
+                                  loc))
+
+
 def vecdot(x1, x2, /, *, axis=-1):
     loc = caller()
     prod_ = _tensord.mul(_operand_array(x1)._t, _operand_array(x2)._t, loc)
@@ -368,4 +397,4 @@ def sync(*arrays):
 
 
 
-__all__ = [n for n in list(globals()) if not n.startswith("_") and n not in ("math", "Array")]
+__all__ = [n for n in list(globals()) if not n.startswith("_") and n not in ("builtins", "math", "Array")]

@@ -13,7 +13,7 @@ MISSING = (
     "cumulative_sum", "cumulative_prod", "nonzero", "searchsorted", "argsort", "sort",
     "unique_all", "unique_counts", "unique_inverse", "unique_values", "diff",
     # manipulation and linear algebra
-    "repeat", "tile", "tensordot",
+    "repeat", "tile",
 )
 
 
