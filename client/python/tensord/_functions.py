@@ -397,4 +397,5 @@ def sync(*arrays):
 
 
 
-__all__ = [n for n in list(globals()) if not n.startswith("_") and n not in ("builtins", "math", "Array")]
+__all__ = [n for n in list(globals())
+           if not n.startswith("_") and n not in ("builtins", "math", "Array")]
