@@ -187,6 +187,8 @@ std::vector<TensorType> infer_unary(Op op, const TensorType& x, const Attrs& att
     case Op::ceil:
     case Op::round:
     case Op::sign:
+    case Op::square:
+    case Op::trunc:
       reject_bool(op, t);
       break;
     case Op::clamp:
@@ -195,7 +197,14 @@ std::vector<TensorType> infer_unary(Op op, const TensorType& x, const Attrs& att
         fail(ErrorCode::InvalidGraph, "clamp needs at least one of 'min' and 'max'");
       }
       break;
+    case Op::bitwise_not:
+      if (is_floating(t)) fail(ErrorCode::DType, "bitwise_not takes integers or bool");
+      break;
     case Op::logical_not:
+    case Op::isnan:
+    case Op::isinf:
+    case Op::isfinite:
+    case Op::signbit:
       t = DType::Bool;
       break;
     default:  // exp, log, ..., gelu, silu: float results
@@ -216,12 +225,33 @@ std::vector<TensorType> infer_binary(Op op, const TensorType& a, const TensorTyp
     case Op::sub:
     case Op::mul:
     case Op::pow:
+    case Op::fmod:
+    case Op::remainder:
+    case Op::floor_divide:
       if (t == DType::Bool) {
         fail(ErrorCode::DType, std::string(name(op)) + " of two bool tensors is not defined");
       }
       break;
     case Op::div:
+    case Op::atan2:
+    case Op::hypot:
+    case Op::logaddexp:
+    case Op::logaddexp2:
+    case Op::copysign:
       if (!is_floating(t)) t = kDefaultFloat;
+      break;
+    case Op::bitwise_and:
+    case Op::bitwise_or:
+    case Op::bitwise_xor:
+      if (is_floating(t)) {
+        fail(ErrorCode::DType, std::string(name(op)) + " takes integers or bool");
+      }
+      break;
+    case Op::bitwise_left_shift:
+    case Op::bitwise_right_shift:
+      if (is_floating(t) || t == DType::Bool) {
+        fail(ErrorCode::DType, std::string(name(op)) + " takes integers");
+      }
       break;
     case Op::maximum:
     case Op::minimum:

@@ -54,6 +54,7 @@ std::vector<Case> all_cases() {
   add_creation_cases(cases);
   add_unary_cases(cases);
   add_binary_cases(cases);
+  add_math_cases(cases);
   add_reduce_cases(cases);
   add_view_cases(cases);
   add_movement_cases(cases);

@@ -106,6 +106,44 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::silu:
     case Op::clamp:
       return ref_unary(op, in[0], attrs);
+    case Op::exp2:
+    case Op::expm1:
+    case Op::log2:
+    case Op::log10:
+    case Op::log1p:
+    case Op::tan:
+    case Op::asin:
+    case Op::acos:
+    case Op::atan:
+    case Op::sinh:
+    case Op::cosh:
+    case Op::asinh:
+    case Op::acosh:
+    case Op::atanh:
+    case Op::erfc:
+    case Op::reciprocal:
+    case Op::square:
+    case Op::trunc:
+    case Op::isnan:
+    case Op::isinf:
+    case Op::isfinite:
+    case Op::signbit:
+    case Op::bitwise_not:
+      return ref_unary_math(op, in[0]);
+    case Op::atan2:
+    case Op::hypot:
+    case Op::logaddexp:
+    case Op::logaddexp2:
+    case Op::copysign:
+    case Op::fmod:
+    case Op::remainder:
+    case Op::floor_divide:
+    case Op::bitwise_and:
+    case Op::bitwise_or:
+    case Op::bitwise_xor:
+    case Op::bitwise_left_shift:
+    case Op::bitwise_right_shift:
+      return ref_binary_math(op, in[0], in[1]);
     case Op::add:
     case Op::sub:
     case Op::mul:

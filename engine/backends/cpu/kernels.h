@@ -19,6 +19,16 @@ struct KernelContext {
 // Elementwise: unary ops including cast, binary ops, where.
 void run_unary(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
                const TensorValue& out);
+// The unary math ops of issue 4 (exp2 ... bitwise_not: kernels_unary_math.cpp), which run_unary
+// hands on.
+bool is_unary_math(ir::Op op);
+void run_unary_math(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
+                    const TensorValue& out);
+// The binary math ops of issue 4 (atan2 ... shifts: kernels_binary_math.cpp), which
+// run_binary hands on.
+bool is_binary_math(ir::Op op);
+void run_binary_math(const KernelContext& ctx, const ir::Node& node, const TensorValue& a,
+                     const TensorValue& b, const TensorValue& out);
 void run_binary(const KernelContext& ctx, const ir::Node& node, const TensorValue& a,
                 const TensorValue& b, const TensorValue& out);
 void run_where(const KernelContext& ctx, const TensorValue& cond, const TensorValue& a,

@@ -131,6 +131,14 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
       case Op::layer_norm:
         attrs = {{Attr::normalized_ndim, int64_t{1}}};
         break;
+      case Op::bitwise_not:
+      case Op::bitwise_and:
+      case Op::bitwise_or:
+      case Op::bitwise_xor:
+      case Op::bitwise_left_shift:
+      case Op::bitwise_right_shift:  // integers only
+        for (TensorType& t : inputs) t = T(D::Int32, {2, 3});
+        break;
       default:
         break;
     }
@@ -140,6 +148,46 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
     CHECK_NOTHROW(out = infer(info.op, ptrs, attrs));
     CHECK(out.size() == 1);
   }
+}
+
+TEST_CASE("elementwise math ops (issue 4): dtypes", "[infer][math]") {
+  for (D t : kAll) {
+    INFO(name(t));
+    const TensorType x = T(t, {3, 1}), y = T(t, {4});
+    const D float_result = is_floating(t) ? t : D::Float32;
+    for (Op op : {Op::atan2, Op::hypot, Op::logaddexp, Op::logaddexp2, Op::copysign}) {
+      CHECK(infer1(op, {x, y}) == T(float_result, {3, 4}));
+    }
+    for (Op op : {Op::fmod, Op::remainder, Op::floor_divide}) {
+      if (t == D::Bool) {
+        REQUIRE_IR_ERROR(infer1(op, {x, y}), ErrorCode::DType, "two bool");
+      } else {
+        CHECK(infer1(op, {x, y}) == T(t, {3, 4}));
+      }
+    }
+    for (Op op : {Op::bitwise_and, Op::bitwise_or, Op::bitwise_xor}) {
+      if (is_floating(t)) {
+        REQUIRE_IR_ERROR(infer1(op, {x, y}), ErrorCode::DType, "integers or bool");
+      } else {
+        CHECK(infer1(op, {x, y}) == T(t, {3, 4}));
+      }
+    }
+    for (Op op : {Op::bitwise_left_shift, Op::bitwise_right_shift}) {
+      if (is_floating(t) || t == D::Bool) {
+        REQUIRE_IR_ERROR(infer1(op, {x, y}), ErrorCode::DType, "takes integers");
+      } else {
+        CHECK(infer1(op, {x, y}) == T(t, {3, 4}));
+      }
+    }
+    if (is_floating(t)) {
+      REQUIRE_IR_ERROR(infer1(Op::bitwise_not, {x}), ErrorCode::DType, "integers or bool");
+    } else {
+      CHECK(infer1(Op::bitwise_not, {x}) == x);
+    }
+  }
+  // Shifts and bitwise ops promote first: int8 and uint8 meet in int16.
+  CHECK(infer1(Op::bitwise_left_shift, {T(D::Int8, {2}), T(D::UInt8, {2})}) == T(D::Int16, {2}));
+  CHECK(infer1(Op::floor_divide, {T(D::Int32, {2}), F32({2})}) == F32({2}));
 }
 
 TEST_CASE("creation ops", "[infer][creation]") {
@@ -213,18 +261,23 @@ TEST_CASE("unary ops", "[infer][unary]") {
     INFO(name(t));
     const TensorType x = T(t, {2, 0, 3});
     const D float_result = is_floating(t) ? t : D::Float32;
-    for (Op op : {Op::exp, Op::log, Op::sqrt, Op::rsqrt, Op::sin, Op::cos, Op::tanh, Op::sigmoid,
-                  Op::erf, Op::gelu, Op::silu}) {
+    for (Op op : {Op::exp,     Op::log,   Op::sqrt,  Op::rsqrt, Op::sin,  Op::cos,       Op::tanh,
+                  Op::sigmoid, Op::erf,   Op::gelu,  Op::silu,  Op::exp2, Op::expm1,     Op::log2,
+                  Op::log10,   Op::log1p, Op::tan,   Op::asin,  Op::acos, Op::atan,      Op::sinh,
+                  Op::cosh,    Op::asinh, Op::acosh, Op::atanh, Op::erfc, Op::reciprocal}) {
       CHECK(infer1(op, {x}) == T(float_result, x.shape));
     }
-    for (Op op : {Op::neg, Op::abs, Op::relu, Op::floor, Op::ceil, Op::round, Op::sign}) {
+    for (Op op : {Op::neg, Op::abs, Op::relu, Op::floor, Op::ceil, Op::round, Op::sign, Op::square,
+                  Op::trunc}) {
       if (t == D::Bool) {
         REQUIRE_IR_ERROR(infer1(op, {x}), ErrorCode::DType, "does not take bool");
       } else {
         CHECK(infer1(op, {x}) == x);
       }
     }
-    CHECK(infer1(Op::logical_not, {x}) == T(D::Bool, x.shape));
+    for (Op op : {Op::logical_not, Op::isnan, Op::isinf, Op::isfinite, Op::signbit}) {
+      CHECK(infer1(op, {x}) == T(D::Bool, x.shape));
+    }
     CHECK(infer1(Op::cast, {x}, {{Attr::dtype, D::BFloat16}}) == T(D::BFloat16, x.shape));
     if (t == D::Bool) {
       REQUIRE_IR_ERROR(infer1(Op::clamp, {x}, {{Attr::max, int64_t{1}}}), ErrorCode::DType, "bool");

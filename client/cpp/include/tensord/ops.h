@@ -40,6 +40,48 @@ Tensor silu(const Tensor& x, Loc loc = Loc::current());
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max,
              Loc loc = Loc::current());
 
+// More elementwise math (docs/ops.md). Float functions turn integer or bool input into float32;
+// square and trunc keep the dtype (bool -> DType error); the predicates give bool.
+Tensor exp2(const Tensor& x, Loc loc = Loc::current());
+Tensor expm1(const Tensor& x, Loc loc = Loc::current());
+Tensor log2(const Tensor& x, Loc loc = Loc::current());
+Tensor log10(const Tensor& x, Loc loc = Loc::current());
+Tensor log1p(const Tensor& x, Loc loc = Loc::current());
+Tensor tan(const Tensor& x, Loc loc = Loc::current());
+Tensor asin(const Tensor& x, Loc loc = Loc::current());
+Tensor acos(const Tensor& x, Loc loc = Loc::current());
+Tensor atan(const Tensor& x, Loc loc = Loc::current());
+Tensor sinh(const Tensor& x, Loc loc = Loc::current());
+Tensor cosh(const Tensor& x, Loc loc = Loc::current());
+Tensor asinh(const Tensor& x, Loc loc = Loc::current());
+Tensor acosh(const Tensor& x, Loc loc = Loc::current());
+Tensor atanh(const Tensor& x, Loc loc = Loc::current());
+Tensor erfc(const Tensor& x, Loc loc = Loc::current());
+Tensor reciprocal(const Tensor& x, Loc loc = Loc::current());
+Tensor square(const Tensor& x, Loc loc = Loc::current());
+Tensor trunc(const Tensor& x, Loc loc = Loc::current());
+Tensor isnan(const Tensor& x, Loc loc = Loc::current());
+Tensor isinf(const Tensor& x, Loc loc = Loc::current());
+Tensor isfinite(const Tensor& x, Loc loc = Loc::current());
+Tensor signbit(const Tensor& x, Loc loc = Loc::current());
+Tensor bitwise_not(const Tensor& x, Loc loc = Loc::current());  // integers or bool
+// Broadcasting math. atan2, hypot, logaddexp(2), copysign are float functions (integers give
+// float32); fmod (C's sign), remainder and floor_divide (Python's) keep the promoted dtype, and
+// integer division by zero gives 0; bitwise ops take integers or bool, shifts integers only.
+Tensor atan2(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor hypot(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor logaddexp(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor logaddexp2(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor copysign(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor fmod(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor remainder(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor floor_divide(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor bitwise_and(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor bitwise_or(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor bitwise_xor(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor bitwise_left_shift(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor bitwise_right_shift(const Operand& a, const Operand& b, Loc loc = Loc::current());
+
 // Elementwise, broadcasting. A number operand is a weak scalar: it takes the other operand's
 // dtype when of the same kind (int8 tensor + 1 is int8), see ir::promote_with_scalar.
 Tensor add(const Operand& a, const Operand& b, Loc loc = Loc::current());
