@@ -90,7 +90,7 @@ py::array copy_out(const Tensor& t, Loc loc, const py::dtype& dtype) {
   if constexpr (std::is_same_v<T, bool>) {
     auto* dst = static_cast<bool*>(out.mutable_data());
     for (size_t i = 0; i < values.size(); ++i) dst[i] = values[i];
-  } else {
+  } else if (!values.empty()) {  // an empty vector's data() may be null: no memcpy from it
     std::memcpy(out.mutable_data(), values.data(), values.size() * sizeof(T));
   }
   return out;
