@@ -2,6 +2,7 @@
 // composite expands into keeps the composite's source location and origin, so errors and
 // profiles point at the line the user wrote.
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "engine/ir/axes.h"
@@ -99,6 +100,27 @@ ValueRef clamp(Expansion& e, ValueRef x, const Attrs& attrs) {
   return x;
 }
 
+// nan_to_num: three selections, the replacements cast to x's dtype (a too large one becomes
+// inf, as in PyTorch). Integers and bool are never NaN or infinite.
+ValueRef nan_to_num(Expansion& e, ValueRef x, const Attrs& attrs) {
+  const DType t = e.type(x).dtype;
+  if (!is_floating(t)) return x;
+  const double largest = t == DType::Float16    ? 65504.0
+                         : t == DType::BFloat16 ? 0x1.fep127
+                         : t == DType::Float32  ? 0x1.fffffep127
+                                                : std::numeric_limits<double>::max();
+  const AttrValue* nan = attrs.find(Attr::value);
+  const AttrValue* pos = attrs.find(Attr::max);
+  const AttrValue* neg = attrs.find(Attr::min);
+  ValueRef y =
+      e.add(Op::where, {e.unary(Op::isnan, x), e.full({}, nan ? *nan : AttrValue{0.0}, t), x});
+  const double inf = std::numeric_limits<double>::infinity();
+  y = e.add(Op::where, {e.binary(Op::eq, x, e.scalar(inf, t)),
+                        e.full({}, pos ? *pos : AttrValue{largest}, t), y});
+  return e.add(Op::where, {e.binary(Op::eq, x, e.scalar(-inf, t)),
+                           e.full({}, neg ? *neg : AttrValue{-largest}, t), y});
+}
+
 // mean and var: sums in the compute dtype divided by counts.
 ValueRef moments(Expansion& e, Op op, ValueRef in, const Attrs& attrs, DType out) {
   const DType c = compute_dtype(out);
@@ -189,6 +211,8 @@ ValueRef expand_composite(Expansion& e, const Node& node, std::span<const ValueR
       return silu(e, in[0], out.dtype);
     case Op::clamp:
       return clamp(e, in[0], attrs);
+    case Op::nan_to_num:
+      return nan_to_num(e, in[0], attrs);
     case Op::mean:
     case Op::var:
       return moments(e, node.op, in[0], attrs, out.dtype);

@@ -197,6 +197,8 @@ std::vector<TensorType> infer_unary(Op op, const TensorType& x, const Attrs& att
         fail(ErrorCode::InvalidGraph, "clamp needs at least one of 'min' and 'max'");
       }
       break;
+    case Op::nan_to_num:  // any dtype; the identity on integers and bool
+      break;
     case Op::bitwise_not:
       if (is_floating(t)) fail(ErrorCode::DType, "bitwise_not takes integers or bool");
       break;
@@ -322,6 +324,7 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::gelu:
     case Op::silu:
     case Op::clamp:
+    case Op::nan_to_num:
       return infer_unary(op, *in[0], attrs);
     case Op::mean:
     case Op::var:

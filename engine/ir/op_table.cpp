@@ -27,6 +27,9 @@ constexpr AttrSpec kFilled[] = {{Attr::shape, K::Ints, req}, {Attr::dtype, K::DT
 constexpr AttrSpec kCast[] = {{Attr::dtype, K::DType, req}};
 constexpr AttrSpec kGelu[] = {{Attr::tanh, K::Bool, opt}};
 constexpr AttrSpec kClamp[] = {{Attr::min, K::Scalar, opt}, {Attr::max, K::Scalar, opt}};
+// nan_to_num: value replaces NaN, max replaces +inf, min replaces -inf.
+constexpr AttrSpec kNanToNum[] = {
+    {Attr::value, K::Scalar, opt}, {Attr::max, K::Scalar, opt}, {Attr::min, K::Scalar, opt}};
 constexpr AttrSpec kReduce[] = {{Attr::axes, K::Ints, opt}, {Attr::keepdim, K::Bool, opt}};
 constexpr AttrSpec kArgReduce[] = {{Attr::axis, K::Int, opt}, {Attr::keepdim, K::Bool, opt}};
 constexpr AttrSpec kVar[] = {
@@ -66,6 +69,8 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
       return kGelu;
     case Op::clamp:
       return kClamp;
+    case Op::nan_to_num:
+      return kNanToNum;
     case Op::sum:
     case Op::prod:
     case Op::max:

@@ -195,10 +195,38 @@ void add_unary_math_cases(std::vector<Case>& out) {
   }
 }
 
+// nan_to_num on every dtype (the identity on integers and bool), with default and given
+// replacements; 1e300 does not fit float32 and becomes inf, as the cast rules say.
+void add_nan_to_num_cases(std::vector<Case>& out) {
+  using ir::Attr;
+  const ir::Attrs kVariants[] = {{},
+                                 {{Attr::value, 1.5}, {Attr::max, 100.0}, {Attr::min, -100.0}},
+                                 {{Attr::value, int64_t{-7}}},
+                                 {{Attr::max, 1e300}, {Attr::min, int64_t{3}}}};
+  for (DType t : kAllDTypes) {
+    for (size_t v = 0; v < std::size(kVariants); ++v) {
+      auto inputs =
+          v == 0 ? single_input_sweep(t, Values::Special) : short_sweep(t, Values::Special);
+      for (InputSpec& input : inputs) {
+        Case c = math_case(Op::nan_to_num, Accuracy::Exact, std::move(input));
+        c.attrs = kVariants[v];
+        out.push_back(std::move(c));
+      }
+    }
+  }
+  for (DType t : kFloatDTypes) {
+    Case c = math_case(Op::nan_to_num, Accuracy::Exact,
+                       in_values(t, {6}, {NAN, INFINITY, -INFINITY, -0.0, 1.0, -2.5}));
+    c.note = "domain edges";
+    out.push_back(std::move(c));
+  }
+}
+
 }  // namespace
 
 void add_math_cases(std::vector<Case>& out) {
   add_unary_math_cases(out);
+  add_nan_to_num_cases(out);
   add_binary_math_cases(out);
 }
 

@@ -130,6 +130,8 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::signbit:
     case Op::bitwise_not:
       return ref_unary_math(op, in[0]);
+    case Op::nan_to_num:
+      return ref_nan_to_num(in[0], attrs);
     case Op::atan2:
     case Op::hypot:
     case Op::logaddexp:

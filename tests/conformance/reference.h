@@ -32,6 +32,7 @@ Expected ref_binary(ir::Op op, const RefTensor& a, const RefTensor& b);
 // Issue 4's elementwise math: exp2 ... bitwise_not, and atan2 ... bitwise shifts.
 Expected ref_unary_math(ir::Op op, const RefTensor& x);
 Expected ref_binary_math(ir::Op op, const RefTensor& a, const RefTensor& b);
+Expected ref_nan_to_num(const RefTensor& x, const ir::Attrs& attrs);
 Expected ref_where(const RefTensor& cond, const RefTensor& a, const RefTensor& b);
 Expected ref_reduce(ir::Op op, const RefTensor& x, const ir::Attrs& attrs);
 Expected ref_normalize(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);

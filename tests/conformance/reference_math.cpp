@@ -221,6 +221,40 @@ int64_t int_binary_math(Op op, DType t, int64_t a, int64_t b) {
 
 }  // namespace
 
+Expected ref_nan_to_num(const RefTensor& x, const ir::Attrs& attrs) {
+  Expected e{RefTensor(x.dtype, x.shape)};
+  double largest = 0;
+  switch (x.dtype) {
+    case DType::Float16:
+      largest = 65504.0;
+      break;
+    case DType::BFloat16:
+      largest = 0x1.fep127;
+      break;
+    case DType::Float32:
+      largest = 0x1.fffffep127;
+      break;
+    default:
+      largest = 0x1.fffffffffffffp1023;
+  }
+  auto replacement = [&](ir::Attr a, double fallback) {
+    const ir::AttrValue* v = attrs.find(a);
+    return v ? cast_to(x.dtype, scalar_attr(*v)) : Num::of_float(fallback);
+  };
+  const Num nan = replacement(ir::Attr::value, 0.0);
+  const Num pos = replacement(ir::Attr::max, largest);
+  const Num neg = replacement(ir::Attr::min, -largest);
+  for (int64_t k = 0; k < x.numel(); ++k) {
+    Num v = x.at(k);
+    if (v.is_float && std::isnan(v.f))
+      v = nan;
+    else if (v.is_float && std::isinf(v.f))
+      v = v.f > 0 ? pos : neg;
+    e.value.put(k, v);
+  }
+  return e;
+}
+
 Expected ref_binary_math(Op op, const RefTensor& a, const RefTensor& b) {
   DType out_t = binary_math_out(op, a.dtype, b.dtype);
   Shape shape = ref_broadcast(a.shape, b.shape);

@@ -84,6 +84,13 @@ Tensor isfinite(const Tensor& x, Loc loc) {
 Tensor signbit(const Tensor& x, Loc loc) {
   return record(Op::signbit, {&x}, {}, loc);
 }
+Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf,
+                  std::optional<double> neginf, Loc loc) {
+  ir::Attrs attrs{{ir::Attr::value, nan}};
+  if (posinf) attrs.set(ir::Attr::max, *posinf);
+  if (neginf) attrs.set(ir::Attr::min, *neginf);
+  return record(Op::nan_to_num, {&x}, std::move(attrs), loc);
+}
 Tensor bitwise_not(const Tensor& x, Loc loc) {
   return record(Op::bitwise_not, {&x}, {}, loc);
 }

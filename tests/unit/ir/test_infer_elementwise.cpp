@@ -179,6 +179,8 @@ TEST_CASE("elementwise math ops (issue 4): dtypes", "[infer][math]") {
         CHECK(infer1(op, {x, y}) == T(t, {3, 4}));
       }
     }
+    CHECK(infer1(Op::nan_to_num, {x}) == x);  // every dtype, kept
+    CHECK(infer1(Op::nan_to_num, {x}, {{Attr::value, 1.0}, {Attr::max, int64_t{2}}}) == x);
     if (is_floating(t)) {
       REQUIRE_IR_ERROR(infer1(Op::bitwise_not, {x}), ErrorCode::DType, "integers or bool");
     } else {

@@ -65,6 +65,10 @@ Tensor isinf(const Tensor& x, Loc loc = Loc::current());
 Tensor isfinite(const Tensor& x, Loc loc = Loc::current());
 Tensor signbit(const Tensor& x, Loc loc = Loc::current());
 Tensor bitwise_not(const Tensor& x, Loc loc = Loc::current());  // integers or bool
+// NaN -> nan, +inf -> posinf, -inf -> neginf (absent: the dtype's largest/lowest finite value);
+// the identity on integers and bool.
+Tensor nan_to_num(const Tensor& x, double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                  std::optional<double> neginf = std::nullopt, Loc loc = Loc::current());
 // Broadcasting math. atan2, hypot, logaddexp(2), copysign are float functions (integers give
 // float32); fmod (C's sign), remainder and floor_divide (Python's) keep the promoted dtype, and
 // integer division by zero gives 0; bitwise ops take integers or bool, shifts integers only.
