@@ -197,6 +197,9 @@ std::vector<TensorType> infer_unary(Op op, const TensorType& x, const Attrs& att
         fail(ErrorCode::InvalidGraph, "clamp needs at least one of 'min' and 'max'");
       }
       break;
+    case Op::frac:
+      if (!is_floating(t)) fail(ErrorCode::DType, "frac takes floating-point input");
+      break;
     case Op::nan_to_num:  // any dtype; the identity on integers and bool
       break;
     case Op::bitwise_not:

@@ -53,6 +53,7 @@ std::vector<MathRow> unary_rows() {
       {Op::isfinite, true, V::Mixed, A::Exact, with({1e300})},
       {Op::signbit, true, V::Mixed, A::Exact, with({-1e-300, 2.0})},
       {Op::bitwise_not, true, V::Mixed, A::Exact, {}},  // float -> DType error
+      {Op::frac, false, V::Mixed, A::Exact, with({-2.5, 2.75, 1e300, -1e-300})},  // floats only
   };
 }
 
@@ -169,9 +170,10 @@ void add_binary_math_cases(std::vector<Case>& out) {
 
 void add_unary_math_cases(std::vector<Case>& out) {
   for (const MathRow& row : unary_rows()) {
-    const bool integer_only = row.op == Op::bitwise_not;
+    const bool integer_only = row.op == Op::bitwise_not, float_only = row.op == Op::frac;
     for (DType t : kAllDTypes) {
-      if ((t == DType::Bool && !row.allows_bool) || (integer_only && ir::is_floating(t))) {
+      if ((t == DType::Bool && !row.allows_bool) || (integer_only && ir::is_floating(t)) ||
+          (float_only && !ir::is_floating(t))) {
         Case c = math_case(row.op, row.accuracy, in(t, {3}));
         c.error = ErrorCode::DType;
         out.push_back(std::move(c));
@@ -187,6 +189,7 @@ void add_unary_math_cases(std::vector<Case>& out) {
       c.note = "domain edges";
       out.push_back(std::move(c));
     }
+    if (float_only) continue;
     // Integer extremes through the float functions (converted to float32 first).
     const double kIntEdges[] = {-2147483648.0, 2147483647.0, 0, -1, 1};
     out.push_back(

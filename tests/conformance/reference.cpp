@@ -128,6 +128,7 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::isinf:
     case Op::isfinite:
     case Op::signbit:
+    case Op::frac:
     case Op::bitwise_not:
       return ref_unary_math(op, in[0]);
     case Op::nan_to_num:

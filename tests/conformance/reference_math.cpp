@@ -68,6 +68,8 @@ double float_math(Op op, double x) {
       return x * x;
     case Op::trunc:
       return std::trunc(x);
+    case Op::frac:
+      return x - std::trunc(x);
     default:
       return NAN;
   }
@@ -81,6 +83,9 @@ Expected ref_unary_math(Op op, const RefTensor& x) {
     out_t = DType::Bool;
   } else if (op == Op::bitwise_not) {
     if (ir::is_floating(x.dtype)) reject(ErrorCode::DType, "float input");
+    out_t = x.dtype;
+  } else if (op == Op::frac) {
+    if (!ir::is_floating(x.dtype)) reject(ErrorCode::DType, "not a float");
     out_t = x.dtype;
   } else if (op == Op::square || op == Op::trunc) {
     if (x.dtype == DType::Bool) reject(ErrorCode::DType, "bool input");

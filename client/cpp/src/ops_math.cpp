@@ -91,6 +91,9 @@ Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf,
   if (neginf) attrs.set(ir::Attr::min, *neginf);
   return record(Op::nan_to_num, {&x}, std::move(attrs), loc);
 }
+Tensor frac(const Tensor& x, Loc loc) {
+  return record(Op::frac, {&x}, {}, loc);
+}
 Tensor bitwise_not(const Tensor& x, Loc loc) {
   return record(Op::bitwise_not, {&x}, {}, loc);
 }

@@ -36,6 +36,12 @@ TENSORD_LIBM_OP(Erfc, erfc)
 TENSORD_LIBM_OP(Trunc, trunc)
 #undef TENSORD_LIBM_OP
 
+struct Frac {  // x - trunc(x): exact; frac(+-inf) = NaN
+  template <typename C>
+  C operator()(C x) const {
+    return x - std::trunc(x);
+  }
+};
 struct Reciprocal {
   template <typename C>
   C operator()(C x) const {
@@ -163,6 +169,8 @@ void run_same_type(const KernelContext& ctx, Op op, std::span<const Operand> ops
         return go(Erfc{});
       case Op::reciprocal:
         return go(Reciprocal{});
+      case Op::frac:
+        return go(Frac{});
       case Op::square:
         return go(Square{});
       case Op::trunc:
@@ -206,6 +214,7 @@ bool is_unary_math(Op op) {
     case Op::atanh:
     case Op::erfc:
     case Op::reciprocal:
+    case Op::frac:
     case Op::square:
     case Op::trunc:
     case Op::isnan:

@@ -179,6 +179,11 @@ TEST_CASE("elementwise math ops (issue 4): dtypes", "[infer][math]") {
         CHECK(infer1(op, {x, y}) == T(t, {3, 4}));
       }
     }
+    if (is_floating(t)) {
+      CHECK(infer1(Op::frac, {x}) == x);
+    } else {
+      REQUIRE_IR_ERROR(infer1(Op::frac, {x}), ErrorCode::DType, "floating-point");
+    }
     CHECK(infer1(Op::nan_to_num, {x}) == x);  // every dtype, kept
     CHECK(infer1(Op::nan_to_num, {x}, {{Attr::value, 1.0}, {Attr::max, int64_t{2}}}) == x);
     if (is_floating(t)) {

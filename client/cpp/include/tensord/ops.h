@@ -64,6 +64,7 @@ Tensor isnan(const Tensor& x, Loc loc = Loc::current());
 Tensor isinf(const Tensor& x, Loc loc = Loc::current());
 Tensor isfinite(const Tensor& x, Loc loc = Loc::current());
 Tensor signbit(const Tensor& x, Loc loc = Loc::current());
+Tensor frac(const Tensor& x, Loc loc = Loc::current());         // x - trunc(x); floats only
 Tensor bitwise_not(const Tensor& x, Loc loc = Loc::current());  // integers or bool
 // NaN -> nan, +inf -> posinf, -inf -> neginf (absent: the dtype's largest/lowest finite value);
 // the identity on integers and bool.
