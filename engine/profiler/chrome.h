@@ -1,0 +1,15 @@
+// Chrome Trace Event JSON (the format Perfetto and chrome://tracing load): complete events
+// ("X") for spans, kernels and copies, flows ("s"/"f") from a request to its execution and from
+// a step to the kernels it launched, counters ("C") for live memory by category, instant events
+// ("i") for out-of-memory and fusion breaks, and metadata ("M") naming process and threads.
+#pragma once
+
+#include <string>
+
+#include "engine/profiler/compact.h"
+
+namespace tensord::profiler {
+
+std::string chrome_trace_json(const Trace& trace);
+
+}  // namespace tensord::profiler

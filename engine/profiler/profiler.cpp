@@ -1,0 +1,128 @@
+#include "engine/profiler/profiler.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tensord::profiler {
+
+std::string_view stage_name(Stage s) {
+  static constexpr std::string_view kNames[] = {
+      "request",    "receive", "validate", "plan_lookup", "plan_build",
+      "queue_wait", "execute", "step",     "upload",      "fetch"};
+  auto i = static_cast<size_t>(s);
+  return i < std::size(kNames) ? kNames[i] : "unknown";
+}
+
+std::string_view category_name(MemoryCategory c) {
+  static constexpr std::string_view kNames[] = {"tensor", "staging", "scratch", "workspace",
+                                                "graph_pool"};
+  auto i = static_cast<size_t>(c);
+  return i < std::size(kNames) ? kNames[i] : "unknown";
+}
+
+uint64_t content_hash(const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  h ^= h >> 29;
+  return h == 0 ? 1 : h;  // 0 means "no hash" in records
+}
+
+void Profiler::start(const ProfileOptions& options) {
+  std::lock_guard lock(mu_);
+  capacity_ = std::max<size_t>(options.capacity, 1);
+  pending_.clear();
+  drained_head_ = 0;
+  dropped_ = 0;
+  recorded_ = 0;
+  // Strings already sent belong to an earlier profile: the new stream starts its table afresh.
+  ids_.clear();
+  new_strings_.clear();
+  next_string_ = 1;
+  first_new_string_ = 1;
+  epoch_ns_.store(steady_ns(), std::memory_order_relaxed);
+  generation_.fetch_add(1, std::memory_order_relaxed);
+  uint32_t state = (options.trace ? kTrace : 0) | (options.memory ? kMemory : 0);
+  state_.store(state, std::memory_order_relaxed);
+}
+
+void Profiler::stop() {
+  state_.store(0, std::memory_order_relaxed);
+}
+
+uint32_t Profiler::intern(std::string_view s) {
+  if (s.empty()) return 0;
+  std::lock_guard lock(mu_);
+  auto it = ids_.find(s);
+  if (it != ids_.end()) return it->second;
+  if (ids_.size() >= kMaxStrings) return 0;
+  uint32_t id = next_string_++;
+  ids_.emplace(std::string(s), id);
+  new_strings_.emplace_back(s);
+  return id;
+}
+
+void Profiler::add(const Record& r) {
+  if (!active()) return;
+  std::lock_guard lock(mu_);
+  if (pending_.size() - drained_head_ >= capacity_) {
+    ++dropped_;
+    return;
+  }
+  pending_.push_back(r);
+  ++recorded_;
+}
+
+void Profiler::span(Stage stage, int64_t start, uint32_t thread, uint64_t request, uint64_t hash,
+                    uint8_t flags) {
+  Record r;
+  r.kind = RecordKind::Span;
+  r.stage = static_cast<uint8_t>(stage);
+  r.flags = flags;
+  r.thread = thread;
+  r.request = request;
+  r.hash = hash;
+  r.start_ns = start;
+  r.dur_ns = now() - start;
+  add(r);
+}
+
+bool Profiler::drain(Pending& out, size_t max_records) {
+  std::lock_guard lock(mu_);
+  out.first_string = first_new_string_;
+  out.strings = std::move(new_strings_);
+  new_strings_.clear();
+  first_new_string_ = next_string_;
+  size_t n = std::min(max_records, pending_.size() - drained_head_);
+  out.records.assign(pending_.begin() + static_cast<std::ptrdiff_t>(drained_head_),
+                     pending_.begin() + static_cast<std::ptrdiff_t>(drained_head_ + n));
+  drained_head_ += n;
+  if (drained_head_ == pending_.size()) {
+    pending_.clear();
+    drained_head_ = 0;
+  } else if (drained_head_ >= capacity_) {  // keep the vector within twice the bound
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(drained_head_));
+    drained_head_ = 0;
+  }
+  out.dropped = dropped_;
+  return n != 0 || !out.strings.empty();
+}
+
+uint64_t Profiler::dropped() const {
+  std::lock_guard lock(mu_);
+  return dropped_;
+}
+
+uint64_t Profiler::recorded() const {
+  std::lock_guard lock(mu_);
+  return recorded_;
+}
+
+}  // namespace tensord::profiler

@@ -1,0 +1,104 @@
+// The per-session profiler: switched on by Session.profile, fed by the event loop (receive,
+// requests, transfers) and by the device worker (engine stages, steps, memory), drained by the
+// stream that sends chunks to the client. Memory is bounded: past `capacity` pending records a
+// record is dropped and counted, never queued; the count travels with every chunk.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/profiler/record.h"
+
+namespace tensord::profiler {
+
+struct ProfileOptions {
+  bool trace = true;        // spans of every stage and step
+  bool memory = false;      // every allocation and free, with its op and line
+  size_t capacity = 16384;  // pending records at most (about 2 MiB); more are dropped
+};
+
+// What one drain takes: strings new since the last drain (ids first_string, first_string+1, ...)
+// and records in the order they were added.
+struct Pending {
+  uint32_t first_string = 1;
+  std::vector<std::string> strings;
+  std::vector<Record> records;
+  uint64_t dropped = 0;  // records dropped since the profile started
+};
+
+class Profiler {
+ public:
+  explicit Profiler(uint64_t session) : session_(session) {}
+  Profiler(const Profiler&) = delete;
+  Profiler& operator=(const Profiler&) = delete;
+
+  uint64_t session() const { return session_; }
+
+  // The hot-path checks: one relaxed load each. False until start(), and again after stop().
+  bool tracing() const { return (state_.load(std::memory_order_relaxed) & kTrace) != 0; }
+  bool recording_memory() const { return (state_.load(std::memory_order_relaxed) & kMemory) != 0; }
+  bool active() const { return state_.load(std::memory_order_relaxed) != 0; }
+
+  // Starts a new profile: clears what is pending, restarts the clock and the drop count.
+  void start(const ProfileOptions& options);
+  void stop();  // records added later are ignored; pending ones stay to be drained
+
+  int64_t now() const { return steady_ns() - epoch_ns_.load(std::memory_order_relaxed); }
+  static int64_t steady_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  // Incremented by every start(): memory blocks remember it, so a free only goes to the stream
+  // of the profile that saw the allocation.
+  uint64_t generation() const { return generation_.load(std::memory_order_relaxed); }
+  uint64_t next_request() { return requests_.fetch_add(1, std::memory_order_relaxed) + 1; }
+
+  // Thread-safe. Ids are stable for the profile; the string goes out with the next drain.
+  uint32_t intern(std::string_view s);
+  // Thread-safe. Ignored when inactive; dropped (and counted) when `capacity` are pending.
+  void add(const Record& r);
+  // A span of `stage` from `start` to now.
+  void span(Stage stage, int64_t start, uint32_t thread, uint64_t request, uint64_t hash = 0,
+            uint8_t flags = 0);
+
+  // Moves up to `max_records` pending records (and every new string) into `out`; returns
+  // whether anything was taken (strings count).
+  bool drain(Pending& out, size_t max_records);
+  uint64_t dropped() const;
+  uint64_t recorded() const;  // records accepted since start
+
+ private:
+  static constexpr uint32_t kTrace = 1;
+  static constexpr uint32_t kMemory = 2;
+  static constexpr size_t kMaxStrings = 1 << 16;  // then names become "" (id 0)
+
+  const uint64_t session_;
+  std::atomic<uint32_t> state_{0};
+  std::atomic<uint64_t> requests_{0};
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int64_t> epoch_ns_{steady_ns()};
+
+  mutable std::mutex mu_;
+  size_t capacity_ = 0;
+  std::vector<Record> pending_;
+  std::size_t drained_head_ = 0;  // records of pending_ already taken
+  uint64_t dropped_ = 0;
+  uint64_t recorded_ = 0;
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids_;
+  std::vector<std::string> new_strings_;
+  uint32_t next_string_ = 1;
+  uint32_t first_new_string_ = 1;
+};
+
+}  // namespace tensord::profiler

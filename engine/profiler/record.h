@@ -1,0 +1,95 @@
+// What a profile is made of: flat, fixed-size records. The daemon's tracer and memory ledger
+// emit them, the compact codec streams them, and exports, summaries and advice read them. Some
+// kinds (kernels, memcpys, fusion breaks) only a GPU backend or the fusion pass emits; they are
+// defined here so the readers (advice in particular) work on them before those emitters exist.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace tensord::profiler {
+
+enum class RecordKind : uint8_t {
+  Span = 1,     // a stage of a request on the host (see Stage)
+  Alloc,        // a block was allocated; `value` = live bytes of the device after it
+  Free,         // a block was freed (`id` as in its Alloc)
+  Oom,          // an allocation failed: `bytes` requested, `value` live, free/largest below
+  Kernel,       // GPU: one kernel execution (CUPTI or CUDA events); `id` = launching step
+  Memcpy,       // GPU: a copy engine transfer; `stage` = MemcpyKind, `hash` = content hash
+  FusionBreak,  // the fusion pass could not fuse across op `name` (at file:line)
+};
+
+enum class Stage : uint8_t {
+  Request = 0,  // one Session.run, from its arrival to its reply
+  Receive,      // wire graph -> IR
+  Validate,
+  PlanLookup,  // canonical form and plan cache; flags has kCacheHit
+  PlanBuild,   // decompose, simplify, fuse, plan (a cache miss)
+  QueueWait,   // queued behind other work of the device
+  Execute,     // the whole plan; `value` = steps
+  Step,        // one plan step; `name` = op, file:line = the user's line, `id` = step index
+  Upload,      // host bytes -> device (inline inputs, uploads); `hash` = content hash
+  Fetch,       // device -> host bytes (inline results, Tensor.read)
+  kCount
+};
+
+enum class MemoryCategory : uint8_t {
+  Tensor = 0,  // tensor storage: plan slots and uploaded tensors
+  Staging,     // host staging of uploads and fetches
+  Scratch,     // kernel scratch
+  Workspace,   // library workspaces (cuBLASLt, cuDNN)
+  GraphPool,   // CUDA graph private pools
+  kCount
+};
+
+enum class MemcpyKind : uint8_t { HostToDevice = 0, DeviceToHost, DeviceToDevice };
+
+// Bits of Record::flags.
+inline constexpr uint8_t kOnGpu = 1;          // ran on a GPU
+inline constexpr uint8_t kGraphCaptured = 2;  // Execute: replayed from a captured CUDA graph
+inline constexpr uint8_t kF32Highest = 4;     // Step/Kernel: float32 matmul at "highest" precision
+inline constexpr uint8_t kCacheHit = 8;       // PlanLookup: the plan came from the cache
+
+// Threads on the timeline.
+inline constexpr uint32_t kEventLoopThread = 1;
+inline constexpr uint32_t kWorkerThread = 2;
+inline constexpr uint32_t kGpuStreamThread = 16;  // + stream number
+
+// One event. Strings (op, kernel and file names) are ids into the profile's string table; 0 is
+// the empty string. Times are nanoseconds since the profile started.
+struct Record {
+  RecordKind kind = RecordKind::Span;
+  uint8_t stage = 0;  // Stage (spans), MemoryCategory (memory records), MemcpyKind (memcpys)
+  uint8_t flags = 0;
+  uint32_t thread = 0;
+  uint32_t name = 0;
+  uint32_t file = 0;
+  uint32_t line = 0;
+  uint64_t request = 0;
+  uint64_t id = 0;    // step index (spans, kernels), block id (memory)
+  uint64_t hash = 0;  // plan hash (spans), content hash (uploads, memcpys)
+  int64_t start_ns = 0;
+  int64_t dur_ns = 0;
+  uint64_t bytes = 0;         // block size, bytes moved
+  uint64_t value = 0;         // live bytes after a memory event; steps of an Execute span
+  uint64_t free_bytes = 0;    // Oom: free memory of the device
+  uint64_t largest_free = 0;  // Oom: the largest free block
+  uint64_t session = 0;       // memory records and Oom: the session that owns the block
+  // Kernel launch geometry (Kernel records only).
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  uint32_t registers = 0;
+  uint32_t static_smem = 0;
+  uint32_t dynamic_smem = 0;
+  uint32_t occupancy_permille = 0;  // estimated occupancy, 0..1000
+
+  friend bool operator==(const Record&, const Record&) = default;
+};
+
+std::string_view stage_name(Stage s);
+// A 64-bit hash of bytes, to recognise the same data transferred again.
+uint64_t content_hash(const void* data, size_t n);
+std::string_view category_name(MemoryCategory c);
+
+}  // namespace tensord::profiler

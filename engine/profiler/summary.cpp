@@ -1,0 +1,91 @@
+#include "engine/profiler/summary.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace tensord::profiler {
+namespace {
+
+std::string key_of(const Trace& t, const Record& r) {
+  auto stage = static_cast<Stage>(r.stage);
+  if (stage == Stage::Step && r.name != 0) return t.str(r.name);
+  // Appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on "[" + string.
+  std::string key(1, '[');
+  key.append(stage_name(stage));
+  key.push_back(']');
+  return key;
+}
+
+}  // namespace
+
+std::vector<KeyAverage> key_averages(const Trace& t) {
+  // Spans per thread by start (longer first on ties), so a parent precedes what it contains.
+  std::vector<const Record*> spans;
+  for (const Record& r : t.records) {
+    if (r.kind == RecordKind::Span) spans.push_back(&r);
+  }
+  std::sort(spans.begin(), spans.end(), [](const Record* a, const Record* b) {
+    if (a->thread != b->thread) return a->thread < b->thread;
+    if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns;
+    return a->dur_ns > b->dur_ns;
+  });
+  std::map<std::string, KeyAverage> rows;
+  std::map<std::string, int64_t> longest;
+  std::vector<std::pair<const Record*, KeyAverage*>> stack;
+  for (const Record* r : spans) {
+    while (!stack.empty() &&
+           (stack.back().first->thread != r->thread ||
+            stack.back().first->start_ns + stack.back().first->dur_ns <= r->start_ns)) {
+      stack.pop_back();
+    }
+    std::string key = key_of(t, *r);
+    KeyAverage& row = rows[key];
+    row.key = key;
+    row.calls++;
+    row.total_ns += r->dur_ns;
+    row.self_ns += r->dur_ns;
+    if (!stack.empty()) stack.back().second->self_ns -= r->dur_ns;
+    if (r->file != 0 && r->dur_ns >= longest[key]) {
+      longest[key] = r->dur_ns;
+      row.source = t.str(r->file) + ":" + std::to_string(r->line);
+    }
+    stack.emplace_back(r, &row);
+  }
+  for (const Record& r : t.records) {
+    if (r.kind != RecordKind::Alloc || r.name == 0) continue;
+    auto it = rows.find(t.str(r.name));
+    if (it != rows.end()) it->second.alloc_bytes += r.bytes;
+  }
+  std::vector<KeyAverage> out;
+  for (auto& [k, row] : rows) out.push_back(std::move(row));
+  std::sort(out.begin(), out.end(), [](const KeyAverage& a, const KeyAverage& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.key < b.key;
+  });
+  return out;
+}
+
+int64_t MemoryPoint::total() const {
+  return std::accumulate(std::begin(live_bytes), std::end(live_bytes), int64_t{0});
+}
+
+std::vector<MemoryPoint> memory_timeline(const Trace& t) {
+  std::vector<const Record*> events;
+  for (const Record& r : t.records) {
+    if (r.kind == RecordKind::Alloc || r.kind == RecordKind::Free) events.push_back(&r);
+  }
+  std::stable_sort(events.begin(), events.end(),
+                   [](const Record* a, const Record* b) { return a->start_ns < b->start_ns; });
+  std::vector<MemoryPoint> out;
+  MemoryPoint p;
+  for (const Record* r : events) {
+    size_t c = r->stage < static_cast<size_t>(MemoryCategory::kCount) ? r->stage : 0;
+    p.t_ns = r->start_ns;
+    p.live_bytes[c] += r->kind == RecordKind::Alloc ? static_cast<int64_t>(r->bytes)
+                                                    : -static_cast<int64_t>(r->bytes);
+    out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace tensord::profiler

@@ -1,0 +1,210 @@
+// Each rule on crafted traces: it fires on the evidence it is for and stays silent on a trace
+// without it. GPU records (kernels, captured plans, TF32 flags, fragmentation) are crafted here
+// because no backend emits them yet; the CPU-observable rules are also tested end to end
+// against the daemon (tests/integration/client/test_profile.cpp).
+#include "engine/profiler/advice.h"
+
+#include <catch2/catch.hpp>
+
+using namespace tensord::profiler;
+
+namespace {
+
+struct Builder {
+  Trace t;
+  int64_t now = 0;
+  Builder() { t.strings = {"", "add", "loop.py", "matmul", "sort"}; }
+
+  Record& add(Record r) {
+    t.records.push_back(r);
+    return t.records.back();
+  }
+  // One request: `steps` steps of `step_ns` each, inside an execute span, inside a request span
+  // with `overhead_ns` more around it.
+  void request(uint64_t plan, int steps, int64_t step_ns, int64_t overhead_ns, uint8_t flags = 0,
+               uint32_t op = 1) {
+    uint64_t id = t.records.size() + 1;
+    int64_t begin = now;
+    int64_t exec_begin = now + overhead_ns / 2;
+    for (int i = 0; i < steps; ++i) {
+      Record s;
+      s.stage = static_cast<uint8_t>(Stage::Step);
+      s.thread = kWorkerThread;
+      s.request = id;
+      s.id = static_cast<uint64_t>(i);
+      s.name = op;
+      s.file = 2;
+      s.line = 7;
+      s.flags = flags;
+      s.start_ns = exec_begin + i * step_ns;
+      s.dur_ns = step_ns;
+      add(s);
+    }
+    Record e;
+    e.stage = static_cast<uint8_t>(Stage::Execute);
+    e.thread = kWorkerThread;
+    e.request = id;
+    e.hash = plan;
+    e.flags = flags;
+    e.value = static_cast<uint64_t>(steps);
+    e.start_ns = exec_begin;
+    e.dur_ns = steps * step_ns;
+    add(e);
+    Record r;
+    r.stage = static_cast<uint8_t>(Stage::Request);
+    r.thread = kEventLoopThread;
+    r.request = id;
+    r.start_ns = begin;
+    r.dur_ns = steps * step_ns + overhead_ns;
+    add(r);
+    now += r.dur_ns + 1000;
+  }
+  std::vector<std::string> rules() const {
+    std::vector<std::string> out;
+    for (const auto& r : recommend(t)) out.push_back(r.rule);
+    return out;
+  }
+};
+
+bool has(const std::vector<std::string>& rules, const std::string& rule) {
+  return std::find(rules.begin(), rules.end(), rule) != rules.end();
+}
+
+}  // namespace
+
+TEST_CASE("a trace of big graphs run once each gets no advice") {
+  Builder b;
+  for (int i = 0; i < 30; ++i) b.request(100 + i, 50, 200'000, 100'000);
+  CHECK(b.rules().empty());
+}
+
+TEST_CASE("cuda_graph: a plan repeated on the GPU without capture") {
+  Builder b;
+  for (int i = 0; i < 12; ++i) b.request(7, 30, 50'000, 10'000, kOnGpu);
+  CHECK(has(b.rules(), "cuda_graph"));
+  Builder captured;
+  for (int i = 0; i < 12; ++i) captured.request(7, 30, 50'000, 10'000, kOnGpu | kGraphCaptured);
+  CHECK_FALSE(has(captured.rules(), "cuda_graph"));
+  Builder cpu;  // the same on the CPU: nothing to capture
+  for (int i = 0; i < 12; ++i) cpu.request(7, 30, 50'000, 10'000);
+  CHECK_FALSE(has(cpu.rules(), "cuda_graph"));
+}
+
+TEST_CASE("fusion_break names the op and its line") {
+  Builder b;
+  Record r;
+  r.kind = RecordKind::FusionBreak;
+  r.name = 4;
+  r.file = 2;
+  r.line = 33;
+  b.add(r);
+  auto recs = recommend(b.t);
+  REQUIRE(recs.size() == 1);
+  CHECK(recs[0].rule == "fusion_break");
+  CHECK(recs[0].message.find("'sort' at loop.py:33") != std::string::npos);
+}
+
+TEST_CASE("tf32: float32 matmuls at highest precision on the GPU") {
+  Builder b;
+  for (int i = 0; i < 5; ++i) b.request(1 + i, 1, 2'000'000, 10'000, kOnGpu | kF32Highest, 3);
+  CHECK(has(b.rules(), "tf32"));
+  Builder high;  // the same time at "high" precision
+  for (int i = 0; i < 5; ++i) high.request(1 + i, 1, 2'000'000, 10'000, kOnGpu, 3);
+  CHECK_FALSE(has(high.rules(), "tf32"));
+  Builder cpu;  // highest on the CPU is the only precision there is
+  for (int i = 0; i < 5; ++i) cpu.request(1 + i, 1, 2'000'000, 10'000, kF32Highest, 3);
+  CHECK_FALSE(has(cpu.rules(), "tf32"));
+}
+
+TEST_CASE("sync_in_loop: many syncs of one tiny graph") {
+  Builder b;
+  for (int i = 0; i < 25; ++i) b.request(9, 2, 2'000, 80'000);
+  auto recs = recommend(b.t);
+  auto it = std::find_if(recs.begin(), recs.end(),
+                         [](const auto& r) { return r.rule == "sync_in_loop"; });
+  REQUIRE(it != recs.end());
+  CHECK(it->message.find("loop.py:7") != std::string::npos);
+  CHECK(it->evidence.find("25 syncs") != std::string::npos);
+  Builder few;  // too few to be a loop
+  for (int i = 0; i < 5; ++i) few.request(9, 2, 2'000, 80'000);
+  CHECK_FALSE(has(few.rules(), "sync_in_loop"));
+  Builder heavy;  // repeated, but the work outweighs the round trip
+  for (int i = 0; i < 25; ++i) heavy.request(9, 2, 500'000, 80'000);
+  CHECK_FALSE(has(heavy.rules(), "sync_in_loop"));
+}
+
+TEST_CASE("fragmentation: an OOM with enough free memory in scattered blocks") {
+  Builder b;
+  Record oom;
+  oom.kind = RecordKind::Oom;
+  oom.bytes = 600 << 20;
+  oom.free_bytes = 1000 << 20;
+  oom.largest_free = 200 << 20;
+  b.add(oom);
+  CHECK(has(b.rules(), "fragmentation"));
+  Builder full;  // really out of memory
+  oom.free_bytes = 100 << 20;
+  oom.largest_free = 90 << 20;
+  full.add(oom);
+  CHECK_FALSE(has(full.rules(), "fragmentation"));
+  Builder cpu;  // the CPU reports no free blocks
+  oom.free_bytes = 0;
+  oom.largest_free = 0;
+  cpu.add(oom);
+  CHECK_FALSE(has(cpu.rules(), "fragmentation"));
+}
+
+TEST_CASE("launch_overhead: tiny GPU kernels, or steps swamped by request overhead") {
+  Builder gpu;
+  for (int i = 0; i < 60; ++i) {
+    Record k;
+    k.kind = RecordKind::Kernel;
+    k.thread = kGpuStreamThread;
+    k.start_ns = i * 10'000;
+    k.dur_ns = 3'000;
+    gpu.add(k);
+  }
+  CHECK(has(gpu.rules(), "launch_overhead"));
+  Builder big_kernels;
+  for (int i = 0; i < 60; ++i) {
+    Record k;
+    k.kind = RecordKind::Kernel;
+    k.dur_ns = 300'000;
+    big_kernels.add(k);
+  }
+  CHECK_FALSE(has(big_kernels.rules(), "launch_overhead"));
+  Builder host;  // different small graphs, each mostly overhead
+  for (int i = 0; i < 25; ++i) host.request(1000 + i, 3, 3'000, 90'000);
+  CHECK(has(host.rules(), "launch_overhead"));
+}
+
+TEST_CASE("repeated_transfer: the same bytes uploaded again and again") {
+  Builder b;
+  for (int i = 0; i < 4; ++i) {
+    Record u;
+    u.stage = static_cast<uint8_t>(Stage::Upload);
+    u.hash = 0xabcdef;
+    u.bytes = 1 << 20;
+    b.add(u);
+  }
+  CHECK(has(b.rules(), "repeated_transfer"));
+  Builder different;
+  for (int i = 0; i < 4; ++i) {
+    Record u;
+    u.stage = static_cast<uint8_t>(Stage::Upload);
+    u.hash = 0xabcdef + static_cast<uint64_t>(i);
+    u.bytes = 1 << 20;
+    different.add(u);
+  }
+  CHECK_FALSE(has(different.rules(), "repeated_transfer"));
+  Builder gpu;  // host-to-device copies of the same content
+  for (int i = 0; i < 3; ++i) {
+    Record m;
+    m.kind = RecordKind::Memcpy;
+    m.stage = static_cast<uint8_t>(MemcpyKind::HostToDevice);
+    m.hash = 77;
+    m.bytes = 1 << 16;
+    gpu.add(m);
+  }
+  CHECK(has(gpu.rules(), "repeated_transfer"));
+}

@@ -1,0 +1,128 @@
+#include "engine/profiler/memory_ledger.h"
+
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "engine/profiler/compact.h"
+
+using namespace tensord::profiler;
+
+namespace {
+
+// Drains the profiler into a trace (the way the daemon's stream and the client do).
+void drain_into(Profiler& p, Trace& t) {
+  Pending pending;
+  pending.first_string = static_cast<uint32_t>(t.strings.size());
+  while (p.drain(pending, 1 << 20)) t.append_chunk(encode_chunk(pending, p.session()));
+}
+
+}  // namespace
+
+TEST_CASE("the ledger's books balance at every point") {
+  auto ledger = std::make_shared<MemoryLedger>();
+  auto p1 = std::make_shared<Profiler>(1);
+  auto p2 = std::make_shared<Profiler>(2);
+  p1->start({.trace = false, .memory = true, .capacity = 1 << 20});
+  p2->start({.trace = false, .memory = true, .capacity = 1 << 20});
+  std::mt19937 rng(7);
+  std::vector<BlockTicket> live;
+  uint64_t expected_live = 0;
+  std::vector<uint64_t> sizes;
+  for (int i = 0; i < 2000; ++i) {
+    if (live.empty() || rng() % 3 != 0) {
+      AllocSite site;
+      site.profiler = rng() % 2 ? p1 : p2;
+      site.op = "add";
+      site.file = "model.py";
+      site.line = 10 + rng() % 5;
+      uint64_t bytes = 64 + rng() % 4096;
+      live.push_back(ledger->track(bytes, site));
+      sizes.push_back(bytes);
+      expected_live += bytes;
+    } else {
+      size_t k = rng() % live.size();
+      expected_live -= sizes[k];
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+      sizes.erase(sizes.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    LedgerTotals t = ledger->totals();
+    REQUIRE(t.live_bytes == expected_live);
+    REQUIRE(t.allocated_bytes - t.freed_bytes == t.live_bytes);
+    if (i % 100 == 0) {
+      uint64_t sum = 0;
+      for (const LiveBlock& b : ledger->snapshot()) sum += b.bytes;
+      REQUIRE(sum == t.live_bytes);
+      uint64_t s1 = 0, s2 = 0;
+      for (const LiveBlock& b : ledger->snapshot(1)) s1 += b.bytes;
+      for (const LiveBlock& b : ledger->snapshot(2)) s2 += b.bytes;
+      REQUIRE(s1 + s2 == sum);
+    }
+  }
+  live.clear();
+  CHECK(ledger->totals().live_bytes == 0);
+  CHECK(ledger->totals().allocs == ledger->totals().frees);
+  // Each session's stream has an Alloc and a Free per block of its own, with matching sizes.
+  for (auto* p : {p1.get(), p2.get()}) {
+    Trace t;
+    drain_into(*p, t);
+    int64_t balance = 0;
+    size_t allocs = 0;
+    for (const Record& r : t.records) {
+      CHECK(r.session == p->session());
+      if (r.kind == RecordKind::Alloc) {
+        balance += static_cast<int64_t>(r.bytes);
+        allocs++;
+        CHECK(t.str(r.file) == "model.py");
+        CHECK(t.str(r.name) == "add");
+      } else if (r.kind == RecordKind::Free) {
+        balance -= static_cast<int64_t>(r.bytes);
+      }
+    }
+    CHECK(allocs > 0);
+    CHECK(balance == 0);
+  }
+}
+
+TEST_CASE("the OOM report names the top holders by session and by line") {
+  auto ledger = std::make_shared<MemoryLedger>();
+  auto p = std::make_shared<Profiler>(4);
+  p->start({.trace = false, .memory = true});
+  AllocSite big{p, 1, "matmul", "train.py", 40, MemoryCategory::Tensor};
+  AllocSite small{p, 1, "add", "train.py", 41, MemoryCategory::Tensor};
+  auto a = ledger->track(1 << 20, big);
+  auto b = ledger->track(1 << 20, big);
+  auto c = ledger->track(1000, small);
+  OomReport r = ledger->out_of_memory(uint64_t{1} << 40, small);
+  CHECK(r.live_bytes == (2 << 20) + 1000);
+  CHECK(r.live_blocks == 3);
+  REQUIRE(r.by_line.size() == 2);
+  CHECK(r.by_line[0].who == "train.py:40 (matmul)");
+  CHECK(r.by_line[0].blocks == 2);
+  REQUIRE(r.by_session.size() == 1);
+  CHECK(r.by_session[0].who == "session 4");
+  std::string text = r.text();
+  CHECK(text.find("requested by train.py:41 (add)") != std::string::npos);
+  CHECK(text.find("train.py:40 (matmul) 2097152 B in 2 blocks") != std::string::npos);
+  CHECK(text.find('\n') == std::string::npos);  // one line: it goes into an error message
+  Trace t;
+  drain_into(*p, t);
+  size_t ooms = 0;
+  for (const Record& rec : t.records) ooms += rec.kind == RecordKind::Oom;
+  CHECK(ooms == 1);
+}
+
+TEST_CASE("a free after the profile restarted does not reach the new stream") {
+  auto ledger = std::make_shared<MemoryLedger>();
+  auto p = std::make_shared<Profiler>(1);
+  p->start({.trace = false, .memory = true});
+  AllocSite site;
+  site.profiler = p;
+  auto block = ledger->track(100, site);
+  p->stop();
+  p->start({.trace = false, .memory = true});
+  block.reset();
+  Trace t;
+  drain_into(*p, t);
+  CHECK(t.records.empty());
+  CHECK(ledger->totals().live_bytes == 0);
+}
