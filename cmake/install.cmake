@@ -23,10 +23,13 @@ if(TARGET tensord_client)
   set_target_properties(tensord_client PROPERTIES EXPORT_NAME client)
   set_target_properties(tensord_ir PROPERTIES EXPORT_NAME ir)
   set_target_properties(tensord_protocol PROPERTIES EXPORT_NAME protocol)
+  set_target_properties(tensord_profiler PROPERTIES EXPORT_NAME profiler)
+  target_include_directories(tensord_profiler
+    PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/tensord>)
   # Static libraries list their private dependencies for linking: the warnings target is one
   # (an interface target that adds nothing at link time), so it is exported too.
   set_target_properties(tensord_warnings PROPERTIES EXPORT_NAME warnings)
-  install(TARGETS tensord_client tensord_ir tensord_protocol tensord_warnings
+  install(TARGETS tensord_client tensord_ir tensord_protocol tensord_profiler tensord_warnings
     EXPORT tensordTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(EXPORT tensordTargets NAMESPACE tensord:: DESTINATION ${TENSORD_CMAKE_DIR})
@@ -40,6 +43,14 @@ if(TARGET tensord_client)
       ${PROJECT_SOURCE_DIR}/engine/ir/half.h
       ${PROJECT_SOURCE_DIR}/engine/ir/shape.h
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tensord/engine/ir)
+  # The profiler's trace types (tensord/profile.h includes them).
+  install(FILES
+      ${PROJECT_SOURCE_DIR}/engine/profiler/advice.h
+      ${PROJECT_SOURCE_DIR}/engine/profiler/compact.h
+      ${PROJECT_SOURCE_DIR}/engine/profiler/profiler.h
+      ${PROJECT_SOURCE_DIR}/engine/profiler/record.h
+      ${PROJECT_SOURCE_DIR}/engine/profiler/summary.h
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tensord/engine/profiler)
 
   configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/tensordConfig.cmake.in
     ${CMAKE_CURRENT_BINARY_DIR}/tensordConfig.cmake

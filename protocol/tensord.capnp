@@ -153,6 +153,36 @@ interface Session {
   upload @1 (dtype :Text, shape :List(Int64)) -> (sink :UploadSink);
 
   stats @2 () -> (stats :SessionStats);
+
+  # Starts profiling this session (issue 7; protocolMinor 1 in the lead's numbering): the
+  # daemon records what `options` asks and pushes chunks of the compact trace form
+  # (docs/profiler.md) to `sink` while work runs. Fails with `unsupported` while another
+  # profile of the session runs. Stopping (ProfileHandle.stop, or dropping the handle) flushes
+  # what is pending and then calls `sink.done`.
+  profile @3 (options :ProfileOptions, sink :TraceSink) -> (handle :ProfileHandle);
+}
+
+struct ProfileOptions {
+  trace @0 :Bool = true;           # spans of every stage of every request and of each step
+  memory @1 :Bool = false;         # every allocation and free, with its op and source line
+  bufferRecords @2 :UInt32 = 16384; # records the daemon holds for a slow client; more are
+                                   # dropped and counted (the count reaches the client)
+}
+
+# Implemented by the client. The daemon calls `write` with flow control (a streaming method)
+# and `done` once, after the last chunk.
+interface TraceSink {
+  write @0 (chunk :Data) -> stream;
+  done @1 (recorded :UInt64, dropped :UInt64);
+}
+
+interface ProfileHandle {
+  # Stops recording, sends what is pending, calls the sink's `done`, then returns.
+  stop @0 () -> (recorded :UInt64, dropped :UInt64);
+
+  # This session's live memory blocks (those allocated while memory was recorded), as one
+  # chunk of the compact form holding an Alloc record per block.
+  snapshot @1 () -> (chunk :Data);
 }
 
 interface UploadSink {

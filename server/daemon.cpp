@@ -29,6 +29,7 @@ std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
 
 Daemon::Daemon(const Options& options, Logger& log, kj::AsyncIoContext& io)
     : io_(io), log_(log), state_(make_state(options, log)) {
+  state_->timer = &io.provider->getTimer();
   for (const std::string& address : options.listen) {
     listeners_.push_back(Listener::open(io.provider->getNetwork(), io.waitScope, address));
   }

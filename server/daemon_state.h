@@ -5,11 +5,13 @@
 #pragma once
 
 #include <capnp/capability.h>
+#include <kj/timer.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "engine/profiler/memory_ledger.h"
 #include "scheduler/scheduler.h"
 #include "server/accounting.h"
 #include "server/log.h"
@@ -33,6 +35,9 @@ struct DaemonState {
   capnp::CapabilityServerSet<::Tensor> tensors;
   std::shared_ptr<Usage> usage = std::make_shared<Usage>();
   uint64_t next_session_id = 1;
+  // The device's memory ledger (issue 7): blocks of sessions that record memory.
+  std::shared_ptr<profiler::MemoryLedger> memory = std::make_shared<profiler::MemoryLedger>();
+  kj::Timer* timer = nullptr;  // the event loop's; profile streams flush on it
 };
 
 }  // namespace tensord::server

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/ir/error.h"
+#include "engine/profiler/record.h"
 #include "server/device_bytes.h"
 #include "server/exceptions.h"
 #include "server/graph_from_wire.h"
@@ -83,6 +84,36 @@ kj::Promise<void> resolve(DaemonState& daemon, std::shared_ptr<PendingRun> run) 
   return kj::joinPromises(resolving.releaseAsArray());
 }
 
+void trace_transfer(profiler::Profiler& p, profiler::Stage stage, int64_t start, uint64_t request,
+                    uint64_t bytes, uint64_t hash) {
+  profiler::Record r;
+  r.stage = static_cast<uint8_t>(stage);
+  r.thread = profiler::kWorkerThread;
+  r.request = request;
+  r.start_ns = start;
+  r.dur_ns = p.now() - start;
+  r.bytes = bytes;
+  r.hash = hash;
+  p.add(r);
+}
+
+// An inline input copied to the device: a span with the content hash (to spot the same data
+// sent again) and the new buffer in the memory ledger.
+void trace_upload(const engine::RunProfile& profile, const engine::TensorValue& value,
+                  const std::vector<uint8_t>& bytes, int64_t start) {
+  if (profile.tracing()) {
+    trace_transfer(*profile.profiler, profiler::Stage::Upload, start, profile.request, bytes.size(),
+                   profiler::content_hash(bytes.data(), bytes.size()));
+  }
+  if (profile.memory()) {
+    profiler::AllocSite site;
+    site.profiler = profile.profiler;
+    site.request = profile.request;
+    site.op = "upload";
+    value.buffer->ticket = profile.ledger->track(value.buffer->bytes(), site);
+  }
+}
+
 // The most fetched bytes one reply carries inline. Each output may take up to maxChunkBytes, but
 // a reply must stay far below Cap'n Proto's 64 MiB limit, which readers also apply to the bytes
 // they traverse (each read of a Data field counts). Outputs past this budget come back with
@@ -90,7 +121,9 @@ kj::Promise<void> resolve(DaemonState& daemon, std::shared_ptr<PendingRun> run) 
 constexpr uint64_t kMaxInlineReplyBytes = 4 * ::MAX_CHUNK_BYTES;
 
 // Worker side: device copies of inline inputs, the engine run, and the inline fetches.
-RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_bytes) {
+// `profile` is null unless the session profiles.
+RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_bytes,
+                   const engine::RunProfile* profile) {
   std::vector<engine::TensorValue> inputs;
   inputs.reserve(run.slots.size());
   for (InputSlot& slot : run.slots) {
@@ -98,18 +131,24 @@ RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_b
       inputs.push_back(std::move(*value));
     } else {
       auto& bytes = std::get<InlineInput>(slot);
+      int64_t t = profile ? profile->profiler->now() : 0;
       inputs.push_back(upload_device_bytes(engine.backend(), bytes.type, bytes.data.data()));
+      if (profile) trace_upload(*profile, inputs.back(), bytes.data, t);
       bytes.data = {};
     }
   }
   RunOutcome out;
-  out.values = engine.run(std::move(run.graph), inputs, run.outputs);
+  out.values = engine.run(std::move(run.graph), inputs, run.outputs, profile);
   out.data.resize(out.values.size());
   uint64_t budget = kMaxInlineReplyBytes;
   for (size_t i = 0; i < out.values.size(); ++i) {
     uint64_t n = out.values[i].nbytes();
     if (run.fetch[i] && n <= max_chunk_bytes && n <= budget) {
+      int64_t t = profile ? profile->profiler->now() : 0;
       out.data[i] = read_device_bytes(engine.backend(), out.values[i], 0, n);
+      if (profile && profile->tracing()) {
+        trace_transfer(*profile->profiler, profiler::Stage::Fetch, t, profile->request, n, 0);
+      }
       budget -= n;
     }
   }
@@ -135,18 +174,38 @@ void publish(const std::shared_ptr<SessionCore>& session, RunOutcome outcome,
 }  // namespace
 
 kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext context) {
+  // Profiling: one predictable branch when off; when on, the run carries its RunProfile.
+  std::optional<engine::RunProfile> profile;
+  int64_t arrived = 0;
+  if (session->profiler()->active()) [[unlikely]] {
+    profile = session->run_profile(session->profiler()->next_request());
+    arrived = profile->profiler->now();
+  }
   std::shared_ptr<PendingRun> run = translate(context.getParams(), session->config());
   context.releaseParams();  // inline bytes are copied; free the request early
+  if (profile && profile->tracing()) {
+    profile->profiler->span(profiler::Stage::Receive, arrived, profiler::kEventLoopThread,
+                            profile->request);
+  }
   uint64_t max_chunk = session->config().max_chunk_bytes;
   return resolve(session->daemon(), run)
-      .then([session, run, max_chunk]() {
-        return run_on_worker(session->queue(), [request = std::move(run->request),
-                                                max_chunk](engine::Engine& engine) mutable {
-          return execute(engine, request, max_chunk);
+      .then([session, run, max_chunk, profile]() {
+        int64_t queued = profile ? profile->profiler->now() : 0;
+        return run_on_worker(session->queue(), [request = std::move(run->request), max_chunk,
+                                                profile, queued](engine::Engine& engine) mutable {
+          if (profile && profile->tracing()) {
+            profile->profiler->span(profiler::Stage::QueueWait, queued, profiler::kWorkerThread,
+                                    profile->request);
+          }
+          return execute(engine, request, max_chunk, profile ? &*profile : nullptr);
         });
       })
-      .then([session, context,
+      .then([session, context, profile, arrived,
              nodes = run->request.graph.nodes.size()](kj::Own<RunOutcome> outcome) mutable {
+        KJ_DEFER(if (profile && profile->tracing()) {
+          profile->profiler->span(profiler::Stage::Request, arrived, profiler::kEventLoopThread,
+                                  profile->request);
+        });
         with_wire_errors([&] {
           size_t outputs = outcome->values.size();
           publish(session, std::move(*outcome), context.getResults());

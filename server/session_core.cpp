@@ -18,6 +18,7 @@ std::string printable(std::string_view name) {
 
 SessionCore::SessionCore(std::shared_ptr<DaemonState> daemon, std::string name)
     : daemon_(std::move(daemon)),
+      id_(daemon_->next_session_id),
       label_("session " + std::to_string(daemon_->next_session_id++) + " '" + printable(name) +
              "'"),
       queue_(daemon_->scheduler->open_session()),

@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "engine/exec/run_profile.h"
+#include "engine/profiler/profiler.h"
 #include "scheduler/scheduler.h"
 #include "server/accounting.h"
 #include "server/daemon_state.h"
@@ -27,15 +29,27 @@ class SessionCore {
   const std::shared_ptr<Account>& account() const { return account_; }
   const std::string& label() const { return label_; }  // "session 3 'notebook'" for logs
 
+  uint64_t id() const { return id_; }
+  // The session's profiler (issue 7): inactive until Session.profile starts it.
+  const std::shared_ptr<profiler::Profiler>& profiler() const { return profiler_; }
+  // What a run of request `request` is profiled under (only called while the profiler is on).
+  engine::RunProfile run_profile(uint64_t request) const {
+    return engine::RunProfile{profiler_, daemon_->memory, request};
+  }
+  // The running profile stream, kept here so that it flushes after its handle is dropped.
+  std::shared_ptr<class ProfileStream> profile_stream;
+
   uint64_t runs() const { return runs_; }
   void count_run() { ++runs_; }
 
  private:
   std::shared_ptr<DaemonState> daemon_;
+  const uint64_t id_;
   std::string label_;
   scheduler::SessionQueue queue_;
   std::shared_ptr<Account> account_;
   uint64_t runs_ = 0;
+  std::shared_ptr<profiler::Profiler> profiler_ = std::make_shared<profiler::Profiler>(id_);
 };
 
 }  // namespace tensord::server

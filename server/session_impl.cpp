@@ -1,6 +1,7 @@
 #include "server/session_impl.h"
 
 #include "server/exceptions.h"
+#include "server/profile_stream.h"
 #include "server/run_graph.h"
 #include "server/upload_sink_impl.h"
 #include "server/wire_types.h"
@@ -30,6 +31,14 @@ kj::Promise<void> SessionImpl::stats(StatsContext context) {
   s.setDaemonLiveTensors(account.daemon_usage().tensors);
   s.setDaemonLiveBytes(account.daemon_usage().bytes);
   return kj::READY_NOW;
+}
+
+}  // namespace tensord::server
+
+namespace tensord::server {
+
+kj::Promise<void> SessionImpl::profile(ProfileContext context) {
+  return with_wire_errors([&] { return start_profile(core_, context); });
 }
 
 }  // namespace tensord::server

@@ -18,6 +18,29 @@ std::string range(uint64_t begin, uint64_t end) {
   return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
 }
 
+// A finished upload as the profile sees it: an upload span with the content hash, and the new
+// tensor in the memory ledger.
+void trace_upload(const std::shared_ptr<profiler::Profiler>& prof, profiler::MemoryLedger& ledger,
+                  const engine::TensorValue& value, const uint8_t* bytes, int64_t start) {
+  size_t n = value.nbytes();
+  if (prof->tracing()) {
+    profiler::Record r;
+    r.stage = static_cast<uint8_t>(profiler::Stage::Upload);
+    r.thread = profiler::kWorkerThread;
+    r.start_ns = start;
+    r.dur_ns = prof->now() - start;
+    r.bytes = n;
+    r.hash = profiler::content_hash(bytes, n);
+    prof->add(r);
+  }
+  if (prof->recording_memory()) {
+    profiler::AllocSite site;
+    site.profiler = prof;
+    site.op = "upload";
+    value.buffer->ticket = ledger.track(value.buffer->bytes(), site);
+  }
+}
+
 }  // namespace
 
 UploadSinkImpl::UploadSinkImpl(std::shared_ptr<SessionCore> session, ir::TensorType type)
@@ -25,7 +48,15 @@ UploadSinkImpl::UploadSinkImpl(std::shared_ptr<SessionCore> session, ir::TensorT
       type_(std::move(type)),
       size_(checked_tensor_bytes(type_, session_->config().max_tensor_bytes)),
       staging_(new uint8_t[size_]),
-      charge_(session_->account(), size_) {}
+      charge_(session_->account(), size_) {
+  if (session_->profiler()->recording_memory()) {
+    profiler::AllocSite site;
+    site.profiler = session_->profiler();
+    site.op = "upload";
+    site.category = profiler::MemoryCategory::Staging;
+    staging_ticket_ = session_->daemon().memory->track(size_, site);
+  }
+}
 
 kj::Promise<void> UploadSinkImpl::write(WriteContext context) {
   return with_wire_errors([&]() -> kj::Promise<void> {
@@ -98,9 +129,16 @@ kj::Promise<void> UploadSinkImpl::finish(FinishContext context) {
     // The staging buffer moves to the job; the charge stays with this sink until the tensor
     // exists, so the usage never drops to zero in between.
     auto staging = std::shared_ptr<uint8_t[]>(std::move(staging_));
+    auto ticket = std::make_shared<profiler::BlockTicket>(std::move(staging_ticket_));
+    std::shared_ptr<profiler::Profiler> prof;
+    if (session_->profiler()->active()) prof = session_->profiler();
     return run_on_worker(session_->queue(),
-                         [type = type_, staging](engine::Engine& engine) {
-                           return upload_device_bytes(engine.backend(), type, staging.get());
+                         [type = type_, staging, ticket, prof,
+                          ledger = session_->daemon().memory](engine::Engine& engine) {
+                           int64_t t = prof ? prof->now() : 0;
+                           auto value = upload_device_bytes(engine.backend(), type, staging.get());
+                           if (prof) trace_upload(prof, *ledger, value, staging.get(), t);
+                           return value;
                          })
         .then([this, context](kj::Own<engine::TensorValue> value) mutable {
           context.getResults().setTensor(TensorImpl::publish(session_, std::move(*value)));

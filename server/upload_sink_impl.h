@@ -35,6 +35,7 @@ class UploadSinkImpl final : public ::UploadSink::Server {
   uint64_t size_;
   std::unique_ptr<uint8_t[]> staging_;    // uninitialized: pages are touched as chunks arrive
   Charge charge_;                         // the staging buffer counts as a live tensor
+  profiler::BlockTicket staging_ticket_;  // the staging buffer in the memory ledger, if recorded
   std::map<uint64_t, uint64_t> written_;  // begin -> end, disjoint, adjacent ranges merged
   uint64_t written_bytes_ = 0;
   bool finished_ = false;

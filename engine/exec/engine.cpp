@@ -52,14 +52,29 @@ Engine::Engine(Backend& backend, EngineOptions options)
 Engine::~Engine() = default;
 
 std::vector<TensorValue> Engine::run(ir::Graph graph, std::span<const TensorValue> inputs,
-                                     std::span<const ir::ValueRef> outputs) {
+                                     std::span<const ir::ValueRef> outputs,
+                                     const RunProfile* profile) {
   ++stats_.runs;
+  profiler::Profiler* tracer =
+      profile != nullptr && profile->tracing() ? profile->profiler.get() : nullptr;
+  const uint64_t request = profile != nullptr ? profile->request : 0;
+  int64_t t = tracer ? tracer->now() : 0;
   const std::vector<ir::TensorType> types = input_types(inputs);
   ir::validate(graph, types, options_.limits);
   ir::validate_outputs(graph, outputs);
+  if (tracer) {
+    tracer->span(profiler::Stage::Validate, t, profiler::kWorkerThread, request);
+    t = tracer->now();
+  }
 
   ir::CanonicalForm form = ir::canonical_form(graph, outputs);
+  const uint64_t plan_hash = form.hash;
   std::shared_ptr<const Plan> plan = plans_->find(form);
+  if (tracer) {
+    tracer->span(profiler::Stage::PlanLookup, t, profiler::kWorkerThread, request, plan_hash,
+                 plan ? profiler::kCacheHit : 0);
+    t = tracer->now();
+  }
   if (plan) {
     ++stats_.plan_cache_hits;
   } else {
@@ -74,8 +89,24 @@ std::vector<TensorValue> Engine::run(ir::Graph graph, std::span<const TensorValu
       throw Error(ErrorCode::Internal, std::string("planning failed: ") + e.what());
     }
     plans_->insert(std::move(form), plan);
+    if (tracer) {
+      tracer->span(profiler::Stage::PlanBuild, t, profiler::kWorkerThread, request, plan_hash);
+      t = tracer->now();
+    }
   }
-  return execute(*plan, backend_, inputs, graph);
+  std::vector<TensorValue> out = execute(*plan, backend_, inputs, graph, profile);
+  if (tracer) {
+    profiler::Record r;
+    r.stage = static_cast<uint8_t>(profiler::Stage::Execute);
+    r.thread = profiler::kWorkerThread;
+    r.request = request;
+    r.hash = plan_hash;
+    r.start_ns = t;
+    r.dur_ns = tracer->now() - t;
+    r.value = plan->steps.size();
+    tracer->add(r);
+  }
+  return out;
 }
 
 }  // namespace tensord::engine

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/exec/backend.h"
+#include "engine/exec/run_profile.h"
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
 
@@ -35,9 +36,12 @@ class Engine {
 
   // Runs an untrusted graph. `inputs[i]` is the tensor for the input node with index i. Returns
   // one contiguous value per requested output. Throws tensord::Error attributed to the node
-  // (and source location) of `graph` that failed; the engine stays usable.
+  // (and source location) of `graph` that failed; the engine stays usable. With an active
+  // `profile`, each stage (validate, plan lookup, plan build, execute, steps) is traced and
+  // allocations are recorded in its ledger.
   std::vector<TensorValue> run(ir::Graph graph, std::span<const TensorValue> inputs,
-                               std::span<const ir::ValueRef> outputs);
+                               std::span<const ir::ValueRef> outputs,
+                               const RunProfile* profile = nullptr);
 
   Backend& backend() { return backend_; }
   const EngineStats& stats() const { return stats_; }

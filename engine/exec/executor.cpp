@@ -3,8 +3,10 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 
+#include "engine/exec/step_hook.h"
 #include "engine/ir/error.h"
 
 namespace tensord::engine {
@@ -12,9 +14,10 @@ namespace {
 
 class Execution {
  public:
-  Execution(const Plan& plan, Backend& backend, std::span<const TensorValue> inputs)
+  Execution(const Plan& plan, Backend& backend, std::span<const TensorValue> inputs, StepHook* hook)
       : plan_(plan),
         backend_(backend),
+        hook_(hook),
         inputs_(inputs),
         slots_(plan.slot_bytes.size()),
         args_(plan.max_step_values) {}
@@ -26,7 +29,10 @@ class Execution {
     for (ValueId v : plan_[step.outputs]) {
       const PlanValue& pv = plan_.values[v];
       std::shared_ptr<Buffer>& slot = slots_[pv.base.index];
-      if (!slot) slot = backend_.allocate(plan_.slot_bytes[pv.base.index]);
+      if (!slot) {
+        size_t bytes = plan_.slot_bytes[pv.base.index];
+        slot = hook_ ? hook_->allocate(backend_, bytes) : backend_.allocate(bytes);
+      }
       bind(args_[k++], pv, slot);
     }
     const std::span<const TensorValue> args(args_.data(), k);
@@ -59,6 +65,7 @@ class Execution {
 
   const Plan& plan_;
   Backend& backend_;
+  StepHook* hook_;
   std::span<const TensorValue> inputs_;
   std::vector<std::shared_ptr<Buffer>> slots_;
   std::vector<TensorValue> args_;
@@ -67,11 +74,21 @@ class Execution {
 }  // namespace
 
 std::vector<TensorValue> execute(const Plan& plan, Backend& backend,
-                                 std::span<const TensorValue> inputs, const ir::Graph& user_graph) {
-  Execution execution(plan, backend, inputs);
-  for (const Step& step : plan.steps) {
+                                 std::span<const TensorValue> inputs, const ir::Graph& user_graph,
+                                 const RunProfile* profile) {
+  std::optional<StepHook> hook;
+  if (profile != nullptr && profile->active()) hook.emplace(*profile, plan, user_graph);
+  Execution execution(plan, backend, inputs, hook ? &*hook : nullptr);
+  for (uint32_t i = 0; i < plan.steps.size(); ++i) {
+    const Step& step = plan.steps[i];
     try {
-      execution.run(step);
+      if (hook) [[unlikely]] {
+        hook->before(step);
+        execution.run(step);
+        hook->after(i, step);
+      } else {
+        execution.run(step);
+      }
     } catch (const Error& e) {
       user_graph.fail_at(plan.origin[step.node], e);
     } catch (const std::bad_alloc&) {

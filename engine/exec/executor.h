@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/exec/backend.h"
+#include "engine/exec/run_profile.h"
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
 #include "engine/plan/plan.h"
@@ -15,8 +16,10 @@ namespace tensord::engine {
 // each slot after its last use and returns the outputs. `inputs` are the caller's tensors (by
 // input index; never written). A failing step throws tensord::Error attributed to the node of
 // `user_graph` it stems from, with that node's source location; exceptions that are not
-// tensord::Error become Internal (std::bad_alloc: OutOfMemory).
+// tensord::Error become Internal (std::bad_alloc: OutOfMemory). With an active `profile`, each
+// step is traced and its allocations recorded (engine/exec/step_hook.h).
 std::vector<TensorValue> execute(const Plan& plan, Backend& backend,
-                                 std::span<const TensorValue> inputs, const ir::Graph& user_graph);
+                                 std::span<const TensorValue> inputs, const ir::Graph& user_graph,
+                                 const RunProfile* profile = nullptr);
 
 }  // namespace tensord::engine

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/ir/shape.h"
+#include "engine/profiler/memory_ledger.h"
 
 namespace tensord::engine {
 
@@ -22,6 +23,10 @@ class Buffer {
 
   void* data() const { return data_; }
   size_t bytes() const { return bytes_; }
+
+  // Set when a session recording memory allocated it: the memory ledger's record of this block,
+  // which records the free when the buffer goes.
+  profiler::BlockTicket ticket;
 
  private:
   void* data_;

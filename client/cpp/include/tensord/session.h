@@ -12,6 +12,7 @@
 #include "engine/ir/error.h"
 #include "engine/ir/shape.h"
 #include "tensord/element.h"
+#include "tensord/profile.h"
 #include "tensord/scalar.h"
 #include "tensord/tensor.h"
 
@@ -73,6 +74,10 @@ class Session {
 
   const ServerInfo& info() const;
   SessionStats stats();
+
+  // Starts profiling this session (tensord/profile.h); the profile stops when the returned
+  // object goes. One profile per session at a time.
+  Profile profile(const ProfileOptions& options = {});
 
   // Makes every tensor given materialized on the daemon, in one `run` for all of them.
   void sync(const std::vector<Tensor>& tensors, Loc loc = Loc::current());

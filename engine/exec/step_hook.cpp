@@ -1,0 +1,67 @@
+#include "engine/exec/step_hook.h"
+
+#include <string>
+
+#include "engine/ir/error.h"
+
+namespace tensord::engine {
+
+StepHook::StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph& user_graph)
+    : profile_(profile),
+      plan_(plan),
+      user_graph_(user_graph),
+      tracing_(profile.tracing()),
+      memory_(profile.memory()) {}
+
+void StepHook::before(const Step& step) {
+  current_ = &step;
+  if (tracing_) start_ = profile_.profiler->now();
+}
+
+void StepHook::after(uint32_t index, const Step& step) {
+  current_ = nullptr;
+  if (!tracing_) return;
+  profiler::Profiler& p = *profile_.profiler;
+  const ir::Node& user_node = user_graph_.nodes[plan_.origin[step.node]];
+  profiler::Record r;
+  r.kind = profiler::RecordKind::Span;
+  r.stage = static_cast<uint8_t>(profiler::Stage::Step);
+  r.thread = profiler::kWorkerThread;
+  r.name = p.intern(ir::name(plan_.nodes[step.node].op));
+  r.file = p.intern(user_graph_.files[user_node.loc.file]);
+  r.line = user_node.loc.line;
+  r.request = profile_.request;
+  r.id = index;
+  r.start_ns = start_;
+  r.dur_ns = p.now() - start_;
+  p.add(r);
+}
+
+profiler::AllocSite StepHook::site_for(const Step& step) const {
+  const ir::Node& user_node = user_graph_.nodes[plan_.origin[step.node]];
+  profiler::AllocSite site;
+  site.profiler = profile_.profiler;
+  site.request = profile_.request;
+  site.op = ir::name(plan_.nodes[step.node].op);
+  site.file = user_graph_.files[user_node.loc.file];
+  site.line = user_node.loc.line;
+  site.category = profiler::MemoryCategory::Tensor;
+  return site;
+}
+
+std::shared_ptr<Buffer> StepHook::allocate(Backend& backend, size_t bytes) {
+  if (!memory_ || current_ == nullptr) return backend.allocate(bytes);
+  profiler::AllocSite site = site_for(*current_);
+  std::shared_ptr<Buffer> buffer;
+  try {
+    buffer = backend.allocate(bytes);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::OutOfMemory) throw;
+    throw Error(ErrorCode::OutOfMemory,
+                e.message() + "; " + profile_.ledger->out_of_memory(bytes, site).text());
+  }
+  buffer->ticket = profile_.ledger->track(bytes, site);
+  return buffer;
+}
+
+}  // namespace tensord::engine

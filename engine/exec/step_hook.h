@@ -1,0 +1,39 @@
+// The executor's profiling hook: a span per step tagged with the op and the user's line, and
+// allocations recorded in the memory ledger with the same tags. Only built when the run's
+// session profiles, so an unprofiled run pays one branch per step and per allocation.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/exec/backend.h"
+#include "engine/exec/run_profile.h"
+#include "engine/ir/graph.h"
+#include "engine/plan/plan.h"
+
+namespace tensord::engine {
+
+class StepHook {
+ public:
+  StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph& user_graph);
+
+  void before(const Step& step);
+  void after(uint32_t index, const Step& step);
+  // backend.allocate(bytes), tracked in the ledger; an out-of-memory error gets the ledger's
+  // report (what is live, top holders by session and by line) appended to its message.
+  std::shared_ptr<Buffer> allocate(Backend& backend, size_t bytes);
+
+ private:
+  profiler::AllocSite site_for(const Step& step) const;
+
+  const RunProfile& profile_;
+  const Plan& plan_;
+  const ir::Graph& user_graph_;
+  const bool tracing_;
+  const bool memory_;
+  const Step* current_ = nullptr;
+  int64_t start_ = 0;
+};
+
+}  // namespace tensord::engine

@@ -1,0 +1,144 @@
+#include "server/profile_stream.h"
+
+#include <chrono>
+#include <vector>
+
+#include "engine/ir/error.h"
+#include "engine/profiler/compact.h"
+#include "server/exceptions.h"
+
+namespace tensord::server {
+namespace {
+
+// Records per chunk: about 20 bytes each in the compact form, so chunks stay well under a MiB.
+constexpr size_t kChunkRecords = 8192;
+// How long the pump sleeps when nothing is pending.
+constexpr auto kFlushInterval = 10 * kj::MILLISECONDS;
+
+}  // namespace
+
+ProfileStream::ProfileStream(std::shared_ptr<profiler::Profiler> profiler, ::TraceSink::Client sink,
+                             kj::Timer& timer)
+    : profiler_(std::move(profiler)),
+      sink_(kj::mv(sink)),
+      timer_(timer),
+      done_(pump()
+                .catch_([this](kj::Exception&&) {
+                  // The client went away or its sink failed: nobody reads the profile any more.
+                  profiler_->stop();
+                })
+                .then([this] { finished_ = true; })
+                .fork()) {}
+
+kj::Promise<void> ProfileStream::pump() {
+  // Yield first, so the constructor finishes before the loop touches members.
+  return kj::evalLater([this]() -> kj::Promise<void> {
+    profiler::Pending pending;
+    if (profiler_->drain(pending, kChunkRecords)) {
+      std::vector<uint8_t> chunk = profiler::encode_chunk(pending, profiler_->session());
+      recorded_ += pending.records.size();
+      auto write = sink_.writeRequest();
+      write.setChunk(kj::arrayPtr(chunk.data(), chunk.size()));
+      return write.send().then([this] { return pump(); });
+    }
+    if (stopping_) {
+      auto done = sink_.doneRequest();
+      done.setRecorded(recorded_);
+      done.setDropped(profiler_->dropped());
+      return done.send().ignoreResult();
+    }
+    return timer_.afterDelay(kFlushInterval).then([this] { return pump(); });
+  });
+}
+
+void ProfileStream::request_stop() {
+  stopping_ = true;
+  profiler_->stop();
+}
+
+kj::Promise<void> ProfileStream::stopped() {
+  request_stop();
+  return done_.addBranch();
+}
+
+ProfileHandleImpl::~ProfileHandleImpl() noexcept(false) {
+  stream_->request_stop();
+}
+
+kj::Promise<void> ProfileHandleImpl::stop(StopContext context) {
+  return stream_->stopped().then([this, context]() mutable {
+    auto results = context.getResults();
+    results.setRecorded(stream_->recorded());
+    results.setDropped(stream_->dropped());
+  });
+}
+
+kj::Promise<void> ProfileHandleImpl::snapshot(SnapshotContext context) {
+  profiler::Pending blocks;
+  std::vector<std::string> strings;  // a string table of its own: the chunk stands alone
+  auto intern = [&](const std::string& s) -> uint32_t {
+    if (s.empty()) return 0;
+    for (size_t i = 0; i < strings.size(); ++i) {
+      if (strings[i] == s) return static_cast<uint32_t>(i + 1);
+    }
+    strings.push_back(s);
+    return static_cast<uint32_t>(strings.size());
+  };
+  for (const profiler::LiveBlock& b : session_->daemon().memory->snapshot(session_->id())) {
+    profiler::Record r;
+    r.kind = profiler::RecordKind::Alloc;
+    r.stage = static_cast<uint8_t>(b.category);
+    r.id = b.id;
+    r.bytes = b.bytes;
+    r.request = b.request;
+    r.session = b.session;
+    r.name = intern(b.op);
+    r.file = intern(b.file);
+    r.line = b.line;
+    blocks.records.push_back(r);
+  }
+  blocks.first_string = 1;
+  blocks.strings = std::move(strings);
+  std::vector<uint8_t> chunk = profiler::encode_chunk(blocks, session_->id());
+  context.getResults().setChunk(kj::arrayPtr(chunk.data(), chunk.size()));
+  return kj::READY_NOW;
+}
+
+namespace {
+
+void start_now(const std::shared_ptr<SessionCore>& session, ProfileContext& context) {
+  auto params = context.getParams();
+  auto options = params.getOptions();
+  profiler::ProfileOptions o;
+  o.trace = options.getTrace();
+  o.memory = options.getMemory();
+  o.capacity = options.getBufferRecords();
+  // A bound the daemon keeps whatever the client asks: about 140 bytes per pending record.
+  constexpr uint32_t kMaxRecords = 1 << 20;
+  if (o.capacity == 0 || o.capacity > kMaxRecords) {
+    throw Error(ErrorCode::InvalidGraph,
+                "bufferRecords must be in [1, " + std::to_string(kMaxRecords) + "]");
+  }
+  session->profiler()->start(o);
+  auto stream = std::make_shared<ProfileStream>(session->profiler(), params.getSink(),
+                                                *session->daemon().timer);
+  session->profile_stream = stream;
+  context.getResults().setHandle(kj::heap<ProfileHandleImpl>(session, std::move(stream)));
+}
+
+}  // namespace
+
+kj::Promise<void> start_profile(std::shared_ptr<SessionCore> session, ProfileContext context) {
+  std::shared_ptr<ProfileStream> old = session->profile_stream;
+  if (old && old->running()) {
+    if (!old->stopping()) {
+      throw Error(ErrorCode::Unsupported, "a profile of this session is already running");
+    }
+    return old->stopped().then(
+        [session, context]() mutable { with_wire_errors([&] { start_now(session, context); }); });
+  }
+  start_now(session, context);
+  return kj::READY_NOW;
+}
+
+}  // namespace tensord::server

@@ -1,0 +1,267 @@
+// Session.profile against the real daemon: streamed spans of every stage tagged with this file's
+// lines, memory books that balance, the OOM report, back-pressure with counted drops, and the
+// CPU-observable recommendations firing on crafted workloads and silent on a good one.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "engine/profiler/chrome.h"
+#include "tests/integration/client/client_fixture.h"
+#include "tests/support/profiler/chrome_check.h"
+
+using tensord::test::ClientFixture;
+namespace profiler = tensord::profiler;
+
+namespace {
+
+bool is(const profiler::Record& r, profiler::Stage s) {
+  return r.kind == profiler::RecordKind::Span && static_cast<profiler::Stage>(r.stage) == s;
+}
+
+bool from_this_file(const profiler::Trace& t, const profiler::Record& r) {
+  return t.str(r.file).ends_with("test_profile.cpp");
+}
+
+std::set<std::string> rules(tensord::Profile& p) {
+  std::set<std::string> out;
+  for (const auto& r : p.recommendations()) out.insert(r.rule);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a profile streams every stage of a request, steps tagged with the user's line") {
+  ClientFixture f;
+  auto& s = f.session;
+  auto prof = s.profile();
+  auto x = s.from_vector<float>(std::vector<float>(256, 1.0f), {16, 16});
+  const uint32_t line = __LINE__ + 1;
+  auto y = tensord::relu(tensord::matmul(x, x) + 1.0f);
+  std::vector<float> v = y.to_vector<float>();
+  CHECK(v[0] == 17.0f);
+  prof.stop();
+  CHECK_FALSE(prof.running());
+  const profiler::Trace& t = prof.trace();
+  CHECK(prof.dropped() == 0);
+  std::map<profiler::Stage, int> stages;
+  const profiler::Record* request = nullptr;
+  for (const auto& r : t.records) {
+    if (r.kind != profiler::RecordKind::Span) continue;
+    stages[static_cast<profiler::Stage>(r.stage)]++;
+    if (is(r, profiler::Stage::Request)) request = &r;
+  }
+  for (auto stage :
+       {profiler::Stage::Receive, profiler::Stage::QueueWait, profiler::Stage::Validate,
+        profiler::Stage::PlanLookup, profiler::Stage::PlanBuild, profiler::Stage::Execute,
+        profiler::Stage::Upload, profiler::Stage::Fetch}) {
+    INFO(profiler::stage_name(stage));
+    CHECK(stages[stage] == 1);
+  }
+  REQUIRE(request != nullptr);
+  std::set<std::string> ops;
+  for (const auto& r : t.records) {
+    if (r.kind != profiler::RecordKind::Span) continue;
+    // Every span of the request lies within it (the clocks are one steady clock).
+    CHECK(r.request == request->request);
+    CHECK(r.start_ns >= request->start_ns);
+    CHECK(r.start_ns + r.dur_ns <= request->start_ns + request->dur_ns);
+    if (is(r, profiler::Stage::Step)) {
+      CHECK(from_this_file(t, r));
+      CHECK(r.line == line);
+      ops.insert(t.str(r.name));
+    }
+  }
+  CHECK(ops.count("matmul") == 1);
+  CHECK(ops.count("relu") == 1);
+  auto check = tensord::test::check_chrome_trace(prof.chrome_trace_json());
+  CHECK(check.errors == std::vector<std::string>{});
+  bool listed = false;
+  for (const auto& row : prof.key_averages()) {
+    if (row.key == "matmul") {
+      listed = true;
+      CHECK(row.calls == 1);
+      CHECK(row.source.ends_with("test_profile.cpp:" + std::to_string(line)));
+    }
+  }
+  CHECK(listed);
+}
+
+TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at the end") {
+  ClientFixture f;
+  auto& s = f.session;
+  auto prof = s.profile({.trace = false, .memory = true});
+  {
+    auto x = s.from_vector<float>(std::vector<float>(256, 2.0f), {16, 16});
+    auto y = tensord::exp(x * 0.5f) + 1.0f;
+    // Over maxChunkBytes: a chunked upload, through a staging buffer.
+    auto big = s.from_vector<float>(std::vector<float>(1200000, 1.0f), {1200000});
+    s.sync({y, big});
+    REQUIRE(f.live_tensors_eventually(3) == 3);
+    profiler::Trace snap = prof.memory_snapshot();
+    uint64_t bytes = 0;
+    std::set<std::string> ops;
+    for (const auto& r : snap.records) {
+      bytes += r.bytes;
+      ops.insert(snap.str(r.name));
+      CHECK(r.kind == profiler::RecordKind::Alloc);
+    }
+    CHECK(bytes == s.stats().live_bytes);
+    CHECK(ops.count("upload") == 1);
+    size_t uploads = 0;
+    for (const auto& r : snap.records) uploads += snap.str(r.name) == "upload";
+    CHECK(uploads == 2);  // the inline input and the chunked upload; the staging went
+  }
+  REQUIRE(f.live_tensors_eventually(0) == 0);
+  prof.stop();
+  const profiler::Trace& t = prof.trace();
+  std::map<uint64_t, int64_t> blocks;
+  size_t allocs = 0;
+  for (const auto& r : t.records) {
+    if (r.kind == profiler::RecordKind::Alloc) {
+      blocks[r.id] += static_cast<int64_t>(r.bytes);
+      allocs++;
+    } else if (r.kind == profiler::RecordKind::Free) {
+      blocks[r.id] -= static_cast<int64_t>(r.bytes);
+    }
+  }
+  CHECK(allocs >= 4);
+  for (const auto& [id, balance] : blocks) CHECK(balance == 0);
+  size_t staging = 0;
+  for (const auto& r : t.records) {
+    staging += r.kind == profiler::RecordKind::Free &&
+               static_cast<profiler::MemoryCategory>(r.stage) == profiler::MemoryCategory::Staging;
+  }
+  CHECK(staging == 1);
+  auto timeline = prof.memory_timeline();
+  REQUIRE_FALSE(timeline.empty());
+  CHECK(timeline.back().total() == 0);
+}
+
+TEST_CASE("out of memory names the request and the lines holding memory") {
+  ClientFixture f(
+      tensord::test::DaemonOptions::with_args({"--max-tensor-bytes", "4503599627370496"}));
+  auto& s = f.session;
+  auto prof = s.profile({.trace = true, .memory = true});
+  const uint32_t keep_line = __LINE__ + 1;
+  auto keep = s.full({1 << 16}, 1.0f);
+  s.sync({keep});
+  const uint32_t huge_line = __LINE__ + 1;
+  auto huge = s.full({int64_t{1} << 23, int64_t{1} << 23}, 2.0f);  // 256 TiB
+  try {
+    s.sync({huge});
+    FAIL("a 256 TiB tensor was allocated");
+  } catch (const tensord::Error& e) {
+    CHECK(e.code() == tensord::ErrorCode::OutOfMemory);
+    std::string m = e.what();
+    INFO(m);
+    CHECK(m.find("test_profile.cpp:" + std::to_string(huge_line) + " (full)") != std::string::npos);
+    CHECK(m.find("test_profile.cpp:" + std::to_string(keep_line) + " (full) 262144 B") !=
+          std::string::npos);
+  }
+  prof.stop();
+  size_t ooms = 0;
+  for (const auto& r : prof.trace().records) ooms += r.kind == profiler::RecordKind::Oom;
+  CHECK(ooms == 1);
+  CHECK((keep + 1.0f).to_vector<float>()[0] == 2.0f);  // the session goes on
+}
+
+TEST_CASE("a slow reader makes the daemon drop and count, never grow") {
+  ClientFixture f;
+  auto& s = f.session;
+  auto x = s.from_vector<float>(std::vector<float>(16, 1.0f), {16});
+  auto chain = [&] {
+    tensord::Tensor y = x;
+    for (int i = 0; i < 2000; ++i) y = (i % 2 == 0) ? y * 1.0001f : y + 0.5f;
+    return y.to_vector<float>();
+  };
+  s.sync({x});
+  chain();  // the plan is cached from here on, so both profiles see the same records
+  size_t bounded_total = 0, full_total = 0;
+  uint64_t dropped = 0;
+  {
+    auto prof = s.profile({.trace = true, .memory = false, .buffer_records = 32});
+    chain();
+    prof.stop();
+    dropped = prof.dropped();
+    bounded_total = prof.trace().records.size() + dropped;
+    CHECK(prof.trace().records.size() < 2000);
+  }
+  {
+    auto prof = s.profile({.trace = true, .memory = false, .buffer_records = 1 << 20});
+    chain();
+    prof.stop();
+    CHECK(prof.dropped() == 0);
+    full_total = prof.trace().records.size();
+  }
+  CHECK(dropped > 0);
+  CHECK(full_total > 2000);
+  CHECK(bounded_total == full_total);  // every record either arrived or was counted
+}
+
+TEST_CASE("one profile at a time; dropping the Profile stops and flushes it") {
+  ClientFixture f;
+  auto& s = f.session;
+  {
+    auto prof = s.profile();
+    CHECK_THROWS_AS(s.profile(), tensord::Error);
+    (s.full({4}, 1.0f) + 1.0f).to_vector<float>();
+  }
+  auto again = s.profile();  // the first one stopped when it went
+  (s.full({4}, 1.0f) + 2.0f).to_vector<float>();
+  again.stop();
+  CHECK(again.trace().records.size() > 5);
+}
+
+TEST_CASE("recommendations fire on round trips in a loop and repeated transfers") {
+  ClientFixture f;
+  auto& s = f.session;
+  auto x = s.from_vector<float>({1, 2, 3, 4}, {4});
+  s.sync({x});
+  {
+    auto prof = s.profile();
+    for (int i = 0; i < 30; ++i) (x + 1.0f).to_vector<float>();  // a sync per iteration
+    prof.stop();
+    auto r = rules(prof);
+    CHECK(r.count("sync_in_loop") == 1);
+    CHECK(r.count("launch_overhead") == 1);
+    CHECK(r.count("repeated_transfer") == 0);
+    for (const auto& rec : prof.recommendations()) {
+      if (rec.rule == "sync_in_loop") {
+        CHECK(rec.message.find("test_profile.cpp:") != std::string::npos);
+        CHECK(rec.evidence.find("30 syncs") != std::string::npos);
+      }
+    }
+  }
+  {
+    auto prof = s.profile();
+    std::vector<float> data(4096, 3.0f);
+    for (int i = 0; i < 4; ++i) s.from_vector<float>(data, {4096}).sum().to_vector<float>();
+    prof.stop();
+    auto r = rules(prof);
+    CHECK(r.count("repeated_transfer") == 1);
+    CHECK(r.count("sync_in_loop") == 0);
+  }
+}
+
+TEST_CASE("recommendations stay silent on a good workload") {
+  ClientFixture f;
+  auto& s = f.session;
+  auto a = s.rand({384, 384}, 1);
+  auto b = s.rand({384, 384}, 2);
+  s.sync({a, b});
+  auto prof = s.profile();
+  for (int i = 0; i < 25; ++i) s.sync({tensord::matmul(a, b)});
+  std::vector<float> data(4096, 3.0f);
+  auto big = s.from_vector<float>(data, {4096});  // uploaded once, used many times
+  tensord::Tensor acc = big;
+  for (int i = 0; i < 200; ++i) acc = acc * 0.5f + big;
+  acc.to_vector<float>();
+  prof.stop();
+  std::string fired;
+  for (const auto& r : prof.recommendations()) fired += r.rule + ": " + r.evidence + "\n";
+  INFO(fired);
+  CHECK(fired.empty());
+}
