@@ -379,6 +379,9 @@ void bind_errors(py::module_& m) {
 }
 
 }  // namespace
+
+void bind_profile(py::module_& m);  // profile_bindings.cpp
+
 }  // namespace tensord::python
 
 PYBIND11_MODULE(_tensord, m) {
@@ -387,4 +390,5 @@ PYBIND11_MODULE(_tensord, m) {
   tensord::python::bind_types(m);
   tensord::python::bind_elementwise(m);
   tensord::python::bind_structural(m);
+  tensord::python::bind_profile(m);
 }

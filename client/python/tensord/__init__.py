@@ -21,6 +21,7 @@ from ._functions import *  # noqa: F401,F403 (the namespace's functions)
 from ._functions import sync
 from ._missing import FUNCTIONS as _MISSING
 from ._session import connect, info, session
+from .profiler import profile
 from ._tensord import TensorError
 
 __array_api_version__ = "2023.12"

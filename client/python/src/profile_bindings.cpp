@@ -1,0 +1,91 @@
+// The profiler for Python: Session.profile's RAII object and what it computes (Chrome trace,
+// key averages, memory timeline, recommendations), as plain Python values. The Python-facing
+// API (td.profile) is client/python/tensord/profiler.py.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+
+#include "engine/profiler/record.h"
+#include "tensord/client.h"
+
+namespace py = pybind11;
+
+namespace tensord::python {
+
+void bind_profile(py::module_& m) {
+  py::class_<Profile>(m, "Profile")
+      .def("stop", &Profile::stop)
+      .def_property_readonly("running", &Profile::running)
+      .def("dropped", &Profile::dropped)
+      .def("record_count", [](Profile& p) { return p.trace().records.size(); })
+      .def("chrome_trace_json", &Profile::chrome_trace_json)
+      .def("export_chrome_trace", &Profile::export_chrome_trace)
+      .def("export_compact", &Profile::export_compact)
+      .def("key_averages",
+           [](Profile& p) {
+             py::list rows;
+             for (const auto& r : p.key_averages()) {
+               py::dict d;
+               d["key"] = r.key;
+               d["calls"] = r.calls;
+               d["self_us"] = static_cast<double>(r.self_ns) / 1e3;
+               d["total_us"] = static_cast<double>(r.total_ns) / 1e3;
+               d["alloc_bytes"] = r.alloc_bytes;
+               d["source"] = r.source;
+               rows.append(d);
+             }
+             return rows;
+           })
+      .def("memory_timeline",
+           [](Profile& p) {
+             py::list points;
+             for (const auto& pt : p.memory_timeline()) {
+               py::dict by_category;
+               for (size_t c = 0; c < static_cast<size_t>(profiler::MemoryCategory::kCount); ++c) {
+                 by_category[py::str(std::string(profiler::category_name(
+                     static_cast<profiler::MemoryCategory>(c))))] = pt.live_bytes[c];
+               }
+               points.append(py::make_tuple(static_cast<double>(pt.t_ns) / 1e3, by_category));
+             }
+             return points;
+           })
+      .def("recommendations",
+           [](Profile& p) {
+             py::list out;
+             for (const auto& r : p.recommendations()) {
+               py::dict d;
+               d["rule"] = r.rule;
+               d["message"] = r.message;
+               d["evidence"] = r.evidence;
+               out.append(d);
+             }
+             return out;
+           })
+      .def("memory_snapshot", [](Profile& p) {
+        profiler::Trace t = p.memory_snapshot();
+        py::list blocks;
+        for (const auto& r : t.records) {
+          py::dict d;
+          d["bytes"] = r.bytes;
+          d["category"] =
+              std::string(profiler::category_name(static_cast<profiler::MemoryCategory>(r.stage)));
+          d["op"] = t.str(r.name);
+          d["source"] = r.file == 0 ? std::string() : t.str(r.file) + ":" + std::to_string(r.line);
+          d["request"] = r.request;
+          blocks.append(d);
+        }
+        return blocks;
+      });
+
+  m.def(
+      "profile",
+      [](Session& s, bool trace, bool memory, uint32_t buffer_records) {
+        return s.profile({trace, memory, buffer_records});
+      },
+      py::arg("session"), py::arg("trace") = true, py::arg("memory") = false,
+      py::arg("buffer_records") = 16384);
+}
+
+}  // namespace tensord::python

@@ -1,0 +1,53 @@
+"""td.profile against the real daemon: the trace, its Chrome export, the table, the memory
+timeline and the recommendations."""
+import json
+import os
+import tempfile
+
+import numpy as np
+
+import tensord as td
+
+
+def test_profile_exports_a_chrome_trace_with_the_users_lines():
+    x = td.asarray(np.ones((32, 32), dtype=np.float32))
+    with td.profile(memory=True) as prof:
+        y = td.sum(x @ x)  # the line the steps must name
+        assert float(y) == 32.0 * 32 * 32
+    line = test_profile_exports_a_chrome_trace_with_the_users_lines.__code__.co_firstlineno + 3
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "trace.json")
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            doc = json.load(f)
+    events = doc["traceEvents"]
+    steps = [e for e in events if e["ph"] == "X" and e.get("cat") == "step"]
+    assert any(e["name"] == "matmul" for e in steps)
+    for e in steps:
+        assert e["args"]["source"].endswith(f"test_profiler.py:{line}")
+    assert any(e["ph"] == "C" for e in events)  # memory counters
+    assert prof.dropped == 0
+    rows = prof.key_averages()
+    matmul = [r for r in rows if r["key"] == "matmul"]
+    assert matmul and matmul[0]["calls"] == 1 and matmul[0]["alloc_bytes"] > 0
+    assert "matmul" in str(rows)
+    points = prof.memory_timeline()
+    if isinstance(points, tuple):  # matplotlib is installed: (points, figure)
+        points = points[0]
+    assert points and sum(points[-1][1].values()) >= 0
+
+
+def test_recommendations_name_a_sync_inside_a_loop():
+    x = td.asarray(np.arange(4, dtype=np.float32))
+    with td.profile() as prof:
+        for _ in range(25):
+            float(td.sum(x + 1))  # a round trip per iteration
+    rules = {r.rule for r in prof.recommendations()}
+    assert "sync_in_loop" in rules
+    good = td.asarray(np.ones((256, 256), dtype=np.float32))
+    with td.profile() as quiet:
+        acc = good
+        for _ in range(50):
+            acc = acc * 0.5 + good
+        acc.numpy()
+    assert quiet.recommendations() == []
