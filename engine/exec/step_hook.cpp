@@ -1,5 +1,6 @@
 #include "engine/exec/step_hook.h"
 
+#include <cstdint>
 #include <string>
 
 #include "engine/ir/error.h"
@@ -27,14 +28,29 @@ void StepHook::after(uint32_t index, const Step& step) {
   r.kind = profiler::RecordKind::Span;
   r.stage = static_cast<uint8_t>(profiler::Stage::Step);
   r.thread = profiler::kWorkerThread;
-  r.name = p.intern(ir::name(plan_.nodes[step.node].op));
-  r.file = p.intern(user_graph_.files[user_node.loc.file]);
   r.line = user_node.loc.line;
   r.request = profile_.request;
   r.id = index;
   r.start_ns = start_;
+  r.name = op_id(plan_.nodes[step.node].op);
+  r.file = file_id(user_node.loc.file);
   r.dur_ns = p.now() - start_;
   p.add(r);
+}
+
+uint32_t StepHook::op_id(ir::Op op) {
+  auto i = static_cast<size_t>(op);
+  if (i >= op_ids_.size()) op_ids_.resize(i + 1, 0);
+  if (op_ids_[i] == 0) op_ids_[i] = profile_.profiler->intern(ir::name(op));
+  return op_ids_[i];
+}
+
+uint32_t StepHook::file_id(uint32_t file) {
+  if (file >= file_ids_.size()) file_ids_.resize(file + 1, UINT32_MAX);
+  if (file_ids_[file] == UINT32_MAX) {
+    file_ids_[file] = profile_.profiler->intern(user_graph_.files[file]);
+  }
+  return file_ids_[file];
 }
 
 profiler::AllocSite StepHook::site_for(const Step& step) const {

@@ -26,6 +26,10 @@ class StepHook {
 
  private:
   profiler::AllocSite site_for(const Step& step) const;
+  // String ids of the op names and files seen in this run: interned once per run, so a step
+  // costs two clock reads and one locked append.
+  uint32_t op_id(ir::Op op);
+  uint32_t file_id(uint32_t file);
 
   const RunProfile& profile_;
   const Plan& plan_;
@@ -34,6 +38,8 @@ class StepHook {
   const bool memory_;
   const Step* current_ = nullptr;
   int64_t start_ = 0;
+  std::vector<uint32_t> op_ids_;    // by Op value; 0: not interned yet
+  std::vector<uint32_t> file_ids_;  // by the user graph's file index
 };
 
 }  // namespace tensord::engine

@@ -60,6 +60,11 @@ void Profiler::stop() {
 uint32_t Profiler::intern(std::string_view s) {
   if (s.empty()) return 0;
   std::lock_guard lock(mu_);
+  return intern_locked(s);
+}
+
+uint32_t Profiler::intern_locked(std::string_view s) {
+  if (s.empty()) return 0;
   auto it = ids_.find(s);
   if (it != ids_.end()) return it->second;
   if (ids_.size() >= kMaxStrings) return 0;
@@ -76,6 +81,19 @@ void Profiler::add(const Record& r) {
     ++dropped_;
     return;
   }
+  pending_.push_back(r);
+  ++recorded_;
+}
+
+void Profiler::add_named(Record r, std::string_view name, std::string_view file) {
+  if (!active()) return;
+  std::lock_guard lock(mu_);
+  if (pending_.size() - drained_head_ >= capacity_) {
+    ++dropped_;
+    return;
+  }
+  r.name = intern_locked(name);
+  r.file = intern_locked(file);
   pending_.push_back(r);
   ++recorded_;
 }

@@ -64,6 +64,9 @@ class Profiler {
   uint32_t intern(std::string_view s);
   // Thread-safe. Ignored when inactive; dropped (and counted) when `capacity` are pending.
   void add(const Record& r);
+  // add() with r.name and r.file set to the ids of `name` and `file`, under one lock (the
+  // executor's per-step path).
+  void add_named(Record r, std::string_view name, std::string_view file);
   // A span of `stage` from `start` to now.
   void span(Stage stage, int64_t start, uint32_t thread, uint64_t request, uint64_t hash = 0,
             uint8_t flags = 0);
@@ -75,6 +78,8 @@ class Profiler {
   uint64_t recorded() const;  // records accepted since start
 
  private:
+  uint32_t intern_locked(std::string_view s);
+
   static constexpr uint32_t kTrace = 1;
   static constexpr uint32_t kMemory = 2;
   static constexpr size_t kMaxStrings = 1 << 16;  // then names become "" (id 0)

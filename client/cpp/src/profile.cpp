@@ -1,6 +1,7 @@
 // Profile: the client's TraceSink, and the handle that stops the daemon's stream.
 #include "tensord/profile.h"
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 #include <utility>
@@ -17,11 +18,28 @@ struct ProfileState {
   std::shared_ptr<SessionState> session;
   ::ProfileHandle::Client handle = nullptr;
   profiler::Trace trace;
-  std::vector<uint8_t> compact;  // every chunk as received
+  // Every chunk as received, each behind its length (the export_compact form). Chunks are
+  // decoded into `trace` when asked for, not as they arrive: the sink stays cheap while the
+  // user's work runs.
+  std::vector<uint8_t> compact;
+  size_t decoded = 0;  // bytes of `compact` already in `trace`
   bool running = true;
   bool done = false;
-  uint64_t dropped = 0;
-  std::string error;  // a malformed chunk, if one came
+  uint64_t done_dropped = 0;
+
+  void decode() {
+    while (decoded < compact.size()) {
+      uint32_t n = 0;
+      for (int i = 0; i < 4; ++i) n |= uint32_t{compact[decoded + i]} << (8 * i);
+      try {
+        trace.append_chunk(std::span<const uint8_t>(compact.data() + decoded + 4, n));
+      } catch (const std::exception& e) {
+        throw Error(ErrorCode::Internal, std::string("the daemon sent a bad trace: ") + e.what());
+      }
+      decoded += 4 + n;
+    }
+    if (done) trace.dropped = std::max(trace.dropped, done_dropped);
+  }
 };
 
 namespace {
@@ -37,24 +55,16 @@ class TraceSinkImpl final : public ::TraceSink::Server {
     auto state = state_.lock();
     if (!state) return kj::READY_NOW;
     auto chunk = context.getParams().getChunk();
-    try {
-      state->trace.append_chunk(std::span<const uint8_t>(chunk.begin(), chunk.size()));
-      // The file form: each chunk behind its length (4 bytes, little-endian).
-      auto n = static_cast<uint32_t>(chunk.size());
-      for (int i = 0; i < 4; ++i) state->compact.push_back(static_cast<uint8_t>(n >> (8 * i)));
-      state->compact.insert(state->compact.end(), chunk.begin(), chunk.end());
-      state->dropped = state->trace.dropped;
-    } catch (const std::exception& e) {
-      state->error = e.what();
-      KJ_FAIL_REQUIRE("tensord client: bad trace chunk", e.what());
-    }
+    // The file form: each chunk behind its length (4 bytes, little-endian).
+    auto n = static_cast<uint32_t>(chunk.size());
+    for (int i = 0; i < 4; ++i) state->compact.push_back(static_cast<uint8_t>(n >> (8 * i)));
+    state->compact.insert(state->compact.end(), chunk.begin(), chunk.end());
     return kj::READY_NOW;
   }
   kj::Promise<void> done(DoneContext context) override {
     if (auto state = state_.lock()) {
       state->done = true;
-      state->dropped = context.getParams().getDropped();
-      state->trace.dropped = state->dropped;
+      state->done_dropped = context.getParams().getDropped();
     }
     return kj::READY_NOW;
   }
@@ -105,18 +115,17 @@ void Profile::stop() {
   }
   state_->handle = nullptr;
   s.flush();
-  if (!state_->error.empty()) throw Error(ErrorCode::Internal, state_->error);
 }
 
 const profiler::Trace& Profile::trace() {
   state_->session->check_thread();
   state_->session->flush();
+  state_->decode();
   return state_->trace;
 }
 
 uint64_t Profile::dropped() {
-  trace();
-  return state_->dropped;
+  return trace().dropped;
 }
 
 std::string Profile::chrome_trace_json() {
