@@ -119,6 +119,9 @@ void start_now(const std::shared_ptr<SessionCore>& session, ProfileContext& cont
     throw Error(ErrorCode::InvalidGraph,
                 "bufferRecords must be in [1, " + std::to_string(kMaxRecords) + "]");
   }
+  if (session->daemon().timer == nullptr) {
+    throw Error(ErrorCode::Internal, "the daemon has no timer for profile streams");
+  }
   session->profiler()->start(o);
   auto stream = std::make_shared<ProfileStream>(session->profiler(), params.getSink(),
                                                 *session->daemon().timer);
