@@ -49,9 +49,22 @@ kj::Promise<void> TensorImpl::read(ReadContext context) {
     if (length == 0) return kj::READY_NOW;
     context.allowCancellation();
     // Device memory is the worker's: copy the range out there, in order with the session's runs.
+    std::shared_ptr<profiler::Profiler> prof;
+    if (session_->profiler()->tracing()) prof = session_->profiler();
     return run_on_worker(session_->queue(),
-                         [value = value_, offset, length](engine::Engine& engine) {
-                           return read_device_bytes(engine.backend(), value, offset, length);
+                         [value = value_, offset, length, prof](engine::Engine& engine) {
+                           int64_t t = prof ? prof->now() : 0;
+                           auto bytes = read_device_bytes(engine.backend(), value, offset, length);
+                           if (prof) {  // a chunked read: a fetch span with its bytes
+                             profiler::Record r;
+                             r.stage = static_cast<uint8_t>(profiler::Stage::Fetch);
+                             r.thread = profiler::kWorkerThread;
+                             r.start_ns = t;
+                             r.dur_ns = prof->now() - t;
+                             r.bytes = length;
+                             prof->add(r);
+                           }
+                           return bytes;
                          })
         .then([context](kj::Own<std::vector<uint8_t>> bytes) mutable {
           context.getResults().setData(kj::arrayPtr(bytes->data(), bytes->size()));

@@ -92,7 +92,7 @@ TEST_CASE("a profile streams every stage of a request, steps tagged with the use
 TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at the end") {
   ClientFixture f;
   auto& s = f.session;
-  auto prof = s.profile({.trace = false, .memory = true});
+  auto prof = s.profile({.trace = true, .memory = true});
   {
     auto x = s.from_vector<float>(std::vector<float>(256, 2.0f), {16, 16});
     auto y = tensord::exp(x * 0.5f) + 1.0f;
@@ -100,6 +100,7 @@ TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at t
     auto big = s.from_vector<float>(std::vector<float>(1200000, 1.0f), {1200000});
     s.sync({y, big});
     REQUIRE(f.live_tensors_eventually(3) == 3);
+    CHECK(big.to_vector<float>().size() == 1200000);  // read back in chunks
     profiler::Trace snap = prof.memory_snapshot();
     uint64_t bytes = 0;
     std::set<std::string> ops;
@@ -135,6 +136,11 @@ TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at t
                static_cast<profiler::MemoryCategory>(r.stage) == profiler::MemoryCategory::Staging;
   }
   CHECK(staging == 1);
+  uint64_t chunked_read = 0;
+  for (const auto& r : t.records) {
+    if (is(r, profiler::Stage::Fetch) && r.request == 0) chunked_read += r.bytes;
+  }
+  CHECK(chunked_read == 4800000);
   auto timeline = prof.memory_timeline();
   REQUIRE_FALSE(timeline.empty());
   CHECK(timeline.back().total() == 0);
