@@ -6,10 +6,16 @@
 namespace tensord::profiler {
 namespace {
 
+// Appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on const char* + string&&.
 std::string where(std::string_view file, uint32_t line, std::string_view op) {
   std::string s = file.empty() ? std::string("<unknown>") : std::string(file);
-  s += ":" + std::to_string(line);
-  if (!op.empty()) s += " (" + std::string(op) + ")";
+  s.push_back(':');
+  s.append(std::to_string(line));
+  if (!op.empty()) {
+    s.append(" (");
+    s.append(op);
+    s.push_back(')');
+  }
   return s;
 }
 
@@ -132,9 +138,12 @@ LedgerTotals MemoryLedger::totals() const {
   return totals_;
 }
 
-OomReport MemoryLedger::out_of_memory(uint64_t requested, const AllocSite& site) const {
+OomReport MemoryLedger::out_of_memory(uint64_t requested, const AllocSite& site,
+                                      uint64_t free_bytes, uint64_t largest_free) const {
   OomReport report;
   report.requested = requested;
+  report.free_bytes = free_bytes;
+  report.largest_free = largest_free;
   report.requested_by = where(site.file, site.line, site.op);
   std::map<std::string, Holder> sessions, lines;
   for (const LiveBlock& b : snapshot()) {
@@ -163,6 +172,8 @@ OomReport MemoryLedger::out_of_memory(uint64_t requested, const AllocSite& site)
     r.line = site.line;
     r.bytes = requested;
     r.value = report.live_bytes;
+    r.free_bytes = free_bytes;
+    r.largest_free = largest_free;
     r.session = site.profiler->session();
     r.start_ns = site.profiler->now();
     site.profiler->add(r);

@@ -98,8 +98,10 @@ class MemoryLedger : public std::enable_shared_from_this<MemoryLedger> {
   std::vector<LiveBlock> snapshot(uint64_t session = 0) const;
   LedgerTotals totals() const;
   // The report for an allocation of `requested` bytes that failed at `site`; also records an
-  // Oom record in the site's profile.
-  OomReport out_of_memory(uint64_t requested, const AllocSite& site) const;
+  // Oom record in the site's profile. A device allocator that knows its free memory and its
+  // largest free block (a CUDA caching allocator) passes them; they feed the fragmentation rule.
+  OomReport out_of_memory(uint64_t requested, const AllocSite& site, uint64_t free_bytes = 0,
+                          uint64_t largest_free = 0) const;
 
  private:
   friend class BlockTicket;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <random>
 
+#include "engine/profiler/advice.h"
 #include "engine/profiler/compact.h"
 
 using namespace tensord::profiler;
@@ -125,4 +126,21 @@ TEST_CASE("a free after the profile restarted does not reach the new stream") {
   drain_into(*p, t);
   CHECK(t.records.empty());
   CHECK(ledger->totals().live_bytes == 0);
+}
+
+TEST_CASE("a device allocator's OOM with scattered free memory triggers the fragmentation rule") {
+  auto ledger = std::make_shared<MemoryLedger>();
+  auto p = std::make_shared<Profiler>(2);
+  p->start({.trace = false, .memory = true});
+  AllocSite site{p, 9, "matmul", "train.py", 50, MemoryCategory::Tensor};
+  auto held = ledger->track(uint64_t{3} << 30, site);
+  OomReport r =
+      ledger->out_of_memory(uint64_t{600} << 20, site, uint64_t{1000} << 20, uint64_t{200} << 20);
+  CHECK(r.text().find("largest free block 209715200 of 1048576000 free") != std::string::npos);
+  Trace t;
+  drain_into(*p, t);
+  auto advice = recommend(t);
+  REQUIRE(advice.size() == 1);
+  CHECK(advice[0].rule == "fragmentation");
+  CHECK(advice[0].evidence.find("train.py:50") != std::string::npos);
 }
