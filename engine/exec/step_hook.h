@@ -37,7 +37,7 @@ class StepHook {
   const bool tracing_;
   const bool memory_;
   const Step* current_ = nullptr;
-  int64_t start_ = 0;
+  int64_t start_ = 0;               // of the next step; 0: not read yet
   std::vector<uint32_t> op_ids_;    // by Op value; 0: not interned yet
   std::vector<uint32_t> file_ids_;  // by the user graph's file index
 };
