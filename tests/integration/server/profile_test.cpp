@@ -151,3 +151,29 @@ TEST_CASE("a client that disconnects in the middle of a stalled profile") {
   for (int i = 0; i < 3; ++i) bystander.check();
   CHECK(daemon.running());
 }
+
+TEST_CASE("dropping the handle stops the profile and flushes it to the sink") {
+  DaemonProcess daemon;
+  RawClient client(daemon.address());
+  auto session = client.hello();
+  auto first = std::make_shared<SinkState>();
+  first->stalled = false;
+  {
+    auto handle = start(session, client.ws(), first, 1024);
+    run_request(session, chain(10)).send().wait(client.ws());
+  }  // the handle goes without stop()
+  // A new profile waits for the first one's flush instead of failing.
+  auto second = std::make_shared<SinkState>();
+  second->stalled = false;
+  auto handle = start(session, client.ws(), second, 1024);
+  CHECK(first->done);
+  size_t steps = 0;
+  for (const auto& r : first->trace.records) {
+    steps += r.kind == tensord::profiler::RecordKind::Span &&
+             static_cast<tensord::profiler::Stage>(r.stage) == tensord::profiler::Stage::Step;
+  }
+  CHECK(steps == 10);
+  CHECK(first->done_recorded == first->trace.records.size());
+  handle.stopRequest().send().wait(client.ws());
+  CHECK(second->done);
+}
