@@ -153,6 +153,20 @@ interface Session {
   upload @1 (dtype :Text, shape :List(Int64)) -> (sink :UploadSink);
 
   stats @2 () -> (stats :SessionStats);
+
+  # Same-host upload through shared memory (minor version note: added in 1.1): the daemon maps
+  # `memory` read-only and copies the tensor's row-major bytes from its start. Needs a unix
+  # socket (the fd rides with the capability); over TCP it fails with `unsupported` and the
+  # client uses `upload`. Fails with invalidGraph when the memory is smaller than the tensor or
+  # not sealed against shrinking.
+  uploadShared @3 (dtype :Text, shape :List(Int64), memory :SharedMemory) -> (tensor :Tensor);
+}
+
+# Host memory of a client on the daemon's host: a memfd sealed with F_SEAL_SHRINK (so the
+# mapped length stays valid), whose file descriptor is attached to the capability when it is
+# passed over a unix socket (Cap'n Proto fd passing). It has no methods; the daemon reads the
+# fd with Capability::Client::getFd.
+interface SharedMemory {
 }
 
 interface UploadSink {
@@ -170,4 +184,8 @@ interface Tensor {
 
   # Bytes [offset, offset + length) of the row-major data; length at most maxChunkBytes.
   read @1 (offset :UInt64, length :UInt64) -> (data :Data);
+
+  # Copies the whole row-major tensor into the start of `memory` (same-host download; see
+  # Session.uploadShared for the conditions on `memory`).
+  readShared @2 (memory :SharedMemory) -> ();
 }

@@ -17,6 +17,9 @@
 namespace py = pybind11;
 
 namespace tensord::python {
+
+void bind_transfers(py::module_& m);  // transfers.cpp
+
 namespace {
 
 using Loc = std::source_location;
@@ -175,7 +178,9 @@ void bind_types(py::module_& m) {
   py::class_<SessionStats>(m, "SessionStats")
       .def_readonly("live_tensors", &SessionStats::live_tensors)
       .def_readonly("live_bytes", &SessionStats::live_bytes)
-      .def_readonly("runs", &SessionStats::runs);
+      .def_readonly("runs", &SessionStats::runs)
+      .def_readonly("daemon_live_tensors", &SessionStats::daemon_live_tensors)
+      .def_readonly("daemon_live_bytes", &SessionStats::daemon_live_bytes);
 
   py::class_<Session>(m, "Session")
       .def_property_readonly("info", &Session::info)
@@ -387,4 +392,5 @@ PYBIND11_MODULE(_tensord, m) {
   tensord::python::bind_types(m);
   tensord::python::bind_elementwise(m);
   tensord::python::bind_structural(m);
+  tensord::python::bind_transfers(m);
 }

@@ -22,6 +22,7 @@ from ._functions import sync
 from ._missing import FUNCTIONS as _MISSING
 from ._session import connect, info, session
 from ._tensord import TensorError
+from ._transfer import set_progress
 
 __array_api_version__ = "2023.12"
 

@@ -3,7 +3,7 @@ import builtins
 
 import numpy as np
 
-from . import _dtypes, _tensord
+from . import _dtypes, _tensord, _transfer
 from ._location import caller
 
 
@@ -60,7 +60,7 @@ class Array:
     def numpy(self):
         """The values as a new NumPy array (one round trip if pending). bfloat16 arrays come
         back widened to float32, which holds every bfloat16 value exactly."""
-        out = self._t.fetch(caller())
+        out = _transfer.to_numpy(self._t, caller())
         if self._t.dtype == _tensord.DType.bfloat16:
             out = (out.astype(np.uint32) << 16).view(np.float32)
         return out

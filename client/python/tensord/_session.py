@@ -7,7 +7,7 @@ client runs its event loop there).
 """
 import os
 
-from . import _tensord
+from . import _tensord, _transfer
 
 
 class _Current:
@@ -29,6 +29,7 @@ def connect(address=None, token=None):
         address = os.environ.get("TENSORD_ADDRESS") or _tensord.default_address()
     current.session = None  # a thread holds one session at a time: drop ours first
     current.session = _tensord.connect(address, token or "")
+    _transfer.attach(current.session)
     current.address = address
     return current.session
 
