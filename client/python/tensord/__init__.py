@@ -23,6 +23,7 @@ from ._missing import FUNCTIONS as _MISSING
 from ._session import connect, info, session
 from ._tensord import TensorError
 from ._transfer import set_progress
+from ._repr import Device
 
 __array_api_version__ = "2023.12"
 

@@ -3,7 +3,7 @@ import builtins
 
 import numpy as np
 
-from . import _dtypes, _tensord, _transfer
+from . import _dtypes, _repr, _tensord, _transfer
 from ._location import caller
 
 
@@ -39,7 +39,13 @@ class Array:
 
     @property
     def device(self):
-        return "tensord"
+        return _repr.current_device()
+
+    def to_device(self, device, /, *, stream=None):
+        if device == self.device:
+            return self
+        raise NotImplementedError(f"tensord: arrays live on {self.device}; moving them to "
+                                  f"{device} is not supported yet")
 
     @property
     def T(self):
@@ -105,17 +111,14 @@ class Array:
             yield self[i]
 
     def __repr__(self):
-        values = np.array2string(self.numpy(), separator=", ", prefix="tensord.asarray(")
-        return f"tensord.asarray({values}, shape={self.shape}, dtype={self.dtype.name})"
+        return _repr.array_repr(self)
 
     def _repr_html_(self):
-        # Notebooks render every result: fetch only what is cheap (already there, or small).
-        header = f"tensord.Array shape={self.shape} dtype={self.dtype.name}"
-        if self._t.materialized or self.size <= 1000:
-            body = np.array2string(self.numpy(), separator=", ")
-        else:
-            body = "pending (call td.sync or .numpy() to evaluate)"
-        return f"<pre>{_escape(header)}\n{_escape(body)}</pre>"
+        # Notebooks render every result: evaluate only what is cheap (evaluated, or small).
+        return _repr.array_html(self)
+
+    def _repr_pretty_(self, p, cycle):
+        _repr.array_pretty(self, p, cycle)
 
     # --- indexing ---------------------------------------------------------------------------
     def __getitem__(self, key):
@@ -173,10 +176,6 @@ class Array:
 
     __rfloordiv__ = __floordiv__
     __rmod__ = __mod__
-
-
-def _escape(s):
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _operand(x):

@@ -46,12 +46,14 @@ def info():
     s = session()
     server = s.info
     stats = s.stats()
-    return {
+    from ._repr import Info
+    return Info({
         "address": current.address,
         "daemon_version": server.daemon_version,
         "devices": [{"kind": d.kind, "index": d.index, "name": d.name,
                      "total_memory": d.total_memory, "threads": d.threads}
                     for d in server.devices],
         "session": {"live_tensors": stats.live_tensors, "live_bytes": stats.live_bytes,
-                    "runs": stats.runs},
-    }
+                    "runs": stats.runs, "daemon_live_tensors": stats.daemon_live_tensors,
+                    "daemon_live_bytes": stats.daemon_live_bytes},
+    })
