@@ -19,6 +19,7 @@ namespace py = pybind11;
 namespace tensord::python {
 
 void bind_transfers(py::module_& m);  // transfers.cpp
+void bind_math_ops(py::module_& m);   // math_ops.cpp
 
 namespace {
 
@@ -393,4 +394,5 @@ PYBIND11_MODULE(_tensord, m) {
   tensord::python::bind_elementwise(m);
   tensord::python::bind_structural(m);
   tensord::python::bind_transfers(m);
+  tensord::python::bind_math_ops(m);
 }

@@ -159,23 +159,22 @@ class Array:
         return Array(_tensord.abs(self._t, caller()))
 
     def __invert__(self):
-        if self.dtype is _dtypes.bool:
-            return Array(_tensord.logical_not(self._t, caller()))
-        raise NotImplementedError("tensord: bitwise_invert is not an engine op yet")
+        return Array(_tensord.bitwise_not(self._t, caller()))
 
-    def __and__(self, other): return _logical(_tensord.logical_and, "bitwise_and", self, other)
-    def __rand__(self, other): return _logical(_tensord.logical_and, "bitwise_and", other, self)
-    def __or__(self, other): return _logical(_tensord.logical_or, "bitwise_or", self, other)
-    def __ror__(self, other): return _logical(_tensord.logical_or, "bitwise_or", other, self)
-
-    def __floordiv__(self, other):
-        raise NotImplementedError("tensord: floor_divide is not an engine op yet")
-
-    def __mod__(self, other):
-        raise NotImplementedError("tensord: remainder is not an engine op yet")
-
-    __rfloordiv__ = __floordiv__
-    __rmod__ = __mod__
+    def __and__(self, other): return _binary(_tensord.bitwise_and, self, other)
+    def __rand__(self, other): return _binary(_tensord.bitwise_and, other, self)
+    def __or__(self, other): return _binary(_tensord.bitwise_or, self, other)
+    def __ror__(self, other): return _binary(_tensord.bitwise_or, other, self)
+    def __xor__(self, other): return _binary(_tensord.bitwise_xor, self, other)
+    def __rxor__(self, other): return _binary(_tensord.bitwise_xor, other, self)
+    def __lshift__(self, other): return _binary(_tensord.bitwise_left_shift, self, other)
+    def __rlshift__(self, other): return _binary(_tensord.bitwise_left_shift, other, self)
+    def __rshift__(self, other): return _binary(_tensord.bitwise_right_shift, self, other)
+    def __rrshift__(self, other): return _binary(_tensord.bitwise_right_shift, other, self)
+    def __floordiv__(self, other): return _binary(_tensord.floor_divide, self, other)
+    def __rfloordiv__(self, other): return _binary(_tensord.floor_divide, other, self)
+    def __mod__(self, other): return _binary(_tensord.remainder, self, other)
+    def __rmod__(self, other): return _binary(_tensord.remainder, other, self)
 
 
 def _operand(x):
@@ -198,16 +197,6 @@ def _operand_array(x):
 
 def _binary(fn, a, b):
     return Array(fn(_operand(a), _operand(b), caller()))
-
-
-def _logical(fn, name, a, b):
-    a, b = _operand(a), _operand(b)
-    for x in (a, b):
-        is_bool = x.dtype == _tensord.DType.bool if isinstance(x, _tensord.Tensor) \
-            else isinstance(x, builtins.bool)
-        if not is_bool:
-            raise NotImplementedError(f"tensord: {name} is not an engine op yet (only bool arrays)")
-    return Array(fn(a, b, caller()))
 
 
 def _index(x, key, loc):
