@@ -35,7 +35,55 @@ def test_index_errors():
         x[0, 0, 0, 0]
     with pytest.raises(ValueError):
         x[::0]
-    with pytest.raises(NotImplementedError, match="indexing"):
-        x[td.asarray([0, 1])]
-    with pytest.raises(NotImplementedError, match="indexing"):
+    with pytest.raises(NotImplementedError, match="boolean-mask"):
         x[np.array([True, False, True])]
+    with pytest.raises(NotImplementedError, match="boolean-mask"):
+        x[td.asarray(np.array([True, False, True]))]
+    with pytest.raises(NotImplementedError, match="boolean-mask"):
+        x[True]
+
+
+ADVANCED = [
+    [0, 2], [[0, 2], [1, 1]], np.array([-1, 0]), ([0, 2], [1, 3]), ([0, 2], slice(1, 3)),
+    (slice(None), [3, 0, 0]), (Ellipsis, [4, 0]), ([2, 0], slice(None), [4, 1]),
+    (0, slice(None), [1, 2]), (slice(None), 0, [1, 2]), ([[0], [2]], [1, 3]), ([], ),
+    (np.array([], np.int64), slice(1, 2)), ([1, 2], slice(None, None, -1), 0),
+    (np.array([[1]], np.uint8), [[0, 1, 2]], [4]),
+]
+
+
+@pytest.mark.parametrize("key", ADVANCED, ids=repr)
+def test_integer_array_indexing(key):
+    got = np.asarray(td.asarray(A)[key])
+    want = A[key]
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def test_tensord_index_array():
+    x = td.asarray(A)
+    idx = td.asarray(np.array([[2, 0], [1, -1]], np.int64))
+    np.testing.assert_array_equal(x[idx].numpy(), A[np.array([[2, 0], [1, -1]])])
+    np.testing.assert_array_equal(x[:, td.asarray([3, 1])].numpy(), A[:, [3, 1]])
+    with pytest.raises(td.TensorError, match="out of bounds"):
+        x[td.asarray([5])].numpy()
+    with pytest.raises(IndexError, match="integers"):
+        x[td.asarray([0.5])]
+
+
+def test_integer_array_index_errors():
+    x = td.asarray(A)
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[[0, 3]]
+    with pytest.raises(IndexError, match="broadcast"):
+        x[[0, 1], [0, 1, 2]]
+    with pytest.raises(IndexError, match="integers"):
+        x[[0.5]]
+    with pytest.raises(NotImplementedError, match="None"):
+        x[None, [0]]
+
+
+def test_item_assignment_is_not_supported_yet():
+    x = td.asarray(A)
+    with pytest.raises(NotImplementedError, match="immutable"):
+        x[0] = 1

@@ -3,7 +3,7 @@ import builtins
 
 import numpy as np
 
-from . import _dtypes, _repr, _tensord, _transfer
+from . import _dtypes, _indexing, _repr, _tensord, _transfer
 from ._location import caller
 
 
@@ -124,6 +124,11 @@ class Array:
     def __getitem__(self, key):
         return _index(self, key, caller())
 
+    def __setitem__(self, key, value):
+        raise NotImplementedError(
+            "tensord: arrays are immutable values in the recorded graph; item assignment is not "
+            "supported yet (build the new array with td.where or td.concat and rebind it)")
+
     # --- operators --------------------------------------------------------------------------
     def __add__(self, other): return _binary(_tensord.add, self, other)
     def __radd__(self, other): return _binary(_tensord.add, other, self)
@@ -203,10 +208,9 @@ def _index(x, key, loc):
     """Basic indexing: integers, slices, `...` and `None`."""
     if not isinstance(key, tuple):
         key = (key,)
+    if builtins.any(_indexing.is_advanced(k) or isinstance(k, builtins.bool) for k in key):
+        return _indexing.advanced(x, key, loc)
     for k in key:
-        if isinstance(k, (Array, np.ndarray, list)) or isinstance(k, builtins.bool):
-            raise NotImplementedError(
-                "tensord: integer-array and boolean indexing are not supported yet")
         if not (k is None or k is Ellipsis or isinstance(k, (int, slice, np.integer))):
             raise IndexError(f"tensord: unsupported index {k!r}")
     if builtins.sum(k is Ellipsis for k in key) > 1:
