@@ -36,7 +36,8 @@ SharedMapping::SharedMapping(int fd, uint64_t length, bool writable) : length_(l
   // MAP_POPULATE faults the pages in with one call instead of one fault per page.
   void* p = mmap(nullptr, length, prot, MAP_SHARED | MAP_POPULATE, fd, 0);
   if (p == MAP_FAILED) {
-    throw Error(ErrorCode::OutOfMemory,
+    // EPERM/EACCES: the client sealed the memory against writes, or passed a read-only fd.
+    throw Error(errno == ENOMEM ? ErrorCode::OutOfMemory : ErrorCode::InvalidGraph,
                 std::string("cannot map the shared memory: ") + std::strerror(errno));
   }
   data_ = static_cast<uint8_t*>(p);

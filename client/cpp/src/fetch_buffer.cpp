@@ -24,9 +24,9 @@ std::shared_ptr<HostBuffer> fetch_buffer(const Tensor& t, std::source_location l
   if (buffer->size() == 0) return buffer;
   try {
     if (s.passes_fds) {
-      detail::read_shared(s, node->remote, buffer);
+      detail::read_shared(s, *node->remote, buffer);
     } else {
-      detail::read_into(s, node->remote, buffer->data(), buffer->size());
+      detail::read_into(s, *node->remote, buffer->data(), buffer->size());
     }
   } catch (const kj::Exception& e) {
     throw detail::translate(e, nullptr, node->loc);

@@ -85,7 +85,7 @@ std::unordered_map<const TensorNode*, Bytes> run(
     for (; i < g.leaves.size(); ++i) {
       TensorNode& leaf = *g.leaves[i].node;
       if (leaf.state == TensorNode::State::Materialized) {
-        inputs[i].setTensor(leaf.remote);
+        inputs[i].setTensor(*leaf.remote);
       } else if (leaf.host_bytes().size() <= inline_budget) {
         inline_budget -= leaf.host_bytes().size();
         write_inline(leaf, inputs[i].initInline());
@@ -196,7 +196,7 @@ std::vector<Bytes> sync_point(SessionState& s, const std::vector<SyncRequest>& r
       bytes[i].assign(host.begin(), host.end());
     } else {
       try {
-        bytes[i] = read_all(s, node.remote, node.type.nbytes());
+        bytes[i] = read_all(s, *node.remote, node.type.nbytes());
       } catch (const kj::Exception& e) {
         throw translate(e, nullptr, node.loc);
       }

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <source_location>
 #include <span>
 #include <vector>
@@ -53,7 +54,9 @@ struct TensorNode : std::enable_shared_from_this<TensorNode> {
     return host;
   }
   // Materialized only.
-  wire::Tensor::Client remote = nullptr;
+  // Optional rather than a null Client: Cap'n Proto builds a null capability with an exception
+  // object inside, a cost every recorded op paid.
+  std::optional<wire::Tensor::Client> remote;
 };
 
 }  // namespace tensord::detail

@@ -122,9 +122,16 @@ TEST_CASE("bad shared memory gets its error code and the daemon keeps serving") 
   auto read = tensor.readSharedRequest();
   read.setMemory(kj::heap<Memory>(small));
   CHECK(code_of(read.send().ignoreResult(), ws) == ErrorCode::InvalidGraph);
+  // Memory sealed against writes cannot receive a download.
+  int write_sealed = make_memfd(1000, 1, true);
+  REQUIRE(fcntl(write_sealed, F_ADD_SEALS, F_SEAL_WRITE) == 0);
+  auto read_sealed = tensor.readSharedRequest();
+  read_sealed.setMemory(kj::heap<Memory>(write_sealed));
+  CHECK(code_of(read_sealed.send().ignoreResult(), ws) == ErrorCode::InvalidGraph);
+  close(write_sealed);
   // Sizes past --max-tensor-bytes are refused before anything is mapped.
-  CHECK(code_of(upload_request(c.session, int64_t{1} << 60, good).send().ignoreResult(), ws) !=
-        ErrorCode::Internal);
+  CHECK(code_of(upload_request(c.session, int64_t{1} << 60, good).send().ignoreResult(), ws) ==
+        ErrorCode::OutOfMemory);
   // Still serving: the good upload reads back.
   auto again = upload_request(c.session, 1000, good).send().wait(ws).getTensor();
   auto info = again.infoRequest().send().wait(ws);
