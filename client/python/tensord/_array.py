@@ -125,9 +125,10 @@ class Array:
         return _index(self, key, caller())
 
     def __setitem__(self, key, value):
-        raise NotImplementedError(
-            "tensord: arrays are immutable values in the recorded graph; item assignment is not "
-            "supported yet (build the new array with td.where or td.concat and rebind it)")
+        """Rebinding, not mutation: this handle now names a new value; other arrays, including
+        slices taken from it before, keep theirs (see _assign)."""
+        from ._assign import assign
+        self._t = assign(self, key, value, caller())
 
     # --- operators --------------------------------------------------------------------------
     def __add__(self, other): return _binary(_tensord.add, self, other)
