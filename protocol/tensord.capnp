@@ -154,12 +154,19 @@ interface Session {
 
   stats @2 () -> (stats :SessionStats);
 
-  # Starts profiling this session (issue 7; protocolMinor 1 in the lead's numbering): the
+  # Starts profiling this session (protocol 1.1): the
   # daemon records what `options` asks and pushes chunks of the compact trace form
   # (docs/profiler.md) to `sink` while work runs. Fails with `unsupported` while another
   # profile of the session runs. Stopping (ProfileHandle.stop, or dropping the handle) flushes
   # what is pending and then calls `sink.done`.
   profile @3 (options :ProfileOptions, sink :TraceSink) -> (handle :ProfileHandle);
+
+  # Same-host upload through shared memory (protocol 1.1): the daemon maps
+  # `memory` read-only and copies the tensor's row-major bytes from its start. Needs a unix
+  # socket (the fd rides with the capability); over TCP it fails with `unsupported` and the
+  # client uses `upload`. Fails with invalidGraph when the memory is smaller than the tensor or
+  # not sealed against shrinking.
+  uploadShared @4 (dtype :Text, shape :List(Int64), memory :SharedMemory) -> (tensor :Tensor);
 }
 
 struct ProfileOptions {
@@ -185,6 +192,13 @@ interface ProfileHandle {
   snapshot @1 () -> (chunk :Data);
 }
 
+# Host memory of a client on the daemon's host: a memfd sealed with F_SEAL_SHRINK (so the
+# mapped length stays valid), whose file descriptor is attached to the capability when it is
+# passed over a unix socket (Cap'n Proto fd passing). It has no methods; the daemon reads the
+# fd with Capability::Client::getFd.
+interface SharedMemory {
+}
+
 interface UploadSink {
   # Bytes [offset, offset + data.size) of the row-major tensor; at most maxChunkBytes each.
   # Chunks may come in any order but must not overlap or run past the end.
@@ -200,4 +214,8 @@ interface Tensor {
 
   # Bytes [offset, offset + length) of the row-major data; length at most maxChunkBytes.
   read @1 (offset :UInt64, length :UInt64) -> (data :Data);
+
+  # Copies the whole row-major tensor into the start of `memory` (same-host download; see
+  # Session.uploadShared for the conditions on `memory`).
+  readShared @2 (memory :SharedMemory) -> ();
 }

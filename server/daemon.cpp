@@ -44,7 +44,12 @@ int Daemon::serve() {
   {
     capnp::TwoPartyServer server(kj::heap<DaemonImpl>(state_));
     kj::Vector<kj::Promise<void>> listening;
-    for (Listener& l : listeners_) listening.add(server.listen(l.receiver()));
+    for (Listener& l : listeners_) {
+      // Unix sockets pass file descriptors (shared memory of same-host clients, one per message).
+      bool unix_socket = l.address().starts_with("unix:");
+      listening.add(unix_socket ? server.listenCapStreamReceiver(l.receiver(), 1)
+                                : server.listen(l.receiver()));
+    }
     auto stop = io_.unixEventPort.onSignal(SIGINT)
                     .exclusiveJoin(io_.unixEventPort.onSignal(SIGTERM))
                     .then([](siginfo_t info) { return info.si_signo; });

@@ -23,4 +23,13 @@ std::vector<uint8_t> read_device_bytes(engine::Backend& backend, const engine::T
   return out;
 }
 
+void read_device_bytes_into(engine::Backend& backend, const engine::TensorValue& value,
+                            uint8_t* out, uint64_t length) {
+  if (!value.is_contiguous()) {
+    throw Error(ErrorCode::Internal, "a daemon-held tensor is not contiguous");
+  }
+  size_t base = static_cast<size_t>(value.offset) * ir::itemsize(value.type.dtype);
+  if (length != 0) backend.read(*value.buffer, base, out, length);
+}
+
 }  // namespace tensord::server

@@ -17,4 +17,8 @@ engine::TensorValue upload_device_bytes(engine::Backend& backend, const ir::Tens
 std::vector<uint8_t> read_device_bytes(engine::Backend& backend, const engine::TensorValue& value,
                                        uint64_t offset, uint64_t length);
 
+// All `length` (= value.nbytes()) bytes of a contiguous tensor into `out`.
+void read_device_bytes_into(engine::Backend& backend, const engine::TensorValue& value,
+                            uint8_t* out, uint64_t length);
+
 }  // namespace tensord::server

@@ -3,6 +3,7 @@
 #include "server/exceptions.h"
 #include "server/profile_stream.h"
 #include "server/run_graph.h"
+#include "server/shared_transfer.h"
 #include "server/upload_sink_impl.h"
 #include "server/wire_types.h"
 
@@ -31,6 +32,18 @@ kj::Promise<void> SessionImpl::stats(StatsContext context) {
   s.setDaemonLiveTensors(account.daemon_usage().tensors);
   s.setDaemonLiveBytes(account.daemon_usage().bytes);
   return kj::READY_NOW;
+}
+
+kj::Promise<void> SessionImpl::uploadShared(UploadSharedContext context) {
+  context.allowCancellation();
+  return with_wire_errors([&]() -> kj::Promise<void> {
+    auto params = context.getParams();
+    ir::TensorType type{dtype_from_wire(params.getDtype()), shape_from_wire(params.getShape())};
+    return upload_shared(core_, std::move(type), params.getMemory())
+        .then([context](::Tensor::Client tensor) mutable {
+          context.getResults().setTensor(kj::mv(tensor));
+        });
+  });
 }
 
 }  // namespace tensord::server

@@ -20,6 +20,7 @@ class SessionImpl final : public ::Session::Server {
   kj::Promise<void> upload(UploadContext context) override;
   kj::Promise<void> stats(StatsContext context) override;
   kj::Promise<void> profile(ProfileContext context) override;
+  kj::Promise<void> uploadShared(UploadSharedContext context) override;
 
  private:
   std::shared_ptr<SessionCore> core_;

@@ -5,6 +5,7 @@
 #include "engine/ir/error.h"
 #include "server/device_bytes.h"
 #include "server/exceptions.h"
+#include "server/shared_transfer.h"
 #include "server/wire_types.h"
 #include "server/worker_call.h"
 
@@ -70,6 +71,12 @@ kj::Promise<void> TensorImpl::read(ReadContext context) {
           context.getResults().setData(kj::arrayPtr(bytes->data(), bytes->size()));
         });
   });
+}
+
+kj::Promise<void> TensorImpl::readShared(ReadSharedContext context) {
+  context.allowCancellation();
+  return with_wire_errors(
+      [&] { return read_shared(session_, value_, context.getParams().getMemory()); });
 }
 
 }  // namespace tensord::server

@@ -28,6 +28,7 @@ class TensorImpl final : public ::Tensor::Server {
  protected:
   kj::Promise<void> info(InfoContext context) override;
   kj::Promise<void> read(ReadContext context) override;
+  kj::Promise<void> readShared(ReadSharedContext context) override;
 
  private:
   std::shared_ptr<SessionCore> session_;

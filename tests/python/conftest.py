@@ -21,13 +21,16 @@ def _daemon_binary():
 class Daemon:
     """A tensord process listening on a unix socket in a temporary folder."""
 
-    def __init__(self):
+    def __init__(self, tcp=False):
         self.dir = tempfile.mkdtemp(prefix="tensord-py-", dir="/tmp")
         self.socket = os.path.join(self.dir, "tensord.sock")
         self.address = "unix:" + self.socket
         self.log_path = os.path.join(self.dir, "daemon.log")
+        listen = ["--listen", self.address]
+        if tcp:  # also TCP loopback on a free port (self.tcp_address once listening)
+            listen += ["--listen", "tcp:127.0.0.1:0"]
         with open(self.log_path, "w") as log:
-            self.process = subprocess.Popen([_daemon_binary(), "--listen", self.address],
+            self.process = subprocess.Popen([_daemon_binary()] + listen,
                                             stdout=log, stderr=subprocess.STDOUT,
                                             stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
@@ -38,6 +41,10 @@ class Daemon:
                 self.stop()
                 raise RuntimeError("tensord did not start listening in 30 s")
             time.sleep(0.02)
+        self.tcp_address = None
+        for line in self.log().splitlines():
+            if "listening on tcp:" in line:
+                self.tcp_address = line.split("listening on ", 1)[1].strip()
 
     def _accepts(self):
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
@@ -64,7 +71,7 @@ class Daemon:
 
 @pytest.fixture(scope="session")
 def daemon():
-    d = Daemon()
+    d = Daemon(tcp=True)
     yield d
     d.stop()
 

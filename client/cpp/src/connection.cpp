@@ -93,7 +93,15 @@ Session connect(const std::string& address, const ConnectOptions& options) {
     throw Error(ErrorCode::Cancelled,
                 "cannot connect to " + address + ": " + std::string(e.getDescription().cStr()));
   }
-  state->rpc = kj::heap<capnp::TwoPartyClient>(*state->stream);
+  if (address.starts_with("unix:")) {
+    // KJ's unix sockets are capability streams: file descriptors (shared memory) can ride
+    // with messages, at most one per message either way.
+    state->rpc =
+        kj::heap<capnp::TwoPartyClient>(kj::downcast<kj::AsyncCapabilityStream>(*state->stream), 1);
+    state->passes_fds = true;
+  } else {
+    state->rpc = kj::heap<capnp::TwoPartyClient>(*state->stream);
+  }
 
   auto hello = state->rpc->bootstrap().castAs<wire::Daemon>().helloRequest();
   auto version = hello.initClientVersion();

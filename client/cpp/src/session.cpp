@@ -62,6 +62,27 @@ Tensor Session::from_bytes(ir::DType dtype, const ir::Shape& shape, std::vector<
   return TensorAccess::wrap(std::move(node));
 }
 
+Tensor Session::from_buffer(ir::DType dtype, const ir::Shape& shape,
+                            std::shared_ptr<const HostBuffer> buffer, Loc loc) {
+  if (!buffer) throw Error(ErrorCode::InvalidGraph, "from_buffer of a null buffer");
+  int64_t numel = ir::checked_numel(shape);
+  if (numel < 0 || static_cast<size_t>(numel) * ir::itemsize(dtype) != buffer->size()) {
+    throw Error(ErrorCode::Shape,
+                "a buffer of " + std::to_string(buffer->size()) + " bytes does not fill " +
+                    std::string(ir::name(dtype)) + ir::to_string(shape),
+                std::nullopt, "input", detail::where(loc));
+  }
+  auto node = std::make_shared<detail::TensorNode>(state_, ir::TensorType{dtype, shape},
+                                                   ir::Op::input, loc);
+  node->state = detail::TensorNode::State::Host;
+  node->host_buffer = std::move(buffer);
+  return TensorAccess::wrap(std::move(node));
+}
+
+void Session::on_transfer(TransferObserver observer) {
+  state_->on_transfer = std::move(observer);
+}
+
 Tensor Session::full(const ir::Shape& shape, Scalar value, Loc loc) {
   return full(shape, value, value.dtype(), loc);
 }

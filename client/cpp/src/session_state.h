@@ -37,6 +37,11 @@ struct SessionState {
   ServerInfo info;
   // The largest Data one message may carry: the smaller of the daemon's and the schema's limit.
   uint64_t chunk_bytes = 0;
+  // Whether the connection passes file descriptors (a unix socket): large transfers then go
+  // through shared memory.
+  bool passes_fds = false;
+  // Told about transfers larger than one chunk (Session::on_transfer).
+  TransferObserver on_transfer;
 };
 
 }  // namespace tensord::detail

@@ -1,5 +1,6 @@
 #include "client/cpp/src/sync.h"
 
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -8,6 +9,7 @@
 #include "client/cpp/src/errors.h"
 #include "client/cpp/src/graph_builder.h"
 #include "client/cpp/src/recorder.h"
+#include "client/cpp/src/shared_transfer.h"
 #include "client/cpp/src/transfer.h"
 #include "client/cpp/src/wire_graph.h"
 
@@ -26,6 +28,18 @@ struct LeafUpload {
   uint32_t wire_node;
   Upload upload;
 };
+
+// Large host data: through shared memory on a unix socket, in chunks otherwise.
+Upload upload_leaf(SessionState& s, const TensorNode& leaf) {
+  if (!s.passes_fds) return upload(s, leaf.type, leaf.host_bytes());
+  std::shared_ptr<const HostBuffer> buffer = leaf.host_buffer;
+  if (!buffer) {
+    auto copy = std::make_shared<HostBuffer>(leaf.host.size());
+    std::memcpy(copy->data(), leaf.host.data(), leaf.host.size());
+    buffer = std::move(copy);
+  }
+  return upload_shared(s, leaf.type, std::move(buffer));
+}
 
 // The daemon and the client run the same inference, so a result of another type is a bug.
 void check_result_type(const TensorNode& node, ::Result::Reader r) {
@@ -71,15 +85,15 @@ std::unordered_map<const TensorNode*, Bytes> run(
     for (; i < g.leaves.size(); ++i) {
       TensorNode& leaf = *g.leaves[i].node;
       if (leaf.state == TensorNode::State::Materialized) {
-        inputs[i].setTensor(leaf.remote);
-      } else if (leaf.host.size() <= inline_budget) {
-        inline_budget -= leaf.host.size();
+        inputs[i].setTensor(*leaf.remote);
+      } else if (leaf.host_bytes().size() <= inline_budget) {
+        inline_budget -= leaf.host_bytes().size();
         write_inline(leaf, inputs[i].initInline());
         if (g.leaves[i].held && !is_output.contains(&leaf)) {
           outputs.push_back({leaf.shared_from_this(), i, false});
         }
       } else {
-        uploads.push_back({i, upload(s, leaf.type, leaf.host)});
+        uploads.push_back({i, upload_leaf(s, leaf)});
         inputs[i].setTensor(uploads.back().upload.tensor);
       }
     }
@@ -111,6 +125,11 @@ std::unordered_map<const TensorNode*, Bytes> run(
       throw translate(e, &g, loc);
     }
   }();
+
+  for (auto& u : uploads) {
+    uint64_t total = g.leaves[u.wire_node].node->type.nbytes();
+    report_transfer(s, true, total, total);
+  }
 
   auto results = response.getResults();
   if (results.size() != outputs.size()) {
@@ -173,10 +192,11 @@ std::vector<Bytes> sync_point(SessionState& s, const std::vector<SyncRequest>& r
     if (auto it = fetched.find(&node); it != fetched.end()) {
       bytes[i] = it->second;
     } else if (node.state == TensorNode::State::Host) {
-      bytes[i] = node.host;
+      auto host = node.host_bytes();
+      bytes[i].assign(host.begin(), host.end());
     } else {
       try {
-        bytes[i] = read_all(s, node.remote, node.type.nbytes());
+        bytes[i] = read_all(s, *node.remote, node.type.nbytes());
       } catch (const kj::Exception& e) {
         throw translate(e, nullptr, node.loc);
       }

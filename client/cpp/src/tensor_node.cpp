@@ -24,6 +24,7 @@ void TensorNode::materialize(wire::Tensor::Client tensor) {
   state = State::Materialized;
   attrs = {};
   std::vector<std::byte>().swap(host);
+  host_buffer.reset();
   // Last: dropping the history may destroy other nodes.
   std::vector<std::shared_ptr<TensorNode>> history = std::move(inputs);
   inputs.clear();

@@ -3,7 +3,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <source_location>
+#include <span>
 #include <vector>
 
 #include "client/cpp/src/session_state.h"
@@ -11,6 +13,7 @@
 #include "engine/ir/attrs.h"
 #include "engine/ir/op.h"
 #include "engine/ir/shape.h"
+#include "tensord/host_buffer.h"
 
 namespace tensord::detail {
 
@@ -42,10 +45,18 @@ struct TensorNode : std::enable_shared_from_this<TensorNode> {
   // Pending only.
   std::vector<std::shared_ptr<TensorNode>> inputs;
   ir::Attrs attrs;
-  // Host only: numel * itemsize row-major bytes.
+  // Host only: numel * itemsize row-major bytes, in `host` or (Session::from_buffer) in
+  // `host_buffer`.
   std::vector<std::byte> host;
+  std::shared_ptr<const HostBuffer> host_buffer;
+  std::span<const std::byte> host_bytes() const {
+    if (host_buffer) return {host_buffer->data(), host_buffer->size()};
+    return host;
+  }
   // Materialized only.
-  wire::Tensor::Client remote = nullptr;
+  // Optional rather than a null Client: Cap'n Proto builds a null capability with an exception
+  // object inside, a cost every recorded op paid.
+  std::optional<wire::Tensor::Client> remote;
 };
 
 }  // namespace tensord::detail

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <utility>
 
 #include "client/cpp/src/wire_graph.h"
 #include "engine/ir/error.h"
@@ -10,16 +11,24 @@
 namespace tensord::detail {
 namespace {
 
-// Waits for the oldest call when the window is full.
-void make_room(SessionState& s, std::deque<kj::Promise<void>>& in_flight) {
+// A call in flight and the end of the byte range it moves.
+using InFlight = std::deque<std::pair<kj::Promise<void>, size_t>>;
+
+// Waits for the oldest call when the window is full; returns the acknowledged end.
+void make_room(SessionState& s, InFlight& in_flight, bool upload, size_t total) {
   while (in_flight.size() >= kChunksInFlight) {
-    kj::Promise<void> oldest = std::move(in_flight.front());
+    auto [oldest, end] = std::move(in_flight.front());
     in_flight.pop_front();
     oldest.wait(s.wait_scope());
+    report_transfer(s, upload, end, total);
   }
 }
 
 }  // namespace
+
+void report_transfer(SessionState& s, bool upload, uint64_t done, uint64_t total) {
+  if (s.on_transfer && total > s.chunk_bytes) s.on_transfer(TransferProgress{upload, done, total});
+}
 
 Upload upload(SessionState& s, const ir::TensorType& type, std::span<const std::byte> bytes) {
   auto request = s.session.uploadRequest();
@@ -28,50 +37,61 @@ Upload upload(SessionState& s, const ir::TensorType& type, std::span<const std::
   for (unsigned i = 0; i < type.shape.size(); ++i) shape.set(i, type.shape[i]);
   wire::UploadSink::Client sink = request.send().getSink();
 
-  std::deque<kj::Promise<void>> in_flight;
+  report_transfer(s, true, 0, bytes.size());
+  InFlight in_flight;
   for (size_t offset = 0; offset < bytes.size(); offset += s.chunk_bytes) {
-    make_room(s, in_flight);
+    make_room(s, in_flight, true, bytes.size());
     size_t length = std::min<size_t>(s.chunk_bytes, bytes.size() - offset);
     auto write = sink.writeRequest();
     write.setOffset(offset);
     std::memcpy(write.initData(static_cast<unsigned>(length)).begin(), bytes.data() + offset,
                 length);
-    in_flight.push_back(write.send().ignoreResult());
+    in_flight.emplace_back(write.send().ignoreResult(), offset + length);
   }
 
   Upload result;
   result.tensor = sink.finishRequest().send().getTensor();
   auto writes = kj::heapArrayBuilder<kj::Promise<void>>(in_flight.size());
-  for (auto& p : in_flight) writes.add(std::move(p));
+  for (auto& p : in_flight) writes.add(std::move(p.first));
   result.writes = kj::joinPromises(writes.finish());
   return result;
 }
 
-std::vector<std::byte> read_all(SessionState& s, wire::Tensor::Client tensor, size_t nbytes) {
-  std::vector<std::byte> out(nbytes);
+void read_into(SessionState& s, wire::Tensor::Client tensor, std::byte* out, size_t nbytes) {
   // Checked after the loop: an exception thrown inside a continuation would reach us as a
   // kj::Exception and lose its code.
   size_t wrong_size_reads = 0;
-  std::deque<kj::Promise<void>> in_flight;
+  report_transfer(s, false, 0, nbytes);
+  InFlight in_flight;
   for (size_t offset = 0; offset < nbytes; offset += s.chunk_bytes) {
-    make_room(s, in_flight);
+    make_room(s, in_flight, false, nbytes);
     size_t length = std::min<size_t>(s.chunk_bytes, nbytes - offset);
     auto read = tensor.readRequest();
     read.setOffset(offset);
     read.setLength(length);
-    in_flight.push_back(read.send().then([&out, &wrong_size_reads, offset, length](auto response) {
-      auto data = response.getData();
-      if (data.size() != length) {
-        ++wrong_size_reads;
-        return;
-      }
-      std::memcpy(out.data() + offset, data.begin(), length);
-    }));
+    in_flight.emplace_back(
+        read.send().then([out, &wrong_size_reads, offset, length](auto response) {
+          auto data = response.getData();
+          if (data.size() != length) {
+            ++wrong_size_reads;
+            return;
+          }
+          std::memcpy(out + offset, data.begin(), length);
+        }),
+        offset + length);
   }
-  for (auto& p : in_flight) p.wait(s.wait_scope());
+  for (auto& [p, end] : in_flight) {
+    p.wait(s.wait_scope());
+    report_transfer(s, false, end, nbytes);
+  }
   if (wrong_size_reads > 0) {
     throw Error(ErrorCode::Internal, "the daemon answered Tensor.read with a wrong byte count");
   }
+}
+
+std::vector<std::byte> read_all(SessionState& s, wire::Tensor::Client tensor, size_t nbytes) {
+  std::vector<std::byte> out(nbytes);
+  read_into(s, kj::mv(tensor), out.data(), nbytes);
   return out;
 }
 

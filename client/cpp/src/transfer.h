@@ -29,5 +29,10 @@ Upload upload(SessionState& s, const ir::TensorType& type, std::span<const std::
 
 // Reads all `nbytes` of `tensor` with up to kChunksInFlight reads outstanding.
 std::vector<std::byte> read_all(SessionState& s, wire::Tensor::Client tensor, size_t nbytes);
+// The same into `out`, which holds `nbytes`.
+void read_into(SessionState& s, wire::Tensor::Client tensor, std::byte* out, size_t nbytes);
+
+// Tells the session's transfer observer (if any) about a transfer larger than one chunk.
+void report_transfer(SessionState& s, bool upload, uint64_t done, uint64_t total);
 
 }  // namespace tensord::detail

@@ -13,6 +13,7 @@ using Daemon = ::Daemon;
 using Session = ::Session;
 using Tensor = ::Tensor;
 using UploadSink = ::UploadSink;
+using SharedMemory = ::SharedMemory;
 using Graph = ::Graph;
 using GraphInput = ::GraphInput;
 using Node = ::Node;

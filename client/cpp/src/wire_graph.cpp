@@ -99,8 +99,9 @@ void write_graph(const PendingGraph& pending, wire::Graph::Builder graph) {
 void write_inline(const TensorNode& host, ::InlineTensor::Builder out) {
   set_text(ir::name(host.type.dtype), [&](unsigned n) { return out.initDtype(n); });
   write_ints(host.type.shape, out.initShape(static_cast<unsigned>(host.type.shape.size())));
-  auto data = out.initData(static_cast<unsigned>(host.host.size()));
-  if (!host.host.empty()) std::memcpy(data.begin(), host.host.data(), host.host.size());
+  auto bytes = host.host_bytes();
+  auto data = out.initData(static_cast<unsigned>(bytes.size()));
+  if (!bytes.empty()) std::memcpy(data.begin(), bytes.data(), bytes.size());
 }
 
 }  // namespace tensord::detail

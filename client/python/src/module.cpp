@@ -17,6 +17,10 @@
 namespace py = pybind11;
 
 namespace tensord::python {
+
+void bind_transfers(py::module_& m);  // transfers.cpp
+void bind_math_ops(py::module_& m);   // math_ops.cpp
+
 namespace {
 
 using Loc = std::source_location;
@@ -175,7 +179,9 @@ void bind_types(py::module_& m) {
   py::class_<SessionStats>(m, "SessionStats")
       .def_readonly("live_tensors", &SessionStats::live_tensors)
       .def_readonly("live_bytes", &SessionStats::live_bytes)
-      .def_readonly("runs", &SessionStats::runs);
+      .def_readonly("runs", &SessionStats::runs)
+      .def_readonly("daemon_live_tensors", &SessionStats::daemon_live_tensors)
+      .def_readonly("daemon_live_bytes", &SessionStats::daemon_live_bytes);
 
   py::class_<Session>(m, "Session")
       .def_property_readonly("info", &Session::info)
@@ -391,4 +397,6 @@ PYBIND11_MODULE(_tensord, m) {
   tensord::python::bind_elementwise(m);
   tensord::python::bind_structural(m);
   tensord::python::bind_profile(m);
+  tensord::python::bind_transfers(m);
+  tensord::python::bind_math_ops(m);
 }

@@ -19,10 +19,13 @@ from ._dtypes import (DType, bfloat16, bool, finfo, float16, float32, float64, i
                       int16, int32, int64, uint8)
 from ._functions import *  # noqa: F401,F403 (the namespace's functions)
 from ._functions import sync
+from ._math import *  # noqa: F401,F403 (issue 4's elementwise math)
 from ._missing import FUNCTIONS as _MISSING
 from ._session import connect, info, session
 from .profiler import profile
 from ._tensord import TensorError
+from ._transfer import set_progress
+from ._repr import Device
 
 __array_api_version__ = "2023.12"
 

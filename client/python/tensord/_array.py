@@ -3,7 +3,7 @@ import builtins
 
 import numpy as np
 
-from . import _dtypes, _tensord
+from . import _dtypes, _indexing, _repr, _tensord, _transfer
 from ._location import caller
 
 
@@ -39,7 +39,13 @@ class Array:
 
     @property
     def device(self):
-        return "tensord"
+        return _repr.current_device()
+
+    def to_device(self, device, /, *, stream=None):
+        if device == self.device:
+            return self
+        raise NotImplementedError(f"tensord: arrays live on {self.device}; moving them to "
+                                  f"{device} is not supported yet")
 
     @property
     def T(self):
@@ -60,7 +66,7 @@ class Array:
     def numpy(self):
         """The values as a new NumPy array (one round trip if pending). bfloat16 arrays come
         back widened to float32, which holds every bfloat16 value exactly."""
-        out = self._t.fetch(caller())
+        out = _transfer.to_numpy(self._t, caller())
         if self._t.dtype == _tensord.DType.bfloat16:
             out = (out.astype(np.uint32) << 16).view(np.float32)
         return out
@@ -105,21 +111,24 @@ class Array:
             yield self[i]
 
     def __repr__(self):
-        values = np.array2string(self.numpy(), separator=", ", prefix="tensord.asarray(")
-        return f"tensord.asarray({values}, shape={self.shape}, dtype={self.dtype.name})"
+        return _repr.array_repr(self)
 
     def _repr_html_(self):
-        # Notebooks render every result: fetch only what is cheap (already there, or small).
-        header = f"tensord.Array shape={self.shape} dtype={self.dtype.name}"
-        if self._t.materialized or self.size <= 1000:
-            body = np.array2string(self.numpy(), separator=", ")
-        else:
-            body = "pending (call td.sync or .numpy() to evaluate)"
-        return f"<pre>{_escape(header)}\n{_escape(body)}</pre>"
+        # Notebooks render every result: evaluate only what is cheap (evaluated, or small).
+        return _repr.array_html(self)
+
+    def _repr_pretty_(self, p, cycle):
+        _repr.array_pretty(self, p, cycle)
 
     # --- indexing ---------------------------------------------------------------------------
     def __getitem__(self, key):
         return _index(self, key, caller())
+
+    def __setitem__(self, key, value):
+        """Rebinding, not mutation: this handle now names a new value; other arrays, including
+        slices taken from it before, keep theirs (see _assign)."""
+        from ._assign import assign
+        self._t = assign(self, key, value, caller())
 
     # --- operators --------------------------------------------------------------------------
     def __add__(self, other): return _binary(_tensord.add, self, other)
@@ -156,27 +165,22 @@ class Array:
         return Array(_tensord.abs(self._t, caller()))
 
     def __invert__(self):
-        if self.dtype is _dtypes.bool:
-            return Array(_tensord.logical_not(self._t, caller()))
-        raise NotImplementedError("tensord: bitwise_invert is not an engine op yet")
+        return Array(_tensord.bitwise_not(self._t, caller()))
 
-    def __and__(self, other): return _logical(_tensord.logical_and, "bitwise_and", self, other)
-    def __rand__(self, other): return _logical(_tensord.logical_and, "bitwise_and", other, self)
-    def __or__(self, other): return _logical(_tensord.logical_or, "bitwise_or", self, other)
-    def __ror__(self, other): return _logical(_tensord.logical_or, "bitwise_or", other, self)
-
-    def __floordiv__(self, other):
-        raise NotImplementedError("tensord: floor_divide is not an engine op yet")
-
-    def __mod__(self, other):
-        raise NotImplementedError("tensord: remainder is not an engine op yet")
-
-    __rfloordiv__ = __floordiv__
-    __rmod__ = __mod__
-
-
-def _escape(s):
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    def __and__(self, other): return _binary(_tensord.bitwise_and, self, other)
+    def __rand__(self, other): return _binary(_tensord.bitwise_and, other, self)
+    def __or__(self, other): return _binary(_tensord.bitwise_or, self, other)
+    def __ror__(self, other): return _binary(_tensord.bitwise_or, other, self)
+    def __xor__(self, other): return _binary(_tensord.bitwise_xor, self, other)
+    def __rxor__(self, other): return _binary(_tensord.bitwise_xor, other, self)
+    def __lshift__(self, other): return _binary(_tensord.bitwise_left_shift, self, other)
+    def __rlshift__(self, other): return _binary(_tensord.bitwise_left_shift, other, self)
+    def __rshift__(self, other): return _binary(_tensord.bitwise_right_shift, self, other)
+    def __rrshift__(self, other): return _binary(_tensord.bitwise_right_shift, other, self)
+    def __floordiv__(self, other): return _binary(_tensord.floor_divide, self, other)
+    def __rfloordiv__(self, other): return _binary(_tensord.floor_divide, other, self)
+    def __mod__(self, other): return _binary(_tensord.remainder, self, other)
+    def __rmod__(self, other): return _binary(_tensord.remainder, other, self)
 
 
 def _operand(x):
@@ -201,24 +205,13 @@ def _binary(fn, a, b):
     return Array(fn(_operand(a), _operand(b), caller()))
 
 
-def _logical(fn, name, a, b):
-    a, b = _operand(a), _operand(b)
-    for x in (a, b):
-        is_bool = x.dtype == _tensord.DType.bool if isinstance(x, _tensord.Tensor) \
-            else isinstance(x, builtins.bool)
-        if not is_bool:
-            raise NotImplementedError(f"tensord: {name} is not an engine op yet (only bool arrays)")
-    return Array(fn(a, b, caller()))
-
-
 def _index(x, key, loc):
     """Basic indexing: integers, slices, `...` and `None`."""
     if not isinstance(key, tuple):
         key = (key,)
+    if builtins.any(_indexing.is_advanced(k) or isinstance(k, builtins.bool) for k in key):
+        return _indexing.advanced(x, key, loc)
     for k in key:
-        if isinstance(k, (Array, np.ndarray, list)) or isinstance(k, builtins.bool):
-            raise NotImplementedError(
-                "tensord: integer-array and boolean indexing are not supported yet")
         if not (k is None or k is Ellipsis or isinstance(k, (int, slice, np.integer))):
             raise IndexError(f"tensord: unsupported index {k!r}")
     if builtins.sum(k is Ellipsis for k in key) > 1:

@@ -3,7 +3,7 @@ import builtins
 
 import numpy as np
 
-from . import _dtypes, _session, _tensord
+from . import _dtypes, _session, _tensord, _transfer
 from ._array import Array
 from ._location import caller
 
@@ -47,7 +47,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     target = dtype if dtype is not None else _dtypes.from_numpy(a.dtype)
     upload = _dtypes.float32 if target is _dtypes.bfloat16 else target
     a = a.astype(upload.numpy_dtype, order="C", copy=False)  # (ascontiguousarray makes 0-d 1-d)
-    t = _session.session().from_array(upload._engine, list(a.shape), a, loc)
+    t = _transfer.from_numpy(_session.session(), upload._engine, a, loc)
     if upload is not target:
         t = _tensord.astype(t, target._engine, loc)
     return Array(t)

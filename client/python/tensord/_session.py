@@ -7,7 +7,7 @@ client runs its event loop there).
 """
 import os
 
-from . import _tensord
+from . import _tensord, _transfer
 
 
 class _Current:
@@ -29,6 +29,7 @@ def connect(address=None, token=None):
         address = os.environ.get("TENSORD_ADDRESS") or _tensord.default_address()
     current.session = None  # a thread holds one session at a time: drop ours first
     current.session = _tensord.connect(address, token or "")
+    _transfer.attach(current.session)
     current.address = address
     return current.session
 
@@ -45,12 +46,14 @@ def info():
     s = session()
     server = s.info
     stats = s.stats()
-    return {
+    from ._repr import Info
+    return Info({
         "address": current.address,
         "daemon_version": server.daemon_version,
         "devices": [{"kind": d.kind, "index": d.index, "name": d.name,
                      "total_memory": d.total_memory, "threads": d.threads}
                     for d in server.devices],
         "session": {"live_tensors": stats.live_tensors, "live_bytes": stats.live_bytes,
-                    "runs": stats.runs},
-    }
+                    "runs": stats.runs, "daemon_live_tensors": stats.daemon_live_tensors,
+                    "daemon_live_bytes": stats.daemon_live_bytes},
+    })

@@ -13,6 +13,7 @@
 #include "engine/ir/shape.h"
 #include "tensord/element.h"
 #include "tensord/profile.h"
+#include "tensord/host_buffer.h"
 #include "tensord/scalar.h"
 #include "tensord/tensor.h"
 
@@ -97,6 +98,13 @@ class Session {
   // The same from raw row-major bytes; their count must be numel * itemsize(dtype).
   Tensor from_bytes(ir::DType dtype, const ir::Shape& shape, std::vector<std::byte> bytes,
                     Loc loc = Loc::current());
+  // The same from a HostBuffer (tensord/host_buffer.h) the caller no longer writes to: sent
+  // through shared memory when the daemon is on this host, without another copy here.
+  Tensor from_buffer(ir::DType dtype, const ir::Shape& shape,
+                     std::shared_ptr<const HostBuffer> buffer, Loc loc = Loc::current());
+  // Calls `observer` (on this thread, during sync points) as uploads and downloads larger than
+  // one chunk progress; an empty function stops it.
+  void on_transfer(TransferObserver observer);
 
   // `value`'s C++ type gives the dtype (0.5f: float32, 0.5: float64, 1: int32, true: bool).
   Tensor full(const ir::Shape& shape, Scalar value, Loc loc = Loc::current());

@@ -1,0 +1,106 @@
+// Elementwise math of issue 4 for Python: inverse trigonometric and hyperbolic functions,
+// exp/log variants, logaddexp, hypot, copysign, signbit, floor_divide, remainder and the
+// bitwise ops. Self-contained (its own recording-error mapping) so that module.cpp only gains
+// the call to bind_math_ops.
+#include <pybind11/pybind11.h>
+
+#include <optional>
+#include <source_location>
+#include <string>
+
+#include "tensord/client.h"
+
+namespace py = pybind11;
+
+namespace tensord::python {
+namespace {
+
+using Loc = std::source_location;
+
+// Errors found while recording raise the builtin exception of their kind (as module.cpp's ops
+// do); daemon errors stay TensorError.
+template <typename F>
+Tensor record(F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    switch (e.code()) {
+      case ErrorCode::Shape:
+      case ErrorCode::InvalidGraph:
+        throw py::value_error(e.what());
+      case ErrorCode::DType:
+        throw py::type_error(e.what());
+      case ErrorCode::Unsupported:
+        PyErr_SetString(PyExc_NotImplementedError, e.what());
+        throw py::error_already_set();
+      default:
+        throw;
+    }
+  }
+}
+
+// A tensor or a weak Python scalar (bool, int, float). Operand points at its tensor, so the
+// tensor is held here for the call.
+struct PyOperand {
+  explicit PyOperand(py::handle h) {
+    if (py::isinstance<Tensor>(h)) {
+      tensor = h.cast<Tensor>();
+    } else if (PyBool_Check(h.ptr())) {
+      scalar = Scalar(h.cast<bool>());
+    } else if (PyLong_Check(h.ptr())) {
+      scalar = Scalar(h.cast<int64_t>());
+    } else if (PyFloat_Check(h.ptr())) {
+      scalar = Scalar(h.cast<double>());
+    } else {
+      throw py::type_error("expected a tensor or a Python bool, int or float, got " +
+                           std::string(py::str(h.get_type())));
+    }
+  }
+  Operand at(Loc loc) const { return tensor ? Operand(*tensor, loc) : Operand(*scalar, loc); }
+
+  std::optional<Tensor> tensor;
+  std::optional<Scalar> scalar;
+};
+
+#define TENSORD_MATH_UNARY(name) \
+  m.def(#name,                   \
+        [](const Tensor& x, Loc loc) { return record([&] { return tensord::name(x, loc); }); })
+#define TENSORD_MATH_BINARY(name)                                              \
+  m.def(#name, [](py::handle a, py::handle b, Loc loc) {                       \
+    PyOperand pa(a), pb(b);                                                    \
+    return record([&] { return tensord::name(pa.at(loc), pb.at(loc), loc); }); \
+  })
+
+}  // namespace
+
+void bind_math_ops(py::module_& m) {
+  TENSORD_MATH_UNARY(exp2);
+  TENSORD_MATH_UNARY(expm1);
+  TENSORD_MATH_UNARY(log2);
+  TENSORD_MATH_UNARY(log10);
+  TENSORD_MATH_UNARY(log1p);
+  TENSORD_MATH_UNARY(tan);
+  TENSORD_MATH_UNARY(asin);
+  TENSORD_MATH_UNARY(acos);
+  TENSORD_MATH_UNARY(atan);
+  TENSORD_MATH_UNARY(sinh);
+  TENSORD_MATH_UNARY(cosh);
+  TENSORD_MATH_UNARY(asinh);
+  TENSORD_MATH_UNARY(acosh);
+  TENSORD_MATH_UNARY(atanh);
+  TENSORD_MATH_UNARY(signbit);
+  TENSORD_MATH_UNARY(bitwise_not);
+  TENSORD_MATH_BINARY(atan2);
+  TENSORD_MATH_BINARY(hypot);
+  TENSORD_MATH_BINARY(logaddexp);
+  TENSORD_MATH_BINARY(copysign);
+  TENSORD_MATH_BINARY(remainder);
+  TENSORD_MATH_BINARY(floor_divide);
+  TENSORD_MATH_BINARY(bitwise_and);
+  TENSORD_MATH_BINARY(bitwise_or);
+  TENSORD_MATH_BINARY(bitwise_xor);
+  TENSORD_MATH_BINARY(bitwise_left_shift);
+  TENSORD_MATH_BINARY(bitwise_right_shift);
+}
+
+}  // namespace tensord::python

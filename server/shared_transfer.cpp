@@ -1,0 +1,49 @@
+#include "server/shared_transfer.h"
+
+#include <cstring>
+#include <vector>
+
+#include "server/device_bytes.h"
+#include "server/exceptions.h"
+#include "server/shared_mapping.h"
+#include "server/tensor_impl.h"
+#include "server/wire_types.h"
+#include "server/worker_call.h"
+
+namespace tensord::server {
+
+kj::Promise<::Tensor::Client> upload_shared(std::shared_ptr<SessionCore> session,
+                                            ir::TensorType type, ::SharedMemory::Client memory) {
+  uint64_t size = with_wire_errors(
+      [&] { return checked_tensor_bytes(type, session->config().max_tensor_bytes); });
+  return map_shared(kj::mv(memory), size, /*writable=*/false)
+      .then([session, type](std::shared_ptr<SharedMapping> mapping) {
+        return run_on_worker(session->queue(), [type, mapping](engine::Engine& engine) {
+          if (type.dtype != ir::DType::Bool) {
+            return upload_device_bytes(engine.backend(), type, mapping->data());
+          }
+          // The client may have written any byte; bools are 0 or 1 on the daemon.
+          std::vector<uint8_t> bools(mapping->data(), mapping->data() + mapping->size());
+          normalize_bools(bools.data(), bools.size());
+          return upload_device_bytes(engine.backend(), type, bools.data());
+        });
+      })
+      .then([session](kj::Own<engine::TensorValue> value) {
+        return TensorImpl::publish(session, kj::mv(*value));
+      });
+}
+
+kj::Promise<void> read_shared(std::shared_ptr<SessionCore> session, engine::TensorValue value,
+                              ::SharedMemory::Client memory) {
+  uint64_t size = value.nbytes();
+  return map_shared(kj::mv(memory), size, /*writable=*/true)
+      .then([session, value](std::shared_ptr<SharedMapping> mapping) {
+        return run_on_worker(session->queue(), [value, mapping](engine::Engine& engine) {
+          read_device_bytes_into(engine.backend(), value, mapping->data(), mapping->size());
+          return true;
+        });
+      })
+      .ignoreResult();
+}
+
+}  // namespace tensord::server
