@@ -7,6 +7,7 @@
 
 #include "engine/exec/executor.h"
 #include "engine/ir/error.h"
+#include "engine/ir/hash.h"
 #include "engine/ir/passes.h"
 #include "engine/plan/plan_cache.h"
 
@@ -34,12 +35,23 @@ std::vector<ir::TensorType> input_types(std::span<const TensorValue> inputs) {
 }
 
 // decompose -> simplify -> plan, with every plan node traced back to the user's node.
-Plan compile(const ir::Graph& graph, std::span<const ir::ValueRef> outputs) {
+Plan compile(const ir::Graph& graph, std::span<const ir::ValueRef> outputs, bool fuse) {
   ir::Rewritten decomposed = ir::decompose(graph, outputs);
   ir::Rewritten simplified = ir::simplify(decomposed.graph, decomposed.outputs);
   std::vector<uint32_t> origin = std::move(simplified.origin);
   for (uint32_t& o : origin) o = decomposed.origin[o];
-  return build_plan(std::move(simplified.graph), simplified.outputs, std::move(origin));
+  PlanOptions options;
+  options.fuse = fuse;
+  return build_plan(std::move(simplified.graph), simplified.outputs, std::move(origin), options);
+}
+
+// Plans of different modes differ, so the mode is part of the plan cache's key.
+void add_mode(ir::CanonicalForm& form, CompileMode mode) {
+  form.words.push_back(0x6d6f6465'00000000ULL | static_cast<uint64_t>(mode));
+  ir::WordHasher h;
+  h.add(form.hash);
+  h.add(static_cast<uint64_t>(mode));
+  form.hash = h.finish();
 }
 
 }  // namespace
@@ -51,30 +63,46 @@ Engine::Engine(Backend& backend, EngineOptions options)
 
 Engine::~Engine() = default;
 
-std::vector<TensorValue> Engine::run(ir::Graph graph, std::span<const TensorValue> inputs,
-                                     std::span<const ir::ValueRef> outputs) {
-  ++stats_.runs;
-  const std::vector<ir::TensorType> types = input_types(inputs);
+std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
+                                             std::span<const ir::TensorType> types,
+                                             std::span<const ir::ValueRef> outputs,
+                                             CompileMode mode, bool* cached) {
   ir::validate(graph, types, options_.limits);
   ir::validate_outputs(graph, outputs);
 
   ir::CanonicalForm form = ir::canonical_form(graph, outputs);
+  add_mode(form, mode);
   std::shared_ptr<const Plan> plan = plans_->find(form);
+  if (cached) *cached = plan != nullptr;
   if (plan) {
     ++stats_.plan_cache_hits;
-  } else {
-    ++stats_.plan_cache_misses;
-    try {
-      plan = std::make_shared<const Plan>(compile(graph, outputs));
-    } catch (const Error&) {
-      throw;
-    } catch (const std::bad_alloc&) {
-      throw Error(ErrorCode::OutOfMemory, "host memory exhausted while planning");
-    } catch (const std::exception& e) {
-      throw Error(ErrorCode::Internal, std::string("planning failed: ") + e.what());
-    }
-    plans_->insert(std::move(form), plan);
+    return plan;
   }
+  ++stats_.plan_cache_misses;
+  try {
+    auto built = std::make_shared<Plan>(
+        compile(graph, outputs, mode != CompileMode::Eager && backend_.can_fuse()));
+    if (!built->groups.empty()) {
+      stats_.fused_groups += built->groups.size();
+      built->compiled = backend_.compile(built->groups);
+    }
+    plan = std::move(built);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory, "host memory exhausted while planning");
+  } catch (const std::exception& e) {
+    throw Error(ErrorCode::Internal, std::string("planning failed: ") + e.what());
+  }
+  plans_->insert(std::move(form), plan);
+  return plan;
+}
+
+std::vector<TensorValue> Engine::run(ir::Graph graph, std::span<const TensorValue> inputs,
+                                     std::span<const ir::ValueRef> outputs, CompileMode mode) {
+  ++stats_.runs;
+  const std::vector<ir::TensorType> types = input_types(inputs);
+  std::shared_ptr<const Plan> plan = plan_for(graph, types, outputs, mode);
   return execute(*plan, backend_, inputs, graph);
 }
 

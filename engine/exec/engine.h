@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/exec/backend.h"
+#include "engine/exec/compile_mode.h"
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
 
@@ -21,6 +22,7 @@ struct EngineStats {
   uint64_t runs = 0;
   uint64_t plan_cache_hits = 0;
   uint64_t plan_cache_misses = 0;
+  uint64_t fused_groups = 0;  // groups in the plans built (not counting plan cache hits)
 };
 
 class PlanCache;
@@ -36,8 +38,17 @@ class Engine {
   // Runs an untrusted graph. `inputs[i]` is the tensor for the input node with index i. Returns
   // one contiguous value per requested output. Throws tensord::Error attributed to the node
   // (and source location) of `graph` that failed; the engine stays usable.
+  // `mode` eager never fuses; the others fuse when the backend generates code.
   std::vector<TensorValue> run(ir::Graph graph, std::span<const TensorValue> inputs,
-                               std::span<const ir::ValueRef> outputs);
+                               std::span<const ir::ValueRef> outputs,
+                               CompileMode mode = CompileMode::Default);
+
+  // The plan run() would use for a graph with inputs of `input_types` (validated first;
+  // compiled and cached as run() would, so kernels are built). For explain.
+  std::shared_ptr<const Plan> plan_for(ir::Graph& graph,
+                                       std::span<const ir::TensorType> input_types,
+                                       std::span<const ir::ValueRef> outputs, CompileMode mode,
+                                       bool* cached = nullptr);
 
   Backend& backend() { return backend_; }
   const EngineStats& stats() const { return stats_; }
