@@ -13,7 +13,8 @@ namespace tensord::server {
 namespace {
 
 std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
-  auto devices = open_devices(options);
+  auto kernels = open_kernel_cache(options);
+  auto devices = open_devices(options, kernels);
   DaemonConfig config;
   config.token = options.token;
   config.max_tensor_bytes = options.max_tensor_bytes;
@@ -22,7 +23,9 @@ std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
   engine::EngineOptions engine_options;
   engine_options.limits.max_tensor_bytes = static_cast<int64_t>(config.max_tensor_bytes);
   auto scheduler = std::make_unique<scheduler::Scheduler>(std::move(devices), engine_options);
-  return std::make_shared<DaemonState>(std::move(config), log, std::move(scheduler));
+  auto state = std::make_shared<DaemonState>(std::move(config), log, std::move(scheduler));
+  state->kernels = std::move(kernels);
+  return state;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/cache/kernel_cache.h"
 #include "scheduler/scheduler.h"
 #include "server/accounting.h"
 #include "server/log.h"
@@ -33,6 +34,7 @@ struct DaemonState {
   capnp::CapabilityServerSet<::Tensor> tensors;
   std::shared_ptr<Usage> usage = std::make_shared<Usage>();
   uint64_t next_session_id = 1;
+  std::shared_ptr<cache::KernelCache> kernels;  // shared by the devices; thread-safe
 };
 
 }  // namespace tensord::server

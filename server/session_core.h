@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/exec/compile_mode.h"
 #include "scheduler/scheduler.h"
 #include "server/accounting.h"
 #include "server/daemon_state.h"
@@ -30,12 +31,17 @@ class SessionCore {
   uint64_t runs() const { return runs_; }
   void count_run() { ++runs_; }
 
+  // Session.setCompileMode; runs and explains use it.
+  engine::CompileMode compile_mode() const { return compile_mode_; }
+  void set_compile_mode(engine::CompileMode mode) { compile_mode_ = mode; }
+
  private:
   std::shared_ptr<DaemonState> daemon_;
   std::string label_;
   scheduler::SessionQueue queue_;
   std::shared_ptr<Account> account_;
   uint64_t runs_ = 0;
+  engine::CompileMode compile_mode_ = engine::CompileMode::Default;
 };
 
 }  // namespace tensord::server

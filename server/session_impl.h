@@ -19,6 +19,8 @@ class SessionImpl final : public ::Session::Server {
   kj::Promise<void> run(RunContext context) override;
   kj::Promise<void> upload(UploadContext context) override;
   kj::Promise<void> stats(StatsContext context) override;
+  kj::Promise<void> setCompileMode(SetCompileModeContext context) override;
+  kj::Promise<void> explain(ExplainContext context) override;
 
  private:
   std::shared_ptr<SessionCore> core_;

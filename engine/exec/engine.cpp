@@ -66,14 +66,14 @@ Engine::~Engine() = default;
 std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
                                              std::span<const ir::TensorType> types,
                                              std::span<const ir::ValueRef> outputs,
-                                             CompileMode mode, bool* cached) {
+                                             CompileMode mode, PlanInfo* info) {
   ir::validate(graph, types, options_.limits);
   ir::validate_outputs(graph, outputs);
 
   ir::CanonicalForm form = ir::canonical_form(graph, outputs);
   add_mode(form, mode);
   std::shared_ptr<const Plan> plan = plans_->find(form);
-  if (cached) *cached = plan != nullptr;
+  if (info) *info = PlanInfo{plan != nullptr, plan != nullptr};
   if (plan) {
     ++stats_.plan_cache_hits;
     return plan;
@@ -84,7 +84,10 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
         compile(graph, outputs, mode != CompileMode::Eager && backend_.can_fuse()));
     if (!built->groups.empty()) {
       stats_.fused_groups += built->groups.size();
+      if (info) info->kernels_cached = backend_.kernels_cached(built->groups);
       built->compiled = backend_.compile(built->groups);
+    } else if (info) {
+      info->kernels_cached = true;
     }
     plan = std::move(built);
   } catch (const Error&) {

@@ -18,6 +18,12 @@ struct EngineOptions {
   size_t plan_cache_capacity = 512;  // plans, least recently used evicted
 };
 
+// What plan_for found in the caches before it built anything.
+struct PlanInfo {
+  bool plan_cached = false;
+  bool kernels_cached = false;  // every fused kernel was loaded already (or there are none)
+};
+
 struct EngineStats {
   uint64_t runs = 0;
   uint64_t plan_cache_hits = 0;
@@ -48,7 +54,7 @@ class Engine {
   std::shared_ptr<const Plan> plan_for(ir::Graph& graph,
                                        std::span<const ir::TensorType> input_types,
                                        std::span<const ir::ValueRef> outputs, CompileMode mode,
-                                       bool* cached = nullptr);
+                                       PlanInfo* info = nullptr);
 
   Backend& backend() { return backend_; }
   const EngineStats& stats() const { return stats_; }
