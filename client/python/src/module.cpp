@@ -379,6 +379,8 @@ void bind_errors(py::module_& m) {
 }
 
 }  // namespace
+
+void bind_fusion(py::module_& m);  // fusion.cpp
 }  // namespace tensord::python
 
 PYBIND11_MODULE(_tensord, m) {
@@ -387,4 +389,5 @@ PYBIND11_MODULE(_tensord, m) {
   tensord::python::bind_types(m);
   tensord::python::bind_elementwise(m);
   tensord::python::bind_structural(m);
+  tensord::python::bind_fusion(m);
 }
