@@ -8,6 +8,7 @@
 
 #include "server/daemon_impl.h"
 #include "server/devices.h"
+#include "server/reproducers.h"
 
 namespace tensord::server {
 namespace {
@@ -22,6 +23,8 @@ std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
   if (config.max_tensor_bytes == 0) config.max_tensor_bytes = ir::Limits{}.max_tensor_bytes;
   engine::EngineOptions engine_options;
   engine_options.limits.max_tensor_bytes = static_cast<int64_t>(config.max_tensor_bytes);
+  engine_options.on_internal_error =
+      reproducer_writer(reproducer_dir(options, kernels->options().dir), log);
   auto scheduler = std::make_unique<scheduler::Scheduler>(std::move(devices), engine_options);
   auto state = std::make_shared<DaemonState>(std::move(config), log, std::move(scheduler));
   state->kernels = std::move(kernels);

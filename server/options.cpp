@@ -76,6 +76,8 @@ Options:
   --compiler CMD          the host C++ compiler for fused kernels (default: c++)
   --compiler-flags FLAGS  its flags, space-separated (default: -O3 -march=native
                           -fno-math-errno -shared -fPIC)
+  --repro-dir DIR         where runs that fail inside the engine leave a reproducer for
+                          tensord-replay (default: the cache directory's repro/)
   --help                  print this help and exit
   --version               print the version and exit
 )";
@@ -149,11 +151,14 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
         }
         o.max_tensor_bytes = *n;
       }
-    } else if (flag == "--cache-dir" || flag == "--compiler" || flag == "--compiler-flags") {
+    } else if (flag == "--cache-dir" || flag == "--compiler" || flag == "--compiler-flags" ||
+               flag == "--repro-dir") {
       auto v = take_value();
       if (!v || v->empty()) return fail(std::string(flag) + " needs a value");
       if (flag == "--cache-dir") {
         o.cache_dir = std::string(*v);
+      } else if (flag == "--repro-dir") {
+        o.repro_dir = std::string(*v);
       } else if (flag == "--compiler") {
         o.compiler = std::string(*v);
       } else {

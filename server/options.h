@@ -23,6 +23,7 @@ struct Options {
   std::string cache_dir;
   std::string compiler;
   std::vector<std::string> compiler_flags;
+  std::string repro_dir;  // reproducers of failed runs (default: <cache dir>/repro)
 };
 
 // What the command line asks for: run with `options`, or print `text` and exit with `exit_code`

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "engine/exec/executor.h"
+#include "engine/exec/reproducer.h"
 #include "engine/ir/error.h"
 #include "engine/ir/hash.h"
 #include "engine/ir/passes.h"
@@ -105,8 +106,15 @@ std::vector<TensorValue> Engine::run(ir::Graph graph, std::span<const TensorValu
                                      std::span<const ir::ValueRef> outputs, CompileMode mode) {
   ++stats_.runs;
   const std::vector<ir::TensorType> types = input_types(inputs);
-  std::shared_ptr<const Plan> plan = plan_for(graph, types, outputs, mode);
-  return execute(*plan, backend_, inputs, graph);
+  try {
+    std::shared_ptr<const Plan> plan = plan_for(graph, types, outputs, mode);
+    return execute(*plan, backend_, inputs, graph);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::Internal && options_.on_internal_error) {
+      options_.on_internal_error(reproducer_json(graph, types, outputs, mode, e.what()));
+    }
+    throw;
+  }
 }
 
 }  // namespace tensord::engine

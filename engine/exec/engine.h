@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/exec/backend.h"
@@ -16,6 +18,9 @@ namespace tensord::engine {
 struct EngineOptions {
   ir::Limits limits;
   size_t plan_cache_capacity = 512;  // plans, least recently used evicted
+  // Called with a reproducer (engine/exec/reproducer.h) when a run fails with an Internal
+  // error: a generated kernel that did not compile, a kernel that threw. Must not throw.
+  std::function<void(const std::string& reproducer)> on_internal_error;
 };
 
 // What plan_for found in the caches before it built anything.
