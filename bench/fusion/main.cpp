@@ -50,13 +50,16 @@ double gbps(Session& s, double bytes, F f) {
   return bytes / t / 1e9;
 }
 
-// 30 segments, each a short elementwise chain with its own constants (so its own kernel),
-// separated by transposes (views: fusion boundaries).
+// 30 segments of five elementwise ops each, picked by the bits of the segment's number so that
+// every segment is a different kernel, separated by transposes (views: fusion boundaries).
 Tensor thirty_kernels(Session& s) {
   Tensor y = s.rand({64, 64}, 7);
-  for (int i = 0; i < 30; ++i) {
-    y = tensord::tanh(y * (1.0f + 0.01f * static_cast<float>(i)) + 0.001f * static_cast<float>(i));
-    y = tensord::exp(-(y * y)) + static_cast<float>(i % 3);
+  for (int i = 1; i <= 30; ++i) {
+    y = (i & 1) ? tensord::tanh(y) : -y;
+    y = (i & 2) ? tensord::sin(y) : y * 0.5f;
+    y = (i & 4) ? tensord::cos(y) : y + 1.0f;
+    y = (i & 8) ? tensord::sigmoid(y) : y * y;
+    y = (i & 16) ? tensord::abs(y) : y - 0.25f;
     y = tensord::transpose(y, 0, 1);
   }
   return y;

@@ -80,7 +80,10 @@ class Writer {
         n_(static_cast<int>(k.operands())) {}
 
   std::string body() {
-    line("(const td_i64* sz, const td_i64* st, char* const* pp, td_i64 begin, td_i64 end) {");
+    line(
+        "(const td_i64* sz, const td_i64* st, char* const* pp, const double* cs, td_i64 begin, "
+        "td_i64 end) {");
+    line("  (void)cs;");
     for (int o = 0; o < n_; ++o) {
       const Operand& op = operand(o);
       line("  " + std::string(o < ni_ ? "const " : "") + storage(op.dtype) + "* p" +
@@ -90,8 +93,9 @@ class Writer {
     for (uint32_t v = 0; v < k_.body.size(); ++v) {
       const Instr& in = k_.body[v];
       if (in.kind == Kind::Const) {
+        const std::string c = "cs[" + std::to_string(in.arg) + "]";
         line("  const " + ct(in.dtype) + " c" + std::to_string(v) + " = " +
-             literal(in.value, ct(in.dtype)) + ";");
+             (in.dtype == DType::Bool ? "(" + c + " != 0)" : "(" + ct(in.dtype) + ")" + c) + ";");
       }
     }
     if (k_.inner_rank == 0) {

@@ -29,7 +29,7 @@ class Emitter {
 
 // Host C++ compiled with -O3 -march=native into a shared object. Each entry point is
 //   extern "C" void NAME(const int64_t* sizes, const int64_t* strides, char* const* ptrs,
-//                        int64_t begin, int64_t end)
+//                        const double* constants, int64_t begin, int64_t end)
 // running the flat element range [begin, end) of a pointwise kernel, or the outer rows
 // [begin, end) of a kernel with inner dimensions; callers split that range over threads.
 // The source includes no header, so compiles take a fraction of a second.
@@ -41,7 +41,7 @@ class CppEmitter final : public Emitter {
 };
 
 using CpuKernelFn = void (*)(const int64_t* sizes, const int64_t* strides, char* const* ptrs,
-                             int64_t begin, int64_t end);
+                             const double* constants, int64_t begin, int64_t end);
 
 // 64-bit FNV-1a of text, the hash sources and cache keys use.
 uint64_t text_hash(std::string_view text);

@@ -117,12 +117,9 @@ std::string describe(const LoopKernel& k) {
       case Instr::Kind::Load:
         s += "load in" + std::to_string(in.arg);
         break;
-      case Instr::Kind::Const: {
-        char buf[40];
-        std::snprintf(buf, sizeof buf, "%.17g", in.value);
-        s += std::string("const ") + buf;
+      case Instr::Kind::Const:
+        s += "const #" + std::to_string(in.arg);
         break;
-      }
       case Instr::Kind::Op:
       case Instr::Kind::Reduce:
         s += std::string(in.kind == Instr::Kind::Reduce ? "reduce " : "") +

@@ -36,7 +36,7 @@ struct Operand {
 struct Instr {
   enum class Kind : uint8_t {
     Load,    // input `arg`
-    Const,   // `value`, already rounded to `dtype`
+    Const,   // LaunchShape::constants[arg], already rounded to `dtype`
     Op,      // elementwise `op` (unary, binary, where, cast) on `args`
     Reduce,  // `op` (sum, max, min) of Row value args[0] over the inner dimensions
   };
@@ -63,13 +63,16 @@ struct LoopKernel {
   size_t operands() const { return inputs.size() + outputs.size(); }
 };
 
-// What one launch of a kernel needs besides the buffers: the domain's sizes, and per operand
-// (inputs then outputs) its stride in elements along every domain dimension.
+// What one launch of a kernel needs besides the buffers: the domain's sizes, per operand
+// (inputs then outputs) its stride in elements along every domain dimension, and the values
+// of the constants. Constants are arguments too (mean's 1/n depends on the shape), so that
+// kernels do not multiply with every shape or epsilon.
 struct LaunchShape {
   int inner_rank = 0;
   std::vector<int64_t> sizes;
   std::vector<int64_t> strides;  // operands() * rank()
-  int64_t outer_count() const;   // product of the outer sizes: the parallel loop
+  std::vector<double> constants;
+  int64_t outer_count() const;  // product of the outer sizes: the parallel loop
   int64_t inner_count() const;
 };
 

@@ -103,7 +103,10 @@ class Fuser {
 
   static std::string dtypes(const std::vector<ir::DType>& ts) {
     std::string s;
-    for (ir::DType t : ts) s += (s.empty() ? "" : ",") + std::string(ir::name(t));
+    for (ir::DType t : ts) {
+      if (!s.empty()) s += ',';
+      s += ir::name(t);
+    }
     return s;
   }
 

@@ -102,6 +102,7 @@ class Lowering {
       strides.push_back(output_strides(in.level));
     }
     coalesce(k, strides, fg.launch);
+    fg.launch.constants = std::move(constants_);
     return fg;
   }
 
@@ -113,7 +114,8 @@ class Lowering {
     c.kind = Instr::Kind::Const;
     c.dtype = full.outputs[0].dtype;
     c.level = Level::Outer;
-    c.value = constant_value(full);
+    c.arg = static_cast<uint32_t>(constants_.size());
+    constants_.push_back(constant_value(full));
     value_of[node] = static_cast<int32_t>(k.body.size());
     k.body.push_back(c);
     return static_cast<uint32_t>(value_of[node]);
@@ -202,6 +204,7 @@ class Lowering {
   ir::Shape shape_domain_;  // as the group's nodes see it
   size_t outer_ = 0;
   size_t inner_ = 0;
+  std::vector<double> constants_;
 };
 
 }  // namespace

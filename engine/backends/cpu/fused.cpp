@@ -56,8 +56,9 @@ void CpuBackend::run_fused(const engine::CompiledKernels& kernels, uint32_t grou
   const int64_t* sizes = launch.sizes.data();
   const int64_t* strides = launch.strides.data();
   char* const* p = ptrs.data();
+  const double* constants = launch.constants.data();
   parallel_for(n, grain, info_.threads,
-               [&](int64_t begin, int64_t end) { fn(sizes, strides, p, begin, end); });
+               [&](int64_t begin, int64_t end) { fn(sizes, strides, p, constants, begin, end); });
 }
 
 }  // namespace tensord::cpu

@@ -59,6 +59,21 @@ TEST_CASE("shapes of one rank share a kernel; a strided inner loop does not", "[
   CHECK(small[0].source != strided[0].source);
 }
 
+TEST_CASE("constants are arguments: mean over different sizes shares a kernel", "[codegen]") {
+  auto mean_of = [](int64_t n) {
+    TestGraph g;
+    ir::ValueRef x = g.input({4, n});
+    ir::ValueRef y =
+        g.add(Op::mean, {g.add(Op::exp, {x})}, {{Attr::axes, std::vector<int64_t>{1}}});
+    return kernels_of(g, y);
+  };
+  auto a = mean_of(10);
+  auto b = mean_of(1000);
+  REQUIRE(a.size() == 1);
+  REQUIRE(b.size() == 1);
+  CHECK(a[0].source == b[0].source);
+}
+
 TEST_CASE("describe lists the loop IR", "[codegen]") {
   codegen::LoopKernel k;
   k.inputs.push_back({ir::DType::Float32, codegen::Level::Row, codegen::Access::Contiguous});
