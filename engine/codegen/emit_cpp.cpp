@@ -196,7 +196,7 @@ class Writer {
         e = "((" + t + ")1 / ((" + t + ")1 + __builtin_exp" + f + "(-" + x + ")))";
         break;
       case Op::relu:
-        e = "(" + x + " > 0 || " + x + " != " + x + " ? " + x + " : (" + t + ")0)";
+        e = "((" + x + " > 0) | (" + x + " != " + x + ") ? " + x + " : (" + t + ")0)";
         break;
       case Op::floor:
         e = call("floor");
@@ -290,10 +290,10 @@ class Writer {
         e = "(" + x + " / " + y + ")";
         break;
       case Op::maximum:
-        e = "(" + x + " > " + y + " || " + x + " != " + x + " ? " + x + " : " + y + ")";
+        e = "((" + x + " > " + y + ") | (" + x + " != " + x + ") ? " + x + " : " + y + ")";
         break;
       case Op::minimum:
-        e = "(" + x + " < " + y + " || " + x + " != " + x + " ? " + x + " : " + y + ")";
+        e = "((" + x + " < " + y + ") | (" + x + " != " + x + ") ? " + x + " : " + y + ")";
         break;
       case Op::pow:
         e = "__builtin_pow" + f + "(" + x + ", " + y + ")";
@@ -492,8 +492,8 @@ class Writer {
     } else {
       const char* cmp = in.op == Op::max ? " > " : " < ";
       init = literal(in.op == Op::max ? -INFINITY : INFINITY, t);
-      step =
-          a + "[j] = " + x + cmp + a + "[j] || " + x + " != " + x + " ? " + x + " : " + a + "[j]";
+      step = a + "[j] = (" + x + cmp + a + "[j]) | (" + x + " != " + x + ") ? " + x + " : " + a +
+             "[j]";
     }
     line("  " + t + " " + a + "[TD_B];");
     line("  for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + init + ";");
@@ -508,7 +508,7 @@ class Writer {
     if (in.op != Op::sum) {
       const char* cmp = in.op == Op::max ? " > " : " < ";
       const std::string y = a + "[j]", o = "o" + num(v);
-      fold = o + " = " + y + cmp + o + " || " + y + " != " + y + " ? " + y + " : " + o;
+      fold = o + " = (" + y + cmp + o + ") | (" + y + " != " + y + ") ? " + y + " : " + o;
     }
     line("  for (int j = 1; j < TD_B; ++j) " + fold + ";");
     if (in.dtype == DType::Float16 || in.dtype == DType::BFloat16) {
