@@ -12,6 +12,9 @@ using ir::Op;
 using ir::OpKind;
 
 constexpr int32_t kNoGroup = -1;
+// Bounds that keep planning linear in the graph's size and generated kernels small.
+constexpr size_t kMaxGroupNodes = 512;
+constexpr size_t kCycleCheckBudget = size_t{1} << 16;
 
 // What a node can be inside a group.
 enum class Role { None, Elementwise, Reduction };
@@ -19,7 +22,7 @@ enum class Role { None, Elementwise, Reduction };
 class Fuser {
  public:
   Fuser(std::span<const ir::Node> nodes, const std::vector<bool>& needed)
-      : nodes_(nodes), needed_(needed) {
+      : nodes_(nodes), needed_(needed), in_set_(nodes.size(), 0), seen_(nodes.size(), 0) {
     result_.group_of.assign(nodes.size(), kNoGroup);
     result_.boundary.resize(nodes.size());
   }
@@ -125,27 +128,30 @@ class Fuser {
     return shape(n) == grp.domain || (grp.inner > 0 && shape(n) == outer_shape(grp));
   }
 
-  // Whether some node outside `set` that a member of `set` reads depends on a member of `set`:
-  // merging `set` into one kernel would then be a cycle.
-  bool cyclic(const std::vector<bool>& set, uint32_t first) const {
+  // Whether some node outside `members` that a member reads depends on a member: merging
+  // them into one kernel would then be a cycle. The search is bounded; past the bound the join
+  // is refused as if it were cyclic, so planning stays linear in the graph's size.
+  bool cyclic(const std::vector<uint32_t>& members, uint32_t first) {
+    ++epoch_;
+    for (uint32_t m : members) in_set_[m] = epoch_;
     std::vector<uint32_t> stack;
-    std::vector<bool> seen(nodes_.size(), false);
-    for (uint32_t m = first; m < nodes_.size(); ++m) {
-      if (!set[m]) continue;
+    for (uint32_t m : members) {
       for (const ir::ValueRef& r : node(m).inputs) {
-        if (!set[r.node] && r.node >= first && !seen[r.node]) {
-          seen[r.node] = true;
+        if (in_set_[r.node] != epoch_ && r.node >= first && seen_[r.node] != epoch_) {
+          seen_[r.node] = epoch_;
           stack.push_back(r.node);
         }
       }
     }
+    size_t visited = 0;
     while (!stack.empty()) {
+      if (++visited > kCycleCheckBudget) return true;
       const uint32_t x = stack.back();
       stack.pop_back();
       for (const ir::ValueRef& r : node(x).inputs) {
-        if (r.node < first || seen[r.node]) continue;
-        if (set[r.node]) return true;
-        seen[r.node] = true;
+        if (r.node < first || seen_[r.node] == epoch_) continue;
+        if (in_set_[r.node] == epoch_) return true;
+        seen_[r.node] = epoch_;
         stack.push_back(r.node);
       }
     }
@@ -182,15 +188,18 @@ class Fuser {
         const FusionGroup& into = groups_[joined];
         if (grp.domain != into.domain || grp.inner != into.inner) continue;
       }
-      std::vector<bool> set(nodes_.size(), false);
-      uint32_t first = n;
-      auto mark = [&](const FusionGroup& gr) {
-        for (uint32_t m : gr.members) set[m] = true, first = std::min(first, m);
-      };
-      if (joined != kNoGroup) mark(groups_[joined]);
-      mark(grp);
-      set[n] = true;
-      if (cyclic(set, first)) {
+      std::vector<uint32_t> members = grp.members;
+      if (joined != kNoGroup) {
+        members.insert(members.end(), groups_[joined].members.begin(),
+                       groups_[joined].members.end());
+      }
+      members.push_back(n);
+      if (members.size() > kMaxGroupNodes) {
+        if (why.empty()) why = "its producer's group reached the size limit of a kernel";
+        continue;
+      }
+      const uint32_t first = *std::min_element(members.begin(), members.end());
+      if (cyclic(members, first)) {
         if (why.empty()) why = "joining its producer's group would make the plan cyclic";
         continue;
       }
@@ -243,6 +252,10 @@ class Fuser {
   const std::vector<bool>& needed_;
   std::vector<FusionGroup> groups_;
   FusionResult result_;
+  // Epoch stamps for cyclic(): no allocation per check.
+  std::vector<uint32_t> in_set_;
+  std::vector<uint32_t> seen_;
+  uint32_t epoch_ = 0;
 };
 
 }  // namespace

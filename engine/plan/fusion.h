@@ -17,7 +17,9 @@
 //  - Inside a group with reductions, a row's elementwise values are recomputed in each pass
 //    over the row (cheap arithmetic on data in cache) instead of being stored.
 //  - Groups of one non-constant node are dropped: the eager kernel runs them, no compile.
-//  - A join that would make the groups' dependency graph cyclic is refused.
+//  - A join that would make the groups' dependency graph cyclic is refused, and so is one past
+//    512 nodes per group or past a bounded cycle search: planning stays linear in the graph's
+//    size and generated kernels stay quick to compile.
 #pragma once
 
 #include <cstdint>

@@ -2,8 +2,10 @@
 // fused results equal eager ones, and that a fused plan holds no more memory than eager.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <numeric>
 
+#include "engine/plan/fusion.h"
 #include "tests/unit/fusion/fusion_support.h"
 
 using namespace tensord;
@@ -175,6 +177,19 @@ TEST_CASE("every compile mode fuses on the CPU except eager, and plans are cache
   CHECK(f.engine.stats().plan_cache_misses == 4);
   CHECK(engine::compile_mode_from_name("max-autotune") == CompileMode::MaxAutotune);
   CHECK_FALSE(engine::compile_mode_from_name("fast").has_value());
+}
+
+TEST_CASE("long chains fuse in linear time, in kernels of bounded size", "[fusion]") {
+  TestGraph g;
+  ir::ValueRef y = g.input({8});
+  ir::ValueRef w = g.input({8});
+  for (int i = 0; i < 100000; ++i) y = g.add(i % 2 ? Op::mul : Op::add, {y, w});
+  const std::vector<bool> needed(g.graph.nodes.size(), true);
+  const auto t0 = std::chrono::steady_clock::now();
+  engine::FusionResult r = engine::fuse(g.graph.nodes, needed);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+  CHECK(r.groups.size() == (100000 + 511) / 512);
+  for (const auto& grp : r.groups) CHECK(grp.members.size() <= 512);
 }
 
 TEST_CASE("a backend without a kernel cache plans eagerly", "[fusion]") {
