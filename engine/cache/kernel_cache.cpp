@@ -116,6 +116,10 @@ const std::string& KernelCache::identity() {
   return identity_;
 }
 
+bool KernelCache::compiler_available() {
+  return identity().find("|unavailable|") == std::string::npos;
+}
+
 bool KernelCache::has(std::span<const codegen::EmittedKernel> kernels) const {
   std::lock_guard lock(mutex_);
   return std::all_of(kernels.begin(), kernels.end(),

@@ -62,6 +62,8 @@ class KernelCache {
   const std::string& dir() const { return dir_; }
   // What besides the source decides an entry: compiler, its version, flags and target CPU.
   const std::string& identity();
+  // Whether the compiler runs at all (`--version` succeeds); without it nothing compiles.
+  bool compiler_available();
 
  private:
   void* open(const std::string& path, std::span<const codegen::EmittedKernel> kernels,

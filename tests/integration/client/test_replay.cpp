@@ -54,13 +54,15 @@ TEST_CASE("a kernel that does not compile leaves a reproducer that tensord-repla
   const std::string repro = dir.path + "/repro";
   std::string file;
   {
-    ClientFixture f(DaemonOptions::with_args(
-        {"--cache-dir", dir.path + "/cache", "--compiler", "/bin/false", "--repro-dir", repro}));
+    // The compiler runs, but every unit it is given fails.
+    ClientFixture f(
+        DaemonOptions::with_args({"--cache-dir", dir.path + "/cache", "--compiler-flags",
+                                  "--no-such-flag", "--repro-dir", repro}));
     auto x = f.session.from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
     auto y = tensord::softmax(tensord::exp(x) * 2.0f, -1);
     try {
       y.to_vector<float>();
-      FAIL("the run succeeded with /bin/false as the compiler");
+      FAIL("the run succeeded with a failing compiler");
     } catch (const tensord::Error& e) {
       CHECK(e.code() == tensord::ErrorCode::Internal);
       CHECK(std::string(e.what()).find("compile") != std::string::npos);
@@ -85,10 +87,22 @@ TEST_CASE("a kernel that does not compile leaves a reproducer that tensord-repla
   CHECK(again.output.find("error:") != std::string::npos);
   CHECK(replay("--compiler /bin/false --mode eager " + file).status == 0);
 
-  ClientFixture good(DaemonOptions::with_args({"--cache-dir", dir.path + "/cache"}));
-  Replay remote = replay("--address " + good.daemon.address() + " " + file);
-  CHECK(remote.status == 0);
-  CHECK(remote.output.find("output 0: float32(2, 3)") != std::string::npos);
+  {
+    ClientFixture good(DaemonOptions::with_args({"--cache-dir", dir.path + "/cache"}));
+    Replay remote = replay("--address " + good.daemon.address() + " " + file);
+    CHECK(remote.status == 0);
+    CHECK(remote.output.find("output 0: float32(2, 3)") != std::string::npos);
+  }
+
+  {
+    // A compiler that does not run at all turns fusion off: runs still work, eagerly.
+    ClientFixture none(DaemonOptions::with_args({"--compiler", "/nonexistent/c++"}));
+    auto x = none.session.from_vector<float>({1, 2, 3}, {3});
+    CHECK(tensord::softmax(tensord::exp(x), -1).to_vector<float>().size() == 3);
+    CHECK(tensord::explain({tensord::exp(x) + 1.0f}).groups.empty());
+    none.daemon.stop();
+    CHECK(none.daemon.output().find("fusion is off") != std::string::npos);
+  }
 
   std::ofstream(dir.path + "/bad.json") << "{\"tensord_reproducer\": 1, \"nodes\": 3}";
   CHECK(replay(dir.path + "/bad.json").status == 2);
