@@ -18,7 +18,7 @@
 @0xd0057a9e31298522;
 
 const protocolMajor :UInt16 = 1;
-const protocolMinor :UInt16 = 0;
+const protocolMinor :UInt16 = 1;
 
 # The largest `Data` any single message carries (upload chunks, reads, inline results).
 # Cap'n Proto refuses messages over 64 MiB; chunks stay far below that.
@@ -141,6 +141,37 @@ struct SessionStats {
   runs @2 :UInt64;                # run calls completed
   daemonLiveTensors @3 :UInt64;   # all sessions together
   daemonLiveBytes @4 :UInt64;
+  # The compiled-kernel cache (fusion, issue 6), daemon-wide. Protocol note: minor bump.
+  kernelMemoryHits @5 :UInt64;    # kernels a plan needed that were already loaded
+  kernelDiskHits @6 :UInt64;      # kernels loaded from the disk cache (compiled earlier)
+  kernelMisses @7 :UInt64;        # kernels compiled
+  kernelCompiles @8 :UInt64;      # compiler runs (one per plan with missing kernels)
+  kernelCompileNanos @9 :UInt64;  # wall time in the compiler
+  compileMode @10 :Text;          # this session's mode (Session.setCompileMode)
+}
+
+# Session.explain: how a graph would be planned (fusion, issue 6).
+struct Explanation {
+  mode @0 :Text;
+  groups @1 :List(ExplainedGroup);   # the fused groups, each one generated kernel
+  boundaries @2 :List(FusionBoundary);
+  steps @3 :UInt32;                  # kernels a run launches (fused groups and single ops)
+  planCached @4 :Bool;               # the plan was in the plan cache before this call
+  kernelsCached @5 :Bool;            # every kernel was loaded before this call
+  captured @6 :Bool;                 # replayed as a CUDA graph: never on the CPU
+  text @7 :Text;                     # the same, readable
+}
+
+struct ExplainedGroup {
+  kernel @0 :Text;                   # the generated entry point (source hash)
+  ops @1 :List(Text);                # its primitive ops, in order
+  nodes @2 :List(UInt32);            # the user's graph nodes they stem from
+}
+
+struct FusionBoundary {
+  node @0 :UInt32;                   # the user's graph node
+  op @1 :Text;                       # the primitive op that did not fuse
+  reason @2 :Text;
 }
 
 interface Session {
@@ -167,6 +198,14 @@ interface Session {
   # client uses `upload`. Fails with invalidGraph when the memory is smaller than the tensor or
   # not sealed against shrinking.
   uploadShared @4 (dtype :Text, shape :List(Int64), memory :SharedMemory) -> (tensor :Tensor);
+
+  # (protocol 1.1) "eager" (no fusion), "default" (fuse), "reduce-overhead", "max-autotune" (on the CPU both
+  # plan as "default": capture and launch tuning are GPU things). Unknown names: invalidGraph.
+  setCompileMode @5 (mode :Text);
+
+  # The plan `run` would use for this graph in the session's mode; builds (and caches) it
+  # and its kernels, runs nothing.
+  explain @6 (graph :Graph, outputs :List(Output)) -> (explanation :Explanation);
 }
 
 struct ProfileOptions {

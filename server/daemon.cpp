@@ -8,12 +8,21 @@
 
 #include "server/daemon_impl.h"
 #include "server/devices.h"
+#include "server/reproducers.h"
 
 namespace tensord::server {
 namespace {
 
 std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
-  auto devices = open_devices(options);
+  auto kernels = open_kernel_cache(options);
+  const std::string repro_dir = reproducer_dir(options, kernels->options().dir);
+  if (!kernels->compiler_available()) {
+    // Fused kernels would all fail to compile: plan eagerly instead, and say so once.
+    log.warn("the C++ compiler '" + kernels->options().compiler.command +
+             "' does not run: fusion is off (--compiler sets another)");
+    kernels = nullptr;
+  }
+  auto devices = open_devices(options, kernels);
   DaemonConfig config;
   config.token = options.token;
   config.max_tensor_bytes = options.max_tensor_bytes;
@@ -21,8 +30,11 @@ std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
   if (config.max_tensor_bytes == 0) config.max_tensor_bytes = ir::Limits{}.max_tensor_bytes;
   engine::EngineOptions engine_options;
   engine_options.limits.max_tensor_bytes = static_cast<int64_t>(config.max_tensor_bytes);
+  engine_options.on_internal_error = reproducer_writer(repro_dir, log);
   auto scheduler = std::make_unique<scheduler::Scheduler>(std::move(devices), engine_options);
-  return std::make_shared<DaemonState>(std::move(config), log, std::move(scheduler));
+  auto state = std::make_shared<DaemonState>(std::move(config), log, std::move(scheduler));
+  state->kernels = std::move(kernels);
+  return state;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "engine/profiler/memory_ledger.h"
+#include "engine/cache/kernel_cache.h"
 #include "scheduler/scheduler.h"
 #include "server/accounting.h"
 #include "server/log.h"
@@ -38,6 +39,7 @@ struct DaemonState {
   // The device's memory ledger (issue 7): blocks of sessions that record memory.
   std::shared_ptr<profiler::MemoryLedger> memory = std::make_shared<profiler::MemoryLedger>();
   kj::Timer* timer = nullptr;  // the event loop's; profile streams flush on it
+  std::shared_ptr<cache::KernelCache> kernels;  // shared by the devices; thread-safe
 };
 
 }  // namespace tensord::server

@@ -1,5 +1,6 @@
 #include "server/options.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace tensord::server {
@@ -70,6 +71,13 @@ Options:
                           none when unset)
   --max-tensor-bytes N    the largest tensor accepted, e.g. 1073741824 or 1G
                           (default: the device's memory)
+  --cache-dir DIR         compiled fused kernels (default: $XDG_CACHE_HOME/tensord, else
+                          ~/.cache/tensord; "none": in memory only)
+  --compiler CMD          the host C++ compiler for fused kernels (default: c++)
+  --compiler-flags FLAGS  its flags, space-separated (default: -O3 -march=native
+                          -fno-math-errno -shared -fPIC)
+  --repro-dir DIR         where runs that fail inside the engine leave a reproducer for
+                          tensord-replay (default: the cache directory's repro/)
   --help                  print this help and exit
   --version               print the version and exit
 )";
@@ -142,6 +150,24 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
                       "': expected a positive byte count such as 1073741824 or 1G");
         }
         o.max_tensor_bytes = *n;
+      }
+    } else if (flag == "--cache-dir" || flag == "--compiler" || flag == "--compiler-flags" ||
+               flag == "--repro-dir") {
+      auto v = take_value();
+      if (!v || v->empty()) return fail(std::string(flag) + " needs a value");
+      if (flag == "--cache-dir") {
+        o.cache_dir = std::string(*v);
+      } else if (flag == "--repro-dir") {
+        o.repro_dir = std::string(*v);
+      } else if (flag == "--compiler") {
+        o.compiler = std::string(*v);
+      } else {
+        o.compiler_flags.clear();
+        for (size_t p = 0; p < v->size();) {
+          const size_t q = std::min(v->find(' ', p), v->size());
+          if (q > p) o.compiler_flags.emplace_back(v->substr(p, q - p));
+          p = q + 1;
+        }
       }
     } else {
       return fail("unknown argument '" + std::string(arg) + "'");

@@ -18,6 +18,12 @@ struct Options {
   LogLevel log_level = LogLevel::Info;
   std::string token;              // empty: no authentication
   uint64_t max_tensor_bytes = 0;  // 0: the device's memory
+  // Fused kernels: the cache directory ("" the default directory, "none" memory only) and
+  // the host compiler (empty: engine/cache/kernel_cache.h's defaults).
+  std::string cache_dir;
+  std::string compiler;
+  std::vector<std::string> compiler_flags;
+  std::string repro_dir;  // reproducers of failed runs (default: <cache dir>/repro)
 };
 
 // What the command line asks for: run with `options`, or print `text` and exit with `exit_code`

@@ -5,6 +5,7 @@
 #include <variant>
 #include <vector>
 
+#include "engine/exec/explain.h"
 #include "engine/ir/error.h"
 #include "engine/profiler/record.h"
 #include "server/device_bytes.h"
@@ -26,6 +27,7 @@ struct RunRequest {
   std::vector<InputSlot> slots;
   std::vector<ir::ValueRef> outputs;
   std::vector<bool> fetch;
+  engine::CompileMode mode = engine::CompileMode::Default;
 };
 
 // A run on the event loop, while its Tensor capabilities resolve. The clients stay here, on the
@@ -41,8 +43,9 @@ struct RunOutcome {
   std::vector<std::optional<std::vector<uint8_t>>> data;
 };
 
-std::shared_ptr<PendingRun> translate(::Session::RunParams::Reader params,
-                                      const DaemonConfig& config) {
+// Run and explain requests carry the same graph and outputs.
+template <typename Params>
+std::shared_ptr<PendingRun> translate(Params params, const DaemonConfig& config) {
   auto run = std::make_shared<PendingRun>();
   WireGraph wire =
       graph_from_wire(params.getGraph(), {config.max_tensor_bytes, config.max_chunk_bytes});
@@ -138,7 +141,7 @@ RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_b
     }
   }
   RunOutcome out;
-  out.values = engine.run(std::move(run.graph), inputs, run.outputs, profile);
+  out.values = engine.run(std::move(run.graph), inputs, run.outputs, run.mode, profile);
   out.data.resize(out.values.size());
   uint64_t budget = kMaxInlineReplyBytes;
   for (size_t i = 0; i < out.values.size(); ++i) {
@@ -187,6 +190,7 @@ kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext con
     profile->profiler->span(profiler::Stage::Receive, arrived, profiler::kEventLoopThread,
                             profile->request);
   }
+  run->request.mode = session->compile_mode();
   uint64_t max_chunk = session->config().max_chunk_bytes;
   return resolve(session->daemon(), run)
       .then([session, run, max_chunk, profile]() {
@@ -214,6 +218,53 @@ kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext con
           if (log.enabled(LogLevel::Debug)) {
             log.debug(session->label() + ": ran " + std::to_string(nodes) + " nodes, " +
                       std::to_string(outputs) + " outputs");
+          }
+        });
+      });
+}
+
+kj::Promise<void> explain_graph(std::shared_ptr<SessionCore> session, ExplainContext context) {
+  std::shared_ptr<PendingRun> run = translate(context.getParams(), session->config());
+  context.releaseParams();
+  const engine::CompileMode mode = session->compile_mode();
+  return resolve(session->daemon(), run)
+      .then([session, run, mode]() {
+        return run_on_worker(session->queue(), [run, mode](engine::Engine& engine) {
+          std::vector<ir::TensorType> types;
+          for (const InputSlot& slot : run->request.slots) {
+            if (const auto* v = std::get_if<engine::TensorValue>(&slot)) {
+              types.push_back(v->type);
+            } else {
+              types.push_back(std::get<InlineInput>(slot).type);
+            }
+          }
+          return engine::explain(engine, std::move(run->request.graph), types, run->request.outputs,
+                                 mode);
+        });
+      })
+      .then([context](kj::Own<engine::Explanation> e) mutable {
+        with_wire_errors([&] {
+          auto out = context.getResults().initExplanation();
+          out.setMode(std::string(engine::name(e->mode)));
+          out.setSteps(e->steps);
+          out.setPlanCached(e->plan_cached);
+          out.setKernelsCached(e->kernels_cached);
+          out.setCaptured(e->captured);
+          out.setText(e->text());
+          auto groups = out.initGroups(static_cast<unsigned>(e->groups.size()));
+          for (size_t i = 0; i < e->groups.size(); ++i) {
+            const engine::ExplainedGroup& g = e->groups[i];
+            groups[i].setKernel(g.kernel);
+            auto ops = groups[i].initOps(static_cast<unsigned>(g.ops.size()));
+            for (size_t k = 0; k < g.ops.size(); ++k) ops.set(k, g.ops[k]);
+            auto nodes = groups[i].initNodes(static_cast<unsigned>(g.nodes.size()));
+            for (size_t k = 0; k < g.nodes.size(); ++k) nodes.set(k, g.nodes[k]);
+          }
+          auto bounds = out.initBoundaries(static_cast<unsigned>(e->boundaries.size()));
+          for (size_t i = 0; i < e->boundaries.size(); ++i) {
+            bounds[i].setNode(e->boundaries[i].node);
+            bounds[i].setOp(e->boundaries[i].op);
+            bounds[i].setReason(e->boundaries[i].reason);
           }
         });
       });

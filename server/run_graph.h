@@ -15,4 +15,8 @@ using RunContext = capnp::CallContext<::Session::RunParams, ::Session::RunResult
 
 kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext context);
 
+// Session.explain: the same translation, then the engine's explain on the session's worker.
+using ExplainContext = capnp::CallContext<::Session::ExplainParams, ::Session::ExplainResults>;
+kj::Promise<void> explain_graph(std::shared_ptr<SessionCore> session, ExplainContext context);
+
 }  // namespace tensord::server

@@ -10,6 +10,7 @@
 
 #include "engine/exec/run_profile.h"
 #include "engine/profiler/profiler.h"
+#include "engine/exec/compile_mode.h"
 #include "scheduler/scheduler.h"
 #include "server/accounting.h"
 #include "server/daemon_state.h"
@@ -42,6 +43,10 @@ class SessionCore {
   uint64_t runs() const { return runs_; }
   void count_run() { ++runs_; }
 
+  // Session.setCompileMode; runs and explains use it.
+  engine::CompileMode compile_mode() const { return compile_mode_; }
+  void set_compile_mode(engine::CompileMode mode) { compile_mode_ = mode; }
+
  private:
   std::shared_ptr<DaemonState> daemon_;
   const uint64_t id_;
@@ -50,6 +55,7 @@ class SessionCore {
   std::shared_ptr<Account> account_;
   uint64_t runs_ = 0;
   std::shared_ptr<profiler::Profiler> profiler_ = std::make_shared<profiler::Profiler>(id_);
+  engine::CompileMode compile_mode_ = engine::CompileMode::Default;
 };
 
 }  // namespace tensord::server

@@ -31,6 +31,15 @@ kj::Promise<void> SessionImpl::stats(StatsContext context) {
   s.setRuns(core_->runs());
   s.setDaemonLiveTensors(account.daemon_usage().tensors);
   s.setDaemonLiveBytes(account.daemon_usage().bytes);
+  if (const auto& kernels = core_->daemon().kernels) {
+    const cache::KernelCacheStats k = kernels->stats();
+    s.setKernelMemoryHits(k.memory_hits);
+    s.setKernelDiskHits(k.disk_hits);
+    s.setKernelMisses(k.misses);
+    s.setKernelCompiles(k.compiles);
+    s.setKernelCompileNanos(k.compile_ns);
+  }
+  s.setCompileMode(std::string(engine::name(core_->compile_mode())));
   return kj::READY_NOW;
 }
 
@@ -46,12 +55,26 @@ kj::Promise<void> SessionImpl::uploadShared(UploadSharedContext context) {
   });
 }
 
-}  // namespace tensord::server
-
-namespace tensord::server {
-
 kj::Promise<void> SessionImpl::profile(ProfileContext context) {
   return with_wire_errors([&] { return start_profile(core_, context); });
+}
+
+kj::Promise<void> SessionImpl::setCompileMode(SetCompileModeContext context) {
+  return with_wire_errors([&]() -> kj::Promise<void> {
+    const std::string mode = context.getParams().getMode();
+    auto m = engine::compile_mode_from_name(mode);
+    if (!m) {
+      throw Error(ErrorCode::InvalidGraph,
+                  "unknown compile mode '" + mode +
+                      "': expected eager, default, reduce-overhead or max-autotune");
+    }
+    core_->set_compile_mode(*m);
+    return kj::READY_NOW;
+  });
+}
+
+kj::Promise<void> SessionImpl::explain(ExplainContext context) {
+  return with_wire_errors([&] { return explain_graph(core_, context); });
 }
 
 }  // namespace tensord::server

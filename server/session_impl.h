@@ -21,6 +21,8 @@ class SessionImpl final : public ::Session::Server {
   kj::Promise<void> stats(StatsContext context) override;
   kj::Promise<void> profile(ProfileContext context) override;
   kj::Promise<void> uploadShared(UploadSharedContext context) override;
+  kj::Promise<void> setCompileMode(SetCompileModeContext context) override;
+  kj::Promise<void> explain(ExplainContext context) override;
 
  private:
   std::shared_ptr<SessionCore> core_;

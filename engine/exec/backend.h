@@ -9,6 +9,7 @@
 
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
+#include "engine/plan/plan.h"
 
 namespace tensord::engine {
 
@@ -34,6 +35,20 @@ class Backend {
   // outputs. Throws tensord::Error(Unsupported) for a dtype or op it lacks.
   virtual void run(const ir::Node& node, std::span<const TensorValue> inputs,
                    std::span<const TensorValue> outputs) = 0;
+
+  // Fusion, for backends with a code generator (the engine plans without fusion otherwise).
+  // compile() builds the kernels of a plan's fused groups (Internal error with the
+  // compiler's message when generated code fails to compile); run_fused() runs one of them
+  // on strided inputs into fresh contiguous outputs, as run() does for one node.
+  virtual bool can_fuse() const { return false; }
+  virtual std::shared_ptr<const CompiledKernels> compile(std::span<const FusedGroup> groups) {
+    return nullptr;
+  }
+  virtual void run_fused(const CompiledKernels& kernels, uint32_t group, const FusedGroup& fused,
+                         std::span<const TensorValue> inputs,
+                         std::span<const TensorValue> outputs) {}
+  // Whether compile() would find every kernel of `groups` loaded already (for explain).
+  virtual bool kernels_cached(std::span<const FusedGroup> groups) const { return false; }
 
   // Host <-> device bytes for a range of a buffer.
   virtual void write(Buffer& dst, size_t offset, const void* src, size_t n) = 0;

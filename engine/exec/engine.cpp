@@ -6,7 +6,9 @@
 #include <utility>
 
 #include "engine/exec/executor.h"
+#include "engine/exec/reproducer.h"
 #include "engine/ir/error.h"
+#include "engine/ir/hash.h"
 #include "engine/ir/passes.h"
 #include "engine/plan/plan_cache.h"
 
@@ -34,13 +36,54 @@ std::vector<ir::TensorType> input_types(std::span<const TensorValue> inputs) {
 }
 
 // decompose -> simplify -> plan, with every plan node traced back to the user's node.
-Plan compile(const ir::Graph& graph, std::span<const ir::ValueRef> outputs) {
+Plan compile(const ir::Graph& graph, std::span<const ir::ValueRef> outputs, bool fuse) {
   ir::Rewritten decomposed = ir::decompose(graph, outputs);
   ir::Rewritten simplified = ir::simplify(decomposed.graph, decomposed.outputs);
   std::vector<uint32_t> origin = std::move(simplified.origin);
   for (uint32_t& o : origin) o = decomposed.origin[o];
-  return build_plan(std::move(simplified.graph), simplified.outputs, std::move(origin));
+  PlanOptions options;
+  options.fuse = fuse;
+  return build_plan(std::move(simplified.graph), simplified.outputs, std::move(origin), options);
 }
+
+// Plans of different modes differ, so the mode is part of the plan cache's key.
+void add_mode(ir::CanonicalForm& form, CompileMode mode) {
+  form.words.push_back(0x6d6f6465'00000000ULL | static_cast<uint64_t>(mode));
+  ir::WordHasher h;
+  h.add(form.hash);
+  h.add(static_cast<uint64_t>(mode));
+  form.hash = h.finish();
+}
+
+// Spans of the stages of one run, back to back, when the session traces; nothing otherwise.
+class StageTimer {
+ public:
+  explicit StageTimer(const RunProfile* profile)
+      : tracer_(profile != nullptr && profile->tracing() ? profile->profiler.get() : nullptr),
+        request_(profile != nullptr ? profile->request : 0),
+        start_(tracer_ ? tracer_->now() : 0) {}
+
+  // A span of `stage` from the end of the previous one to now; `value` is the stage's count.
+  void span(profiler::Stage stage, uint64_t hash = 0, uint8_t flags = 0, uint64_t value = 0) {
+    if (!tracer_) return;
+    profiler::Record r;
+    r.stage = static_cast<uint8_t>(stage);
+    r.thread = profiler::kWorkerThread;
+    r.request = request_;
+    r.hash = hash;
+    r.flags = flags;
+    r.value = value;
+    r.start_ns = start_;
+    start_ = tracer_->now();
+    r.dur_ns = start_ - r.start_ns;
+    tracer_->add(r);
+  }
+
+ private:
+  profiler::Profiler* tracer_;
+  uint64_t request_;
+  int64_t start_;
+};
 
 }  // namespace
 
@@ -51,62 +94,69 @@ Engine::Engine(Backend& backend, EngineOptions options)
 
 Engine::~Engine() = default;
 
-std::vector<TensorValue> Engine::run(ir::Graph graph, std::span<const TensorValue> inputs,
-                                     std::span<const ir::ValueRef> outputs,
-                                     const RunProfile* profile) {
-  ++stats_.runs;
-  profiler::Profiler* tracer =
-      profile != nullptr && profile->tracing() ? profile->profiler.get() : nullptr;
-  const uint64_t request = profile != nullptr ? profile->request : 0;
-  int64_t t = tracer ? tracer->now() : 0;
-  const std::vector<ir::TensorType> types = input_types(inputs);
+std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
+                                             std::span<const ir::TensorType> types,
+                                             std::span<const ir::ValueRef> outputs,
+                                             CompileMode mode, PlanInfo* info,
+                                             const RunProfile* profile) {
+  StageTimer timer(profile);
   ir::validate(graph, types, options_.limits);
   ir::validate_outputs(graph, outputs);
-  if (tracer) {
-    tracer->span(profiler::Stage::Validate, t, profiler::kWorkerThread, request);
-    t = tracer->now();
-  }
+  timer.span(profiler::Stage::Validate);
 
   ir::CanonicalForm form = ir::canonical_form(graph, outputs);
+  add_mode(form, mode);
   const uint64_t plan_hash = form.hash;
   std::shared_ptr<const Plan> plan = plans_->find(form);
-  if (tracer) {
-    tracer->span(profiler::Stage::PlanLookup, t, profiler::kWorkerThread, request, plan_hash,
-                 plan ? profiler::kCacheHit : 0);
-    t = tracer->now();
-  }
+  timer.span(profiler::Stage::PlanLookup, plan_hash, plan ? profiler::kCacheHit : 0);
+  if (info) *info = PlanInfo{plan != nullptr, plan != nullptr, plan_hash};
   if (plan) {
     ++stats_.plan_cache_hits;
-  } else {
-    ++stats_.plan_cache_misses;
-    try {
-      plan = std::make_shared<const Plan>(compile(graph, outputs));
-    } catch (const Error&) {
-      throw;
-    } catch (const std::bad_alloc&) {
-      throw Error(ErrorCode::OutOfMemory, "host memory exhausted while planning");
-    } catch (const std::exception& e) {
-      throw Error(ErrorCode::Internal, std::string("planning failed: ") + e.what());
-    }
-    plans_->insert(std::move(form), plan);
-    if (tracer) {
-      tracer->span(profiler::Stage::PlanBuild, t, profiler::kWorkerThread, request, plan_hash);
-      t = tracer->now();
-    }
+    return plan;
   }
-  std::vector<TensorValue> out = execute(*plan, backend_, inputs, graph, profile);
-  if (tracer) {
-    profiler::Record r;
-    r.stage = static_cast<uint8_t>(profiler::Stage::Execute);
-    r.thread = profiler::kWorkerThread;
-    r.request = request;
-    r.hash = plan_hash;
-    r.start_ns = t;
-    r.dur_ns = tracer->now() - t;
-    r.value = plan->steps.size();
-    tracer->add(r);
+  ++stats_.plan_cache_misses;
+  try {
+    auto built = std::make_shared<Plan>(
+        compile(graph, outputs, mode != CompileMode::Eager && backend_.can_fuse()));
+    if (!built->groups.empty()) {
+      stats_.fused_groups += built->groups.size();
+      if (info) info->kernels_cached = backend_.kernels_cached(built->groups);
+      built->compiled = backend_.compile(built->groups);
+    } else if (info) {
+      info->kernels_cached = true;
+    }
+    plan = std::move(built);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory, "host memory exhausted while planning");
+  } catch (const std::exception& e) {
+    throw Error(ErrorCode::Internal, std::string("planning failed: ") + e.what());
   }
-  return out;
+  plans_->insert(std::move(form), plan);
+  timer.span(profiler::Stage::PlanBuild, plan_hash);
+  return plan;
+}
+
+std::vector<TensorValue> Engine::run(ir::Graph graph, std::span<const TensorValue> inputs,
+                                     std::span<const ir::ValueRef> outputs, CompileMode mode,
+                                     const RunProfile* profile) {
+  ++stats_.runs;
+  const std::vector<ir::TensorType> types = input_types(inputs);
+  try {
+    PlanInfo info;
+    std::shared_ptr<const Plan> plan = plan_for(graph, types, outputs, mode, &info, profile);
+    StageTimer timer(profile);
+    std::vector<TensorValue> out = execute(*plan, backend_, inputs, graph, profile);
+    timer.span(profiler::Stage::Execute, info.plan_hash, 0, plan->steps.size());
+    return out;
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::Internal && options_.on_internal_error) {
+      options_.on_internal_error(reproducer_json(graph, types, outputs, mode, e.what()));
+    }
+    throw;
+  }
+}
 }
 
 }  // namespace tensord::engine

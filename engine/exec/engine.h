@@ -2,11 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/exec/backend.h"
+#include "engine/exec/compile_mode.h"
 #include "engine/exec/run_profile.h"
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
@@ -16,12 +19,23 @@ namespace tensord::engine {
 struct EngineOptions {
   ir::Limits limits;
   size_t plan_cache_capacity = 512;  // plans, least recently used evicted
+  // Called with a reproducer (engine/exec/reproducer.h) when a run fails with an Internal
+  // error: a generated kernel that did not compile, a kernel that threw. Must not throw.
+  std::function<void(const std::string& reproducer)> on_internal_error;
+};
+
+// What plan_for found in the caches before it built anything.
+struct PlanInfo {
+  bool plan_cached = false;
+  bool kernels_cached = false;  // every fused kernel was loaded already (or there are none)
+  uint64_t plan_hash = 0;       // the canonical hash the plan cache keys it by (with the mode)
 };
 
 struct EngineStats {
   uint64_t runs = 0;
   uint64_t plan_cache_hits = 0;
   uint64_t plan_cache_misses = 0;
+  uint64_t fused_groups = 0;  // groups in the plans built (not counting plan cache hits)
 };
 
 class PlanCache;
@@ -36,12 +50,22 @@ class Engine {
 
   // Runs an untrusted graph. `inputs[i]` is the tensor for the input node with index i. Returns
   // one contiguous value per requested output. Throws tensord::Error attributed to the node
-  // (and source location) of `graph` that failed; the engine stays usable. With an active
-  // `profile`, each stage (validate, plan lookup, plan build, execute, steps) is traced and
-  // allocations are recorded in its ledger.
+  // (and source location) of `graph` that failed; the engine stays usable. `mode` eager never
+  // fuses; the others fuse when the backend generates code. With an active `profile`, each
+  // stage (validate, plan lookup, plan build, execute, steps) is traced and allocations are
+  // recorded in its ledger.
   std::vector<TensorValue> run(ir::Graph graph, std::span<const TensorValue> inputs,
                                std::span<const ir::ValueRef> outputs,
+                               CompileMode mode = CompileMode::Default,
                                const RunProfile* profile = nullptr);
+
+  // The plan run() would use for a graph with inputs of `input_types` (validated first;
+  // compiled and cached as run() would, so kernels are built). For explain.
+  std::shared_ptr<const Plan> plan_for(ir::Graph& graph,
+                                       std::span<const ir::TensorType> input_types,
+                                       std::span<const ir::ValueRef> outputs, CompileMode mode,
+                                       PlanInfo* info = nullptr,
+                                       const RunProfile* profile = nullptr);
 
   Backend& backend() { return backend_; }
   const EngineStats& stats() const { return stats_; }

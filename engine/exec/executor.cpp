@@ -36,8 +36,13 @@ class Execution {
       bind(args_[k++], pv, slot);
     }
     const std::span<const TensorValue> args(args_.data(), k);
-    backend_.run(plan_.nodes[step.node], args.first(step.inputs.count),
-                 args.subspan(step.inputs.count));
+    if (step.kind == StepKind::Fused) {
+      backend_.run_fused(*plan_.compiled, step.group, plan_.groups[step.group],
+                         args.first(step.inputs.count), args.subspan(step.inputs.count));
+    } else {
+      backend_.run(plan_.nodes[step.node], args.first(step.inputs.count),
+                   args.subspan(step.inputs.count));
+    }
     // The arguments hold buffer references too; drop them so released slots really go.
     for (size_t i = 0; i < k; ++i) args_[i].buffer.reset();
     for (SlotId s : plan_[step.release]) slots_[s].reset();

@@ -5,9 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "engine/codegen/loop_ir.h"
 #include "engine/ir/graph.h"
 #include "engine/plan/layout.h"
 
@@ -38,14 +41,28 @@ struct IndexRange {
   uint32_t count = 0;
 };
 
-// One unit of work on the backend. Kernel runs `node` into fresh outputs. The fusion work adds
-// a kind that runs one compiled kernel for a group of nodes; it fits the same shape: values in,
-// values out, slots released, and `node` the group's anchor for error attribution.
-enum class StepKind : uint8_t { Kernel };
+// One unit of work on the backend. Kernel runs `node` into fresh outputs. Fused runs the
+// generated kernel of Plan::groups[group]: values in, values out, slots released, and `node`
+// the group's last node, for error attribution.
+enum class StepKind : uint8_t { Kernel, Fused };
+
+// A group of nodes that runs as one generated kernel (engine/plan/fusion.h says which).
+struct FusedGroup {
+  codegen::LoopKernel kernel;
+  codegen::LaunchShape launch;    // the sizes and strides of this plan's values
+  std::vector<uint32_t> members;  // Plan::nodes, topological order
+};
+
+// What a backend compiled for a plan's groups; the backend that made it is the only reader.
+class CompiledKernels {
+ public:
+  virtual ~CompiledKernels() = default;
+};
 
 struct Step {
   StepKind kind = StepKind::Kernel;
   uint32_t node = 0;   // index into Plan::nodes
+  uint32_t group = 0;  // Fused: index into Plan::groups
   IndexRange inputs;   // ValueIds read, in the node's input order
   IndexRange outputs;  // ValueIds written; each is contiguous at offset 0 of its own slot
   IndexRange release;  // SlotIds whose last use is this step: dropped after it
@@ -65,9 +82,19 @@ struct Plan {
   std::vector<ValueId> outputs;    // per requested output: contiguous, at offset 0, whole
   uint32_t max_step_values = 0;    // the most inputs + outputs of any step
 
+  std::vector<FusedGroup> groups;
+  // Per node of `nodes`: why it is not fused with its producer ("" when it is or could not
+  // be); explain reports these.
+  std::vector<std::string> boundaries;
+  std::shared_ptr<const CompiledKernels> compiled;  // set by the engine before first use
+
   std::span<const uint32_t> operator[](IndexRange r) const {
     return std::span<const uint32_t>(indices).subspan(r.begin, r.count);
   }
+};
+
+struct PlanOptions {
+  bool fuse = false;  // group nodes into generated kernels (engine/plan/fusion.h)
 };
 
 // Plans a graph of primitives (decomposed, and normally simplified) that computes `outputs`.
@@ -75,6 +102,6 @@ struct Plan {
 // depends on are not run. Throws tensord::Error(Internal) on a node kind it cannot plan
 // (composites must be decomposed first).
 Plan build_plan(ir::Graph graph, std::span<const ir::ValueRef> outputs,
-                std::vector<uint32_t> origin = {});
+                std::vector<uint32_t> origin = {}, PlanOptions options = {});
 
 }  // namespace tensord::engine

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "engine/ir/error.h"
+#include "engine/plan/fusion.h"
+#include "engine/plan/lower_group.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/view_layout.h"
 
@@ -16,8 +18,9 @@ constexpr int64_t kForever = std::numeric_limits<int64_t>::max();  // outputs ou
 
 class Planner {
  public:
-  Planner(ir::Graph&& graph, std::span<const ir::ValueRef> outputs, std::vector<uint32_t> origin)
-      : outputs_(outputs) {
+  Planner(ir::Graph&& graph, std::span<const ir::ValueRef> outputs, std::vector<uint32_t> origin,
+          PlanOptions options)
+      : outputs_(outputs), options_(options) {
     plan_.nodes = std::move(graph.nodes);
     plan_.origin = std::move(origin);
     if (plan_.origin.empty()) {
@@ -28,10 +31,18 @@ class Planner {
   }
 
   Plan build() && {
-    const std::vector<bool> needed = needed_nodes();
+    std::vector<bool> needed = needed_nodes();
     const size_t num_graph_nodes = plan_.nodes.size();  // copies are appended after these
+    if (options_.fuse) {
+      fusion_ = fuse(plan_.nodes, needed);
+      plan_.boundaries = fusion_.boundary;
+      needed = needed_nodes();  // constants only fused groups read are not run on their own
+      mark_group_outputs(needed);
+    }
+    done_.assign(num_graph_nodes, false);
+    group_done_.assign(fusion_.groups.size(), false);
     for (uint32_t n = 0; n < num_graph_nodes; ++n) {
-      if (needed[n]) plan_node(n);
+      if (needed[n]) ensure(n);
     }
     plan_outputs();
     assign_slots();
@@ -39,15 +50,98 @@ class Planner {
   }
 
  private:
-  // Nodes some requested output depends on; the graph is in topological order.
+  // Nodes some requested output depends on; the graph is in topological order. Constants
+  // read by fused groups are inlined there, so those edges do not count.
   std::vector<bool> needed_nodes() const {
     std::vector<bool> needed(plan_.nodes.size(), false);
     for (const ir::ValueRef& r : outputs_) needed[r.node] = true;
     for (size_t n = plan_.nodes.size(); n-- > 0;) {
       if (!needed[n]) continue;
-      for (const ir::ValueRef& in : plan_.nodes[n].inputs) needed[in.node] = true;
+      for (const ir::ValueRef& in : plan_.nodes[n].inputs) {
+        if (!absorbed(static_cast<uint32_t>(n), in)) needed[in.node] = true;
+      }
     }
     return needed;
+  }
+
+  int32_t group_of(uint32_t n) const {
+    return n < fusion_.group_of.size() ? fusion_.group_of[n] : -1;
+  }
+  bool absorbed(uint32_t consumer, ir::ValueRef in) const {
+    return group_of(consumer) >= 0 && plan_.nodes[in.node].op == ir::Op::full;
+  }
+
+  // Plans node n, and first what it reads: a fused group is planned as a whole, which may
+  // come before some of its members' positions in the graph (fusion keeps it acyclic).
+  void ensure(uint32_t n) {
+    if (done_[n]) return;
+    const int32_t g = group_of(n);
+    if (g < 0) {
+      done_[n] = true;
+      for (const ir::ValueRef& in : plan_.nodes[n].inputs) ensure(in.node);
+      plan_node(n);
+      return;
+    }
+    if (group_done_[g]) return;
+    group_done_[g] = true;
+    for (uint32_t m : fusion_.groups[g].members) done_[m] = true;
+    for (uint32_t m : fusion_.groups[g].members) {
+      for (const ir::ValueRef& in : plan_.nodes[m].inputs) {
+        if (group_of(in.node) != g && !absorbed(m, in)) ensure(in.node);
+      }
+    }
+    plan_group(static_cast<uint32_t>(g));
+  }
+
+  // Members some node outside their group, or the caller, reads: the values a group stores.
+  void mark_group_outputs(const std::vector<bool>& needed) {
+    group_output_.assign(plan_.nodes.size(), false);
+    for (const ir::ValueRef& r : outputs_) group_output_[r.node] = true;
+    for (uint32_t n = 0; n < fusion_.group_of.size(); ++n) {
+      if (!needed[n]) continue;
+      for (const ir::ValueRef& in : plan_.nodes[n].inputs) {
+        if (group_of(in.node) >= 0 && group_of(in.node) != group_of(n)) {
+          group_output_[in.node] = true;
+        }
+      }
+    }
+  }
+
+  void plan_group(uint32_t g) {
+    const FusionGroup& group = fusion_.groups[g];
+    std::vector<ir::ValueRef> inputs;
+    for (uint32_t m : group.members) {
+      for (const ir::ValueRef& in : plan_.nodes[m].inputs) {
+        if (group_of(in.node) == static_cast<int32_t>(g) || absorbed(m, in)) continue;
+        if (std::find(inputs.begin(), inputs.end(), in) == inputs.end()) inputs.push_back(in);
+      }
+    }
+    std::vector<uint32_t> outs;
+    for (uint32_t m : group.members) {
+      if (group_output_[m]) outs.push_back(m);
+    }
+    std::vector<ValueId> in_ids;
+    std::vector<const PlanValue*> in_values;
+    for (const ir::ValueRef& r : inputs) in_ids.push_back(value_of(r));
+    for (ValueId v : in_ids) in_values.push_back(&plan_.values[v]);
+    plan_.groups.push_back(lower_group(plan_.nodes, group, inputs, in_values, outs));
+
+    const uint32_t anchor = group.members.back();
+    std::vector<ValueId> out_ids;
+    for (uint32_t m : outs) {
+      node_value_[m] = static_cast<ValueId>(plan_.values.size());
+      const ir::TensorType& t = plan_.nodes[m].outputs[0];
+      out_ids.push_back(add_value({m, 0}, t, contiguous_layout(t.shape),
+                                  ValueBase{ValueBase::Kind::Slot, 0}, kNone));
+    }
+    Step step;
+    step.kind = StepKind::Fused;
+    step.node = anchor;
+    step.group = static_cast<uint32_t>(plan_.groups.size() - 1);
+    step.inputs = append(in_ids);
+    step.outputs = append(out_ids);
+    plan_.max_step_values = std::max(plan_.max_step_values, step.inputs.count + step.outputs.count);
+    plan_.steps.push_back(step);
   }
 
   ValueId value_of(ir::ValueRef r) const { return node_value_[r.node] + r.output; }
@@ -254,6 +348,11 @@ class Planner {
 
   Plan plan_;
   std::span<const ir::ValueRef> outputs_;
+  PlanOptions options_;
+  FusionResult fusion_;
+  std::vector<bool> done_;
+  std::vector<bool> group_done_;
+  std::vector<bool> group_output_;
   std::vector<ValueId> node_value_;     // per node: its first value, kNone if not planned
   std::vector<ir::ValueRef> producer_;  // per value: the node output it is
 };
@@ -261,8 +360,8 @@ class Planner {
 }  // namespace
 
 Plan build_plan(ir::Graph graph, std::span<const ir::ValueRef> outputs,
-                std::vector<uint32_t> origin) {
-  return Planner(std::move(graph), outputs, std::move(origin)).build();
+                std::vector<uint32_t> origin, PlanOptions options) {
+  return Planner(std::move(graph), outputs, std::move(origin), options).build();
 }
 
 }  // namespace tensord::engine

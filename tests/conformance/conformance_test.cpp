@@ -1,5 +1,6 @@
 // The conformance table on every backend, and self-checks of the reference it compares with.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -53,8 +54,13 @@ TEST_CASE("every op conforms to docs/ops.md on every backend", "[conformance]") 
   const std::vector<Case> cases = selected_cases();
   REQUIRE(!cases.empty());
   for (const BackendUnderTest& backend : backends_under_test()) {
+    const auto t0 = std::chrono::steady_clock::now();
     Summary s = run_table(backend, cases);
     print(s);
+    // The fused backend's cost over the eager one is what compiling generated kernels adds.
+    std::cout << "conformance " << s.backend << " took "
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()
+              << " s" << std::endl;
     if (s.skipped > 0) WARN("conformance " << s.backend << " skipped: " << s.skip_reason);
     INFO("backend " << s.backend);
     CHECK(s.failed == 0);

@@ -26,8 +26,19 @@ SessionStats Session::stats() {
   try {
     auto response = state_->session.statsRequest().send().wait(state_->wait_scope());
     auto stats = response.getStats();
-    return SessionStats{stats.getLiveTensors(), stats.getLiveBytes(), stats.getRuns(),
-                        stats.getDaemonLiveTensors(), stats.getDaemonLiveBytes()};
+    SessionStats out;
+    out.live_tensors = stats.getLiveTensors();
+    out.live_bytes = stats.getLiveBytes();
+    out.runs = stats.getRuns();
+    out.daemon_live_tensors = stats.getDaemonLiveTensors();
+    out.daemon_live_bytes = stats.getDaemonLiveBytes();
+    out.kernel_memory_hits = stats.getKernelMemoryHits();
+    out.kernel_disk_hits = stats.getKernelDiskHits();
+    out.kernel_misses = stats.getKernelMisses();
+    out.kernel_compiles = stats.getKernelCompiles();
+    out.kernel_compile_ns = stats.getKernelCompileNanos();
+    out.compile_mode = stats.getCompileMode();
+    return out;
   } catch (const kj::Exception& e) {
     throw detail::translate(e, nullptr, std::source_location::current());
   }

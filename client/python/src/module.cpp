@@ -388,6 +388,7 @@ void bind_errors(py::module_& m) {
 
 void bind_profile(py::module_& m);  // profile_bindings.cpp
 
+void bind_fusion(py::module_& m);  // fusion.cpp
 }  // namespace tensord::python
 
 PYBIND11_MODULE(_tensord, m) {
@@ -399,4 +400,5 @@ PYBIND11_MODULE(_tensord, m) {
   tensord::python::bind_profile(m);
   tensord::python::bind_transfers(m);
   tensord::python::bind_math_ops(m);
+  tensord::python::bind_fusion(m);
 }

@@ -61,6 +61,11 @@ CpuBackend::CpuBackend(int threads) : matmul_(std::make_unique<Matmul>()) {
   info_.total_memory = physical_memory();
 }
 
+CpuBackend::CpuBackend(int threads, std::shared_ptr<cache::KernelCache> kernels)
+    : CpuBackend(threads) {
+  kernels_ = std::move(kernels);
+}
+
 CpuBackend::~CpuBackend() = default;
 
 std::shared_ptr<engine::Buffer> CpuBackend::allocate(size_t bytes) {

@@ -5,6 +5,10 @@
 
 #include "engine/exec/backend.h"
 
+namespace tensord::cache {
+class KernelCache;
+}
+
 namespace tensord::cpu {
 
 class Matmul;
@@ -13,6 +17,8 @@ class CpuBackend final : public engine::Backend {
  public:
   // threads <= 0: every hardware thread.
   explicit CpuBackend(int threads);
+  // With a kernel cache the backend generates code for fused groups (fused.cpp).
+  CpuBackend(int threads, std::shared_ptr<cache::KernelCache> kernels);
   ~CpuBackend() override;
   CpuBackend(const CpuBackend&) = delete;
   CpuBackend& operator=(const CpuBackend&) = delete;
@@ -21,12 +27,20 @@ class CpuBackend final : public engine::Backend {
   std::shared_ptr<engine::Buffer> allocate(size_t bytes) override;
   void run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
            std::span<const engine::TensorValue> outputs) override;
+  bool can_fuse() const override { return kernels_ != nullptr; }
+  std::shared_ptr<const engine::CompiledKernels> compile(
+      std::span<const engine::FusedGroup> groups) override;
+  void run_fused(const engine::CompiledKernels& kernels, uint32_t group,
+                 const engine::FusedGroup& fused, std::span<const engine::TensorValue> inputs,
+                 std::span<const engine::TensorValue> outputs) override;
+  bool kernels_cached(std::span<const engine::FusedGroup> groups) const override;
   void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override;
   void read(const engine::Buffer& src, size_t offset, void* dst, size_t n) override;
 
  private:
   engine::DeviceInfo info_;
   std::unique_ptr<Matmul> matmul_;  // oneDNN engine, stream and primitive cache
+  std::shared_ptr<cache::KernelCache> kernels_;
 };
 
 }  // namespace tensord::cpu

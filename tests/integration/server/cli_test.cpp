@@ -78,12 +78,22 @@ TEST_CASE("--help and --version print and exit 0; bad flags exit 2") {
                                                         {"--device", "tpu"},
                                                         {"--log-level", "loud"},
                                                         {"--listen", "http://x"},
-                                                        {"--max-tensor-bytes", "lots"}}) {
+                                                        {"--max-tensor-bytes", "lots"},
+                                                        {"--cache-dir"},
+                                                        {"--compiler", ""},
+                                                        {"--repro-dir"}}) {
     Ran r = run_binary(bad);
     INFO(bad[0] << ": " << r.output);
     REQUIRE(r.exit_code == 2);
     REQUIRE(r.output.find("tensord: ") == 0);
   }
+}
+
+TEST_CASE("a cache directory that cannot be created fails with a clear message") {
+  Ran r = run_binary(
+      {"--cache-dir", "/proc/tensord-no-such-dir", "--listen", "unix:/tmp/tensord-never.sock"});
+  REQUIRE(r.exit_code == 1);
+  REQUIRE(r.output.find("kernel cache directory") != std::string::npos);
 }
 
 TEST_CASE("--device cuda fails with a clear message on this build") {

@@ -14,6 +14,7 @@
 #include "engine/ir/error.h"
 #include "tensord/axes.h"
 #include "tensord/element.h"
+#include "tensord/explain.h"
 #include "tensord/ops.h"
 #include "tensord/scalar.h"
 #include "tensord/session.h"

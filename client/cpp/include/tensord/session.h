@@ -48,6 +48,13 @@ struct SessionStats {
   uint64_t runs = 0;                 // run calls completed: one per sync point that had work to do
   uint64_t daemon_live_tensors = 0;  // all sessions together
   uint64_t daemon_live_bytes = 0;
+  // The daemon's compiled-kernel cache (fusion) and this session's compile mode.
+  uint64_t kernel_memory_hits = 0;
+  uint64_t kernel_disk_hits = 0;
+  uint64_t kernel_misses = 0;  // kernels compiled
+  uint64_t kernel_compiles = 0;
+  uint64_t kernel_compile_ns = 0;
+  std::string compile_mode;
 };
 
 struct ConnectOptions {
@@ -79,6 +86,9 @@ class Session {
   // Starts profiling this session (tensord/profile.h); the profile stops when the returned
   // object goes. One profile per session at a time.
   Profile profile(const ProfileOptions& options = {});
+  // "eager" (no fusion), "default", "reduce-overhead" or "max-autotune" for the runs that
+  // follow (tensord/explain.h shows the effect). Unknown names: tensord::Error(InvalidGraph).
+  void set_compile_mode(const std::string& mode);
 
   // Makes every tensor given materialized on the daemon, in one `run` for all of them.
   void sync(const std::vector<Tensor>& tensors, Loc loc = Loc::current());

@@ -1,0 +1,137 @@
+// bench/fusion: generated kernels against eager execution and NumPy. Starts its own daemons
+// (the real binary) on a private cache directory and prints JSON lines (bench/common/figure.h):
+//   cpu_chain8_16M           tanh(exp(-x*x)*2+1)*0.5 - sqrt(abs(x)) on 16M float32, effective
+//                            GB/s (bytes read + written once), vs NumPy in this run
+//   cpu_softmax_4096x4096    softmax over rows, GB/s, vs the same graph in "eager" mode
+//   cpu_layernorm_4096x4096  layer_norm over rows (weight, bias), GB/s, vs "eager"
+//   *_vs_numpy               the same fused figures against NumPy
+//   warm_start               ms to the first result of a 30-kernel graph on a fresh daemon
+//                            with a warm disk cache, vs a fresh daemon with an empty one
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "bench/common/figure.h"
+#include "tensord/client.h"
+#include "tests/support/daemon/daemon_process.h"
+
+namespace {
+
+using tensord::Session;
+using tensord::Tensor;
+using tensord::bench::median_seconds;
+using tensord::bench::print_figure;
+
+std::map<std::string, double> numpy_peers() {
+  const std::string script = std::string(TENSORD_SOURCE_DIR) + "/bench/fusion/numpy_peer.py";
+  FILE* p = popen(("/usr/bin/python3 " + script).c_str(), "r");
+  std::map<std::string, double> out;
+  if (!p) return out;
+  char name[64];
+  double v = 0;
+  while (std::fscanf(p, "%63s %lf", name, &v) == 2) out[name] = v;
+  pclose(p);
+  return out;
+}
+
+Tensor chain8(const Tensor& x) {
+  return tensord::tanh(tensord::exp(-(x * x)) * 2.0f + 1.0f) * 0.5f -
+         tensord::sqrt(tensord::abs(x));
+}
+
+// Effective GB/s of materializing f() (bytes = read + written once), median of repeats.
+template <typename F>
+double gbps(Session& s, double bytes, F f) {
+  const double t = median_seconds(2, 7, [&] { s.sync({f()}); });
+  return bytes / t / 1e9;
+}
+
+// 30 segments of five elementwise ops each, picked by the bits of the segment's number so that
+// every segment is a different kernel, separated by transposes (views: fusion boundaries).
+Tensor thirty_kernels(Session& s) {
+  Tensor y = s.rand({64, 64}, 7);
+  for (int i = 1; i <= 30; ++i) {
+    y = (i & 1) ? tensord::tanh(y) : -y;
+    y = (i & 2) ? tensord::sin(y) : y * 0.5f;
+    y = (i & 4) ? tensord::cos(y) : y + 1.0f;
+    y = (i & 8) ? tensord::sigmoid(y) : y * y;
+    y = (i & 16) ? tensord::abs(y) : y - 0.25f;
+    y = tensord::transpose(y, 0, 1);
+  }
+  return y;
+}
+
+double first_result_ms(const std::string& cache_dir, bool expect_warm) {
+  tensord::test::DaemonProcess daemon(
+      tensord::test::DaemonOptions::with_args({"--cache-dir", cache_dir}));
+  Session s = tensord::connect(daemon.address());
+  const auto t0 = std::chrono::steady_clock::now();
+  thirty_kernels(s).to_vector<float>();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const tensord::SessionStats st = s.stats();
+  if (expect_warm && st.kernel_misses != 0) {
+    std::fprintf(stderr, "warm_start: the warm daemon compiled %llu kernels\n",
+                 static_cast<unsigned long long>(st.kernel_misses));
+  }
+  if (!expect_warm && st.kernel_misses < 30) {
+    std::fprintf(stderr, "warm_start: only %llu kernels compiled\n",
+                 static_cast<unsigned long long>(st.kernel_misses));
+  }
+  return ms;
+}
+
+}  // namespace
+
+int main() {
+  const std::string root = (std::filesystem::temp_directory_path() /
+                            ("tensord-bench-fusion-" + std::to_string(getpid())))
+                               .string();
+  std::filesystem::create_directories(root);
+  int rc = 0;
+  try {
+    std::map<std::string, double> numpy = numpy_peers();
+    {
+      tensord::test::DaemonProcess daemon(
+          tensord::test::DaemonOptions::with_args({"--cache-dir", root + "/cache"}));
+      Session s = tensord::connect(daemon.address());
+
+      Tensor x = s.rand({16 * 1024 * 1024}, 1) * 4.0f - 2.0f;
+      s.sync({x});
+      const double bytes = 2.0 * 16 * 1024 * 1024 * 4;
+      const double chain = gbps(s, bytes, [&] { return chain8(x); });
+      print_figure("cpu_chain8_16M", chain, "GB/s", "numpy", numpy["chain8"]);
+
+      Tensor m = s.rand({4096, 4096}, 2) * 4.0f - 2.0f;
+      Tensor w = s.rand({4096}, 3);
+      Tensor b = s.rand({4096}, 4);
+      s.sync({m, w, b});
+      const double mb = 2.0 * 4096 * 4096 * 4;
+      auto softmax = [&] { return tensord::softmax(m, -1); };
+      auto layernorm = [&] { return tensord::layer_norm(m, 1, w, b); };
+      const double sm = gbps(s, mb, softmax);
+      const double ln = gbps(s, mb, layernorm);
+      s.set_compile_mode("eager");
+      const double sm_eager = gbps(s, mb, softmax);
+      const double ln_eager = gbps(s, mb, layernorm);
+      s.set_compile_mode("default");
+      print_figure("cpu_softmax_4096x4096", sm, "GB/s", "eager", sm_eager);
+      print_figure("cpu_layernorm_4096x4096", ln, "GB/s", "eager", ln_eager);
+      print_figure("cpu_softmax_4096x4096_vs_numpy", sm, "GB/s", "numpy", numpy["softmax"]);
+      print_figure("cpu_layernorm_4096x4096_vs_numpy", ln, "GB/s", "numpy", numpy["layernorm"]);
+    }
+    const double cold = first_result_ms(root + "/warm", false);  // empty: compiles all 30 kernels
+    const double warm = first_result_ms(root + "/warm", true);   // a fresh daemon, warm directory
+    print_figure("warm_start", warm, "ms", "empty_cache", cold);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tensord-bench-fusion: %s\n", e.what());
+    rc = 1;
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(root, ec);
+  return rc;
+}

@@ -1,0 +1,45 @@
+// Python bindings of fusion (issue 6): compile modes and explain.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "tensord/client.h"
+
+namespace py = pybind11;
+
+namespace tensord::python {
+
+void bind_fusion(py::module_& m) {
+  py::class_<ExplainedGroup>(m, "ExplainedGroup")
+      .def_readonly("kernel", &ExplainedGroup::kernel)
+      .def_readonly("ops", &ExplainedGroup::ops)
+      .def_readonly("nodes", &ExplainedGroup::nodes);
+  py::class_<FusionBoundary>(m, "FusionBoundary")
+      .def_readonly("node", &FusionBoundary::node)
+      .def_readonly("op", &FusionBoundary::op)
+      .def_readonly("reason", &FusionBoundary::reason);
+  py::class_<Explanation>(m, "Explanation")
+      .def_readonly("mode", &Explanation::mode)
+      .def_readonly("groups", &Explanation::groups)
+      .def_readonly("boundaries", &Explanation::boundaries)
+      .def_readonly("steps", &Explanation::steps)
+      .def_readonly("plan_cached", &Explanation::plan_cached)
+      .def_readonly("kernels_cached", &Explanation::kernels_cached)
+      .def_readonly("captured", &Explanation::captured)
+      .def_readonly("text", &Explanation::text)
+      .def("__str__", [](const Explanation& e) { return e.text; });
+  m.def("explain", [](const std::vector<Tensor>& tensors) { return explain(tensors); });
+  m.def("set_compile_mode", [](Session& s, const std::string& mode) { s.set_compile_mode(mode); });
+  m.def("kernel_cache_stats", [](Session& s) {
+    SessionStats st = s.stats();
+    py::dict d;
+    d["memory_hits"] = st.kernel_memory_hits;
+    d["disk_hits"] = st.kernel_disk_hits;
+    d["misses"] = st.kernel_misses;
+    d["compiles"] = st.kernel_compiles;
+    d["compile_seconds"] = static_cast<double>(st.kernel_compile_ns) * 1e-9;
+    d["compile_mode"] = st.compile_mode;
+    return d;
+  });
+}
+
+}  // namespace tensord::python

@@ -1,0 +1,259 @@
+#include "engine/cache/kernel_cache.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/cache/run_process.h"
+#include "engine/ir/error.h"
+#include "engine/ir/hash.h"
+
+namespace tensord::cache {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The CPU the code is compiled for (-march=native): model and feature flags.
+std::string cpu_identity() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model, flags;
+  while (std::getline(in, line) && (model.empty() || flags.empty())) {
+    if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+    if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
+  }
+  utsname u{};
+  uname(&u);
+  return std::string(u.machine) + "|" + model + "|" + codegen::hex64(codegen::text_hash(flags));
+}
+
+// 128 bits: FNV-1a and a murmur-mixed word hash of the same text.
+std::string key_of(const std::string& text) {
+  ir::WordHasher h;
+  for (size_t i = 0; i < text.size(); i += 8) {
+    uint64_t w = 0;
+    for (size_t k = 0; k < 8 && i + k < text.size(); ++k) {
+      w |= static_cast<uint64_t>(static_cast<unsigned char>(text[i + k])) << (8 * k);
+    }
+    h.add(w);
+  }
+  return codegen::hex64(codegen::text_hash(text)) + codegen::hex64(h.finish());
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The seal of a shared object: its size and hash. dlopen maps a truncated object without
+// complaint and the process dies of SIGBUS on first touch, so nothing is opened unsealed.
+std::string seal_of(const std::string& bytes) {
+  return std::to_string(bytes.size()) + " " + codegen::hex64(codegen::text_hash(bytes)) + "\n";
+}
+
+}  // namespace
+
+std::string default_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/tensord";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/tensord";
+  return {};
+}
+
+KernelCache::KernelCache(KernelCacheOptions options) : options_(std::move(options)) {
+  dir_ = options_.dir;
+  if (dir_.empty()) {
+    std::string templ = (fs::temp_directory_path() / "tensord-kernels-XXXXXX").string();
+    if (!mkdtemp(templ.data())) {
+      throw Error(ErrorCode::Internal, "cannot create a directory for compiled kernels");
+    }
+    dir_ = templ;
+    private_dir_ = true;
+  } else {
+    std::error_code ec;
+    fs::create_directories(dir_, ec);
+    if (ec) {
+      throw Error(ErrorCode::Internal,
+                  "cannot create the kernel cache directory " + dir_ + ": " + ec.message());
+    }
+  }
+}
+
+KernelCache::~KernelCache() {
+  for (void* h : handles_) dlclose(h);
+  if (private_dir_) {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+}
+
+const std::string& KernelCache::identity() {
+  std::lock_guard lock(mutex_);
+  if (identity_.empty()) {
+    ProcessResult v = run_process({options_.compiler.command, "--version"});
+    std::string version = v.output.substr(0, v.output.find('\n'));
+    if (v.status != 0) version = "unavailable";
+    std::string id = options_.compiler.command + "|" + version + "|";
+    for (const std::string& f : options_.compiler.flags) id += f + " ";
+    for (const std::string& l : options_.compiler.libs) id += l + " ";
+    identity_ = id + "|" + cpu_identity();
+  }
+  return identity_;
+}
+
+bool KernelCache::compiler_available() {
+  return identity().find("|unavailable|") == std::string::npos;
+}
+
+bool KernelCache::has(std::span<const codegen::EmittedKernel> kernels) const {
+  std::lock_guard lock(mutex_);
+  return std::all_of(kernels.begin(), kernels.end(),
+                     [&](const codegen::EmittedKernel& k) { return loaded_.count(k.name) > 0; });
+}
+
+KernelCacheStats KernelCache::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void* KernelCache::open(const std::string& path, std::span<const codegen::EmittedKernel> kernels,
+                        std::vector<void*>& fns) {
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) return nullptr;
+  fns.clear();
+  for (const codegen::EmittedKernel& k : kernels) {
+    void* f = dlsym(h, k.name.c_str());
+    if (!f) {
+      dlclose(h);
+      return nullptr;
+    }
+    fns.push_back(f);
+  }
+  return h;
+}
+
+std::vector<void*> KernelCache::load(const codegen::Emitter& emitter,
+                                     std::span<const codegen::EmittedKernel> kernels,
+                                     std::string* failed_source) {
+  const std::string id = identity();
+  std::lock_guard lock(mutex_);
+  // The kernels not loaded yet, once each, in name order so the unit's text (and key) does
+  // not depend on the order of a plan's groups.
+  std::vector<codegen::EmittedKernel> missing;
+  for (const codegen::EmittedKernel& k : kernels) {
+    if (loaded_.count(k.name)) {
+      ++stats_.memory_hits;
+    } else if (std::none_of(missing.begin(), missing.end(),
+                            [&](const auto& m) { return m.name == k.name; })) {
+      missing.push_back(k);
+    }
+  }
+  std::sort(missing.begin(), missing.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  if (!missing.empty()) {
+    const std::string source = emitter.unit(missing);
+    const std::string key = key_of(source + "\n" + id);
+    const std::string path = dir_ + "/" + key + ".so";
+    std::vector<void*> fns;
+    void* h = nullptr;
+    if (!private_dir_ && access(path.c_str(), F_OK) == 0) {
+      if (read_file(path + ".seal") == seal_of(read_file(path))) h = open(path, missing, fns);
+      if (h) {
+        stats_.disk_hits += missing.size();
+      } else {
+        ++stats_.corrupt;
+      }
+    }
+    if (!h) {
+      const std::string tmp = compile(source, key);
+      if (tmp.empty()) {
+        if (failed_source) *failed_source = source;
+        throw Error(ErrorCode::Internal, last_error_);
+      }
+      h = open(tmp, missing, fns);
+      std::error_code ec;
+      if (!h) {
+        fs::remove(tmp, ec);
+        throw Error(ErrorCode::Internal, "a compiled kernel did not load: " +
+                                             std::string(dlerror() ? dlerror() : "unknown"));
+      }
+      // Loaded from its temporary name, so an earlier handle on `path` cannot shadow it.
+      if (private_dir_) {
+        fs::remove(tmp, ec);
+      } else {
+        // The seal goes in after the object, each renamed into place whole: a reader sees
+        // either no seal, or a seal matching the object (a concurrent writer's object has
+        // the same bytes).
+        const std::string seal = seal_of(read_file(tmp));
+        fs::rename(tmp, path, ec);
+        if (ec) {
+          fs::remove(tmp, ec);
+        } else if (write_file(tmp + ".seal", seal)) {
+          fs::rename(tmp + ".seal", path + ".seal", ec);
+        }
+      }
+      stats_.misses += missing.size();
+    }
+    handles_.push_back(h);
+    for (size_t i = 0; i < missing.size(); ++i) loaded_[missing[i].name] = fns[i];
+  }
+  std::vector<void*> out;
+  out.reserve(kernels.size());
+  for (const codegen::EmittedKernel& k : kernels) out.push_back(loaded_.at(k.name));
+  return out;
+}
+
+// Compiles `source` into a temporary shared object in the cache directory and returns its
+// path; "" on failure, with the compiler's message in last_error_.
+std::string KernelCache::compile(const std::string& source, const std::string& key) {
+  const std::string stem =
+      dir_ + "/tmp-" + key + "-" + std::to_string(getpid()) + "-" + std::to_string(counter_++);
+  const std::string src = stem + ".cpp";
+  const std::string obj = stem + ".so";
+  if (!write_file(src, source)) {
+    last_error_ = "cannot write " + src;
+    return {};
+  }
+  std::vector<std::string> argv{options_.compiler.command};
+  argv.insert(argv.end(), options_.compiler.flags.begin(), options_.compiler.flags.end());
+  argv.insert(argv.end(), {"-x", "c++", "-o", obj, src});
+  argv.insert(argv.end(), options_.compiler.libs.begin(), options_.compiler.libs.end());
+  const auto t0 = std::chrono::steady_clock::now();
+  ProcessResult r = run_process(argv);
+  stats_.compile_ns += static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+          .count());
+  ++stats_.compiles;
+  std::error_code ec;
+  if (r.status != 0) {
+    fs::remove(src, ec);
+    fs::remove(obj, ec);
+    last_error_ = "generated kernels failed to compile (" + options_.compiler.command +
+                  "): " + r.output.substr(0, 2000);
+    return {};
+  }
+  if (private_dir_) {
+    fs::remove(src, ec);
+  } else {
+    fs::rename(src, dir_ + "/" + key + ".cpp", ec);  // kept beside the object, for reading
+    if (ec) fs::remove(src, ec);
+  }
+  return obj;
+}
+
+}  // namespace tensord::cache

@@ -1,0 +1,85 @@
+// The compiled-kernel cache: generated sources in, entry points out. Kernels are looked up in
+// memory by name (their source hash), then on disk by the key of the translation unit that
+// holds them, and compiled only when neither has them. One cache serves every engine of a
+// daemon (it is thread-safe); a second daemon on the same directory loads what the first
+// compiled. Disk entries are written under a temporary name and renamed into place, so a
+// reader sees a whole file or none; a file that does not load (truncated, corrupt, from
+// another machine) is ignored and rebuilt.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/codegen/emitter.h"
+
+namespace tensord::cache {
+
+struct CompilerOptions {
+  std::string command = "c++";  // a path, or a name looked up on PATH
+  std::vector<std::string> flags = {"-O3", "-march=native", "-fno-math-errno", "-shared", "-fPIC"};
+  std::vector<std::string> libs = {"-lmvec", "-lm"};
+};
+
+struct KernelCacheOptions {
+  std::string dir;  // "" keeps compiled objects in memory only (a private temporary directory)
+  CompilerOptions compiler;
+};
+
+struct KernelCacheStats {
+  uint64_t memory_hits = 0;  // kernels found already loaded
+  uint64_t disk_hits = 0;    // kernels loaded from a file another run (or daemon) compiled
+  uint64_t misses = 0;       // kernels compiled
+  uint64_t compiles = 0;     // compiler runs (each compiles every missing kernel of a plan)
+  uint64_t compile_ns = 0;   // wall time spent in the compiler
+  uint64_t corrupt = 0;      // disk entries that did not load and were rebuilt
+};
+
+// The default directory: $XDG_CACHE_HOME/tensord, else $HOME/.cache/tensord ("" if neither).
+std::string default_cache_dir();
+
+class KernelCache {
+ public:
+  explicit KernelCache(KernelCacheOptions options);
+  ~KernelCache();
+  KernelCache(const KernelCache&) = delete;
+  KernelCache& operator=(const KernelCache&) = delete;
+
+  // The entry point of each kernel, in order. Throws tensord::Error(Internal) with the
+  // compiler's message when the unit does not compile; `failed_source` then holds it.
+  std::vector<void*> load(const codegen::Emitter& emitter,
+                          std::span<const codegen::EmittedKernel> kernels,
+                          std::string* failed_source = nullptr);
+
+  // Whether every kernel is loaded already (explain: "cached"), without compiling.
+  bool has(std::span<const codegen::EmittedKernel> kernels) const;
+
+  KernelCacheStats stats() const;
+  const KernelCacheOptions& options() const { return options_; }
+  const std::string& dir() const { return dir_; }
+  // What besides the source decides an entry: compiler, its version, flags and target CPU.
+  const std::string& identity();
+  // Whether the compiler runs at all (`--version` succeeds); without it nothing compiles.
+  bool compiler_available();
+
+ private:
+  void* open(const std::string& path, std::span<const codegen::EmittedKernel> kernels,
+             std::vector<void*>& fns);
+  std::string compile(const std::string& source, const std::string& key);
+
+  KernelCacheOptions options_;
+  std::string dir_;
+  bool private_dir_ = false;
+  std::string identity_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, void*> loaded_;  // kernel name -> entry point
+  std::vector<void*> handles_;                     // dlopen handles, closed with the cache
+  KernelCacheStats stats_;
+  uint64_t counter_ = 0;
+  std::string last_error_;
+};
+
+}  // namespace tensord::cache

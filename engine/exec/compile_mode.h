@@ -1,0 +1,22 @@
+// How a session's graphs are compiled, mirroring torch.compile's modes.
+//   eager            no fusion: every primitive runs its own kernel (the baseline)
+//   default          fuse into generated kernels (engine/plan/fusion.h)
+//   reduce-overhead  default, plus capturing repeated plans into CUDA graphs on a GPU; on the
+//                    CPU there is nothing to capture, so it plans exactly as default
+//   max-autotune     default, plus timing launch configurations on a GPU; on the CPU the
+//                    kernels' one tunable (the thread split) is already sized by OpenMP, so
+//                    it plans exactly as default
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace tensord::engine {
+
+enum class CompileMode : uint8_t { Eager, Default, ReduceOverhead, MaxAutotune };
+
+std::string_view name(CompileMode mode);
+std::optional<CompileMode> compile_mode_from_name(std::string_view name);
+
+}  // namespace tensord::engine

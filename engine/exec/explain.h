@@ -1,0 +1,43 @@
+// explain: how the engine plans a graph (fused groups, the boundaries between them, what the
+// caches held), for Session.explain and the clients' explain functions.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/exec/engine.h"
+
+namespace tensord::engine {
+
+struct ExplainedGroup {
+  std::string kernel;            // the loop IR listing of its generated kernel
+  std::vector<std::string> ops;  // primitive ops, in order
+  std::vector<uint32_t> nodes;   // the user's nodes they stem from, each once
+};
+
+struct ExplainedBoundary {
+  uint32_t node = 0;  // the user's node
+  std::string op;     // the primitive op
+  std::string reason;
+};
+
+struct Explanation {
+  CompileMode mode = CompileMode::Default;
+  std::vector<ExplainedGroup> groups;
+  std::vector<ExplainedBoundary> boundaries;
+  uint32_t steps = 0;
+  bool plan_cached = false;
+  bool kernels_cached = false;
+  bool captured = false;  // CUDA graph replay: no backend captures yet
+
+  std::string text() const;
+};
+
+// Validates `graph` against inputs of `input_types` as Engine::run does, plans it (building
+// and caching the plan and its kernels) and describes the plan. Errors as Engine::run.
+Explanation explain(Engine& engine, ir::Graph graph, std::span<const ir::TensorType> input_types,
+                    std::span<const ir::ValueRef> outputs, CompileMode mode);
+
+}  // namespace tensord::engine

@@ -1,0 +1,267 @@
+#include "engine/plan/fusion.h"
+
+#include <algorithm>
+
+#include "engine/codegen/loop_ir.h"
+#include "engine/ir/axes.h"
+
+namespace tensord::engine {
+namespace {
+
+using ir::Op;
+using ir::OpKind;
+
+constexpr int32_t kNoGroup = -1;
+// Bounds that keep planning linear in the graph's size and generated kernels small.
+constexpr size_t kMaxGroupNodes = 512;
+constexpr size_t kCycleCheckBudget = size_t{1} << 16;
+
+// What a node can be inside a group.
+enum class Role { None, Elementwise, Reduction };
+
+class Fuser {
+ public:
+  Fuser(std::span<const ir::Node> nodes, const std::vector<bool>& needed)
+      : nodes_(nodes), needed_(needed), in_set_(nodes.size(), 0), seen_(nodes.size(), 0) {
+    result_.group_of.assign(nodes.size(), kNoGroup);
+    result_.boundary.resize(nodes.size());
+  }
+
+  FusionResult run() && {
+    for (uint32_t n = 0; n < nodes_.size(); ++n) {
+      if (needed_[n]) visit(n);
+    }
+    compact();
+    return std::move(result_);
+  }
+
+ private:
+  const ir::Node& node(uint32_t n) const { return nodes_[n]; }
+  const ir::Shape& shape(uint32_t n) const { return node(n).outputs[0].shape; }
+
+  // The reduced trailing axes of a reduction, or -1 when they are not trailing (or none).
+  int trailing_axes(const ir::Node& n) const {
+    const auto rank = static_cast<int64_t>(n.outputs.empty() ? 0 : type(n.inputs[0]).rank());
+    const ir::AxisMask mask = ir::reduction_axes(n.attrs, rank);
+    int k = 0;
+    for (int64_t d = rank - 1; d >= 0 && ir::has_axis(mask, d); --d) ++k;
+    for (int64_t d = 0; d < rank - k; ++d) {
+      if (ir::has_axis(mask, d)) return -1;
+    }
+    return k == 0 ? -1 : k;
+  }
+
+  Role role(uint32_t n, std::string& why) const {
+    const ir::Node& nd = node(n);
+    const ir::OpInfo& info = ir::op_info(nd.op);
+    if (nd.outputs.size() != 1) return Role::None;
+    std::vector<ir::DType> in;
+    for (const ir::ValueRef& r : nd.inputs) in.push_back(type(r).dtype);
+    const ir::DType out = nd.outputs[0].dtype;
+    switch (info.kind) {
+      case OpKind::Unary:
+      case OpKind::Binary:
+      case OpKind::Ternary:
+        if (codegen::expressible(nd.op, in, out)) return Role::Elementwise;
+        why = std::string(info.name) + " on " + dtypes(in) +
+              " is not expressible by the code generator";
+        return Role::None;
+      case OpKind::Reduction: {
+        if (!codegen::expressible_reduction(nd.op, in[0], out)) {
+          why = std::string(info.name) + " on " + dtypes(in) +
+                " is not expressible by the code generator";
+          return Role::None;
+        }
+        if (trailing_axes(nd) < 0) {
+          why = "reduction over axes that are not the trailing ones";
+          return Role::None;
+        }
+        const ir::Shape& s = type(nd.inputs[0]).shape;
+        if (std::find(s.begin(), s.end(), 0) != s.end()) {
+          why = "reduction of an empty tensor";
+          return Role::None;
+        }
+        return Role::Reduction;
+      }
+      default:
+        why = std::string(info.name) + " (" + kind_name(info.kind) + ") is a fusion boundary";
+        return Role::None;
+    }
+  }
+
+  static std::string kind_name(OpKind k) {
+    switch (k) {
+      case OpKind::View:
+        return "view";
+      case OpKind::Movement:
+        return "data movement";
+      case OpKind::Matmul:
+        return "matmul";
+      case OpKind::Creation:
+        return "creation";
+      default:
+        return "not fusible";
+    }
+  }
+
+  static std::string dtypes(const std::vector<ir::DType>& ts) {
+    std::string s;
+    for (ir::DType t : ts) {
+      if (!s.empty()) s += ',';
+      s += ir::name(t);
+    }
+    return s;
+  }
+
+  // The group's outer shape: the domain with the reduced axes set to 1.
+  static ir::Shape outer_shape(const FusionGroup& grp) {
+    ir::Shape s = grp.domain;
+    for (size_t d = s.size() - static_cast<size_t>(grp.inner); d < s.size(); ++d) s[d] = 1;
+    return s;
+  }
+
+  bool fits(const FusionGroup& grp, uint32_t n, Role r) const {
+    if (r == Role::Reduction) {
+      const int k = trailing_axes(node(n));
+      return type(node(n).inputs[0]).shape == grp.domain && (grp.inner == 0 || grp.inner == k);
+    }
+    return shape(n) == grp.domain || (grp.inner > 0 && shape(n) == outer_shape(grp));
+  }
+
+  // Whether some node outside `members` that a member reads depends on a member: merging
+  // them into one kernel would then be a cycle. The search is bounded; past the bound the join
+  // is refused as if it were cyclic, so planning stays linear in the graph's size.
+  bool cyclic(const std::vector<uint32_t>& members, uint32_t first) {
+    ++epoch_;
+    for (uint32_t m : members) in_set_[m] = epoch_;
+    std::vector<uint32_t> stack;
+    for (uint32_t m : members) {
+      for (const ir::ValueRef& r : node(m).inputs) {
+        if (in_set_[r.node] != epoch_ && r.node >= first && seen_[r.node] != epoch_) {
+          seen_[r.node] = epoch_;
+          stack.push_back(r.node);
+        }
+      }
+    }
+    size_t visited = 0;
+    while (!stack.empty()) {
+      if (++visited > kCycleCheckBudget) return true;
+      const uint32_t x = stack.back();
+      stack.pop_back();
+      for (const ir::ValueRef& r : node(x).inputs) {
+        if (r.node < first || seen_[r.node] == epoch_) continue;
+        if (in_set_[r.node] == epoch_) return true;
+        seen_[r.node] = epoch_;
+        stack.push_back(r.node);
+      }
+    }
+    return false;
+  }
+
+  void visit(uint32_t n) {
+    if (node(n).op == Op::full || node(n).op == Op::input) return;
+    std::string why;
+    const Role r = role(n, why);
+    if (r == Role::None) {
+      result_.boundary[n] = why;
+      return;
+    }
+    // Candidate groups: those of n's producers that n fits, in input order, each once.
+    std::vector<int32_t> candidates;
+    for (const ir::ValueRef& in : node(n).inputs) {
+      const int32_t gid = result_.group_of[in.node];
+      if (gid == kNoGroup ||
+          std::find(candidates.begin(), candidates.end(), gid) != candidates.end())
+        continue;
+      if (fits(groups_[gid], n, r)) {
+        candidates.push_back(gid);
+      } else if (why.empty()) {
+        why = "shape " + ir::to_string(shape(n)) + " does not fit the iteration domain " +
+              ir::to_string(groups_[gid].domain) + " of its producer's group";
+      }
+    }
+    // Join the first candidate, then merge the others of the same domain when acyclic.
+    int32_t joined = kNoGroup;
+    for (int32_t gid : candidates) {
+      FusionGroup& grp = groups_[gid];
+      if (joined != kNoGroup) {
+        const FusionGroup& into = groups_[joined];
+        if (grp.domain != into.domain || grp.inner != into.inner) continue;
+      }
+      std::vector<uint32_t> members = grp.members;
+      if (joined != kNoGroup) {
+        members.insert(members.end(), groups_[joined].members.begin(),
+                       groups_[joined].members.end());
+      }
+      members.push_back(n);
+      if (members.size() > kMaxGroupNodes) {
+        if (why.empty()) why = "its producer's group reached the size limit of a kernel";
+        continue;
+      }
+      const uint32_t first = *std::min_element(members.begin(), members.end());
+      if (cyclic(members, first)) {
+        if (why.empty()) why = "joining its producer's group would make the plan cyclic";
+        continue;
+      }
+      if (joined == kNoGroup) {
+        joined = gid;
+      } else {
+        merge(gid, joined);
+      }
+    }
+    if (joined == kNoGroup) {
+      joined = static_cast<int32_t>(groups_.size());
+      FusionGroup grp;
+      if (r == Role::Reduction) {
+        grp.domain = type(node(n).inputs[0]).shape;
+      } else {
+        grp.domain = shape(n);
+      }
+      groups_.push_back(std::move(grp));
+      result_.boundary[n] = why;
+    }
+    FusionGroup& grp = groups_[joined];
+    if (r == Role::Reduction) grp.inner = trailing_axes(node(n));
+    grp.members.push_back(n);
+    result_.group_of[n] = joined;
+  }
+
+  void merge(int32_t from, int32_t into) {
+    for (uint32_t m : groups_[from].members) result_.group_of[m] = into;
+    std::vector<uint32_t>& dst = groups_[into].members;
+    dst.insert(dst.end(), groups_[from].members.begin(), groups_[from].members.end());
+    std::sort(dst.begin(), dst.end());
+    groups_[from].members.clear();
+  }
+
+  // Keeps groups of two or more nodes, renumbered in order of their first member.
+  void compact() {
+    std::vector<int32_t> renumber(groups_.size(), kNoGroup);
+    for (size_t i = 0; i < groups_.size(); ++i) {
+      if (groups_[i].members.size() < 2) continue;
+      renumber[i] = static_cast<int32_t>(result_.groups.size());
+      result_.groups.push_back(std::move(groups_[i]));
+    }
+    for (int32_t& gid : result_.group_of) {
+      if (gid != kNoGroup) gid = renumber[gid];
+    }
+  }
+
+  std::span<const ir::Node> nodes_;
+  const ir::TensorType& type(ir::ValueRef r) const { return nodes_[r.node].outputs[r.output]; }
+  const std::vector<bool>& needed_;
+  std::vector<FusionGroup> groups_;
+  FusionResult result_;
+  // Epoch stamps for cyclic(): no allocation per check.
+  std::vector<uint32_t> in_set_;
+  std::vector<uint32_t> seen_;
+  uint32_t epoch_ = 0;
+};
+
+}  // namespace
+
+FusionResult fuse(std::span<const ir::Node> nodes, const std::vector<bool>& needed) {
+  return Fuser(nodes, needed).run();
+}
+
+}  // namespace tensord::engine

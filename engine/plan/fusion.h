@@ -1,0 +1,51 @@
+// The fusion pass: which primitive nodes of a graph run together as one generated kernel.
+// It runs on the decomposed, simplified graph and knows nothing of backends; what a code
+// generator can express is codegen::expressible.
+//
+// The rule, and why peak memory cannot rise:
+//  - A group is a set of elementwise nodes (unary, binary, where, cast; broadcasting inputs)
+//    and reductions (sum, max, min over trailing axes) sharing one iteration domain: Row nodes
+//    have the domain's shape, Outer nodes its shape with the reduced axes set to 1.
+//  - A node joins the group of a producer when its shape fits that group's domain; else it
+//    starts its own group. Nothing is ever computed twice across groups (no node is
+//    duplicated, so an expensive producer is never recomputed per consumer) and a node whose
+//    shape is smaller than a producer's domain does not join it (it would be recomputed per
+//    broadcast element). Constants (`full`) are inlined into every group that reads them.
+//  - A group stores only the values that nodes outside it (or the caller) read: values the
+//    unfused plan stores too. Intermediates inside a group are never materialised, so the
+//    fused plan holds a subset of the unfused plan's buffers at every step.
+//  - Inside a group with reductions, a row's elementwise values are recomputed in each pass
+//    over the row (cheap arithmetic on data in cache) instead of being stored.
+//  - Groups of one non-constant node are dropped: the eager kernel runs them, no compile.
+//  - A join that would make the groups' dependency graph cyclic is refused, and so is one past
+//    512 nodes per group or past a bounded cycle search: planning stays linear in the graph's
+//    size and generated kernels stay quick to compile.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/ir/graph.h"
+
+namespace tensord::engine {
+
+struct FusionGroup {
+  std::vector<uint32_t> members;  // nodes in topological order, constants not included
+  ir::Shape domain;
+  int inner = 0;  // trailing dimensions of `domain` that reductions run over
+};
+
+struct FusionResult {
+  std::vector<FusionGroup> groups;
+  std::vector<int32_t> group_of;  // per node: its group, or -1
+  // Per node, why it is not in its producer's group ("" when it is, or has no producer that
+  // could fuse); explain shows these as the fusion boundaries.
+  std::vector<std::string> boundary;
+};
+
+// Groups the nodes `needed` marks. `nodes` are in topological order with inferred types.
+FusionResult fuse(std::span<const ir::Node> nodes, const std::vector<bool>& needed);
+
+}  // namespace tensord::engine

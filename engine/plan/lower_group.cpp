@@ -1,0 +1,219 @@
+#include "engine/plan/lower_group.h"
+
+#include <algorithm>
+
+#include "engine/ir/half.h"
+
+namespace tensord::engine {
+namespace {
+
+using codegen::Access;
+using codegen::Instr;
+using codegen::Level;
+
+// A constant as the kernel computes with it: rounded to its dtype first.
+double constant_value(const ir::Node& full) {
+  const double v = full.attrs.get_float(ir::Attr::value);
+  switch (full.outputs[0].dtype) {
+    case ir::DType::Bool:
+      return v != 0 ? 1.0 : 0.0;
+    case ir::DType::Float16:
+      return static_cast<float>(ir::Float16(static_cast<float>(v)));
+    case ir::DType::BFloat16:
+      return static_cast<float>(ir::BFloat16(static_cast<float>(v)));
+    case ir::DType::Float32:
+      return static_cast<double>(static_cast<float>(v));
+    default:
+      return v;
+  }
+}
+
+// Strides over the domain of a value of `shape` laid out with `strides`, broadcasting.
+std::vector<int64_t> domain_strides(const ir::Shape& domain, const ir::Shape& shape,
+                                    std::span<const int64_t> strides) {
+  std::vector<int64_t> out(domain.size(), 0);
+  const size_t lead = domain.size() - shape.size();
+  for (size_t d = 0; d < shape.size(); ++d) {
+    out[lead + d] = shape[d] == 1 ? 0 : strides[d];
+  }
+  return out;
+}
+
+bool inner_broadcast(const ir::Shape& domain, size_t outer, const ir::Shape& shape) {
+  const size_t lead = domain.size() - shape.size();
+  for (size_t d = outer; d < domain.size(); ++d) {
+    if (d >= lead && shape[d - lead] != 1) return false;
+  }
+  return true;
+}
+
+class Lowering {
+ public:
+  Lowering(std::span<const ir::Node> nodes, const FusionGroup& group) : nodes_(nodes) {
+    domain_ = group.domain;
+    shape_domain_ = group.domain;
+    const auto k = static_cast<size_t>(group.inner);
+    if (domain_.size() == k) domain_.insert(domain_.begin(), 1);  // a scalar outer loop
+    outer_ = domain_.size() - k;
+    inner_ = k;
+  }
+
+  FusedGroup run(const FusionGroup& group, std::span<const ir::ValueRef> inputs,
+                 std::span<const PlanValue* const> input_values,
+                 std::span<const uint32_t> outputs) && {
+    FusedGroup fg;
+    fg.members = group.members;
+    codegen::LoopKernel& k = fg.kernel;
+    std::vector<std::vector<int64_t>> strides;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const PlanValue& v = *input_values[i];
+      const bool outer = inner_ > 0 && inner_broadcast(domain_, outer_, v.type.shape);
+      k.inputs.push_back({v.type.dtype, outer ? Level::Outer : Level::Row, Access::Contiguous});
+      strides.push_back(domain_strides(domain_, v.type.shape, v.layout.strides));
+    }
+    std::vector<int32_t> value_of(nodes_.size(), -1);
+    for (uint32_t m : group.members) {
+      const ir::Node& n = nodes_[m];
+      Instr in;
+      in.op = n.op;
+      in.dtype = n.outputs[0].dtype;
+      const bool reduce = ir::op_info(n.op).kind == ir::OpKind::Reduction;
+      in.kind = reduce ? Instr::Kind::Reduce : Instr::Kind::Op;
+      in.level =
+          reduce || (inner_ > 0 && n.outputs[0].shape != shape_domain_) ? Level::Outer : Level::Row;
+      for (const ir::ValueRef& r : n.inputs) {
+        if (value_of[r.node] >= 0) {
+          in.args.push_back(static_cast<uint32_t>(value_of[r.node]));
+        } else if (nodes_[r.node].op == ir::Op::full) {
+          in.args.push_back(add_const(k, nodes_[r.node], value_of, r.node));
+        } else {
+          const auto it = std::find(inputs.begin(), inputs.end(), r);
+          in.args.push_back(
+              add_load(k, static_cast<uint32_t>(it - inputs.begin()), r.node, value_of));
+        }
+      }
+      value_of[m] = static_cast<int32_t>(k.body.size());
+      k.body.push_back(std::move(in));
+    }
+    for (uint32_t m : outputs) {
+      const Instr& in = k.body[value_of[m]];
+      k.outputs.push_back({in.dtype, in.level, Access::Contiguous});
+      k.results.push_back(static_cast<uint32_t>(value_of[m]));
+      strides.push_back(output_strides(in.level));
+    }
+    coalesce(k, strides, fg.launch);
+    fg.launch.constants = std::move(constants_);
+    return fg;
+  }
+
+ private:
+  uint32_t add_const(codegen::LoopKernel& k, const ir::Node& full, std::vector<int32_t>& value_of,
+                     uint32_t node) {
+    if (value_of[node] >= 0) return static_cast<uint32_t>(value_of[node]);
+    Instr c;
+    c.kind = Instr::Kind::Const;
+    c.dtype = full.outputs[0].dtype;
+    c.level = Level::Outer;
+    c.arg = static_cast<uint32_t>(constants_.size());
+    constants_.push_back(constant_value(full));
+    value_of[node] = static_cast<int32_t>(k.body.size());
+    k.body.push_back(c);
+    return static_cast<uint32_t>(value_of[node]);
+  }
+
+  uint32_t add_load(codegen::LoopKernel& k, uint32_t input, uint32_t node,
+                    std::vector<int32_t>& value_of) {
+    if (value_of[node] >= 0) return static_cast<uint32_t>(value_of[node]);
+    Instr l;
+    l.kind = Instr::Kind::Load;
+    l.arg = input;
+    l.dtype = k.inputs[input].dtype;
+    l.level = k.inputs[input].level;
+    value_of[node] = static_cast<int32_t>(k.body.size());
+    k.body.push_back(l);
+    return static_cast<uint32_t>(value_of[node]);
+  }
+
+  std::vector<int64_t> output_strides(Level level) const {
+    std::vector<int64_t> s(domain_.size(), 0);
+    int64_t step = 1;
+    for (size_t d = domain_.size(); d-- > 0;) {
+      if (level == Level::Outer && d >= outer_) continue;
+      s[d] = domain_[d] == 1 ? 0 : step;
+      step *= domain_[d];
+    }
+    return s;
+  }
+
+  // Drops size-1 dimensions and merges neighbours that every operand walks contiguously,
+  // within the outer and within the inner dimensions, keeping at least one of each.
+  void coalesce(codegen::LoopKernel& k, const std::vector<std::vector<int64_t>>& strides,
+                codegen::LaunchShape& launch) const {
+    const size_t ops = strides.size();
+    auto part = [&](size_t begin, size_t end, std::vector<size_t>& dims,
+                    std::vector<int64_t>& sizes, std::vector<std::vector<int64_t>>& st) {
+      const size_t first = sizes.size();
+      for (size_t d = begin; d < end; ++d) {
+        if (domain_[d] == 1) continue;
+        if (sizes.size() > first) {
+          bool mergeable = true;
+          for (size_t o = 0; o < ops; ++o) {
+            if (st[o].back() != strides[o][d] * domain_[d]) mergeable = false;
+          }
+          if (mergeable) {
+            sizes.back() *= domain_[d];
+            for (size_t o = 0; o < ops; ++o) st[o].back() = strides[o][d];
+            continue;
+          }
+        }
+        sizes.push_back(domain_[d]);
+        for (size_t o = 0; o < ops; ++o) st[o].push_back(strides[o][d]);
+        dims.push_back(d);
+      }
+      if (sizes.size() == first) {
+        sizes.push_back(1);
+        for (size_t o = 0; o < ops; ++o) st[o].push_back(0);
+      }
+      return sizes.size() - first;
+    };
+    std::vector<size_t> dims;
+    std::vector<int64_t> sizes;
+    std::vector<std::vector<int64_t>> st(ops);
+    k.outer_rank = static_cast<uint8_t>(part(0, outer_, dims, sizes, st));
+    k.inner_rank =
+        inner_ == 0 ? 0 : static_cast<uint8_t>(part(outer_, domain_.size(), dims, sizes, st));
+    launch.inner_rank = k.inner_rank;
+    launch.sizes = sizes;
+    launch.strides.clear();
+    for (size_t o = 0; o < ops; ++o) {
+      launch.strides.insert(launch.strides.end(), st[o].begin(), st[o].end());
+      codegen::Operand& op = o < k.inputs.size() ? k.inputs[o] : k.outputs[o - k.inputs.size()];
+      const int64_t last = st[o].back();
+      if (inner_ > 0 && op.level == Level::Outer) {
+        op.access = Access::Broadcast;
+      } else if (sizes.back() == 1 || last == 1) {
+        op.access = Access::Contiguous;
+      } else {
+        op.access = last == 0 ? Access::Broadcast : Access::Strided;
+      }
+    }
+  }
+
+  std::span<const ir::Node> nodes_;
+  ir::Shape domain_;        // with a leading 1 when every axis is reduced
+  ir::Shape shape_domain_;  // as the group's nodes see it
+  size_t outer_ = 0;
+  size_t inner_ = 0;
+  std::vector<double> constants_;
+};
+
+}  // namespace
+
+FusedGroup lower_group(std::span<const ir::Node> nodes, const FusionGroup& group,
+                       std::span<const ir::ValueRef> inputs,
+                       std::span<const PlanValue* const> input_values,
+                       std::span<const uint32_t> outputs) {
+  return Lowering(nodes, group).run(group, inputs, input_values, outputs);
+}
+
+}  // namespace tensord::engine

@@ -1,0 +1,21 @@
+// Lowering a fusion group to the loop IR, with this plan's sizes and strides as the launch.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "engine/plan/fusion.h"
+#include "engine/plan/plan.h"
+
+namespace tensord::engine {
+
+// `inputs` are the values the group reads from outside (not constants), `input_values` their
+// plan values (types and layouts); `outputs` the member nodes whose values leave the group,
+// each written contiguously. Dimensions every operand walks contiguously across are merged,
+// so the kernel's ranks are those of the layouts, not of the shapes.
+FusedGroup lower_group(std::span<const ir::Node> nodes, const FusionGroup& group,
+                       std::span<const ir::ValueRef> inputs,
+                       std::span<const PlanValue* const> input_values,
+                       std::span<const uint32_t> outputs);
+
+}  // namespace tensord::engine

@@ -1,0 +1,19 @@
+// Where the daemon leaves reproducers of runs that failed inside the engine (--repro-dir).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "server/log.h"
+#include "server/options.h"
+
+namespace tensord::server {
+
+// The directory: --repro-dir, else <kernel cache dir>/repro, else a directory under /tmp.
+std::string reproducer_dir(const Options& options, const std::string& kernel_cache_dir);
+
+// A sink for engine::EngineOptions::on_internal_error: writes each reproducer to a new file in
+// `dir` (under a temporary name, then renamed) and logs its path. Never throws.
+std::function<void(const std::string&)> reproducer_writer(std::string dir, Logger& log);
+
+}  // namespace tensord::server

@@ -1,0 +1,92 @@
+// Generated code: the same graph gives the same source and hash; sizes are arguments, so
+// shapes of one rank share a kernel; layouts that change the inner loop do not.
+#include <catch2/catch.hpp>
+
+#include "engine/codegen/emitter.h"
+#include "tests/unit/fusion/fusion_support.h"
+
+using namespace tensord;
+using namespace tensord::fusion_test;
+using ir::Attr;
+using ir::Op;
+
+namespace {
+
+std::vector<codegen::EmittedKernel> kernels_of(const TestGraph& g, ir::ValueRef out) {
+  FusedEngine f;
+  ir::Graph copy = g.graph;
+  const std::vector<ir::ValueRef> outs{out};
+  auto plan = f.engine.plan_for(copy, g.types, outs, engine::CompileMode::Default);
+  std::vector<codegen::EmittedKernel> k;
+  for (const engine::FusedGroup& grp : plan->groups)
+    k.push_back(codegen::CppEmitter{}.emit(grp.kernel));
+  return k;
+}
+
+TestGraph softmax_graph(const ir::Shape& shape, ir::ValueRef* out, bool transposed = false) {
+  TestGraph g;
+  ir::ValueRef x = g.input(shape);
+  if (transposed) x = g.add(Op::permute, {x}, {{Attr::dims, std::vector<int64_t>{1, 0}}});
+  *out = g.add(Op::softmax, {x}, {{Attr::axis, int64_t{-1}}});
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("the same graph generates the same source and hash", "[codegen]") {
+  ir::ValueRef y;
+  TestGraph g = softmax_graph({12, 40}, &y);
+  auto a = kernels_of(g, y);
+  auto b = kernels_of(g, y);
+  REQUIRE(a.size() == 1);
+  REQUIRE(b.size() == 1);
+  CHECK(a[0].source == b[0].source);
+  CHECK(a[0].hash == b[0].hash);
+  CHECK(a[0].name == "td_" + codegen::hex64(a[0].hash));
+  // No headers: the unit compiles in a fraction of a second.
+  CHECK(codegen::CppEmitter{}.unit(a).find("#include") == std::string::npos);
+}
+
+TEST_CASE("shapes of one rank share a kernel; a strided inner loop does not", "[codegen]") {
+  ir::ValueRef y1, y2, y3;
+  auto small = kernels_of(softmax_graph({3, 7}, &y1), y1);
+  auto large = kernels_of(softmax_graph({300, 1000}, &y2), y2);
+  auto strided = kernels_of(softmax_graph({50, 60}, &y3, true), y3);
+  REQUIRE(small.size() == 1);
+  REQUIRE(large.size() == 1);
+  REQUIRE(strided.size() == 1);
+  CHECK(small[0].source == large[0].source);
+  CHECK(small[0].source != strided[0].source);
+}
+
+TEST_CASE("constants are arguments: mean over different sizes shares a kernel", "[codegen]") {
+  auto mean_of = [](int64_t n) {
+    TestGraph g;
+    ir::ValueRef x = g.input({4, n});
+    ir::ValueRef y =
+        g.add(Op::mean, {g.add(Op::exp, {x})}, {{Attr::axes, std::vector<int64_t>{1}}});
+    return kernels_of(g, y);
+  };
+  auto a = mean_of(10);
+  auto b = mean_of(1000);
+  REQUIRE(a.size() == 1);
+  REQUIRE(b.size() == 1);
+  CHECK(a[0].source == b[0].source);
+}
+
+TEST_CASE("describe lists the loop IR", "[codegen]") {
+  codegen::LoopKernel k;
+  k.inputs.push_back({ir::DType::Float32, codegen::Level::Row, codegen::Access::Contiguous});
+  codegen::Instr load;
+  load.kind = codegen::Instr::Kind::Load;
+  k.body.push_back(load);
+  codegen::Instr e;
+  e.op = Op::exp;
+  e.args = {0};
+  k.body.push_back(e);
+  k.outputs.push_back({ir::DType::Float32, codegen::Level::Row, codegen::Access::Contiguous});
+  k.results = {1};
+  const std::string d = codegen::describe(k);
+  CHECK(d.find("%1 = exp %0 : float32 row") != std::string::npos);
+  CHECK(d.find("out0 = %1") != std::string::npos);
+}
