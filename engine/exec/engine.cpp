@@ -157,6 +157,5 @@ std::vector<TensorValue> Engine::run(ir::Graph graph, std::span<const TensorValu
     throw;
   }
 }
-}
 
 }  // namespace tensord::engine

@@ -37,12 +37,12 @@ Explanation explain(const std::vector<Tensor>& tensors, std::source_location loc
   for (unsigned i = 0; i < g.leaves.size(); ++i) {
     detail::TensorNode& leaf = *g.leaves[i].node;
     if (leaf.state == detail::TensorNode::State::Materialized) {
-      inputs[i].setTensor(leaf.remote);
-    } else if (leaf.host.size() <= inline_budget) {
-      inline_budget -= leaf.host.size();
+      inputs[i].setTensor(*leaf.remote);
+    } else if (leaf.host_bytes().size() <= inline_budget) {
+      inline_budget -= leaf.host_bytes().size();
       detail::write_inline(leaf, inputs[i].initInline());
     } else {
-      uploads.push_back(detail::upload(s, leaf.type, leaf.host));
+      uploads.push_back(detail::upload(s, leaf.type, leaf.host_bytes()));
       inputs[i].setTensor(uploads.back().tensor);
     }
   }

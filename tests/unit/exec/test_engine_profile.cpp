@@ -13,6 +13,7 @@
 
 namespace ir = tensord::ir;
 namespace profiler = tensord::profiler;
+using tensord::engine::CompileMode;
 using tensord::engine::Engine;
 using tensord::engine::RunProfile;
 using tensord::engine::TensorValue;
@@ -68,7 +69,8 @@ TEST_CASE("a profiled run traces every stage and step with the user's lines") {
   for (uint64_t request = 1; request <= 2; ++request) {
     profile.request = request;
     Program p;
-    auto out = engine.run(p.graph, std::vector{x}, std::vector{p.y}, &profile);
+    auto out =
+        engine.run(p.graph, std::vector{x}, std::vector{p.y}, CompileMode::Default, &profile);
     REQUIRE(out.size() == 1);
     CHECK(profile.ledger->totals().live_blocks == 1);  // the output only
   }
@@ -136,10 +138,10 @@ TEST_CASE("an unprofiled run records nothing, a stopped profiler neither") {
   TensorValue x =
       TensorValue::contiguous(backend.allocate(64 * 64 * 4), {ir::DType::Float32, {64, 64}});
   Program p;
-  engine.run(p.graph, std::vector{x}, std::vector{p.y}, &profile);
+  engine.run(p.graph, std::vector{x}, std::vector{p.y}, CompileMode::Default, &profile);
   profile.profiler->start({.trace = true, .memory = true});
   profile.profiler->stop();
-  engine.run(p.graph, std::vector{x}, std::vector{p.y}, &profile);
+  engine.run(p.graph, std::vector{x}, std::vector{p.y}, CompileMode::Default, &profile);
   CHECK(drain(*profile.profiler).records.empty());
   CHECK(profile.ledger->totals().allocs == 0);
 }
@@ -159,7 +161,7 @@ TEST_CASE("out of memory carries the report: what is live, top holders by line")
   auto huge =
       g.add(ir::Op::full, {}, full_attrs({int64_t{1} << 23, int64_t{1} << 23}, 2.0), {file, 21});
   try {
-    engine.run(g, {}, std::vector{small, huge}, &profile);
+    engine.run(g, {}, std::vector{small, huge}, CompileMode::Default, &profile);
     FAIL("a 256 TiB tensor was allocated");
   } catch (const tensord::Error& e) {
     CHECK(e.code() == tensord::ErrorCode::OutOfMemory);
