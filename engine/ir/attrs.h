@@ -35,7 +35,12 @@ namespace tensord::ir {
   X(max)                 \
   X(eps)                 \
   X(tanh)                \
-  X(normalized_ndim)
+  X(normalized_ndim)     \
+  X(alpha)               \
+  X(beta)                \
+  X(threshold)           \
+  X(negative_slope)      \
+  X(ord)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

@@ -245,6 +245,12 @@ std::vector<TensorType> infer_binary(Op op, const TensorType& a, const TensorTyp
     case Op::copysign:
       if (!is_floating(t)) t = kDefaultFloat;
       break;
+    case Op::nextafter:
+      if (!is_floating(t)) {
+        fail(ErrorCode::DType,
+             "nextafter takes floating-point inputs, got " + std::string(name(t)));
+      }
+      break;
     case Op::bitwise_and:
     case Op::bitwise_or:
     case Op::bitwise_xor:
@@ -343,6 +349,23 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::log_softmax:
     case Op::layer_norm:
       return infer_normalization(op, in, attrs);
+    case Op::lerp:
+    case Op::addcmul:
+    case Op::addcdiv:
+      return infer_pointwise3(op, in, attrs);
+    case Op::celu:
+    case Op::elu:
+    case Op::selu:
+    case Op::leaky_relu:
+    case Op::hardtanh:
+    case Op::hardsigmoid:
+    case Op::hardswish:
+    case Op::softplus:
+    case Op::softsign:
+    case Op::mish:
+    case Op::prelu:
+    case Op::glu:
+      return infer_activation(op, in, attrs);
     default:
       break;
   }

@@ -46,6 +46,13 @@ constexpr AttrSpec kAxis[] = {{Attr::axis, K::Int, req}};
 constexpr AttrSpec kPad[] = {{Attr::pads, K::Ints, req}, {Attr::value, K::Scalar, opt}};
 constexpr AttrSpec kLayerNorm[] = {{Attr::normalized_ndim, K::Int, req},
                                    {Attr::eps, K::Float, opt}};
+// Issue 4. addcmul/addcdiv: value scales the product or quotient.
+constexpr AttrSpec kValue[] = {{Attr::value, K::Scalar, opt}};
+constexpr AttrSpec kAlpha[] = {{Attr::alpha, K::Float, opt}};
+constexpr AttrSpec kLeakyRelu[] = {{Attr::negative_slope, K::Float, opt}};
+constexpr AttrSpec kHardtanh[] = {{Attr::min, K::Float, opt}, {Attr::max, K::Float, opt}};
+constexpr AttrSpec kSoftplus[] = {{Attr::beta, K::Float, opt}, {Attr::threshold, K::Float, opt}};
+constexpr AttrSpec kAxisOpt[] = {{Attr::axis, K::Int, opt}};
 
 constexpr std::span<const AttrSpec> attrs_of(Op op) {
   switch (op) {
@@ -106,6 +113,20 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
       return kPad;
     case Op::layer_norm:
       return kLayerNorm;
+    case Op::addcmul:
+    case Op::addcdiv:
+      return kValue;
+    case Op::celu:
+    case Op::elu:
+      return kAlpha;
+    case Op::leaky_relu:
+      return kLeakyRelu;
+    case Op::hardtanh:
+      return kHardtanh;
+    case Op::softplus:
+      return kSoftplus;
+    case Op::glu:
+      return kAxisOpt;
     default:
       return {};
   }

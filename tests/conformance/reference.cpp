@@ -196,6 +196,25 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
       return ref_movement(op, in, attrs);
     case Op::matmul:
       return ref_matmul(in[0], in[1]);
+    case Op::nextafter:
+      return ref_nextafter(in[0], in[1]);
+    case Op::lerp:
+    case Op::addcmul:
+    case Op::addcdiv:
+      return ref_pointwise3(op, in, attrs);
+    case Op::celu:
+    case Op::elu:
+    case Op::selu:
+    case Op::leaky_relu:
+    case Op::hardtanh:
+    case Op::hardsigmoid:
+    case Op::hardswish:
+    case Op::softplus:
+    case Op::softsign:
+    case Op::mish:
+    case Op::prelu:
+    case Op::glu:
+      return ref_activation(op, in, attrs);
     case Op::input:
       break;
   }

@@ -33,6 +33,11 @@ Expected ref_binary(ir::Op op, const RefTensor& a, const RefTensor& b);
 Expected ref_unary_math(ir::Op op, const RefTensor& x);
 Expected ref_binary_math(ir::Op op, const RefTensor& a, const RefTensor& b);
 Expected ref_nan_to_num(const RefTensor& x, const ir::Attrs& attrs);
+// Issue 4: nextafter, lerp/addcmul/addcdiv (reference_pointwise.cpp), the activations
+// (reference_activation.cpp).
+Expected ref_nextafter(const RefTensor& a, const RefTensor& b);
+Expected ref_pointwise3(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+Expected ref_activation(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
 Expected ref_where(const RefTensor& cond, const RefTensor& a, const RefTensor& b);
 Expected ref_reduce(ir::Op op, const RefTensor& x, const ir::Attrs& attrs);
 Expected ref_normalize(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);

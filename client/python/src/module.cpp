@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "client/python/src/locations.h"
+#include "client/python/src/ops_bindings.h"
 #include "tensord/client.h"
 
 namespace py = pybind11;
@@ -387,4 +388,5 @@ PYBIND11_MODULE(_tensord, m) {
   tensord::python::bind_types(m);
   tensord::python::bind_elementwise(m);
   tensord::python::bind_structural(m);
+  tensord::python::bind_ops(m);
 }

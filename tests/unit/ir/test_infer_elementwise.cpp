@@ -131,6 +131,12 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
       case Op::layer_norm:
         attrs = {{Attr::normalized_ndim, int64_t{1}}};
         break;
+      case Op::prelu:
+        inputs[1] = F32({3});
+        break;
+      case Op::glu:
+        attrs = {{Attr::axis, int64_t{0}}};
+        break;
       case Op::bitwise_not:
       case Op::bitwise_and:
       case Op::bitwise_or:

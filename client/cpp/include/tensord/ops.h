@@ -86,6 +86,34 @@ Tensor bitwise_or(const Operand& a, const Operand& b, Loc loc = Loc::current());
 Tensor bitwise_xor(const Operand& a, const Operand& b, Loc loc = Loc::current());
 Tensor bitwise_left_shift(const Operand& a, const Operand& b, Loc loc = Loc::current());
 Tensor bitwise_right_shift(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// nextafter: the next float after a toward b, on a's dtype's grid (floats only). lerp(a, b, w) =
+// a + w (b - a), PyTorch's form (exact at w = 0 and 1; floats only). addcmul/addcdiv: x + value
+// * t1 * t2 (or / t2; addcdiv floats only). All broadcast; the dtype promotes all inputs.
+Tensor nextafter(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor lerp(const Operand& a, const Operand& b, const Operand& weight, Loc loc = Loc::current());
+Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value = 1,
+               Loc loc = Loc::current());
+Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value = 1,
+               Loc loc = Loc::current());
+
+// Activations (docs/ops.md): integer or bool input gives float32, like gelu.
+Tensor elu(const Tensor& x, double alpha = 1.0, Loc loc = Loc::current());
+Tensor celu(const Tensor& x, double alpha = 1.0, Loc loc = Loc::current());
+Tensor selu(const Tensor& x, Loc loc = Loc::current());
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01, Loc loc = Loc::current());
+Tensor hardtanh(const Tensor& x, double min_val = -1.0, double max_val = 1.0,
+                Loc loc = Loc::current());
+Tensor hardsigmoid(const Tensor& x, Loc loc = Loc::current());
+Tensor hardswish(const Tensor& x, Loc loc = Loc::current());
+// x when beta * x > threshold, else log1p(exp(beta x)) / beta.
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0,
+                Loc loc = Loc::current());
+Tensor softsign(const Tensor& x, Loc loc = Loc::current());
+Tensor mish(const Tensor& x, Loc loc = Loc::current());
+// weight: one element, or one per channel (axis 1 of x).
+Tensor prelu(const Tensor& x, const Tensor& weight, Loc loc = Loc::current());
+// first half of `axis` * sigmoid(second half); the axis size must be even.
+Tensor glu(const Tensor& x, int64_t axis = -1, Loc loc = Loc::current());
 
 // Elementwise, broadcasting. A number operand is a weak scalar: it takes the other operand's
 // dtype when of the same kind (int8 tensor + 1 is int8), see ir::promote_with_scalar.

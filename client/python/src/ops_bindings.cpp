@@ -1,0 +1,110 @@
+// Bindings of issue 4's ops (docs/ops.md): the C++ client's functions, each taking the Python
+// caller's location. Recording errors become the builtin exception of their kind, as in
+// module.cpp (ValueError for shapes, TypeError for dtypes).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <source_location>
+#include <vector>
+
+#include "client/python/src/ops_bindings.h"
+#include "tensord/client.h"
+
+namespace py = pybind11;
+
+namespace tensord::python {
+namespace {
+
+using Loc = std::source_location;
+
+template <typename F>
+Tensor recorded(F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    switch (e.code()) {
+      case ErrorCode::DType:
+        throw py::type_error(e.what());
+      case ErrorCode::Shape:
+      case ErrorCode::InvalidGraph:
+        throw py::value_error(e.what());
+      default:
+        throw;
+    }
+  }
+}
+
+Scalar scalar_of(py::handle h) {
+  if (PyBool_Check(h.ptr())) return Scalar(h.cast<bool>());
+  if (PyLong_Check(h.ptr())) return Scalar(h.cast<int64_t>());
+  return Scalar(h.cast<double>());
+}
+
+// A tensor or a Python number (a weak scalar).
+struct Arg {
+  explicit Arg(py::handle h) {
+    if (py::isinstance<Tensor>(h))
+      tensor = h.cast<Tensor>();
+    else
+      scalar = scalar_of(h);
+  }
+  Operand at(Loc loc) const { return tensor ? Operand(*tensor, loc) : Operand(*scalar, loc); }
+  std::optional<Tensor> tensor;
+  std::optional<Scalar> scalar;
+};
+
+void bind_pointwise(py::module_& m) {
+  m.def("nextafter", [](py::handle a, py::handle b, Loc loc) {
+    Arg x(a), y(b);
+    return recorded([&] { return tensord::nextafter(x.at(loc), y.at(loc), loc); });
+  });
+  m.def("lerp", [](py::handle a, py::handle b, py::handle w, Loc loc) {
+    Arg x(a), y(b), z(w);
+    return recorded([&] { return tensord::lerp(x.at(loc), y.at(loc), z.at(loc), loc); });
+  });
+  m.def("addcmul", [](const Tensor& x, const Tensor& a, const Tensor& b, py::handle v, Loc loc) {
+    return recorded([&] { return tensord::addcmul(x, a, b, scalar_of(v), loc); });
+  });
+  m.def("addcdiv", [](const Tensor& x, const Tensor& a, const Tensor& b, py::handle v, Loc loc) {
+    return recorded([&] { return tensord::addcdiv(x, a, b, scalar_of(v), loc); });
+  });
+}
+
+#define TENSORD_BIND_UNARY(name) \
+  m.def(#name,                   \
+        [](const Tensor& x, Loc loc) { return recorded([&] { return tensord::name(x, loc); }); })
+#define TENSORD_BIND_UNARY_1(name, Arg1)                       \
+  m.def(#name, [](const Tensor& x, Arg1 a, Loc loc) {          \
+    return recorded([&] { return tensord::name(x, a, loc); }); \
+  })
+#define TENSORD_BIND_UNARY_2(name, Arg1, Arg2)                    \
+  m.def(#name, [](const Tensor& x, Arg1 a, Arg2 b, Loc loc) {     \
+    return recorded([&] { return tensord::name(x, a, b, loc); }); \
+  })
+
+void bind_activations(py::module_& m) {
+  TENSORD_BIND_UNARY_1(elu, double);
+  TENSORD_BIND_UNARY_1(celu, double);
+  TENSORD_BIND_UNARY(selu);
+  TENSORD_BIND_UNARY_1(leaky_relu, double);
+  TENSORD_BIND_UNARY_2(hardtanh, double, double);
+  TENSORD_BIND_UNARY(hardsigmoid);
+  TENSORD_BIND_UNARY(hardswish);
+  TENSORD_BIND_UNARY_2(softplus, double, double);
+  TENSORD_BIND_UNARY(softsign);
+  TENSORD_BIND_UNARY(mish);
+  TENSORD_BIND_UNARY_1(glu, int64_t);
+  m.def("prelu", [](const Tensor& x, const Tensor& w, Loc loc) {
+    return recorded([&] { return tensord::prelu(x, w, loc); });
+  });
+}
+
+}  // namespace
+
+void bind_ops(py::module_& m) {
+  bind_pointwise(m);
+  bind_activations(m);
+}
+
+}  // namespace tensord::python

@@ -1,0 +1,31 @@
+// Which family of decompose_*.cpp expands each composite of issue 4.
+#include "engine/ir/expansion.h"
+
+namespace tensord::ir {
+
+ValueRef expand_issue4(Expansion& e, const Node& node, std::span<const ValueRef> in) {
+  switch (node.op) {
+    case Op::lerp:
+    case Op::addcmul:
+    case Op::addcdiv:
+      return expand_pointwise(e, node, in);
+    case Op::celu:
+    case Op::elu:
+    case Op::selu:
+    case Op::leaky_relu:
+    case Op::hardtanh:
+    case Op::hardsigmoid:
+    case Op::hardswish:
+    case Op::softplus:
+    case Op::softsign:
+    case Op::mish:
+    case Op::prelu:
+    case Op::glu:
+      return expand_activation(e, node, in);
+    default:
+      break;
+  }
+  throw Error(ErrorCode::Internal, "no decomposition for " + std::string(name(node.op)));
+}
+
+}  // namespace tensord::ir

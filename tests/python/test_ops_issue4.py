@@ -1,0 +1,59 @@
+"""Issue 4's ops through the Python namespace against NumPy formulas (the conformance table
+checks every dtype and edge; this checks the bindings and their arguments)."""
+import numpy as np
+import pytest
+
+import tensord as td
+from test_interop import random_values
+
+
+def check(got, want, rtol=1e-5, atol=1e-6):
+    np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def softplus(a, beta=1.0, threshold=20.0):
+    return np.where(a * beta > threshold, a, np.log1p(np.exp(a * beta)) / beta)
+
+
+ACTIVATIONS = {
+    "elu": (lambda x: td.elu(x, alpha=0.5), lambda a: np.where(a > 0, a, 0.5 * np.expm1(a))),
+    "celu": (lambda x: td.celu(x, 2.0), lambda a: np.where(a > 0, a, 2 * np.expm1(a / 2))),
+    "leaky_relu": (lambda x: td.leaky_relu(x, 0.2), lambda a: np.where(a > 0, a, 0.2 * a)),
+    "hardtanh": (lambda x: td.hardtanh(x, -0.5, 2.0), lambda a: np.clip(a, -0.5, 2.0)),
+    "hardsigmoid": (td.hardsigmoid, lambda a: np.clip(a + 3, 0, 6) / 6),
+    "hardswish": (td.hardswish, lambda a: a * np.clip(a + 3, 0, 6) / 6),
+    "softplus": (lambda x: td.softplus(x, beta=2.0, threshold=5.0),
+                 lambda a: softplus(a, 2.0, 5.0)),
+    "softsign": (td.softsign, lambda a: a / (1 + np.abs(a))),
+    "mish": (td.mish, lambda a: a * np.tanh(np.log1p(np.exp(a)))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+@pytest.mark.parametrize("shape", [(), (0,), (3, 4)])
+def test_activations(name, shape):
+    ours, theirs = ACTIVATIONS[name]
+    a = random_values(shape, np.float32, seed=sum(map(ord, name)))
+    check(ours(td.asarray(a)), theirs(a.astype(np.float64)))
+
+
+def test_prelu_glu_selu():
+    a = random_values((2, 3, 4), np.float32, seed=1)
+    w = np.array([0.1, 0.2, 0.3], np.float32)
+    check(td.prelu(td.asarray(a), td.asarray(w)), np.where(a > 0, a, w[:, None] * a))
+    first, second = a[..., :2], a[..., 2:]
+    check(td.glu(td.asarray(a)), first / (1 + np.exp(-second)))
+    with pytest.raises(ValueError, match="odd"):
+        td.glu(td.asarray(a), axis=1)
+
+
+def test_pointwise():
+    a = random_values((5,), np.float32, seed=2)
+    b = random_values((5,), np.float32, seed=3)
+    check(td.nextafter(td.asarray(a), td.asarray(b)), np.nextafter(a, b), rtol=0, atol=0)
+    check(td.lerp(td.asarray(a), td.asarray(b), 0.25), a + 0.25 * (b - a))
+    check(td.addcmul(td.asarray(a), td.asarray(a), td.asarray(b), value=0.5), a + 0.5 * a * b)
+    check(td.addcdiv(td.asarray(a), td.asarray(a), td.asarray(b) + 10, value=2),
+          a + 2 * a / (b + 10))
+    with pytest.raises(TypeError, match="floating-point"):
+        td.nextafter(td.asarray(np.arange(3)), td.asarray(np.arange(3)))
