@@ -40,7 +40,12 @@ namespace tensord::ir {
   X(beta)                \
   X(threshold)           \
   X(negative_slope)      \
-  X(ord)
+  X(ord)                 \
+  X(reduction)           \
+  X(ignore_index)        \
+  X(label_smoothing)     \
+  X(delta)               \
+  X(log_target)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

@@ -22,6 +22,28 @@ ValueRef expand_issue4(Expansion& e, const Node& node, std::span<const ValueRef>
     case Op::prelu:
     case Op::glu:
       return expand_activation(e, node, in);
+    case Op::all:
+    case Op::any:
+    case Op::count_nonzero:
+    case Op::amax:
+    case Op::amin:
+    case Op::nansum:
+    case Op::nanmean:
+    case Op::std:
+    case Op::logsumexp:
+    case Op::norm:
+      return expand_reduction(e, node, in);
+    case Op::mse_loss:
+    case Op::l1_loss:
+    case Op::smooth_l1_loss:
+    case Op::huber_loss:
+    case Op::binary_cross_entropy:
+    case Op::binary_cross_entropy_with_logits:
+    case Op::kl_div:
+    case Op::cross_entropy:
+    case Op::nll_loss:
+    case Op::cosine_similarity:
+      return expand_loss(e, node, in);
     default:
       break;
   }

@@ -49,6 +49,8 @@ class Expansion {
     return add(op, {x}, {{Attr::axes, axes}, {Attr::keepdim, keepdim}});
   }
   ValueRef where(ValueRef cond, ValueRef a, ValueRef b) { return add(Op::where, {cond, a, b}); }
+  // Any op: a composite (log_softmax inside cross_entropy) is expanded on the spot.
+  ValueRef call(Op op, std::vector<ValueRef> inputs, Attrs attrs = {});
   ValueRef reshape(ValueRef x, Shape shape) {
     return add(Op::reshape, {x}, {{Attr::shape, std::move(shape)}});
   }
@@ -80,5 +82,18 @@ inline int64_t count_of(AxisMask mask, const Shape& shape) {
 ValueRef expand_issue4(Expansion& e, const Node& node, std::span<const ValueRef> in);
 ValueRef expand_pointwise(Expansion& e, const Node& node, std::span<const ValueRef> in);
 ValueRef expand_activation(Expansion& e, const Node& node, std::span<const ValueRef> in);
+ValueRef expand_reduction(Expansion& e, const Node& node, std::span<const ValueRef> in);
+ValueRef expand_loss(Expansion& e, const Node& node, std::span<const ValueRef> in);
+// Every composite (decompose.cpp), for Expansion::call.
+ValueRef expand_any(Expansion& e, const Node& node, std::span<const ValueRef> in);
+
+inline ValueRef Expansion::call(Op op, std::vector<ValueRef> inputs, Attrs attrs) {
+  if (op_info(op).kind != OpKind::Composite) return add(op, std::move(inputs), std::move(attrs));
+  std::vector<const TensorType*> types;
+  for (ValueRef v : inputs) types.push_back(&type(v));
+  Node node{op, std::move(inputs), std::move(attrs), {}, loc_};
+  node.outputs = infer(op, types, node.attrs);
+  return expand_any(*this, node, node.inputs);
+}
 
 }  // namespace tensord::ir

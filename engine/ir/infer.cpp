@@ -366,6 +366,32 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::prelu:
     case Op::glu:
       return infer_activation(op, in, attrs);
+    case Op::all:
+    case Op::any:
+    case Op::count_nonzero:
+    case Op::amax:
+    case Op::amin:
+    case Op::nansum:
+    case Op::nanmean:
+    case Op::std:
+    case Op::logsumexp:
+    case Op::norm:
+      return infer_reduction_more(op, *in[0], attrs);
+    case Op::cumsum:
+    case Op::cumprod:
+    case Op::logcumsumexp:
+      return infer_scan(op, *in[0], attrs);
+    case Op::mse_loss:
+    case Op::l1_loss:
+    case Op::smooth_l1_loss:
+    case Op::huber_loss:
+    case Op::binary_cross_entropy:
+    case Op::binary_cross_entropy_with_logits:
+    case Op::kl_div:
+    case Op::cross_entropy:
+    case Op::nll_loss:
+    case Op::cosine_similarity:
+      return infer_loss(op, in, attrs);
     default:
       break;
   }

@@ -38,5 +38,8 @@ std::vector<TensorType> infer_normalization(Op op, Inputs in, const Attrs& attrs
 // Issue 4 (infer_issue4.cpp).
 std::vector<TensorType> infer_pointwise3(Op op, Inputs in, const Attrs& attrs);
 std::vector<TensorType> infer_activation(Op op, Inputs in, const Attrs& attrs);
+std::vector<TensorType> infer_reduction_more(Op op, const TensorType& x, const Attrs& attrs);
+std::vector<TensorType> infer_scan(Op op, const TensorType& x, const Attrs& attrs);
+std::vector<TensorType> infer_loss(Op op, Inputs in, const Attrs& attrs);  // infer_losses.cpp
 
 }  // namespace tensord::ir::detail

@@ -1,4 +1,7 @@
-// Inference of issue 4's composites: lerp, addcmul, addcdiv and the activations (docs/ops.md).
+// Inference of issue 4's ops: lerp, addcmul, addcdiv, the activations, the reductions and
+// the scans (docs/ops.md). The losses are in infer_losses.cpp.
+#include <cmath>
+
 #include "engine/ir/axes.h"
 #include "engine/ir/infer_internal.h"
 
@@ -52,6 +55,54 @@ std::vector<TensorType> infer_activation(Op op, Inputs in, const Attrs& attrs) {
     shape[axis] /= 2;
     return result(t, std::move(shape));
   }
+  return result(t, x.shape);
+}
+
+std::vector<TensorType> infer_reduction_more(Op op, const TensorType& x, const Attrs& attrs) {
+  if (op == Op::amax || op == Op::amin) {
+    return infer_reduction(op == Op::amax ? Op::max : Op::min, x, attrs);
+  }
+  std::vector<TensorType> out = infer_reduction(Op::sum, x, attrs);  // axes checks and shape
+  DType t = x.dtype;
+  switch (op) {
+    case Op::all:
+    case Op::any:
+      t = DType::Bool;
+      break;
+    case Op::count_nonzero:
+      t = DType::Int64;
+      break;
+    case Op::nansum:
+      if (!is_floating(t)) t = kDefaultInt;
+      break;
+    case Op::logsumexp:
+      if (!is_floating(t)) t = kDefaultFloat;
+      break;
+    default:  // nanmean, std, norm
+      require_floating(op, t);
+      break;
+  }
+  if (op == Op::norm) {
+    const double p = attrs.get_float(Attr::ord, 2.0);
+    if (std::isnan(p)) fail(ErrorCode::Shape, "norm's ord is NaN");
+    const AxisMask mask = reduction_axes(attrs, x.rank());
+    for (int64_t d = 0; std::isinf(p) && d < x.rank(); ++d) {
+      if (has_axis(mask, d) && x.shape[d] == 0) {
+        fail(ErrorCode::Shape, "norm with ord " + std::string(p > 0 ? "inf" : "-inf") +
+                                   " over axis " + std::to_string(d) + " of size 0 in shape " +
+                                   to_string(x.shape) + " has no identity");
+      }
+    }
+  }
+  out[0].dtype = t;
+  return out;
+}
+
+std::vector<TensorType> infer_scan(Op op, const TensorType& x, const Attrs& attrs) {
+  if (x.rank() == 0) fail(ErrorCode::Shape, std::string(name(op)) + " needs a tensor of rank >= 1");
+  normalize_axis(attrs.get_int(Attr::axis), x.rank());
+  DType t = x.dtype;
+  if (!is_floating(t)) t = op == Op::logcumsumexp ? kDefaultFloat : kDefaultInt;
   return result(t, x.shape);
 }
 

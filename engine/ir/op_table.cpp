@@ -53,6 +53,18 @@ constexpr AttrSpec kLeakyRelu[] = {{Attr::negative_slope, K::Float, opt}};
 constexpr AttrSpec kHardtanh[] = {{Attr::min, K::Float, opt}, {Attr::max, K::Float, opt}};
 constexpr AttrSpec kSoftplus[] = {{Attr::beta, K::Float, opt}, {Attr::threshold, K::Float, opt}};
 constexpr AttrSpec kAxisOpt[] = {{Attr::axis, K::Int, opt}};
+constexpr AttrSpec kNorm[] = {
+    {Attr::axes, K::Ints, opt}, {Attr::keepdim, K::Bool, opt}, {Attr::ord, K::Float, opt}};
+// Losses: reduction 0 none, 1 mean (default), 2 sum (kl_div: 3 batchmean).
+constexpr AttrSpec kLoss[] = {{Attr::reduction, K::Int, opt}};
+constexpr AttrSpec kSmoothL1[] = {{Attr::reduction, K::Int, opt}, {Attr::beta, K::Float, opt}};
+constexpr AttrSpec kHuber[] = {{Attr::reduction, K::Int, opt}, {Attr::delta, K::Float, opt}};
+constexpr AttrSpec kKlDiv[] = {{Attr::reduction, K::Int, opt}, {Attr::log_target, K::Bool, opt}};
+constexpr AttrSpec kCrossEntropy[] = {{Attr::reduction, K::Int, opt},
+                                      {Attr::ignore_index, K::Int, opt},
+                                      {Attr::label_smoothing, K::Float, opt}};
+constexpr AttrSpec kNll[] = {{Attr::reduction, K::Int, opt}, {Attr::ignore_index, K::Int, opt}};
+constexpr AttrSpec kCosine[] = {{Attr::axis, K::Int, opt}, {Attr::eps, K::Float, opt}};
 
 constexpr std::span<const AttrSpec> attrs_of(Op op) {
   switch (op) {
@@ -127,6 +139,40 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
       return kSoftplus;
     case Op::glu:
       return kAxisOpt;
+    case Op::all:
+    case Op::any:
+    case Op::count_nonzero:
+    case Op::amax:
+    case Op::amin:
+    case Op::nansum:
+    case Op::nanmean:
+    case Op::logsumexp:
+      return kReduce;
+    case Op::std:
+      return kVar;
+    case Op::norm:
+      return kNorm;
+    case Op::cumsum:
+    case Op::cumprod:
+    case Op::logcumsumexp:
+      return kAxis;
+    case Op::mse_loss:
+    case Op::l1_loss:
+    case Op::binary_cross_entropy:
+    case Op::binary_cross_entropy_with_logits:
+      return kLoss;
+    case Op::smooth_l1_loss:
+      return kSmoothL1;
+    case Op::huber_loss:
+      return kHuber;
+    case Op::kl_div:
+      return kKlDiv;
+    case Op::cross_entropy:
+      return kCrossEntropy;
+    case Op::nll_loss:
+      return kNll;
+    case Op::cosine_similarity:
+      return kCosine;
     default:
       return {};
   }

@@ -215,6 +215,32 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::prelu:
     case Op::glu:
       return ref_activation(op, in, attrs);
+    case Op::all:
+    case Op::any:
+    case Op::count_nonzero:
+    case Op::amax:
+    case Op::amin:
+    case Op::nansum:
+    case Op::nanmean:
+    case Op::std:
+    case Op::logsumexp:
+    case Op::norm:
+      return ref_reduce_more(op, in[0], attrs);
+    case Op::cumsum:
+    case Op::cumprod:
+    case Op::logcumsumexp:
+      return ref_scan(op, in[0], attrs);
+    case Op::mse_loss:
+    case Op::l1_loss:
+    case Op::smooth_l1_loss:
+    case Op::huber_loss:
+    case Op::binary_cross_entropy:
+    case Op::binary_cross_entropy_with_logits:
+    case Op::kl_div:
+    case Op::cross_entropy:
+    case Op::nll_loss:
+    case Op::cosine_similarity:
+      return ref_loss(op, in, attrs);
     case Op::input:
       break;
   }

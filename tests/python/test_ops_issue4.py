@@ -57,3 +57,32 @@ def test_pointwise():
           a + 2 * a / (b + 10))
     with pytest.raises(TypeError, match="floating-point"):
         td.nextafter(td.asarray(np.arange(3)), td.asarray(np.arange(3)))
+
+
+def test_reductions_and_scans():
+    a = random_values((4, 5), np.float32, seed=4)
+    x = td.asarray(a)
+    m = a.astype(np.float64).max(axis=1, keepdims=True)
+    check(td.logsumexp(x, axis=1), (m + np.log(np.exp(a - m).sum(axis=1, keepdims=True)))[:, 0])
+    check(td.norm(x, 3, axis=1), np.sum(np.abs(a.astype(np.float64)) ** 3, axis=1) ** (1 / 3))
+    check(td.amax(x, axis=0, keepdims=True), a.max(axis=0, keepdims=True))
+    check(td.nanmean(x), np.nanmean(a))
+    check(td.cumsum(x, 1), np.cumsum(a, axis=1))
+    check(td.cumulative_prod(x, axis=0, include_initial=True),
+          np.concatenate([np.ones((1, 5)), np.cumprod(a, axis=0)]))
+    check(td.logcumsumexp(x, 0), np.logaddexp.accumulate(a.astype(np.float64), axis=0))
+
+
+def test_losses():
+    a = random_values((6, 4), np.float32, seed=5)
+    b = random_values((6, 4), np.float32, seed=6)
+    x, y = td.asarray(a), td.asarray(b)
+    check(td.mse_loss(x, y), np.mean((a - b) ** 2))
+    check(td.l1_loss(x, y, reduction="sum"), np.sum(np.abs(a - b)), rtol=1e-4)
+    target = np.array([0, 3, 1, 2, 3, 0])
+    logp = a - np.log(np.exp(a).sum(axis=1, keepdims=True))
+    check(td.cross_entropy(x, td.asarray(target)), -np.mean(logp[np.arange(6), target]))
+    check(td.nll_loss(x, td.asarray(target), ignore_index=3, reduction="none"),
+          np.where(target == 3, 0, -a[np.arange(6), target]))
+    with pytest.raises(ValueError, match="reduction"):
+        td.mse_loss(x, y, reduction="avg")

@@ -100,11 +100,84 @@ void bind_activations(py::module_& m) {
   });
 }
 
+Axes axes_of(const std::optional<std::vector<int64_t>>& axes) {
+  return axes ? Axes(*axes) : Axes::all();
+}
+
+#define TENSORD_BIND_REDUCE(name)                                                               \
+  m.def(#name,                                                                                  \
+        [](const Tensor& x, std::optional<std::vector<int64_t>> axes, bool keepdims, Loc loc) { \
+          return recorded([&] { return tensord::name(x, axes_of(axes), keepdims, loc); });      \
+        })
+
+void bind_reductions(py::module_& m) {
+  TENSORD_BIND_REDUCE(all);
+  TENSORD_BIND_REDUCE(any);
+  TENSORD_BIND_REDUCE(count_nonzero);
+  TENSORD_BIND_REDUCE(amax);
+  TENSORD_BIND_REDUCE(amin);
+  TENSORD_BIND_REDUCE(nansum);
+  TENSORD_BIND_REDUCE(nanmean);
+  TENSORD_BIND_REDUCE(logsumexp);
+  m.def("std_dev", [](const Tensor& x, std::optional<std::vector<int64_t>> axes, double correction,
+                      bool keepdims, Loc loc) {
+    return recorded([&] { return tensord::std_dev(x, axes_of(axes), correction, keepdims, loc); });
+  });
+  m.def("norm", [](const Tensor& x, double ord, std::optional<std::vector<int64_t>> axes,
+                   bool keepdims, Loc loc) {
+    return recorded([&] { return tensord::norm(x, ord, axes_of(axes), keepdims, loc); });
+  });
+  TENSORD_BIND_UNARY_1(cumsum, int64_t);
+  TENSORD_BIND_UNARY_1(cumprod, int64_t);
+  TENSORD_BIND_UNARY_1(logcumsumexp, int64_t);
+}
+
+void bind_losses(py::module_& m) {
+  using R = Reduction;
+  auto code = [](int64_t r) { return static_cast<R>(r); };
+  m.def("mse_loss", [code](const Tensor& x, const Tensor& y, int64_t r, Loc loc) {
+    return recorded([&] { return tensord::mse_loss(x, y, code(r), loc); });
+  });
+  m.def("l1_loss", [code](const Tensor& x, const Tensor& y, int64_t r, Loc loc) {
+    return recorded([&] { return tensord::l1_loss(x, y, code(r), loc); });
+  });
+  m.def("smooth_l1_loss",
+        [code](const Tensor& x, const Tensor& y, int64_t r, double beta, Loc loc) {
+          return recorded([&] { return tensord::smooth_l1_loss(x, y, code(r), beta, loc); });
+        });
+  m.def("huber_loss", [code](const Tensor& x, const Tensor& y, int64_t r, double delta, Loc loc) {
+    return recorded([&] { return tensord::huber_loss(x, y, code(r), delta, loc); });
+  });
+  m.def("binary_cross_entropy", [code](const Tensor& x, const Tensor& y, int64_t r, Loc loc) {
+    return recorded([&] { return tensord::binary_cross_entropy(x, y, code(r), loc); });
+  });
+  m.def("binary_cross_entropy_with_logits", [code](const Tensor& x, const Tensor& y, int64_t r,
+                                                   Loc loc) {
+    return recorded([&] { return tensord::binary_cross_entropy_with_logits(x, y, code(r), loc); });
+  });
+  m.def("kl_div", [code](const Tensor& x, const Tensor& y, int64_t r, bool log_target, Loc loc) {
+    return recorded([&] { return tensord::kl_div(x, y, code(r), log_target, loc); });
+  });
+  m.def("cross_entropy", [code](const Tensor& x, const Tensor& y, int64_t r, int64_t ignore,
+                                double smoothing, Loc loc) {
+    return recorded([&] { return tensord::cross_entropy(x, y, code(r), ignore, smoothing, loc); });
+  });
+  m.def("nll_loss", [code](const Tensor& x, const Tensor& y, int64_t r, int64_t ignore, Loc loc) {
+    return recorded([&] { return tensord::nll_loss(x, y, code(r), ignore, loc); });
+  });
+  m.def("cosine_similarity",
+        [](const Tensor& a, const Tensor& b, int64_t axis, double eps, Loc loc) {
+          return recorded([&] { return tensord::cosine_similarity(a, b, axis, eps, loc); });
+        });
+}
+
 }  // namespace
 
 void bind_ops(py::module_& m) {
   bind_pointwise(m);
   bind_activations(m);
+  bind_reductions(m);
+  bind_losses(m);
 }
 
 }  // namespace tensord::python

@@ -59,3 +59,66 @@ def prelu(x, weight, /):
 
 def glu(x, /, axis=-1):
     return Array(_tensord.glu(_t(x), int(axis), caller()))
+
+
+# --- losses (issue 4) -----------------------------------------------------------------------
+__all__ += ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+            "binary_cross_entropy_with_logits", "kl_div", "cross_entropy", "nll_loss",
+            "cosine_similarity"]
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _code(reduction, allowed=_REDUCTIONS):
+    if reduction not in allowed:
+        raise ValueError(f"reduction must be one of {sorted(allowed)}, got {reduction!r}")
+    return allowed[reduction]
+
+
+def mse_loss(input, target, /, reduction="mean"):  # noqa: A002 (torch's names)
+    return Array(_tensord.mse_loss(_t(input), _t(target), _code(reduction), caller()))
+
+
+def l1_loss(input, target, /, reduction="mean"):  # noqa: A002
+    return Array(_tensord.l1_loss(_t(input), _t(target), _code(reduction), caller()))
+
+
+def smooth_l1_loss(input, target, /, reduction="mean", beta=1.0):  # noqa: A002
+    return Array(_tensord.smooth_l1_loss(_t(input), _t(target), _code(reduction), float(beta),
+                                         caller()))
+
+
+def huber_loss(input, target, /, reduction="mean", delta=1.0):  # noqa: A002
+    return Array(_tensord.huber_loss(_t(input), _t(target), _code(reduction), float(delta),
+                                     caller()))
+
+
+def binary_cross_entropy(input, target, /, reduction="mean"):  # noqa: A002
+    return Array(_tensord.binary_cross_entropy(_t(input), _t(target), _code(reduction),
+                                               caller()))
+
+
+def binary_cross_entropy_with_logits(input, target, /, reduction="mean"):  # noqa: A002
+    return Array(_tensord.binary_cross_entropy_with_logits(_t(input), _t(target),
+                                                           _code(reduction), caller()))
+
+
+def kl_div(input, target, /, reduction="mean", log_target=False):  # noqa: A002
+    code = _code(reduction, {**_REDUCTIONS, "batchmean": 3})
+    return Array(_tensord.kl_div(_t(input), _t(target), code, bool(log_target), caller()))
+
+
+def cross_entropy(input, target, /, ignore_index=-100, reduction="mean",  # noqa: A002
+                  label_smoothing=0.0):
+    """target: class indices (integers) or probabilities (floats of the input's shape)."""
+    return Array(_tensord.cross_entropy(_t(input), _t(target), _code(reduction),
+                                        int(ignore_index), float(label_smoothing), caller()))
+
+
+def nll_loss(input, target, /, ignore_index=-100, reduction="mean"):  # noqa: A002
+    return Array(_tensord.nll_loss(_t(input), _t(target), _code(reduction), int(ignore_index),
+                                   caller()))
+
+
+def cosine_similarity(x1, x2, /, axis=1, eps=1e-8):
+    return Array(_tensord.cosine_similarity(_t(x1), _t(x2), int(axis), float(eps), caller()))

@@ -39,6 +39,11 @@ void run_reduction(const KernelContext& ctx, const ir::Node& node, const TensorV
                    const TensorValue& out);
 void run_movement(const KernelContext& ctx, const ir::Node& node,
                   std::span<const TensorValue> inputs, const TensorValue& out);
+// Scans along an axis (cumsum, cumprod, logcumsumexp: kernels_scan.cpp), which run_movement
+// hands on: they are Movement ops in the IR (one input, an output of its shape).
+bool is_scan(ir::Op op);
+void run_scan(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
+              const TensorValue& out);
 
 // Shared building blocks.
 // dst = cast(src) elementwise; src broadcasts to dst's shape; any dtypes.

@@ -135,7 +135,13 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
         inputs[1] = F32({3});
         break;
       case Op::glu:
+      case Op::cumsum:
+      case Op::cumprod:
+      case Op::logcumsumexp:
         attrs = {{Attr::axis, int64_t{0}}};
+        break;
+      case Op::nll_loss:
+        inputs[1] = T(D::Int64, {2});
         break;
       case Op::bitwise_not:
       case Op::bitwise_and:

@@ -1,5 +1,7 @@
 // Inference of issue 4's composites and primitives beyond the elementwise math: dtypes, shapes
 // and the errors docs/ops.md lists.
+#include <cmath>
+
 #include "tests/unit/ir/ir_test_util.h"
 
 namespace tensord::ir {
@@ -39,6 +41,47 @@ TEST_CASE("activations", "[infer][issue4]") {
   CHECK(infer1(Op::glu, {F32({4, 6})}, {{Attr::axis, int64_t{0}}}) == F32({2, 6}));
   REQUIRE_IR_ERROR(infer1(Op::glu, {F32({5})}), ErrorCode::Shape, "odd");
   REQUIRE_IR_ERROR(infer1(Op::glu, {F32({})}), ErrorCode::Shape, "rank");
+}
+
+TEST_CASE("reductions and scans of issue 4", "[infer][issue4]") {
+  const Attrs axis1{{Attr::axes, Shape{1}}};
+  CHECK(infer1(Op::all, {T(D::Int8, {2, 3})}, axis1) == T(D::Bool, {2}));
+  CHECK(infer1(Op::count_nonzero, {F32({2, 3})}) == T(D::Int64, {}));
+  CHECK(infer1(Op::nansum, {T(D::Int8, {2, 3})}, axis1) == T(D::Int64, {2}));
+  CHECK(infer1(Op::logsumexp, {T(D::Int32, {0, 3})}, axis1) == F32({0}));
+  CHECK(infer1(Op::logsumexp, {F32({2, 0})}, axis1) == F32({2}));
+  REQUIRE_IR_ERROR(infer1(Op::amax, {F32({2, 0})}, axis1), ErrorCode::Shape, "size 0");
+  REQUIRE_IR_ERROR(infer1(Op::std, {T(D::Int32, {3})}), ErrorCode::DType, "floating-point");
+  REQUIRE_IR_ERROR(infer1(Op::norm, {F32({0})}, {{Attr::ord, -INFINITY}}), ErrorCode::Shape,
+                   "-inf over axis 0 of size 0");
+  CHECK(infer1(Op::norm, {F32({0})}, {{Attr::ord, 3.0}}) == F32({}));
+  CHECK(infer1(Op::cumsum, {T(D::UInt8, {4})}, {{Attr::axis, int64_t{0}}}) == T(D::Int64, {4}));
+  CHECK(infer1(Op::logcumsumexp, {T(D::Int8, {4})}, {{Attr::axis, int64_t{-1}}}) == F32({4}));
+  REQUIRE_IR_ERROR(infer1(Op::cumprod, {F32({})}, {{Attr::axis, int64_t{0}}}), ErrorCode::Shape,
+                   "rank >= 1");
+}
+
+TEST_CASE("losses", "[infer][issue4]") {
+  const Attrs none{{Attr::reduction, int64_t{0}}};
+  CHECK(infer1(Op::mse_loss, {F32({3, 1}), F32({4})}) == F32({}));
+  CHECK(infer1(Op::mse_loss, {F32({3, 1}), F32({4})}, none) == F32({3, 4}));
+  REQUIRE_IR_ERROR(infer1(Op::l1_loss, {T(D::Int32, {3}), T(D::Int32, {3})}), ErrorCode::DType,
+                   "floating-point");
+  REQUIRE_IR_ERROR(infer1(Op::mse_loss, {F32({3}), F32({3})}, {{Attr::reduction, int64_t{3}}}),
+                   ErrorCode::InvalidGraph, "reduction");
+  CHECK(infer1(Op::kl_div, {F32({3}), F32({3})}, {{Attr::reduction, int64_t{3}}}) == F32({}));
+  CHECK(infer1(Op::cross_entropy, {F32({4, 5, 2}), T(D::Int64, {4, 2})}, none) == F32({4, 2}));
+  CHECK(infer1(Op::cross_entropy, {F32({5}), T(D::Int32, {})}) == F32({}));
+  CHECK(infer1(Op::cross_entropy, {F32({4, 5}), T(D::Float64, {4, 5})}, none) ==
+        T(D::Float64, {4}));
+  REQUIRE_IR_ERROR(infer1(Op::cross_entropy, {F32({4, 5}), T(D::Int64, {5})}), ErrorCode::Shape,
+                   "class indices of shape (4,)");
+  REQUIRE_IR_ERROR(infer1(Op::nll_loss, {F32({4, 5}), F32({4, 5})}), ErrorCode::DType,
+                   "integer class indices");
+  REQUIRE_IR_ERROR(infer1(Op::binary_cross_entropy, {F32({3}), F32({1})}), ErrorCode::Shape,
+                   "one shape");
+  CHECK(infer1(Op::cosine_similarity, {T(D::Int32, {4, 5}), F32({5})},
+               {{Attr::axis, int64_t{-1}}}) == F32({4}));
 }
 
 }  // namespace

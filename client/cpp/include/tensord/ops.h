@@ -176,6 +176,31 @@ Tensor argmax(const Tensor& x, std::optional<int64_t> axis = std::nullopt, bool 
               Loc loc = Loc::current());
 Tensor argmin(const Tensor& x, std::optional<int64_t> axis = std::nullopt, bool keepdim = false,
               Loc loc = Loc::current());
+// More reductions (docs/ops.md). all/any give bool (x != 0, NaN counts as true),
+// count_nonzero int64; amax/amin are max/min; nansum/nanmean skip NaN; std = sqrt(var);
+// logsumexp is stable (rows of -inf give -inf) and turns integers into float32; norm is the
+// vector p-norm (ord = inf, -inf, 0 or any p; floats only).
+Tensor all(const Tensor& x, const Axes& axes = {}, bool keepdim = false, Loc loc = Loc::current());
+Tensor any(const Tensor& x, const Axes& axes = {}, bool keepdim = false, Loc loc = Loc::current());
+Tensor count_nonzero(const Tensor& x, const Axes& axes = {}, bool keepdim = false,
+                     Loc loc = Loc::current());
+Tensor amax(const Tensor& x, const Axes& axes = {}, bool keepdim = false, Loc loc = Loc::current());
+Tensor amin(const Tensor& x, const Axes& axes = {}, bool keepdim = false, Loc loc = Loc::current());
+Tensor nansum(const Tensor& x, const Axes& axes = {}, bool keepdim = false,
+              Loc loc = Loc::current());
+Tensor nanmean(const Tensor& x, const Axes& axes = {}, bool keepdim = false,
+               Loc loc = Loc::current());
+// Named std_dev: a function `std` would hide namespace std inside namespace tensord.
+Tensor std_dev(const Tensor& x, const Axes& axes = {}, double correction = 0, bool keepdim = false,
+               Loc loc = Loc::current());
+Tensor logsumexp(const Tensor& x, const Axes& axes = {}, bool keepdim = false,
+                 Loc loc = Loc::current());
+Tensor norm(const Tensor& x, double ord = 2, const Axes& axes = {}, bool keepdim = false,
+            Loc loc = Loc::current());
+// Scans along `axis`: integers and bool give int64 (logcumsumexp: float32).
+Tensor cumsum(const Tensor& x, int64_t axis, Loc loc = Loc::current());
+Tensor cumprod(const Tensor& x, int64_t axis, Loc loc = Loc::current());
+Tensor logcumsumexp(const Tensor& x, int64_t axis, Loc loc = Loc::current());
 
 // Views and data movement.
 Tensor reshape(const Tensor& x, const ir::Shape& shape, Loc loc = Loc::current());  // one -1
@@ -208,5 +233,33 @@ Tensor log_softmax(const Tensor& x, int64_t axis, Loc loc = Loc::current());
 // undefined Tensor) have those axes' shape.
 Tensor layer_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight = {},
                   const Tensor& bias = {}, double eps = 1e-5, Loc loc = Loc::current());
+
+// Losses (docs/ops.md), PyTorch's functional forms. Float inputs (cosine_similarity also takes
+// integers, as float32).
+enum class Reduction : int64_t { None = 0, Mean = 1, Sum = 2, BatchMean = 3 /* kl_div only */ };
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean,
+                Loc loc = Loc::current());
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean,
+               Loc loc = Loc::current());
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean,
+                      double beta = 1.0, Loc loc = Loc::current());
+Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean,
+                  double delta = 1.0, Loc loc = Loc::current());
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                            Reduction r = Reduction::Mean, Loc loc = Loc::current());
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        Reduction r = Reduction::Mean, Loc loc = Loc::current());
+// input: log-probabilities; target: probabilities (log-probabilities with log_target).
+Tensor kl_div(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean,
+              bool log_target = false, Loc loc = Loc::current());
+// target: class indices (integers, the input's shape less axis 1) or probabilities (floats, the
+// input's shape). Indices equal to ignore_index contribute 0 and are not counted by the mean.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean,
+                     int64_t ignore_index = -100, double label_smoothing = 0.0,
+                     Loc loc = Loc::current());
+Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean,
+                int64_t ignore_index = -100, Loc loc = Loc::current());
+Tensor cosine_similarity(const Tensor& a, const Tensor& b, int64_t axis = 1, double eps = 1e-8,
+                         Loc loc = Loc::current());
 
 }  // namespace tensord
