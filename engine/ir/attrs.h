@@ -45,7 +45,11 @@ namespace tensord::ir {
   X(ignore_index)        \
   X(label_smoothing)     \
   X(delta)               \
-  X(log_target)
+  X(log_target)          \
+  X(shifts)              \
+  X(reps)                \
+  X(repeats)             \
+  X(length)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

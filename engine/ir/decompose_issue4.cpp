@@ -44,6 +44,23 @@ ValueRef expand_issue4(Expansion& e, const Node& node, std::span<const ValueRef>
     case Op::nll_loss:
     case Op::cosine_similarity:
       return expand_loss(e, node, in);
+    case Op::tril:
+    case Op::triu:
+    case Op::roll:
+    case Op::tile:
+    case Op::repeat_interleave:
+    case Op::narrow:
+    case Op::take:
+    case Op::take_along_dim:
+    case Op::masked_fill:
+    case Op::one_hot:
+    case Op::rot90:
+    case Op::diagonal:
+    case Op::diag_embed:
+    case Op::diag:
+      return expand_shape_op(e, node, in);
+    case Op::expit:
+      return e.unary(Op::sigmoid, in[0]);
     default:
       break;
   }

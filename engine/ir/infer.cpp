@@ -243,6 +243,8 @@ std::vector<TensorType> infer_binary(Op op, const TensorType& a, const TensorTyp
     case Op::logaddexp:
     case Op::logaddexp2:
     case Op::copysign:
+    case Op::xlogy:
+    case Op::xlog1py:
       if (!is_floating(t)) t = kDefaultFloat;
       break;
     case Op::nextafter:
@@ -392,6 +394,23 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::nll_loss:
     case Op::cosine_similarity:
       return infer_loss(op, in, attrs);
+    case Op::tril:
+    case Op::triu:
+    case Op::roll:
+    case Op::tile:
+    case Op::repeat_interleave:
+    case Op::narrow:
+    case Op::take:
+    case Op::take_along_dim:
+    case Op::masked_fill:
+    case Op::one_hot:
+    case Op::rot90:
+    case Op::diagonal:
+    case Op::diag_embed:
+    case Op::diag:
+      return infer_shape_more(op, in, attrs);
+    case Op::expit:
+      return infer_unary(op, *in[0], attrs);
     default:
       break;
   }

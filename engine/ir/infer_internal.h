@@ -41,5 +41,7 @@ std::vector<TensorType> infer_activation(Op op, Inputs in, const Attrs& attrs);
 std::vector<TensorType> infer_reduction_more(Op op, const TensorType& x, const Attrs& attrs);
 std::vector<TensorType> infer_scan(Op op, const TensorType& x, const Attrs& attrs);
 std::vector<TensorType> infer_loss(Op op, Inputs in, const Attrs& attrs);  // infer_losses.cpp
+// infer_shape_more.cpp
+std::vector<TensorType> infer_shape_more(Op op, Inputs in, const Attrs& attrs);
 
 }  // namespace tensord::ir::detail

@@ -64,6 +64,15 @@ constexpr AttrSpec kCrossEntropy[] = {{Attr::reduction, K::Int, opt},
                                       {Attr::ignore_index, K::Int, opt},
                                       {Attr::label_smoothing, K::Float, opt}};
 constexpr AttrSpec kNll[] = {{Attr::reduction, K::Int, opt}, {Attr::ignore_index, K::Int, opt}};
+constexpr AttrSpec kK[] = {{Attr::k, K::Int, opt}};
+constexpr AttrSpec kRoll[] = {{Attr::shifts, K::Ints, req}, {Attr::dims, K::Ints, opt}};
+constexpr AttrSpec kTile[] = {{Attr::reps, K::Ints, req}};
+constexpr AttrSpec kRepeatInterleave[] = {{Attr::repeats, K::Int, req}, {Attr::axis, K::Int, opt}};
+constexpr AttrSpec kNarrow[] = {
+    {Attr::axis, K::Int, req}, {Attr::start, K::Int, req}, {Attr::length, K::Int, req}};
+constexpr AttrSpec kValueReq[] = {{Attr::value, K::Scalar, req}};
+constexpr AttrSpec kOneHot[] = {{Attr::n, K::Int, req}};
+constexpr AttrSpec kKDims[] = {{Attr::k, K::Int, opt}, {Attr::dims, K::Ints, opt}};
 constexpr AttrSpec kCosine[] = {{Attr::axis, K::Int, opt}, {Attr::eps, K::Float, opt}};
 
 constexpr std::span<const AttrSpec> attrs_of(Op op) {
@@ -173,6 +182,28 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
       return kNll;
     case Op::cosine_similarity:
       return kCosine;
+    case Op::tril:
+    case Op::triu:
+    case Op::diag_embed:
+    case Op::diag:
+      return kK;
+    case Op::roll:
+      return kRoll;
+    case Op::tile:
+      return kTile;
+    case Op::repeat_interleave:
+      return kRepeatInterleave;
+    case Op::narrow:
+      return kNarrow;
+    case Op::take_along_dim:
+      return kAxisOpt;
+    case Op::masked_fill:
+      return kValueReq;
+    case Op::one_hot:
+      return kOneHot;
+    case Op::rot90:
+    case Op::diagonal:
+      return kKDims;
     default:
       return {};
   }

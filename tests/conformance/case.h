@@ -64,7 +64,10 @@ void add_pointwise_cases(std::vector<Case>& out);   // nextafter, lerp, addcmul,
 void add_activation_cases(std::vector<Case>& out);  // elu ... glu
 void add_reduce_cases(std::vector<Case>& out);
 void add_reduce_more_cases(std::vector<Case>& out);  // all ... norm, cumsum ... logcumsumexp
-void add_loss_cases(std::vector<Case>& out);         // mse_loss ... cosine_similarity
+void add_loss_cases(std::vector<Case>& out);
+void add_shape_more_cases(std::vector<Case>& out);  // tril ... diag
+void add_special_cases(
+    std::vector<Case>& out);  // lgamma ... xlog1py         // mse_loss ... cosine_similarity
 void add_view_cases(std::vector<Case>& out);
 void add_movement_cases(std::vector<Case>& out);
 void add_matmul_cases(std::vector<Case>& out);

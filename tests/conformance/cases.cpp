@@ -62,6 +62,8 @@ std::vector<Case> all_cases() {
   add_reduce_cases(cases);
   add_reduce_more_cases(cases);
   add_loss_cases(cases);
+  add_shape_more_cases(cases);
+  add_special_cases(cases);
   add_view_cases(cases);
   add_movement_cases(cases);
   add_matmul_cases(cases);

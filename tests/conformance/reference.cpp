@@ -241,6 +241,39 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::nll_loss:
     case Op::cosine_similarity:
       return ref_loss(op, in, attrs);
+    case Op::tril:
+    case Op::triu:
+    case Op::roll:
+    case Op::tile:
+    case Op::repeat_interleave:
+    case Op::narrow:
+    case Op::take:
+    case Op::take_along_dim:
+    case Op::masked_fill:
+    case Op::one_hot:
+    case Op::rot90:
+    case Op::diagonal:
+    case Op::diag_embed:
+    case Op::diag:
+      return ref_shape_more(op, in, attrs);
+    case Op::lgamma:
+    case Op::digamma:
+    case Op::erfinv:
+    case Op::erfcx:
+    case Op::i0:
+    case Op::i0e:
+    case Op::i1:
+    case Op::i1e:
+    case Op::ndtr:
+    case Op::ndtri:
+    case Op::log_ndtr:
+    case Op::sinc:
+    case Op::entr:
+    case Op::logit:
+    case Op::expit:
+    case Op::xlogy:
+    case Op::xlog1py:
+      return ref_special(op, in);
     case Op::input:
       break;
   }

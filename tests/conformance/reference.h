@@ -42,6 +42,9 @@ Expected ref_activation(ir::Op op, std::span<const RefTensor> inputs, const ir::
 Expected ref_reduce_more(ir::Op op, const RefTensor& x, const ir::Attrs& attrs);
 Expected ref_scan(ir::Op op, const RefTensor& x, const ir::Attrs& attrs);
 Expected ref_loss(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+// Shape and indexing ops (reference_shape_more.cpp), special functions (reference_special.cpp).
+Expected ref_shape_more(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+Expected ref_special(ir::Op op, std::span<const RefTensor> inputs);
 // The reductions' shared planning (reference_reduce.cpp): which axes are reduced, and where
 // each input element lands in the output.
 struct RefReduction {

@@ -1,5 +1,7 @@
 """Issue 4's ops through the Python namespace against NumPy formulas (the conformance table
 checks every dtype and edge; this checks the bindings and their arguments)."""
+import math
+
 import numpy as np
 import pytest
 
@@ -86,3 +88,39 @@ def test_losses():
           np.where(target == 3, 0, -a[np.arange(6), target]))
     with pytest.raises(ValueError, match="reduction"):
         td.mse_loss(x, y, reduction="avg")
+
+
+def test_shape_ops():
+    a = random_values((4, 5), np.float32, seed=7)
+    x = td.asarray(a)
+    check(td.tril(x, k=1), np.tril(a, 1))
+    check(td.triu(x, k=-1), np.triu(a, -1))
+    check(td.tile(x, (2, 1, 3)), np.tile(a, (2, 1, 3)))
+    check(td.repeat(x, 2, axis=1), np.repeat(a, 2, axis=1))
+    check(td.rot90(x, 3), np.rot90(a, 3))
+    check(td.diagonal(x, offset=1), np.diagonal(a, 1))
+    check(td.diag(td.asarray(a[0])), np.diag(a[0]))
+    check(td.take_along_axis(x, td.asarray(np.argsort(a, axis=1)), axis=1),
+          np.take_along_axis(a, np.argsort(a, axis=1), axis=1))
+    check(td.one_hot(td.asarray(np.array([0, 2, 1])), 3), np.eye(3)[[0, 2, 1]])
+    check(td.masked_fill(x, td.asarray(a > 0), 0.0), np.where(a > 0, 0, a))
+    parts = td.split(x, [1, 3], axis=0)
+    assert [p.shape for p in parts] == [(1, 5), (3, 5)]
+    check(parts[1], a[1:])
+    assert [c.shape for c in td.chunk(x, 2, axis=1)] == [(4, 3), (4, 2)]
+    gx, gy = td.meshgrid(td.asarray(np.arange(3.0)), td.asarray(np.arange(2.0)))
+    nx, ny = np.meshgrid(np.arange(3.0), np.arange(2.0))
+    check(gx, nx)
+    check(gy, ny)
+
+
+def test_special():
+    a = np.array([0.1, 0.5, 2.5, 7.0], np.float64)
+    x = td.asarray(a)
+    check(td.special.gammaln(x), [math.lgamma(v) for v in a], rtol=1e-12)
+    check(td.special.erfinv(td.asarray(np.array([-0.5, 0.0, 0.9]))),
+          [-0.4769362762044699, 0.0, 1.1630871536766743], rtol=1e-12)
+    check(td.special.ndtr(x), [0.5 * math.erfc(-v / math.sqrt(2)) for v in a], rtol=1e-12)
+    check(td.special.xlogy(0.0, x), np.zeros(4))
+    check(td.special.i0e(x), np.i0(a) * np.exp(-a), rtol=1e-12)
+    check(td.special.sinc(x), np.sinc(a), rtol=1e-12, atol=1e-15)

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <source_location>
+#include <variant>
 #include <vector>
 
 #include "client/python/src/ops_bindings.h"
@@ -171,6 +172,80 @@ void bind_losses(py::module_& m) {
         });
 }
 
+void bind_shape_ops(py::module_& m) {
+  TENSORD_BIND_UNARY_1(tril, int64_t);
+  TENSORD_BIND_UNARY_1(triu, int64_t);
+  TENSORD_BIND_UNARY_1(tile, std::vector<int64_t>);
+  TENSORD_BIND_UNARY_2(repeat_interleave, int64_t, std::optional<int64_t>);
+  TENSORD_BIND_UNARY_1(one_hot, int64_t);
+  TENSORD_BIND_UNARY_2(rot90, int64_t, std::vector<int64_t>);
+  TENSORD_BIND_UNARY_1(diag_embed, int64_t);
+  TENSORD_BIND_UNARY_1(diag, int64_t);
+  m.def("narrow", [](const Tensor& x, int64_t axis, int64_t start, int64_t length, Loc loc) {
+    return recorded([&] { return tensord::narrow(x, axis, start, length, loc); });
+  });
+  m.def("diagonal", [](const Tensor& x, int64_t offset, int64_t d1, int64_t d2, Loc loc) {
+    return recorded([&] { return tensord::diagonal(x, offset, d1, d2, loc); });
+  });
+  m.def("take_along_dim",
+        [](const Tensor& x, const Tensor& index, std::optional<int64_t> axis, Loc loc) {
+          return recorded([&] { return tensord::take_along_dim(x, index, axis, loc); });
+        });
+  m.def("masked_fill", [](const Tensor& x, const Tensor& mask, py::handle value, Loc loc) {
+    return recorded([&] { return tensord::masked_fill(x, mask, scalar_of(value), loc); });
+  });
+  auto many = [](auto&& f) {
+    try {
+      return f();
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::DType) throw py::type_error(e.what());
+      if (e.code() == ErrorCode::Shape || e.code() == ErrorCode::InvalidGraph) {
+        throw py::value_error(e.what());
+      }
+      throw;
+    }
+  };
+  m.def("split", [many](const Tensor& x, std::variant<int64_t, std::vector<int64_t>> sizes,
+                        int64_t axis, Loc loc) {
+    return many([&] {
+      if (const auto* n = std::get_if<int64_t>(&sizes)) return tensord::split(x, *n, axis, loc);
+      return tensord::split(x, std::get<std::vector<int64_t>>(sizes), axis, loc);
+    });
+  });
+  m.def("chunk", [many](const Tensor& x, int64_t chunks, int64_t axis, Loc loc) {
+    return many([&] { return tensord::chunk(x, chunks, axis, loc); });
+  });
+  m.def("meshgrid", [many](const std::vector<Tensor>& xs, bool xy, Loc loc) {
+    return many([&] { return tensord::meshgrid(xs, xy, loc); });
+  });
+}
+
+void bind_special(py::module_& m) {
+  TENSORD_BIND_UNARY(lgamma);
+  TENSORD_BIND_UNARY(digamma);
+  TENSORD_BIND_UNARY(erfinv);
+  TENSORD_BIND_UNARY(erfcx);
+  TENSORD_BIND_UNARY(i0);
+  TENSORD_BIND_UNARY(i0e);
+  TENSORD_BIND_UNARY(i1);
+  TENSORD_BIND_UNARY(i1e);
+  TENSORD_BIND_UNARY(ndtr);
+  TENSORD_BIND_UNARY(ndtri);
+  TENSORD_BIND_UNARY(log_ndtr);
+  TENSORD_BIND_UNARY(sinc);
+  TENSORD_BIND_UNARY(entr);
+  TENSORD_BIND_UNARY(logit);
+  TENSORD_BIND_UNARY(expit);
+  m.def("xlogy", [](py::handle a, py::handle b, Loc loc) {
+    Arg x(a), y(b);
+    return recorded([&] { return tensord::xlogy(x.at(loc), y.at(loc), loc); });
+  });
+  m.def("xlog1py", [](py::handle a, py::handle b, Loc loc) {
+    Arg x(a), y(b);
+    return recorded([&] { return tensord::xlog1py(x.at(loc), y.at(loc), loc); });
+  });
+}
+
 }  // namespace
 
 void bind_ops(py::module_& m) {
@@ -178,6 +253,8 @@ void bind_ops(py::module_& m) {
   bind_activations(m);
   bind_reductions(m);
   bind_losses(m);
+  bind_shape_ops(m);
+  bind_special(m);
 }
 
 }  // namespace tensord::python

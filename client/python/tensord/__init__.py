@@ -36,3 +36,5 @@ del _MISSING
 # Issue 4's ops, after _MISSING so that an op the engine has now replaces its placeholder.
 from ._math import *  # noqa: E402,F401,F403 (nextafter, lerp, ...)
 from ._nn import *  # noqa: E402,F401,F403 (activations, losses)
+from ._shape import *  # noqa: E402,F401,F403 (tril, tile, one_hot, split, ...)
+from . import special  # noqa: E402 (torch.special's functions)

@@ -84,5 +84,40 @@ TEST_CASE("losses", "[infer][issue4]") {
                {{Attr::axis, int64_t{-1}}}) == F32({4}));
 }
 
+TEST_CASE("shape and indexing ops of issue 4", "[infer][issue4]") {
+  CHECK(infer1(Op::tril, {T(D::Bool, {2, 3, 4})}) == T(D::Bool, {2, 3, 4}));
+  REQUIRE_IR_ERROR(infer1(Op::triu, {F32({4})}), ErrorCode::Shape, "rank >= 2");
+  CHECK(infer1(Op::tile, {F32({2, 3})}, {{Attr::reps, Shape{2, 1, 2}}}) == F32({2, 2, 6}));
+  CHECK(infer1(Op::repeat_interleave, {F32({2, 3})}, {{Attr::repeats, int64_t{2}}}) == F32({12}));
+  CHECK(
+      infer1(Op::narrow, {F32({6, 5})},
+             {{Attr::axis, int64_t{0}}, {Attr::start, int64_t{-2}}, {Attr::length, int64_t{2}}}) ==
+      F32({2, 5}));
+  REQUIRE_IR_ERROR(
+      infer1(Op::narrow, {F32({4})},
+             {{Attr::axis, int64_t{0}}, {Attr::start, int64_t{3}}, {Attr::length, int64_t{2}}}),
+      ErrorCode::Shape, "out of range");
+  CHECK(infer1(Op::take_along_dim, {F32({4, 1, 5}), T(D::Int64, {1, 3, 2})},
+               {{Attr::axis, int64_t{-1}}}) == F32({4, 3, 2}));
+  REQUIRE_IR_ERROR(infer1(Op::masked_fill, {F32({3}), T(D::Int8, {3})}, {{Attr::value, 1.0}}),
+                   ErrorCode::DType, "bool mask");
+  CHECK(infer1(Op::one_hot, {T(D::Int32, {2})}, {{Attr::n, int64_t{5}}}) == T(D::Int64, {2, 5}));
+  CHECK(infer1(Op::rot90, {F32({3, 4, 5})}, {{Attr::dims, Shape{2, 0}}}) == F32({5, 4, 3}));
+  CHECK(infer1(Op::diagonal, {F32({4, 5})}, {{Attr::k, int64_t{2}}}) == F32({3}));
+  CHECK(infer1(Op::diagonal, {F32({4, 5})}, {{Attr::k, int64_t{-6}}}) == F32({0}));
+  CHECK(infer1(Op::diag, {F32({3})}, {{Attr::k, int64_t{-1}}}) == F32({4, 4}));
+  CHECK(infer1(Op::diag_embed, {F32({2, 3})}) == F32({2, 3, 3}));
+}
+
+TEST_CASE("special functions", "[infer][issue4]") {
+  for (Op op : {Op::lgamma, Op::digamma, Op::erfinv, Op::erfcx, Op::i0, Op::i0e, Op::i1, Op::i1e,
+                Op::ndtr, Op::ndtri, Op::log_ndtr, Op::sinc, Op::entr, Op::logit, Op::expit}) {
+    CHECK(infer1(op, {T(D::Int16, {3})}) == F32({3}));
+    CHECK(infer1(op, {T(D::Float64, {})}) == T(D::Float64, {}));
+  }
+  CHECK(infer1(Op::xlogy, {T(D::Int8, {3, 1}), T(D::Float16, {2})}) == T(D::Float16, {3, 2}));
+  CHECK(infer1(Op::xlog1py, {T(D::Int8, {3}), T(D::Int8, {3})}) == F32({3}));
+}
+
 }  // namespace
 }  // namespace tensord::ir

@@ -202,6 +202,68 @@ Tensor cumsum(const Tensor& x, int64_t axis, Loc loc = Loc::current());
 Tensor cumprod(const Tensor& x, int64_t axis, Loc loc = Loc::current());
 Tensor logcumsumexp(const Tensor& x, int64_t axis, Loc loc = Loc::current());
 
+// Shape and indexing (issue 4). tril/triu keep col - row <= k / >= k over the last two axes;
+// roll without dims rolls the flattened tensor; tile repeats the whole tensor (reps padded with
+// leading 1s), repeat is tile needing len(sizes) >= rank (torch.Tensor.repeat);
+// repeat_interleave repeats each element (no axis: of the flattened tensor); take indexes the
+// flattened tensor; indices are read like gather (negative wraps once, out of range fails at
+// run time).
+Tensor tril(const Tensor& x, int64_t k = 0, Loc loc = Loc::current());
+Tensor triu(const Tensor& x, int64_t k = 0, Loc loc = Loc::current());
+Tensor roll(const Tensor& x, const std::vector<int64_t>& shifts,
+            const std::vector<int64_t>& dims = {}, Loc loc = Loc::current());
+Tensor tile(const Tensor& x, const std::vector<int64_t>& reps, Loc loc = Loc::current());
+Tensor repeat(const Tensor& x, const std::vector<int64_t>& sizes, Loc loc = Loc::current());
+Tensor repeat_interleave(const Tensor& x, int64_t repeats,
+                         std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current());
+Tensor narrow(const Tensor& x, int64_t axis, int64_t start, int64_t length,
+              Loc loc = Loc::current());
+Tensor take(const Tensor& x, const Tensor& index, Loc loc = Loc::current());
+Tensor take_along_dim(const Tensor& x, const Tensor& index,
+                      std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current());
+// mask: bool, broadcasting to x's shape.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value, Loc loc = Loc::current());
+// int64 (..., num_classes); indices outside [0, num_classes) give a row of zeros.
+Tensor one_hot(const Tensor& x, int64_t num_classes, Loc loc = Loc::current());
+Tensor rot90(const Tensor& x, int64_t k = 1, const std::vector<int64_t>& dims = {0, 1},
+             Loc loc = Loc::current());
+Tensor diagonal(const Tensor& x, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1,
+                Loc loc = Loc::current());
+Tensor diag_embed(const Tensor& x, int64_t offset = 0, Loc loc = Loc::current());
+Tensor diag(const Tensor& x, int64_t k = 0, Loc loc = Loc::current());  // 1-D <-> 2-D
+// Several results: recorded as one slice/expand per result (the IR has single-output ops).
+std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t axis = 0,
+                          Loc loc = Loc::current());
+std::vector<Tensor> split(const Tensor& x, int64_t size, int64_t axis = 0,
+                          Loc loc = Loc::current());
+std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t axis = 0,
+                          Loc loc = Loc::current());
+std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& xs, Loc loc = Loc::current());
+// indexing "ij" (xy = false) or "xy" (the first two axes swapped).
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, bool xy = false,
+                             Loc loc = Loc::current());
+
+// Special functions (issue 4, torch.special): float functions like exp (integers give float32),
+// evaluated in float64 and rounded once. expit is sigmoid; xlogy(x, y) = x log y and
+// xlog1py(x, y) = x log1p(y), both 0 where x == 0 unless y is NaN.
+Tensor lgamma(const Tensor& x, Loc loc = Loc::current());
+Tensor digamma(const Tensor& x, Loc loc = Loc::current());
+Tensor erfinv(const Tensor& x, Loc loc = Loc::current());
+Tensor erfcx(const Tensor& x, Loc loc = Loc::current());
+Tensor i0(const Tensor& x, Loc loc = Loc::current());
+Tensor i0e(const Tensor& x, Loc loc = Loc::current());
+Tensor i1(const Tensor& x, Loc loc = Loc::current());
+Tensor i1e(const Tensor& x, Loc loc = Loc::current());
+Tensor ndtr(const Tensor& x, Loc loc = Loc::current());
+Tensor ndtri(const Tensor& x, Loc loc = Loc::current());
+Tensor log_ndtr(const Tensor& x, Loc loc = Loc::current());
+Tensor sinc(const Tensor& x, Loc loc = Loc::current());
+Tensor entr(const Tensor& x, Loc loc = Loc::current());
+Tensor logit(const Tensor& x, Loc loc = Loc::current());
+Tensor expit(const Tensor& x, Loc loc = Loc::current());
+Tensor xlogy(const Operand& x, const Operand& y, Loc loc = Loc::current());
+Tensor xlog1py(const Operand& x, const Operand& y, Loc loc = Loc::current());
+
 // Views and data movement.
 Tensor reshape(const Tensor& x, const ir::Shape& shape, Loc loc = Loc::current());  // one -1
 Tensor permute(const Tensor& x, const std::vector<int64_t>& dims, Loc loc = Loc::current());
