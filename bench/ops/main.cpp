@@ -5,9 +5,10 @@
 // ops by ratio, to stderr.
 //
 // What the tensord figure includes: recording the op, one `run` round trip (tens of us), the
-// decomposed graph on the daemon's CPU threads (NumPy uses one thread for these), and freeing
-// the result; inputs are already on the daemon. Usage: tensord-bench-ops [--address ADDR]
-// [--repeats N] [--filter TEXT].
+// decomposed graph on the daemon, and freeing the result; inputs are already on the daemon.
+// The daemon it starts runs `--threads 1` by default, as NumPy computes these on one thread
+// (and OpenMP threads on a busy machine make medians swing by scheduler ticks). Usage:
+// tensord-bench-ops [--address ADDR] [--threads N] [--repeats N] [--filter TEXT].
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -67,23 +68,28 @@ std::map<std::string, double> numpy_times(int repeats, const std::string& filter
 int main(int argc, char** argv) {
   std::string address, filter;
   int repeats = 7;
+  std::string threads = "1";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--address") == 0 && i + 1 < argc) {
       address = argv[++i];
+    } else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+      threads = argv[++i];
     } else if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
       repeats = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
       filter = argv[++i];
     } else {
       std::fprintf(stderr,
-                   "usage: tensord-bench-ops [--address ADDR] [--repeats N] [--filter TEXT]\n");
+                   "usage: tensord-bench-ops [--address ADDR] [--threads N] [--repeats N] "
+                   "[--filter TEXT]\n");
       return 2;
     }
   }
   try {
     std::unique_ptr<tensord::test::DaemonProcess> daemon;
     if (address.empty()) {
-      daemon = std::make_unique<tensord::test::DaemonProcess>();
+      daemon = std::make_unique<tensord::test::DaemonProcess>(
+          tensord::test::DaemonOptions::with_args({"--threads", threads}));
       address = daemon->address();
     }
     auto s = tensord::connect(address);
