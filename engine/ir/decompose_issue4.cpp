@@ -61,6 +61,20 @@ ValueRef expand_issue4(Expansion& e, const Node& node, std::span<const ValueRef>
       return expand_shape_op(e, node, in);
     case Op::expit:
       return e.unary(Op::sigmoid, in[0]);
+    case Op::index_add: {
+      // scatter_add with the 1-D index expanded to the source's shape along `axis`.
+      const Shape src_shape = e.type(in[2]).shape;
+      const int64_t axis = normalize_axis(node.attrs.get_int(Attr::axis), e.type(in[0]).rank());
+      Shape column(src_shape.size(), 1);
+      column[axis] = src_shape[axis];
+      ValueRef index = e.add(Op::expand, {e.reshape(in[1], column)}, {{Attr::shape, src_shape}});
+      ValueRef src = in[2];
+      if (const AttrValue* alpha = node.attrs.find(Attr::alpha)) {
+        const DType t = compute_dtype(e.type(in[0]).dtype);
+        src = e.cast(e.binary(Op::mul, e.cast(src, t), e.full({}, *alpha, t)), e.type(in[0]).dtype);
+      }
+      return e.add(Op::scatter_add, {in[0], index, src}, {{Attr::axis, axis}});
+    }
     default:
       break;
   }

@@ -411,6 +411,10 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
       return infer_shape_more(op, in, attrs);
     case Op::expit:
       return infer_unary(op, *in[0], attrs);
+    case Op::scatter:
+    case Op::scatter_add:
+    case Op::index_add:
+      return infer_scatter(op, in, attrs);
     default:
       break;
   }

@@ -43,5 +43,6 @@ std::vector<TensorType> infer_scan(Op op, const TensorType& x, const Attrs& attr
 std::vector<TensorType> infer_loss(Op op, Inputs in, const Attrs& attrs);  // infer_losses.cpp
 // infer_shape_more.cpp
 std::vector<TensorType> infer_shape_more(Op op, Inputs in, const Attrs& attrs);
+std::vector<TensorType> infer_scatter(Op op, Inputs in, const Attrs& attrs);
 
 }  // namespace tensord::ir::detail

@@ -194,4 +194,37 @@ std::vector<TensorType> infer_shape_more(Op op, Inputs in, const Attrs& attrs) {
   fail(ErrorCode::Internal, "no shape inference for " + std::string(name(op)));
 }
 
+std::vector<TensorType> infer_scatter(Op op, Inputs in, const Attrs& attrs) {
+  const TensorType &x = *in[0], &index = *in[1], &src = *in[2];
+  require_index(op, index.dtype);
+  require_rank(op, x, 1);
+  const int64_t axis = normalize_axis(attrs.get_int(Attr::axis), x.rank());
+  if (op != Op::scatter && x.dtype == DType::Bool) {
+    fail(ErrorCode::DType, std::string(name(op)) + " does not add bool tensors");
+  }
+  if (op == Op::index_add) {
+    Shape want = x.shape;
+    if (index.rank() != 1) fail(ErrorCode::Shape, "index_add needs a 1-D index");
+    want[axis] = index.shape[0];
+    if (src.shape != want) {
+      fail(ErrorCode::Shape, "index_add needs a source of shape " + to_string(want) + ", got " +
+                                 to_string(src.shape));
+    }
+    return result(x.dtype, x.shape);
+  }
+  if (index.rank() != x.rank() || src.rank() != x.rank()) {
+    fail(ErrorCode::Shape, std::string(name(op)) + " needs x, index and src of one rank, got " +
+                               to_string(x.shape) + ", " + to_string(index.shape) + ", " +
+                               to_string(src.shape));
+  }
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    if (index.shape[d] > src.shape[d] || (d != axis && index.shape[d] > x.shape[d])) {
+      fail(ErrorCode::Shape, std::string(name(op)) + " index " + to_string(index.shape) +
+                                 " is larger than src " + to_string(src.shape) + " or x " +
+                                 to_string(x.shape) + " outside axis " + std::to_string(axis));
+    }
+  }
+  return result(x.dtype, x.shape);
+}
+
 }  // namespace tensord::ir::detail

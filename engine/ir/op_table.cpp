@@ -73,6 +73,7 @@ constexpr AttrSpec kNarrow[] = {
 constexpr AttrSpec kValueReq[] = {{Attr::value, K::Scalar, req}};
 constexpr AttrSpec kOneHot[] = {{Attr::n, K::Int, req}};
 constexpr AttrSpec kKDims[] = {{Attr::k, K::Int, opt}, {Attr::dims, K::Ints, opt}};
+constexpr AttrSpec kIndexAdd[] = {{Attr::axis, K::Int, req}, {Attr::alpha, K::Float, opt}};
 constexpr AttrSpec kCosine[] = {{Attr::axis, K::Int, opt}, {Attr::eps, K::Float, opt}};
 
 constexpr std::span<const AttrSpec> attrs_of(Op op) {
@@ -204,6 +205,11 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
     case Op::rot90:
     case Op::diagonal:
       return kKDims;
+    case Op::scatter:
+    case Op::scatter_add:
+      return kAxis;
+    case Op::index_add:
+      return kIndexAdd;
     default:
       return {};
   }

@@ -174,11 +174,65 @@ void add_indexed_rows(std::vector<Case>& out) {
                      {{Attr::value, 1.0}}, ErrorCode::Shape));
 }
 
+void add_scatter_rows(std::vector<Case>& out) {
+  const Attrs axis0{{Attr::axis, int64_t{0}}}, axis1{{Attr::axis, int64_t{1}}};
+  for (Op op : {Op::scatter, Op::scatter_add}) {
+    for (DType t : kAllDTypes) {
+      Case c = make(op, {in(t, {4, 5}), in_index(DType::Int64, {3, 5}, 4), in(t, {3, 6})}, axis0);
+      c.accuracy = Accuracy::Accumulated;
+      if (op == Op::scatter_add && t == DType::Bool) c.error = ErrorCode::DType;
+      out.push_back(std::move(c));
+    }
+    for (DType t : {DType::Int32, DType::Float16, DType::Float64}) {
+      for (const std::vector<InputSpec>& ins : std::vector<std::vector<InputSpec>>{
+               {in(t, {3, 4}, Layout::Permuted), in_index(DType::Int32, {3, 6}, 4), in(t, {3, 6})},
+               {in(t, {3, 4}), in_values(DType::Int64, {2, 2}, {1, 1, 1, 1}), in(t, {2, 2})},
+               {in(t, {0, 4}), in_index(DType::Int64, {0, 4}, 1), in(t, {0, 4})},
+               {in(t, {5}), in_index(DType::Int64, {12}, 5), in(t, {12})},
+               {in(t, {257, 263}), in_index(DType::Int64, {257, 100}, 263), in(t, {257, 100})}}) {
+        Case c = make(op, ins, ins[0].shape.size() == 2 ? axis1 : axis0);
+        c.accuracy = Accuracy::Accumulated;
+        out.push_back(std::move(c));
+      }
+    }
+    out.push_back(make(
+        op,
+        {in(DType::Float32, {3, 4}), in_index(DType::Int64, {3, 5}, 4), in(DType::Float32, {3, 5})},
+        axis0, ErrorCode::Shape));  // index wider than x off the axis
+    out.push_back(make(
+        op, {in(DType::Float32, {3}), in_values(DType::Int64, {1}, {3}), in(DType::Float32, {1})},
+        axis0, ErrorCode::Shape));  // out of range at run time
+    out.push_back(make(op,
+                       {in(DType::Float32, {3}), in(DType::Float32, {1}), in(DType::Float32, {1})},
+                       axis0, ErrorCode::DType));
+  }
+  for (DType t : kAllDTypes) {
+    Case c =
+        make(Op::index_add, {in(t, {4, 5}), in_index(DType::Int64, {7}, 4), in(t, {7, 5})}, axis0);
+    c.accuracy = Accuracy::Accumulated;
+    if (t == DType::Bool) c.error = ErrorCode::DType;
+    out.push_back(std::move(c));
+  }
+  for (DType t : {DType::Int16, DType::BFloat16, DType::Float32}) {
+    Case c = make(
+        Op::index_add,
+        {in(t, {4, 5}, Layout::Reversed), in_values(DType::Int32, {3}, {4, -1, 4}), in(t, {4, 3})},
+        {{Attr::axis, int64_t{-1}}, {Attr::alpha, 2.0}});
+    c.accuracy = Accuracy::Accumulated;
+    out.push_back(std::move(c));
+  }
+  out.push_back(
+      make(Op::index_add,
+           {in(DType::Float32, {4, 5}), in_index(DType::Int64, {3}, 4), in(DType::Float32, {4, 5})},
+           axis0, ErrorCode::Shape));
+}
+
 }  // namespace
 
 void add_shape_more_cases(std::vector<Case>& out) {
   add_table_rows(out);
   add_indexed_rows(out);
+  add_scatter_rows(out);
 }
 
 }  // namespace tensord::conformance

@@ -255,6 +255,9 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::diagonal:
     case Op::diag_embed:
     case Op::diag:
+    case Op::scatter:
+    case Op::scatter_add:
+    case Op::index_add:
       return ref_shape_more(op, in, attrs);
     case Op::lgamma:
     case Op::digamma:

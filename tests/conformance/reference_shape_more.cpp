@@ -136,6 +136,47 @@ RefTensor one_hot(const RefTensor& x, int64_t n) {
   return out;
 }
 
+// x with src[p] written (or added) at p with p[axis] = index[p], for p in row-major order.
+RefTensor scatter(Op op, const RefTensor& x, const RefTensor& index, const RefTensor& src,
+                  const ir::Attrs& attrs) {
+  need_index(index);
+  need_rank(x, 1);
+  const auto rank = static_cast<int64_t>(x.shape.size());
+  const int64_t axis = ref_axis(attrs.get_int(Attr::axis), rank);
+  if (op != Op::scatter && x.dtype == DType::Bool) reject(ErrorCode::DType, "bool sum");
+  if (index.shape.size() != x.shape.size() || src.shape.size() != x.shape.size()) {
+    reject(ErrorCode::Shape, "ranks differ");
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (index.shape[d] > src.shape[d] || (d != axis && index.shape[d] > x.shape[d])) {
+      reject(ErrorCode::Shape, "index too large");
+    }
+  }
+  std::vector<double> f(x.f);
+  std::vector<int64_t> i(x.i);
+  for (int64_t k = 0; k < index.numel(); ++k) {
+    std::vector<int64_t> pos = unravel(k, index.shape);
+    const Num v = cast_to(x.dtype, src.at(ravel(pos, src.shape)));
+    int64_t j = index.i[k];
+    if (j < 0) j += x.shape[axis];
+    if (j < 0 || j >= x.shape[axis]) reject(ErrorCode::Shape, "index out of range", true);
+    pos[axis] = j;
+    const int64_t o = ravel(pos, x.shape);
+    const bool add = op == Op::scatter_add;
+    if (x.floating()) {
+      f[o] = add ? f[o] + v.f : v.f;
+    } else {
+      i[o] = add ? static_cast<int64_t>(static_cast<uint64_t>(i[o]) + static_cast<uint64_t>(v.i))
+                 : v.i;
+    }
+  }
+  RefTensor out(x.dtype, x.shape);
+  for (int64_t o = 0; o < out.numel(); ++o) {
+    out.put(o, x.floating() ? Num::of_float(f[o]) : Num::of_int(i[o]));
+  }
+  return out;
+}
+
 }  // namespace
 
 Expected ref_shape_more(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) {
@@ -270,6 +311,36 @@ Expected ref_shape_more(Op op, std::span<const RefTensor> in, const ir::Attrs& a
       need_rank(x, 2);
       const auto [a, b] = two_axes(x, attrs);
       return diagonal(x, attrs.get_int(Attr::k, 0), a, b);
+    }
+    case Op::scatter:
+    case Op::scatter_add:
+      return scatter(op, x, in[1], in[2], attrs);
+    case Op::index_add: {
+      // index_add = scatter_add of alpha * src with the index spread along the axis.
+      need_index(in[1]);
+      need_rank(x, 1);
+      if (x.dtype == DType::Bool) reject(ErrorCode::DType, "bool sum");
+      const int64_t axis = ref_axis(attrs.get_int(Attr::axis), rank);
+      if (in[1].shape.size() != 1) reject(ErrorCode::Shape, "1-D index");
+      Shape want = x.shape;
+      want[axis] = in[1].shape[0];
+      if (in[2].shape != want) reject(ErrorCode::Shape, "source shape");
+      const Num alpha = cast_to(ir::is_floating(x.dtype) ? DType::Float64 : x.dtype,
+                                Num::of_float(attrs.get_float(Attr::alpha, 1.0)));
+      RefTensor index(DType::Int64, want), src(x.dtype, want);
+      for (int64_t k = 0; k < src.numel(); ++k) {
+        index.i[k] = in[1].i[unravel(k, want)[axis]];
+        const Num v = cast_to(x.dtype, in[2].at(k));
+        if (!attrs.has(Attr::alpha)) {
+          src.put(k, v);
+        } else if (x.floating()) {
+          src.put(k, Num::of_float(v.f * alpha.f));
+        } else {
+          src.put(k, Num::of_int(static_cast<int64_t>(static_cast<uint64_t>(v.i) *
+                                                      static_cast<uint64_t>(alpha.i))));
+        }
+      }
+      return scatter(Op::scatter_add, x, index, src, attrs);
     }
     case Op::diag_embed:
       need_rank(x, 1);

@@ -124,3 +124,16 @@ def test_special():
     check(td.special.xlogy(0.0, x), np.zeros(4))
     check(td.special.i0e(x), np.i0(a) * np.exp(-a), rtol=1e-12)
     check(td.special.sinc(x), np.sinc(a), rtol=1e-12, atol=1e-15)
+
+
+def test_scatter():
+    x = np.zeros((3, 4), np.float32)
+    index = np.array([[0, 1, 0, 2]])
+    src = np.arange(4, dtype=np.float32).reshape(1, 4) + 1
+    want = x.copy()
+    np.add.at(want, (index[0], np.arange(4)), src[0])
+    check(td.scatter_add(td.asarray(x), 0, td.asarray(index), td.asarray(src)), want)
+    check(td.scatter(td.asarray(x), 0, td.asarray(index), td.asarray(src)), want)
+    got = td.index_add(td.asarray(x), 0, td.asarray(np.array([2, 2])),
+                       td.asarray(np.ones((2, 4), np.float32)), alpha=0.5)
+    check(got, np.concatenate([np.zeros((2, 4)), np.ones((1, 4))]))

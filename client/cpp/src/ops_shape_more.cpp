@@ -78,6 +78,19 @@ Tensor diag(const Tensor& x, int64_t k, Loc loc) {
   return record(Op::diag, {&x}, {{Attr::k, k}}, loc);
 }
 
+Tensor scatter(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, Loc loc) {
+  return record(Op::scatter, {&x, &index, &src}, {{Attr::axis, axis}}, loc);
+}
+Tensor scatter_add(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, Loc loc) {
+  return record(Op::scatter_add, {&x, &index, &src}, {{Attr::axis, axis}}, loc);
+}
+Tensor index_add(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src,
+                 double alpha, Loc loc) {
+  ir::Attrs attrs{{Attr::axis, axis}};
+  if (alpha != 1.0) attrs.set(Attr::alpha, alpha);
+  return record(Op::index_add, {&x, &index, &src}, std::move(attrs), loc);
+}
+
 std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t axis,
                           Loc loc) {
   const ir::Shape& shape = type_of(x, loc).shape;

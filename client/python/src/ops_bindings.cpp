@@ -191,6 +191,17 @@ void bind_shape_ops(py::module_& m) {
         [](const Tensor& x, const Tensor& index, std::optional<int64_t> axis, Loc loc) {
           return recorded([&] { return tensord::take_along_dim(x, index, axis, loc); });
         });
+  m.def("scatter", [](const Tensor& x, int64_t axis, const Tensor& i, const Tensor& s, Loc loc) {
+    return recorded([&] { return tensord::scatter(x, axis, i, s, loc); });
+  });
+  m.def("scatter_add",
+        [](const Tensor& x, int64_t axis, const Tensor& i, const Tensor& s, Loc loc) {
+          return recorded([&] { return tensord::scatter_add(x, axis, i, s, loc); });
+        });
+  m.def("index_add",
+        [](const Tensor& x, int64_t axis, const Tensor& i, const Tensor& s, double alpha, Loc loc) {
+          return recorded([&] { return tensord::index_add(x, axis, i, s, alpha, loc); });
+        });
   m.def("masked_fill", [](const Tensor& x, const Tensor& mask, py::handle value, Loc loc) {
     return recorded([&] { return tensord::masked_fill(x, mask, scalar_of(value), loc); });
   });

@@ -6,7 +6,7 @@ from ._location import caller
 
 __all__ = ["tril", "triu", "tile", "repeat", "repeat_interleave", "narrow", "take_along_dim",
            "take_along_axis", "masked_fill", "one_hot", "rot90", "diagonal", "diag_embed",
-           "diag", "split", "chunk", "meshgrid"]
+           "diag", "split", "chunk", "meshgrid", "scatter", "scatter_add", "index_add"]
 
 
 def _t(x):
@@ -89,3 +89,16 @@ def meshgrid(*arrays, indexing="xy"):
         raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")
     ts = [_t(a) for a in arrays]
     return [Array(t) for t in _tensord.meshgrid(ts, indexing == "xy", caller())]
+
+
+def scatter(x, axis, index, src, /):
+    return Array(_tensord.scatter(_t(x), int(axis), _t(index), _t(src), caller()))
+
+
+def scatter_add(x, axis, index, src, /):
+    return Array(_tensord.scatter_add(_t(x), int(axis), _t(index), _t(src), caller()))
+
+
+def index_add(x, axis, index, src, /, *, alpha=1.0):
+    return Array(_tensord.index_add(_t(x), int(axis), _t(index), _t(src), float(alpha),
+                                    caller()))

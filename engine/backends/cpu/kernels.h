@@ -42,6 +42,10 @@ void run_movement(const KernelContext& ctx, const ir::Node& node,
 // Scans along an axis (cumsum, cumprod, logcumsumexp: kernels_scan.cpp), which run_movement
 // hands on: they are Movement ops in the IR (one input, an output of its shape).
 bool is_scan(ir::Op op);
+// scatter, scatter_add (kernels_scatter.cpp), which run_movement hands on.
+bool is_scatter(ir::Op op);
+void run_scatter(const KernelContext& ctx, const ir::Node& node,
+                 std::span<const TensorValue> inputs, const TensorValue& out);
 // The special functions (lgamma ... xlog1py: kernels_special.cpp), which run_unary and
 // run_binary hand on.
 bool is_special(ir::Op op);

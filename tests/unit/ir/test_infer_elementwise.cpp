@@ -163,6 +163,15 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
         attrs = {{Attr::value, 1.0}};
         inputs[1] = T(D::Bool, {3});
         break;
+      case Op::scatter:
+      case Op::scatter_add:
+        attrs = {{Attr::axis, int64_t{0}}};
+        inputs[1] = T(D::Int64, {2, 3});
+        break;
+      case Op::index_add:
+        attrs = {{Attr::axis, int64_t{0}}};
+        inputs[1] = T(D::Int64, {2});
+        break;
       case Op::one_hot:
         attrs = {{Attr::n, int64_t{4}}};
         inputs[0] = T(D::Int64, {2, 3});

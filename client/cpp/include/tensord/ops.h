@@ -231,6 +231,15 @@ Tensor diagonal(const Tensor& x, int64_t offset = 0, int64_t dim1 = 0, int64_t d
                 Loc loc = Loc::current());
 Tensor diag_embed(const Tensor& x, int64_t offset = 0, Loc loc = Loc::current());
 Tensor diag(const Tensor& x, int64_t k = 0, Loc loc = Loc::current());  // 1-D <-> 2-D
+// x with src written (scatter) or added (scatter_add) at index along axis; index no larger than
+// src (and than x off the axis); src is cast to x's dtype; repeated targets: the last position
+// in row-major order wins / sums in that order. index_add adds alpha * src[i] at index[i].
+Tensor scatter(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src,
+               Loc loc = Loc::current());
+Tensor scatter_add(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src,
+                   Loc loc = Loc::current());
+Tensor index_add(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src,
+                 double alpha = 1.0, Loc loc = Loc::current());
 // Several results: recorded as one slice/expand per result (the IR has single-output ops).
 std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t axis = 0,
                           Loc loc = Loc::current());
