@@ -35,7 +35,21 @@ namespace tensord::ir {
   X(max)                 \
   X(eps)                 \
   X(tanh)                \
-  X(normalized_ndim)
+  X(normalized_ndim)     \
+  X(alpha)               \
+  X(beta)                \
+  X(threshold)           \
+  X(negative_slope)      \
+  X(ord)                 \
+  X(reduction)           \
+  X(ignore_index)        \
+  X(label_smoothing)     \
+  X(delta)               \
+  X(log_target)          \
+  X(shifts)              \
+  X(reps)                \
+  X(repeats)             \
+  X(length)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

@@ -6,70 +6,11 @@
 #include <numbers>
 
 #include "engine/ir/axes.h"
+#include "engine/ir/expansion.h"
 #include "engine/ir/passes.h"
 
 namespace tensord::ir {
 namespace {
-
-using Ints = std::vector<int64_t>;
-
-// float16/bfloat16 composites compute in float32 and round once at the end.
-DType compute_dtype(DType t) {
-  return t == DType::Float16 || t == DType::BFloat16 ? DType::Float32 : t;
-}
-
-// Appends the primitives of one composite node to the rewritten graph.
-class Expansion {
- public:
-  Expansion(Rewritten& out, uint32_t origin, NodeLocation loc)
-      : out_(out), origin_(origin), loc_(loc) {}
-
-  ValueRef add(Op op, std::vector<ValueRef> inputs, Attrs attrs = {}) {
-    ValueRef v = out_.graph.add(op, std::move(inputs), std::move(attrs), loc_);
-    out_.origin.push_back(origin_);
-    return v;
-  }
-  const TensorType& type(ValueRef v) const { return out_.graph.type(v); }
-
-  ValueRef full(Shape shape, AttrValue value, DType t) {
-    return add(
-        Op::full, {},
-        {{Attr::shape, std::move(shape)}, {Attr::value, std::move(value)}, {Attr::dtype, t}});
-  }
-  ValueRef scalar(double value, DType t) { return full({}, value, t); }
-  ValueRef cast(ValueRef v, DType t) {
-    return type(v).dtype == t ? v : add(Op::cast, {v}, {{Attr::dtype, t}});
-  }
-  ValueRef unary(Op op, ValueRef x) { return add(op, {x}); }
-  ValueRef binary(Op op, ValueRef a, ValueRef b) { return add(op, {a, b}); }
-  ValueRef sum(ValueRef x, const Ints& axes, bool keepdim) {
-    return add(Op::sum, {x}, {{Attr::axes, axes}, {Attr::keepdim, keepdim}});
-  }
-  ValueRef reshape(ValueRef x, Shape shape) {
-    return add(Op::reshape, {x}, {{Attr::shape, std::move(shape)}});
-  }
-
- private:
-  Rewritten& out_;
-  uint32_t origin_;
-  NodeLocation loc_;
-};
-
-Ints axes_of(AxisMask mask, int64_t rank) {
-  Ints axes;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (has_axis(mask, d)) axes.push_back(d);
-  }
-  return axes;
-}
-
-int64_t count_of(AxisMask mask, const Shape& shape) {
-  int64_t n = 1;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (has_axis(mask, static_cast<int64_t>(d))) n *= shape[d];
-  }
-  return n;
-}
 
 ValueRef gelu(Expansion& e, ValueRef in, const Attrs& attrs, DType out) {
   const DType c = compute_dtype(out);
@@ -239,10 +180,14 @@ ValueRef expand_composite(Expansion& e, const Node& node, std::span<const ValueR
     default:
       break;
   }
-  throw Error(ErrorCode::Internal, "no decomposition for " + std::string(name(node.op)));
+  return expand_issue4(e, node, in);
 }
 
 }  // namespace
+
+ValueRef expand_any(Expansion& e, const Node& node, std::span<const ValueRef> in) {
+  return expand_composite(e, node, in);
+}
 
 Rewritten decompose(const Graph& g, std::span<const ValueRef> outputs) {
   Rewritten out;

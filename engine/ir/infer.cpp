@@ -243,7 +243,15 @@ std::vector<TensorType> infer_binary(Op op, const TensorType& a, const TensorTyp
     case Op::logaddexp:
     case Op::logaddexp2:
     case Op::copysign:
+    case Op::xlogy:
+    case Op::xlog1py:
       if (!is_floating(t)) t = kDefaultFloat;
+      break;
+    case Op::nextafter:
+      if (!is_floating(t)) {
+        fail(ErrorCode::DType,
+             "nextafter takes floating-point inputs, got " + std::string(name(t)));
+      }
       break;
     case Op::bitwise_and:
     case Op::bitwise_or:
@@ -343,6 +351,70 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::log_softmax:
     case Op::layer_norm:
       return infer_normalization(op, in, attrs);
+    case Op::lerp:
+    case Op::addcmul:
+    case Op::addcdiv:
+      return infer_pointwise3(op, in, attrs);
+    case Op::celu:
+    case Op::elu:
+    case Op::selu:
+    case Op::leaky_relu:
+    case Op::hardtanh:
+    case Op::hardsigmoid:
+    case Op::hardswish:
+    case Op::softplus:
+    case Op::softsign:
+    case Op::mish:
+    case Op::prelu:
+    case Op::glu:
+      return infer_activation(op, in, attrs);
+    case Op::all:
+    case Op::any:
+    case Op::count_nonzero:
+    case Op::amax:
+    case Op::amin:
+    case Op::nansum:
+    case Op::nanmean:
+    case Op::std:
+    case Op::logsumexp:
+    case Op::norm:
+      return infer_reduction_more(op, *in[0], attrs);
+    case Op::cumsum:
+    case Op::cumprod:
+    case Op::logcumsumexp:
+      return infer_scan(op, *in[0], attrs);
+    case Op::mse_loss:
+    case Op::l1_loss:
+    case Op::smooth_l1_loss:
+    case Op::huber_loss:
+    case Op::binary_cross_entropy:
+    case Op::binary_cross_entropy_with_logits:
+    case Op::kl_div:
+    case Op::cross_entropy:
+    case Op::nll_loss:
+    case Op::cosine_similarity:
+      return infer_loss(op, in, attrs);
+    case Op::tril:
+    case Op::triu:
+    case Op::roll:
+    case Op::tile:
+    case Op::repeat_interleave:
+    case Op::narrow:
+    case Op::take:
+    case Op::take_along_dim:
+    case Op::masked_fill:
+    case Op::one_hot:
+    case Op::rot90:
+    case Op::diagonal:
+    case Op::diag_embed:
+    case Op::diag:
+      return infer_shape_more(op, in, attrs);
+    case Op::expit:
+      return infer_unary(op, *in[0], attrs);
+    case Op::scatter:
+    case Op::scatter_add:
+    case Op::index_add:
+      return infer_scatter(op, in, attrs);
     default:
       break;
   }

@@ -35,5 +35,14 @@ std::vector<TensorType> infer_view(Op op, const TensorType& x, const Attrs& attr
 std::vector<TensorType> infer_movement(Op op, Inputs in, const Attrs& attrs);
 std::vector<TensorType> infer_matmul(const TensorType& a, const TensorType& b);
 std::vector<TensorType> infer_normalization(Op op, Inputs in, const Attrs& attrs);
+// Issue 4 (infer_issue4.cpp).
+std::vector<TensorType> infer_pointwise3(Op op, Inputs in, const Attrs& attrs);
+std::vector<TensorType> infer_activation(Op op, Inputs in, const Attrs& attrs);
+std::vector<TensorType> infer_reduction_more(Op op, const TensorType& x, const Attrs& attrs);
+std::vector<TensorType> infer_scan(Op op, const TensorType& x, const Attrs& attrs);
+std::vector<TensorType> infer_loss(Op op, Inputs in, const Attrs& attrs);  // infer_losses.cpp
+// infer_shape_more.cpp
+std::vector<TensorType> infer_shape_more(Op op, Inputs in, const Attrs& attrs);
+std::vector<TensorType> infer_scatter(Op op, Inputs in, const Attrs& attrs);
 
 }  // namespace tensord::ir::detail

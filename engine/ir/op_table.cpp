@@ -46,6 +46,35 @@ constexpr AttrSpec kAxis[] = {{Attr::axis, K::Int, req}};
 constexpr AttrSpec kPad[] = {{Attr::pads, K::Ints, req}, {Attr::value, K::Scalar, opt}};
 constexpr AttrSpec kLayerNorm[] = {{Attr::normalized_ndim, K::Int, req},
                                    {Attr::eps, K::Float, opt}};
+// Issue 4. addcmul/addcdiv: value scales the product or quotient.
+constexpr AttrSpec kValue[] = {{Attr::value, K::Scalar, opt}};
+constexpr AttrSpec kAlpha[] = {{Attr::alpha, K::Float, opt}};
+constexpr AttrSpec kLeakyRelu[] = {{Attr::negative_slope, K::Float, opt}};
+constexpr AttrSpec kHardtanh[] = {{Attr::min, K::Float, opt}, {Attr::max, K::Float, opt}};
+constexpr AttrSpec kSoftplus[] = {{Attr::beta, K::Float, opt}, {Attr::threshold, K::Float, opt}};
+constexpr AttrSpec kAxisOpt[] = {{Attr::axis, K::Int, opt}};
+constexpr AttrSpec kNorm[] = {
+    {Attr::axes, K::Ints, opt}, {Attr::keepdim, K::Bool, opt}, {Attr::ord, K::Float, opt}};
+// Losses: reduction 0 none, 1 mean (default), 2 sum (kl_div: 3 batchmean).
+constexpr AttrSpec kLoss[] = {{Attr::reduction, K::Int, opt}};
+constexpr AttrSpec kSmoothL1[] = {{Attr::reduction, K::Int, opt}, {Attr::beta, K::Float, opt}};
+constexpr AttrSpec kHuber[] = {{Attr::reduction, K::Int, opt}, {Attr::delta, K::Float, opt}};
+constexpr AttrSpec kKlDiv[] = {{Attr::reduction, K::Int, opt}, {Attr::log_target, K::Bool, opt}};
+constexpr AttrSpec kCrossEntropy[] = {{Attr::reduction, K::Int, opt},
+                                      {Attr::ignore_index, K::Int, opt},
+                                      {Attr::label_smoothing, K::Float, opt}};
+constexpr AttrSpec kNll[] = {{Attr::reduction, K::Int, opt}, {Attr::ignore_index, K::Int, opt}};
+constexpr AttrSpec kK[] = {{Attr::k, K::Int, opt}};
+constexpr AttrSpec kRoll[] = {{Attr::shifts, K::Ints, req}, {Attr::dims, K::Ints, opt}};
+constexpr AttrSpec kTile[] = {{Attr::reps, K::Ints, req}};
+constexpr AttrSpec kRepeatInterleave[] = {{Attr::repeats, K::Int, req}, {Attr::axis, K::Int, opt}};
+constexpr AttrSpec kNarrow[] = {
+    {Attr::axis, K::Int, req}, {Attr::start, K::Int, req}, {Attr::length, K::Int, req}};
+constexpr AttrSpec kValueReq[] = {{Attr::value, K::Scalar, req}};
+constexpr AttrSpec kOneHot[] = {{Attr::n, K::Int, req}};
+constexpr AttrSpec kKDims[] = {{Attr::k, K::Int, opt}, {Attr::dims, K::Ints, opt}};
+constexpr AttrSpec kIndexAdd[] = {{Attr::axis, K::Int, req}, {Attr::alpha, K::Float, opt}};
+constexpr AttrSpec kCosine[] = {{Attr::axis, K::Int, opt}, {Attr::eps, K::Float, opt}};
 
 constexpr std::span<const AttrSpec> attrs_of(Op op) {
   switch (op) {
@@ -106,6 +135,81 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
       return kPad;
     case Op::layer_norm:
       return kLayerNorm;
+    case Op::addcmul:
+    case Op::addcdiv:
+      return kValue;
+    case Op::celu:
+    case Op::elu:
+      return kAlpha;
+    case Op::leaky_relu:
+      return kLeakyRelu;
+    case Op::hardtanh:
+      return kHardtanh;
+    case Op::softplus:
+      return kSoftplus;
+    case Op::glu:
+      return kAxisOpt;
+    case Op::all:
+    case Op::any:
+    case Op::count_nonzero:
+    case Op::amax:
+    case Op::amin:
+    case Op::nansum:
+    case Op::nanmean:
+    case Op::logsumexp:
+      return kReduce;
+    case Op::std:
+      return kVar;
+    case Op::norm:
+      return kNorm;
+    case Op::cumsum:
+    case Op::cumprod:
+    case Op::logcumsumexp:
+      return kAxis;
+    case Op::mse_loss:
+    case Op::l1_loss:
+    case Op::binary_cross_entropy:
+    case Op::binary_cross_entropy_with_logits:
+      return kLoss;
+    case Op::smooth_l1_loss:
+      return kSmoothL1;
+    case Op::huber_loss:
+      return kHuber;
+    case Op::kl_div:
+      return kKlDiv;
+    case Op::cross_entropy:
+      return kCrossEntropy;
+    case Op::nll_loss:
+      return kNll;
+    case Op::cosine_similarity:
+      return kCosine;
+    case Op::tril:
+    case Op::triu:
+    case Op::diag_embed:
+    case Op::diag:
+      return kK;
+    case Op::roll:
+      return kRoll;
+    case Op::tile:
+      return kTile;
+    case Op::repeat_interleave:
+      return kRepeatInterleave;
+    case Op::narrow:
+      return kNarrow;
+    case Op::take_along_dim:
+      return kAxisOpt;
+    case Op::masked_fill:
+      return kValueReq;
+    case Op::one_hot:
+      return kOneHot;
+    case Op::rot90:
+    case Op::diagonal:
+      return kKDims;
+    case Op::scatter:
+    case Op::scatter_add:
+      return kAxis;
+    case Op::index_add:
+      return kIndexAdd;
     default:
       return {};
   }

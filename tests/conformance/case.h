@@ -59,8 +59,15 @@ std::string describe(const Case& c);  // "add float16(5, 7)[permuted] float16(7)
 void add_creation_cases(std::vector<Case>& out);
 void add_unary_cases(std::vector<Case>& out);
 void add_binary_cases(std::vector<Case>& out);
-void add_math_cases(std::vector<Case>& out);  // issue 4's elementwise math
+void add_math_cases(std::vector<Case>& out);        // issue 4's elementwise math
+void add_pointwise_cases(std::vector<Case>& out);   // nextafter, lerp, addcmul, addcdiv
+void add_activation_cases(std::vector<Case>& out);  // elu ... glu
 void add_reduce_cases(std::vector<Case>& out);
+void add_reduce_more_cases(std::vector<Case>& out);  // all ... norm, cumsum ... logcumsumexp
+void add_loss_cases(std::vector<Case>& out);
+void add_shape_more_cases(std::vector<Case>& out);  // tril ... diag
+void add_special_cases(
+    std::vector<Case>& out);  // lgamma ... xlog1py         // mse_loss ... cosine_similarity
 void add_view_cases(std::vector<Case>& out);
 void add_movement_cases(std::vector<Case>& out);
 void add_matmul_cases(std::vector<Case>& out);

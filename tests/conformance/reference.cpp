@@ -196,6 +196,87 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
       return ref_movement(op, in, attrs);
     case Op::matmul:
       return ref_matmul(in[0], in[1]);
+    case Op::nextafter:
+      return ref_nextafter(in[0], in[1]);
+    case Op::lerp:
+    case Op::addcmul:
+    case Op::addcdiv:
+      return ref_pointwise3(op, in, attrs);
+    case Op::celu:
+    case Op::elu:
+    case Op::selu:
+    case Op::leaky_relu:
+    case Op::hardtanh:
+    case Op::hardsigmoid:
+    case Op::hardswish:
+    case Op::softplus:
+    case Op::softsign:
+    case Op::mish:
+    case Op::prelu:
+    case Op::glu:
+      return ref_activation(op, in, attrs);
+    case Op::all:
+    case Op::any:
+    case Op::count_nonzero:
+    case Op::amax:
+    case Op::amin:
+    case Op::nansum:
+    case Op::nanmean:
+    case Op::std:
+    case Op::logsumexp:
+    case Op::norm:
+      return ref_reduce_more(op, in[0], attrs);
+    case Op::cumsum:
+    case Op::cumprod:
+    case Op::logcumsumexp:
+      return ref_scan(op, in[0], attrs);
+    case Op::mse_loss:
+    case Op::l1_loss:
+    case Op::smooth_l1_loss:
+    case Op::huber_loss:
+    case Op::binary_cross_entropy:
+    case Op::binary_cross_entropy_with_logits:
+    case Op::kl_div:
+    case Op::cross_entropy:
+    case Op::nll_loss:
+    case Op::cosine_similarity:
+      return ref_loss(op, in, attrs);
+    case Op::tril:
+    case Op::triu:
+    case Op::roll:
+    case Op::tile:
+    case Op::repeat_interleave:
+    case Op::narrow:
+    case Op::take:
+    case Op::take_along_dim:
+    case Op::masked_fill:
+    case Op::one_hot:
+    case Op::rot90:
+    case Op::diagonal:
+    case Op::diag_embed:
+    case Op::diag:
+    case Op::scatter:
+    case Op::scatter_add:
+    case Op::index_add:
+      return ref_shape_more(op, in, attrs);
+    case Op::lgamma:
+    case Op::digamma:
+    case Op::erfinv:
+    case Op::erfcx:
+    case Op::i0:
+    case Op::i0e:
+    case Op::i1:
+    case Op::i1e:
+    case Op::ndtr:
+    case Op::ndtri:
+    case Op::log_ndtr:
+    case Op::sinc:
+    case Op::entr:
+    case Op::logit:
+    case Op::expit:
+    case Op::xlogy:
+    case Op::xlog1py:
+      return ref_special(op, in);
     case Op::input:
       break;
   }

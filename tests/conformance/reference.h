@@ -33,6 +33,30 @@ Expected ref_binary(ir::Op op, const RefTensor& a, const RefTensor& b);
 Expected ref_unary_math(ir::Op op, const RefTensor& x);
 Expected ref_binary_math(ir::Op op, const RefTensor& a, const RefTensor& b);
 Expected ref_nan_to_num(const RefTensor& x, const ir::Attrs& attrs);
+// Issue 4: nextafter, lerp/addcmul/addcdiv (reference_pointwise.cpp), the activations
+// (reference_activation.cpp).
+Expected ref_nextafter(const RefTensor& a, const RefTensor& b);
+Expected ref_pointwise3(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+Expected ref_activation(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+// Issue 4: reductions and scans (reference_reduce_more.cpp), losses (reference_losses.cpp).
+Expected ref_reduce_more(ir::Op op, const RefTensor& x, const ir::Attrs& attrs);
+Expected ref_scan(ir::Op op, const RefTensor& x, const ir::Attrs& attrs);
+Expected ref_loss(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+// Shape and indexing ops (reference_shape_more.cpp), special functions (reference_special.cpp).
+Expected ref_shape_more(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+Expected ref_special(ir::Op op, std::span<const RefTensor> inputs);
+// The reductions' shared planning (reference_reduce.cpp): which axes are reduced, and where
+// each input element lands in the output.
+struct RefReduction {
+  std::vector<bool> reduced;
+  Shape out_shape;
+  std::vector<int64_t> bucket;  // per input element: its output element
+  std::vector<int64_t> count;   // per output element: how many inputs it reduces
+};
+std::vector<bool> ref_reduced_axes(const ir::Attrs& attrs, int64_t rank);  // Shape errors
+RefReduction ref_plan(const Shape& shape, std::vector<bool> reduced, bool keepdim);
+void ref_reject_empty_axes(const Shape& shape, const std::vector<bool>& reduced);
+int64_t ref_max_count(const RefReduction& r);
 Expected ref_where(const RefTensor& cond, const RefTensor& a, const RefTensor& b);
 Expected ref_reduce(ir::Op op, const RefTensor& x, const ir::Attrs& attrs);
 Expected ref_normalize(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);

@@ -9,17 +9,8 @@ namespace tensord::conformance {
 using ir::Attr;
 using ir::Op;
 
-namespace {
-
 // Which axes are reduced, and where each input element lands in the output.
-struct Reduction {
-  std::vector<bool> reduced;
-  Shape out_shape;
-  std::vector<int64_t> bucket;  // per input element: its output element
-  std::vector<int64_t> count;   // per output element: how many inputs it reduces
-};
-
-std::vector<bool> reduced_axes(const ir::Attrs& attrs, int64_t rank) {
+std::vector<bool> ref_reduced_axes(const ir::Attrs& attrs, int64_t rank) {
   std::vector<bool> reduced(static_cast<size_t>(rank), !attrs.has(Attr::axes));
   if (!attrs.has(Attr::axes)) return reduced;
   for (int64_t a : attrs.get_ints(Attr::axes)) {
@@ -30,8 +21,8 @@ std::vector<bool> reduced_axes(const ir::Attrs& attrs, int64_t rank) {
   return reduced;
 }
 
-Reduction plan(const Shape& shape, std::vector<bool> reduced, bool keepdim) {
-  Reduction r{std::move(reduced), {}, {}, {}};
+RefReduction ref_plan(const Shape& shape, std::vector<bool> reduced, bool keepdim) {
+  RefReduction r{std::move(reduced), {}, {}, {}};
   for (size_t d = 0; d < shape.size(); ++d) {
     if (!r.reduced[d]) {
       r.out_shape.push_back(shape[d]);
@@ -59,17 +50,21 @@ Reduction plan(const Shape& shape, std::vector<bool> reduced, bool keepdim) {
   return r;
 }
 
-void reject_empty_axes(const Shape& shape, const std::vector<bool>& reduced) {
+void ref_reject_empty_axes(const Shape& shape, const std::vector<bool>& reduced) {
   for (size_t d = 0; d < shape.size(); ++d) {
     if (reduced[d] && shape[d] == 0) reject(ErrorCode::Shape, "reducing an axis of size 0");
   }
 }
 
-int64_t max_count(const Reduction& r) {
+int64_t ref_max_count(const RefReduction& r) {
   int64_t m = 0;
   for (int64_t c : r.count) m = std::max(m, c);
   return m;
 }
+
+namespace {
+
+using Reduction = RefReduction;
 
 Expected sum_or_prod(Op op, const RefTensor& x, const Reduction& r) {
   DType out_t = x.floating() ? x.dtype : DType::Int64;
@@ -95,7 +90,7 @@ Expected sum_or_prod(Op op, const RefTensor& x, const Reduction& r) {
     e.value.put(static_cast<int64_t>(o), Num::of_float(acc[o]));
     if (!sum) e.scale[o] = std::fabs(acc[o]);  // products err relative to themselves
   }
-  e.terms = max_count(r);
+  e.terms = ref_max_count(r);
   return e;
 }
 
@@ -128,8 +123,8 @@ Expected arg_reduce(Op op, const RefTensor& x, const ir::Attrs& attrs) {
   std::vector<bool> reduced(static_cast<size_t>(rank), !axis);
   if (axis) reduced[*axis] = true;
   if (!axis && x.numel() == 0) reject(ErrorCode::Shape, "argmax/argmin of an empty tensor");
-  reject_empty_axes(x.shape, reduced);
-  Reduction r = plan(x.shape, reduced, keepdim);
+  ref_reject_empty_axes(x.shape, reduced);
+  Reduction r = ref_plan(x.shape, reduced, keepdim);
   Expected e{RefTensor(DType::Int64, r.out_shape)};
   std::vector<Num> best(r.count.size());
   std::vector<bool> seen(r.count.size(), false);
@@ -166,7 +161,7 @@ Expected mean_or_var(Op op, const RefTensor& x, const Reduction& r, const ir::At
   }
   Expected e{RefTensor(x.dtype, r.out_shape)};
   e.scale.assign(outs, 0.0);
-  e.terms = max_count(r);
+  e.terms = ref_max_count(r);
   std::vector<double> mean(outs);
   for (size_t o = 0; o < outs; ++o) mean[o] = sum[o] / static_cast<double>(r.count[o]);
   if (op == Op::mean) {
@@ -199,9 +194,9 @@ Expected ref_reduce(Op op, const RefTensor& x, const ir::Attrs& attrs) {
   if (op == Op::argmax || op == Op::argmin) return arg_reduce(op, x, attrs);
   if (op == Op::mean || op == Op::var) require_float(x);
   const int64_t rank = static_cast<int64_t>(x.shape.size());
-  std::vector<bool> reduced = reduced_axes(attrs, rank);
-  if (op == Op::max || op == Op::min) reject_empty_axes(x.shape, reduced);
-  Reduction r = plan(x.shape, reduced, attrs.get_bool(Attr::keepdim, false));
+  std::vector<bool> reduced = ref_reduced_axes(attrs, rank);
+  if (op == Op::max || op == Op::min) ref_reject_empty_axes(x.shape, reduced);
+  Reduction r = ref_plan(x.shape, reduced, attrs.get_bool(Attr::keepdim, false));
   switch (op) {
     case Op::sum:
     case Op::prod:

@@ -137,4 +137,18 @@ Tensor bitwise_right_shift(const Operand& a, const Operand& b, Loc loc) {
   return binary(Op::bitwise_right_shift, a, b, loc);
 }
 
+Tensor nextafter(const Operand& a, const Operand& b, Loc loc) {
+  return binary(Op::nextafter, a, b, loc);
+}
+Tensor lerp(const Operand& a, const Operand& b, const Operand& weight, Loc loc) {
+  std::array<const Operand*, 3> operands{&a, &b, &weight};
+  return detail::record_elementwise(Op::lerp, operands, nullptr, loc);
+}
+Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value, Loc loc) {
+  return record(Op::addcmul, {&x, &t1, &t2}, {{ir::Attr::value, detail::attr_value(value)}}, loc);
+}
+Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value, Loc loc) {
+  return record(Op::addcdiv, {&x, &t1, &t2}, {{ir::Attr::value, detail::attr_value(value)}}, loc);
+}
+
 }  // namespace tensord

@@ -53,4 +53,48 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> axis, bool keepdim, Loc lo
   return arg_reduce(Op::argmin, x, axis, keepdim, loc);
 }
 
+Tensor all(const Tensor& x, const Axes& axes, bool keepdim, Loc loc) {
+  return reduce(Op::all, x, axes, keepdim, loc);
+}
+Tensor any(const Tensor& x, const Axes& axes, bool keepdim, Loc loc) {
+  return reduce(Op::any, x, axes, keepdim, loc);
+}
+Tensor count_nonzero(const Tensor& x, const Axes& axes, bool keepdim, Loc loc) {
+  return reduce(Op::count_nonzero, x, axes, keepdim, loc);
+}
+Tensor amax(const Tensor& x, const Axes& axes, bool keepdim, Loc loc) {
+  return reduce(Op::amax, x, axes, keepdim, loc);
+}
+Tensor amin(const Tensor& x, const Axes& axes, bool keepdim, Loc loc) {
+  return reduce(Op::amin, x, axes, keepdim, loc);
+}
+Tensor nansum(const Tensor& x, const Axes& axes, bool keepdim, Loc loc) {
+  return reduce(Op::nansum, x, axes, keepdim, loc);
+}
+Tensor nanmean(const Tensor& x, const Axes& axes, bool keepdim, Loc loc) {
+  return reduce(Op::nanmean, x, axes, keepdim, loc);
+}
+Tensor std_dev(const Tensor& x, const Axes& axes, double correction, bool keepdim, Loc loc) {
+  ir::Attrs attrs = reduce_attrs(axes, keepdim);
+  attrs.set(Attr::correction, correction);
+  return detail::record(Op::std, {&x}, std::move(attrs), loc);
+}
+Tensor logsumexp(const Tensor& x, const Axes& axes, bool keepdim, Loc loc) {
+  return reduce(Op::logsumexp, x, axes, keepdim, loc);
+}
+Tensor norm(const Tensor& x, double ord, const Axes& axes, bool keepdim, Loc loc) {
+  ir::Attrs attrs = reduce_attrs(axes, keepdim);
+  attrs.set(Attr::ord, ord);
+  return detail::record(Op::norm, {&x}, std::move(attrs), loc);
+}
+Tensor cumsum(const Tensor& x, int64_t axis, Loc loc) {
+  return detail::record(Op::cumsum, {&x}, {{Attr::axis, axis}}, loc);
+}
+Tensor cumprod(const Tensor& x, int64_t axis, Loc loc) {
+  return detail::record(Op::cumprod, {&x}, {{Attr::axis, axis}}, loc);
+}
+Tensor logcumsumexp(const Tensor& x, int64_t axis, Loc loc) {
+  return detail::record(Op::logcumsumexp, {&x}, {{Attr::axis, axis}}, loc);
+}
+
 }  // namespace tensord

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "client/python/src/locations.h"
+#include "client/python/src/ops_bindings.h"
 #include "tensord/client.h"
 
 namespace py = pybind11;
@@ -401,4 +402,5 @@ PYBIND11_MODULE(_tensord, m) {
   tensord::python::bind_transfers(m);
   tensord::python::bind_math_ops(m);
   tensord::python::bind_fusion(m);
+  tensord::python::bind_ops(m);
 }

@@ -38,3 +38,8 @@ newaxis = None
 
 globals().update(_MISSING)
 del _MISSING
+# Issue 4's ops (nn, shape, special, extra math).
+from ._math_extra import *  # noqa: E402,F401,F403 (nextafter, lerp, reductions, scans)
+from ._nn import *  # noqa: E402,F401,F403 (activations, losses)
+from ._shape import *  # noqa: E402,F401,F403 (tril, tile, one_hot, split, ...)
+from . import special  # noqa: E402 (torch.special's functions)

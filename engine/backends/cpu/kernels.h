@@ -39,6 +39,20 @@ void run_reduction(const KernelContext& ctx, const ir::Node& node, const TensorV
                    const TensorValue& out);
 void run_movement(const KernelContext& ctx, const ir::Node& node,
                   std::span<const TensorValue> inputs, const TensorValue& out);
+// Scans along an axis (cumsum, cumprod, logcumsumexp: kernels_scan.cpp), which run_movement
+// hands on: they are Movement ops in the IR (one input, an output of its shape).
+bool is_scan(ir::Op op);
+// scatter, scatter_add (kernels_scatter.cpp), which run_movement hands on.
+bool is_scatter(ir::Op op);
+void run_scatter(const KernelContext& ctx, const ir::Node& node,
+                 std::span<const TensorValue> inputs, const TensorValue& out);
+// The special functions (lgamma ... xlog1py: kernels_special.cpp), which run_unary and
+// run_binary hand on.
+bool is_special(ir::Op op);
+void run_special(const KernelContext& ctx, const ir::Node& node,
+                 std::span<const TensorValue> inputs, const TensorValue& out);
+void run_scan(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
+              const TensorValue& out);
 
 // Shared building blocks.
 // dst = cast(src) elementwise; src broadcasts to dst's shape; any dtypes.

@@ -212,6 +212,10 @@ bool is_predicate(Op op) {
 void run_binary(const KernelContext& ctx, const ir::Node& node, const TensorValue& a,
                 const TensorValue& b, const TensorValue& out) {
   if (is_binary_math(node.op)) return run_binary_math(ctx, node, a, b, out);
+  if (is_special(node.op)) {
+    const TensorValue inputs[2] = {a, b};
+    return run_special(ctx, node, inputs, out);
+  }
   ir::DType ta = a.type.dtype, tb = b.type.dtype;
   if (is_predicate(node.op)) {
     // Comparisons happen in the promoted dtype; logical ops only test != 0, so mixed dtypes

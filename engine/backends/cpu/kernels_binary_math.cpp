@@ -31,6 +31,31 @@ struct CopySign {
     return std::copysign(a, b);
   }
 };
+struct NextAfter {
+  template <typename C>
+  C operator()(C a, C b) const {
+    return std::nextafter(a, b);
+  }
+};
+// nextafter on the grid of a 16-bit format H, whose values arrive widened to float (exactly):
+// one step of H's bit pattern, so the result is exact in H.
+template <typename H>
+struct NextAfterHalf {
+  float operator()(float a, float b) const {
+    if (a != a || b != b) return a + b;
+    if (a == b) return b;
+    H h;
+    if (a == 0) {  // the smallest subnormal, with b's sign
+      h.bits = 1;
+      return std::copysign(static_cast<float>(h), b);
+    }
+    h = H(a);
+    const bool away_from_zero = (b > a) == (a > 0);
+    h.bits = static_cast<uint16_t>(away_from_zero ? h.bits + 1 : h.bits - 1);
+    return static_cast<float>(h);
+  }
+};
+
 // log(exp(a) + exp(b)) without overflow: max + log1p(exp(-|a - b|)); equal infinities give
 // themselves (inf - inf would be NaN).
 struct LogAddExp {
@@ -177,6 +202,11 @@ void run_typed(const KernelContext& ctx, Op op, std::span<const Operand> ops) {
         return go(LogAddExp{});
       case Op::logaddexp2:
         return go(LogAddExp2{});
+      case Op::nextafter:
+        if constexpr (kIsHalf<T>)
+          return go(NextAfterHalf<T>{});
+        else
+          return go(NextAfter{});
       default:
         break;
     }
@@ -235,6 +265,7 @@ bool is_binary_math(Op op) {
     case Op::bitwise_xor:
     case Op::bitwise_left_shift:
     case Op::bitwise_right_shift:
+    case Op::nextafter:
       return true;
     default:
       return false;

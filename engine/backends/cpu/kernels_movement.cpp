@@ -158,6 +158,11 @@ void run_movement(const KernelContext& ctx, const ir::Node& node,
                                            std::to_string(inputs.size()) + " inputs");
     }
   };
+  if (is_scatter(node.op)) return run_scatter(ctx, node, inputs, out);
+  if (is_scan(node.op)) {
+    want(1);
+    return run_scan(ctx, node, inputs[0], out);
+  }
   switch (node.op) {
     case Op::contiguous:
       want(1);

@@ -229,6 +229,7 @@ void run_unary(const KernelContext& ctx, const ir::Node& node, const TensorValue
                const TensorValue& out) {
   if (node.op == Op::cast) return cast_into(ctx, operand_of(in), operand_of(out));
   if (is_unary_math(node.op)) return run_unary_math(ctx, node, in, out);
+  if (is_special(node.op)) return run_special(ctx, node, {&in, 1}, out);
   if (node.op == Op::logical_not) {
     Operand ops[2] = {operand_of(out), operand_of(in)};
     return visit_dtype(in.type.dtype,

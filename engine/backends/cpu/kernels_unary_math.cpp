@@ -4,19 +4,25 @@
 
 #include "engine/backends/cpu/elementwise.h"
 #include "engine/backends/cpu/kernels.h"
+#include "engine/backends/cpu/vector_math.h"
 
 namespace tensord::cpu {
 namespace {
 
 using ir::Op;
 
-// Float-only functions; C is float or double (float16/bfloat16 compute in float).
-#define TENSORD_LIBM_OP(Name, fn) \
-  struct Name {                   \
-    template <typename C>         \
-    C operator()(C x) const {     \
-      return std::fn(x);          \
-    }                             \
+// Float-only functions; C is float or double (float16/bfloat16 compute in float). Whole
+// blocks go through libmvec (vector_math.h), single values through libm.
+#define TENSORD_LIBM_OP(Name, fn)                   \
+  struct Name {                                     \
+    template <typename C>                           \
+    C operator()(C x) const {                       \
+      return std::fn(x);                            \
+    }                                               \
+    template <typename C>                           \
+    void block(const C* x, C* y, int64_t n) const { \
+      vmath::fn(x, y, n);                           \
+    }                                               \
   };
 TENSORD_LIBM_OP(Exp2, exp2)
 TENSORD_LIBM_OP(Expm1, expm1)
@@ -33,8 +39,13 @@ TENSORD_LIBM_OP(Asinh, asinh)
 TENSORD_LIBM_OP(Acosh, acosh)
 TENSORD_LIBM_OP(Atanh, atanh)
 TENSORD_LIBM_OP(Erfc, erfc)
-TENSORD_LIBM_OP(Trunc, trunc)
 #undef TENSORD_LIBM_OP
+struct Trunc {
+  template <typename C>
+  C operator()(C x) const {
+    return std::trunc(x);
+  }
+};
 
 struct Frac {  // x - trunc(x): exact; frac(+-inf) = NaN
   template <typename C>

@@ -131,6 +131,51 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
       case Op::layer_norm:
         attrs = {{Attr::normalized_ndim, int64_t{1}}};
         break;
+      case Op::prelu:
+        inputs[1] = F32({3});
+        break;
+      case Op::glu:
+      case Op::cumsum:
+      case Op::cumprod:
+      case Op::logcumsumexp:
+        attrs = {{Attr::axis, int64_t{0}}};
+        break;
+      case Op::nll_loss:
+        inputs[1] = T(D::Int64, {2});
+        break;
+      case Op::roll:
+        attrs = {{Attr::shifts, Shape{1}}};
+        break;
+      case Op::tile:
+        attrs = {{Attr::reps, Shape{2}}};
+        break;
+      case Op::repeat_interleave:
+        attrs = {{Attr::repeats, int64_t{2}}};
+        break;
+      case Op::narrow:
+        attrs = {{Attr::axis, int64_t{1}}, {Attr::start, int64_t{1}}, {Attr::length, int64_t{1}}};
+        break;
+      case Op::take:
+      case Op::take_along_dim:
+        inputs[1] = T(D::Int64, {2, 3});
+        break;
+      case Op::masked_fill:
+        attrs = {{Attr::value, 1.0}};
+        inputs[1] = T(D::Bool, {3});
+        break;
+      case Op::scatter:
+      case Op::scatter_add:
+        attrs = {{Attr::axis, int64_t{0}}};
+        inputs[1] = T(D::Int64, {2, 3});
+        break;
+      case Op::index_add:
+        attrs = {{Attr::axis, int64_t{0}}};
+        inputs[1] = T(D::Int64, {2});
+        break;
+      case Op::one_hot:
+        attrs = {{Attr::n, int64_t{4}}};
+        inputs[0] = T(D::Int64, {2, 3});
+        break;
       case Op::bitwise_not:
       case Op::bitwise_and:
       case Op::bitwise_or:

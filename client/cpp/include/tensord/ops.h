@@ -86,6 +86,34 @@ Tensor bitwise_or(const Operand& a, const Operand& b, Loc loc = Loc::current());
 Tensor bitwise_xor(const Operand& a, const Operand& b, Loc loc = Loc::current());
 Tensor bitwise_left_shift(const Operand& a, const Operand& b, Loc loc = Loc::current());
 Tensor bitwise_right_shift(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// nextafter: the next float after a toward b, on a's dtype's grid (floats only). lerp(a, b, w) =
+// a + w (b - a), PyTorch's form (exact at w = 0 and 1; floats only). addcmul/addcdiv: x + value
+// * t1 * t2 (or / t2; addcdiv floats only). All broadcast; the dtype promotes all inputs.
+Tensor nextafter(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor lerp(const Operand& a, const Operand& b, const Operand& weight, Loc loc = Loc::current());
+Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value = 1,
+               Loc loc = Loc::current());
+Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, Scalar value = 1,
+               Loc loc = Loc::current());
+
+// Activations (docs/ops.md): integer or bool input gives float32, like gelu.
+Tensor elu(const Tensor& x, double alpha = 1.0, Loc loc = Loc::current());
+Tensor celu(const Tensor& x, double alpha = 1.0, Loc loc = Loc::current());
+Tensor selu(const Tensor& x, Loc loc = Loc::current());
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01, Loc loc = Loc::current());
+Tensor hardtanh(const Tensor& x, double min_val = -1.0, double max_val = 1.0,
+                Loc loc = Loc::current());
+Tensor hardsigmoid(const Tensor& x, Loc loc = Loc::current());
+Tensor hardswish(const Tensor& x, Loc loc = Loc::current());
+// x when beta * x > threshold, else log1p(exp(beta x)) / beta.
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0,
+                Loc loc = Loc::current());
+Tensor softsign(const Tensor& x, Loc loc = Loc::current());
+Tensor mish(const Tensor& x, Loc loc = Loc::current());
+// weight: one element, or one per channel (axis 1 of x).
+Tensor prelu(const Tensor& x, const Tensor& weight, Loc loc = Loc::current());
+// first half of `axis` * sigmoid(second half); the axis size must be even.
+Tensor glu(const Tensor& x, int64_t axis = -1, Loc loc = Loc::current());
 
 // Elementwise, broadcasting. A number operand is a weak scalar: it takes the other operand's
 // dtype when of the same kind (int8 tensor + 1 is int8), see ir::promote_with_scalar.
@@ -148,6 +176,102 @@ Tensor argmax(const Tensor& x, std::optional<int64_t> axis = std::nullopt, bool 
               Loc loc = Loc::current());
 Tensor argmin(const Tensor& x, std::optional<int64_t> axis = std::nullopt, bool keepdim = false,
               Loc loc = Loc::current());
+// More reductions (docs/ops.md). all/any give bool (x != 0, NaN counts as true),
+// count_nonzero int64; amax/amin are max/min; nansum/nanmean skip NaN; std = sqrt(var);
+// logsumexp is stable (rows of -inf give -inf) and turns integers into float32; norm is the
+// vector p-norm (ord = inf, -inf, 0 or any p; floats only).
+Tensor all(const Tensor& x, const Axes& axes = {}, bool keepdim = false, Loc loc = Loc::current());
+Tensor any(const Tensor& x, const Axes& axes = {}, bool keepdim = false, Loc loc = Loc::current());
+Tensor count_nonzero(const Tensor& x, const Axes& axes = {}, bool keepdim = false,
+                     Loc loc = Loc::current());
+Tensor amax(const Tensor& x, const Axes& axes = {}, bool keepdim = false, Loc loc = Loc::current());
+Tensor amin(const Tensor& x, const Axes& axes = {}, bool keepdim = false, Loc loc = Loc::current());
+Tensor nansum(const Tensor& x, const Axes& axes = {}, bool keepdim = false,
+              Loc loc = Loc::current());
+Tensor nanmean(const Tensor& x, const Axes& axes = {}, bool keepdim = false,
+               Loc loc = Loc::current());
+// Named std_dev: a function `std` would hide namespace std inside namespace tensord.
+Tensor std_dev(const Tensor& x, const Axes& axes = {}, double correction = 0, bool keepdim = false,
+               Loc loc = Loc::current());
+Tensor logsumexp(const Tensor& x, const Axes& axes = {}, bool keepdim = false,
+                 Loc loc = Loc::current());
+Tensor norm(const Tensor& x, double ord = 2, const Axes& axes = {}, bool keepdim = false,
+            Loc loc = Loc::current());
+// Scans along `axis`: integers and bool give int64 (logcumsumexp: float32).
+Tensor cumsum(const Tensor& x, int64_t axis, Loc loc = Loc::current());
+Tensor cumprod(const Tensor& x, int64_t axis, Loc loc = Loc::current());
+Tensor logcumsumexp(const Tensor& x, int64_t axis, Loc loc = Loc::current());
+
+// Shape and indexing (issue 4). tril/triu keep col - row <= k / >= k over the last two axes;
+// roll without dims rolls the flattened tensor; tile repeats the whole tensor (reps padded with
+// leading 1s), repeat is tile needing len(sizes) >= rank (torch.Tensor.repeat);
+// repeat_interleave repeats each element (no axis: of the flattened tensor); take indexes the
+// flattened tensor; indices are read like gather (negative wraps once, out of range fails at
+// run time).
+Tensor tril(const Tensor& x, int64_t k = 0, Loc loc = Loc::current());
+Tensor triu(const Tensor& x, int64_t k = 0, Loc loc = Loc::current());
+Tensor roll(const Tensor& x, const std::vector<int64_t>& shifts,
+            const std::vector<int64_t>& dims = {}, Loc loc = Loc::current());
+Tensor tile(const Tensor& x, const std::vector<int64_t>& reps, Loc loc = Loc::current());
+Tensor repeat(const Tensor& x, const std::vector<int64_t>& sizes, Loc loc = Loc::current());
+Tensor repeat_interleave(const Tensor& x, int64_t repeats,
+                         std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current());
+Tensor narrow(const Tensor& x, int64_t axis, int64_t start, int64_t length,
+              Loc loc = Loc::current());
+Tensor take(const Tensor& x, const Tensor& index, Loc loc = Loc::current());
+Tensor take_along_dim(const Tensor& x, const Tensor& index,
+                      std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current());
+// mask: bool, broadcasting to x's shape.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value, Loc loc = Loc::current());
+// int64 (..., num_classes); indices outside [0, num_classes) give a row of zeros.
+Tensor one_hot(const Tensor& x, int64_t num_classes, Loc loc = Loc::current());
+Tensor rot90(const Tensor& x, int64_t k = 1, const std::vector<int64_t>& dims = {0, 1},
+             Loc loc = Loc::current());
+Tensor diagonal(const Tensor& x, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1,
+                Loc loc = Loc::current());
+Tensor diag_embed(const Tensor& x, int64_t offset = 0, Loc loc = Loc::current());
+Tensor diag(const Tensor& x, int64_t k = 0, Loc loc = Loc::current());  // 1-D <-> 2-D
+// x with src written (scatter) or added (scatter_add) at index along axis; index no larger than
+// src (and than x off the axis); src is cast to x's dtype; repeated targets: the last position
+// in row-major order wins / sums in that order. index_add adds alpha * src[i] at index[i].
+Tensor scatter(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src,
+               Loc loc = Loc::current());
+Tensor scatter_add(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src,
+                   Loc loc = Loc::current());
+Tensor index_add(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src,
+                 double alpha = 1.0, Loc loc = Loc::current());
+// Several results: recorded as one slice/expand per result (the IR has single-output ops).
+std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t axis = 0,
+                          Loc loc = Loc::current());
+std::vector<Tensor> split(const Tensor& x, int64_t size, int64_t axis = 0,
+                          Loc loc = Loc::current());
+std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t axis = 0,
+                          Loc loc = Loc::current());
+std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& xs, Loc loc = Loc::current());
+// indexing "ij" (xy = false) or "xy" (the first two axes swapped).
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, bool xy = false,
+                             Loc loc = Loc::current());
+
+// Special functions (issue 4, torch.special): float functions like exp (integers give float32),
+// evaluated in float64 and rounded once. expit is sigmoid; xlogy(x, y) = x log y and
+// xlog1py(x, y) = x log1p(y), both 0 where x == 0 unless y is NaN.
+Tensor lgamma(const Tensor& x, Loc loc = Loc::current());
+Tensor digamma(const Tensor& x, Loc loc = Loc::current());
+Tensor erfinv(const Tensor& x, Loc loc = Loc::current());
+Tensor erfcx(const Tensor& x, Loc loc = Loc::current());
+Tensor i0(const Tensor& x, Loc loc = Loc::current());
+Tensor i0e(const Tensor& x, Loc loc = Loc::current());
+Tensor i1(const Tensor& x, Loc loc = Loc::current());
+Tensor i1e(const Tensor& x, Loc loc = Loc::current());
+Tensor ndtr(const Tensor& x, Loc loc = Loc::current());
+Tensor ndtri(const Tensor& x, Loc loc = Loc::current());
+Tensor log_ndtr(const Tensor& x, Loc loc = Loc::current());
+Tensor sinc(const Tensor& x, Loc loc = Loc::current());
+Tensor entr(const Tensor& x, Loc loc = Loc::current());
+Tensor logit(const Tensor& x, Loc loc = Loc::current());
+Tensor expit(const Tensor& x, Loc loc = Loc::current());
+Tensor xlogy(const Operand& x, const Operand& y, Loc loc = Loc::current());
+Tensor xlog1py(const Operand& x, const Operand& y, Loc loc = Loc::current());
 
 // Views and data movement.
 Tensor reshape(const Tensor& x, const ir::Shape& shape, Loc loc = Loc::current());  // one -1
@@ -180,5 +304,33 @@ Tensor log_softmax(const Tensor& x, int64_t axis, Loc loc = Loc::current());
 // undefined Tensor) have those axes' shape.
 Tensor layer_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight = {},
                   const Tensor& bias = {}, double eps = 1e-5, Loc loc = Loc::current());
+
+// Losses (docs/ops.md), PyTorch's functional forms. Float inputs (cosine_similarity also takes
+// integers, as float32).
+enum class Reduction : int64_t { None = 0, Mean = 1, Sum = 2, BatchMean = 3 /* kl_div only */ };
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean,
+                Loc loc = Loc::current());
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean,
+               Loc loc = Loc::current());
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean,
+                      double beta = 1.0, Loc loc = Loc::current());
+Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean,
+                  double delta = 1.0, Loc loc = Loc::current());
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                            Reduction r = Reduction::Mean, Loc loc = Loc::current());
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        Reduction r = Reduction::Mean, Loc loc = Loc::current());
+// input: log-probabilities; target: probabilities (log-probabilities with log_target).
+Tensor kl_div(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean,
+              bool log_target = false, Loc loc = Loc::current());
+// target: class indices (integers, the input's shape less axis 1) or probabilities (floats, the
+// input's shape). Indices equal to ignore_index contribute 0 and are not counted by the mean.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean,
+                     int64_t ignore_index = -100, double label_smoothing = 0.0,
+                     Loc loc = Loc::current());
+Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction r = Reduction::Mean,
+                int64_t ignore_index = -100, Loc loc = Loc::current());
+Tensor cosine_similarity(const Tensor& a, const Tensor& b, int64_t axis = 1, double eps = 1e-8,
+                         Loc loc = Loc::current());
 
 }  // namespace tensord

@@ -1,0 +1,137 @@
+// The special functions of issue 4 (docs/ops.md): lgamma ... logit and xlogy, xlog1py. Every
+// dtype is evaluated in float64 by special_functions.h and rounded once to the output dtype
+// (these functions are not libm's vectorized ones anyway, and float32 intermediates would
+// overflow: erfcx(10) needs exp(100)).
+#include "engine/backends/cpu/elementwise.h"
+#include "engine/backends/cpu/kernels.h"
+#include "engine/backends/cpu/special_functions.h"
+
+namespace tensord::cpu {
+namespace {
+
+using ir::Op;
+
+template <double (*F)(double)>
+struct Unary {
+  template <typename C>
+  C operator()(C x) const {
+    return static_cast<C>(F(static_cast<double>(x)));
+  }
+};
+template <double (*F)(double, double)>
+struct Binary {
+  template <typename C>
+  C operator()(C x, C y) const {
+    return static_cast<C>(F(static_cast<double>(x), static_cast<double>(y)));
+  }
+};
+
+double i0(double x) {
+  return special::bessel_i(0, x);
+}
+double i1(double x) {
+  return special::bessel_i(1, x);
+}
+double i0e(double x) {
+  return special::bessel_i_scaled(0, x);
+}
+double i1e(double x) {
+  return special::bessel_i_scaled(1, x);
+}
+
+template <typename T>
+void run_unary_typed(const KernelContext& ctx, Op op, std::span<const Operand> ops) {
+  auto go = [&](auto f) {
+    launch(ctx.threads, ops,
+           [f](char* const* p, const int64_t* s, int64_t n) { unary_row<T, T>(p, s, n, f); });
+  };
+  if constexpr (kIsFloat<T>) {
+    switch (op) {
+      case Op::lgamma:
+        return go(Unary<special::lgamma>{});
+      case Op::digamma:
+        return go(Unary<special::digamma>{});
+      case Op::erfinv:
+        return go(Unary<special::erfinv>{});
+      case Op::erfcx:
+        return go(Unary<special::erfcx>{});
+      case Op::i0:
+        return go(Unary<i0>{});
+      case Op::i0e:
+        return go(Unary<i0e>{});
+      case Op::i1:
+        return go(Unary<i1>{});
+      case Op::i1e:
+        return go(Unary<i1e>{});
+      case Op::ndtr:
+        return go(Unary<special::ndtr>{});
+      case Op::ndtri:
+        return go(Unary<special::ndtri>{});
+      case Op::log_ndtr:
+        return go(Unary<special::log_ndtr>{});
+      case Op::sinc:
+        return go(Unary<special::sinc>{});
+      case Op::entr:
+        return go(Unary<special::entr>{});
+      case Op::logit:
+        return go(Unary<special::logit>{});
+      default:
+        break;
+    }
+  }
+  throw_unsupported(op, dtype_of<T>());
+}
+
+template <typename T>
+void run_binary_typed(const KernelContext& ctx, Op op, std::span<const Operand> ops) {
+  auto go = [&](auto f) {
+    launch(ctx.threads, ops,
+           [f](char* const* p, const int64_t* s, int64_t n) { binary_row<T, T>(p, s, n, f); });
+  };
+  if constexpr (kIsFloat<T>) {
+    if (op == Op::xlogy) return go(Binary<special::xlogy>{});
+    if (op == Op::xlog1py) return go(Binary<special::xlog1py>{});
+  }
+  throw_unsupported(op, dtype_of<T>());
+}
+
+}  // namespace
+
+bool is_special(Op op) {
+  switch (op) {
+    case Op::lgamma:
+    case Op::digamma:
+    case Op::erfinv:
+    case Op::erfcx:
+    case Op::i0:
+    case Op::i0e:
+    case Op::i1:
+    case Op::i1e:
+    case Op::ndtr:
+    case Op::ndtri:
+    case Op::log_ndtr:
+    case Op::sinc:
+    case Op::entr:
+    case Op::logit:
+    case Op::xlogy:
+    case Op::xlog1py:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void run_special(const KernelContext& ctx, const ir::Node& node,
+                 std::span<const TensorValue> inputs, const TensorValue& out) {
+  const ir::DType t = out.type.dtype;
+  TensorValue keep[2];
+  if (inputs.size() == 1) {
+    Operand ops[2] = {operand_of(out), operand_as(ctx, inputs[0], t, keep[0])};
+    return visit_dtype(t, [&]<typename T>(TypeTag<T>) { run_unary_typed<T>(ctx, node.op, ops); });
+  }
+  Operand ops[3] = {operand_of(out), operand_as(ctx, inputs[0], t, keep[0]),
+                    operand_as(ctx, inputs[1], t, keep[1])};
+  visit_dtype(t, [&]<typename T>(TypeTag<T>) { run_binary_typed<T>(ctx, node.op, ops); });
+}
+
+}  // namespace tensord::cpu

@@ -1,0 +1,100 @@
+// The builder composite ops expand with (decompose.cpp and decompose_*.cpp): appends the
+// primitives of one composite node to the rewritten graph, each keeping the composite's source
+// location and origin.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "engine/ir/axes.h"
+#include "engine/ir/passes.h"
+
+namespace tensord::ir {
+
+using Ints = std::vector<int64_t>;
+
+// float16/bfloat16 composites compute in float32 and round once at the end.
+inline DType compute_dtype(DType t) {
+  return t == DType::Float16 || t == DType::BFloat16 ? DType::Float32 : t;
+}
+
+// Appends the primitives of one composite node to the rewritten graph.
+class Expansion {
+ public:
+  Expansion(Rewritten& out, uint32_t origin, NodeLocation loc)
+      : out_(out), origin_(origin), loc_(loc) {}
+
+  ValueRef add(Op op, std::vector<ValueRef> inputs, Attrs attrs = {}) {
+    ValueRef v = out_.graph.add(op, std::move(inputs), std::move(attrs), loc_);
+    out_.origin.push_back(origin_);
+    return v;
+  }
+  const TensorType& type(ValueRef v) const { return out_.graph.type(v); }
+
+  ValueRef full(Shape shape, AttrValue value, DType t) {
+    return add(
+        Op::full, {},
+        {{Attr::shape, std::move(shape)}, {Attr::value, std::move(value)}, {Attr::dtype, t}});
+  }
+  ValueRef scalar(double value, DType t) { return full({}, value, t); }
+  ValueRef cast(ValueRef v, DType t) {
+    return type(v).dtype == t ? v : add(Op::cast, {v}, {{Attr::dtype, t}});
+  }
+  ValueRef unary(Op op, ValueRef x) { return add(op, {x}); }
+  ValueRef binary(Op op, ValueRef a, ValueRef b) { return add(op, {a, b}); }
+  ValueRef sum(ValueRef x, const Ints& axes, bool keepdim) {
+    return add(Op::sum, {x}, {{Attr::axes, axes}, {Attr::keepdim, keepdim}});
+  }
+  ValueRef reduce(Op op, ValueRef x, const Ints& axes, bool keepdim) {
+    return add(op, {x}, {{Attr::axes, axes}, {Attr::keepdim, keepdim}});
+  }
+  ValueRef where(ValueRef cond, ValueRef a, ValueRef b) { return add(Op::where, {cond, a, b}); }
+  // Any op: a composite (log_softmax inside cross_entropy) is expanded on the spot.
+  ValueRef call(Op op, std::vector<ValueRef> inputs, Attrs attrs = {});
+  ValueRef reshape(ValueRef x, Shape shape) {
+    return add(Op::reshape, {x}, {{Attr::shape, std::move(shape)}});
+  }
+
+ private:
+  Rewritten& out_;
+  uint32_t origin_;
+  NodeLocation loc_;
+};
+
+inline Ints axes_of(AxisMask mask, int64_t rank) {
+  Ints axes;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (has_axis(mask, d)) axes.push_back(d);
+  }
+  return axes;
+}
+
+inline int64_t count_of(AxisMask mask, const Shape& shape) {
+  int64_t n = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (has_axis(mask, static_cast<int64_t>(d))) n *= shape[d];
+  }
+  return n;
+}
+
+// The composites of issue 4, by family; expand_issue4 (decompose_issue4.cpp) dispatches and
+// throws Internal for an op no family expands.
+ValueRef expand_issue4(Expansion& e, const Node& node, std::span<const ValueRef> in);
+ValueRef expand_pointwise(Expansion& e, const Node& node, std::span<const ValueRef> in);
+ValueRef expand_activation(Expansion& e, const Node& node, std::span<const ValueRef> in);
+ValueRef expand_reduction(Expansion& e, const Node& node, std::span<const ValueRef> in);
+ValueRef expand_loss(Expansion& e, const Node& node, std::span<const ValueRef> in);
+ValueRef expand_shape_op(Expansion& e, const Node& node, std::span<const ValueRef> in);
+// Every composite (decompose.cpp), for Expansion::call.
+ValueRef expand_any(Expansion& e, const Node& node, std::span<const ValueRef> in);
+
+inline ValueRef Expansion::call(Op op, std::vector<ValueRef> inputs, Attrs attrs) {
+  if (op_info(op).kind != OpKind::Composite) return add(op, std::move(inputs), std::move(attrs));
+  std::vector<const TensorType*> types;
+  for (ValueRef v : inputs) types.push_back(&type(v));
+  Node node{op, std::move(inputs), std::move(attrs), {}, loc_};
+  node.outputs = infer(op, types, node.attrs);
+  return expand_any(*this, node, node.inputs);
+}
+
+}  // namespace tensord::ir
