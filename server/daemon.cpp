@@ -13,7 +13,7 @@ namespace tensord::server {
 namespace {
 
 std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
-  auto devices = open_devices(options);
+  auto devices = open_devices(options, log);
   DaemonConfig config;
   config.token = options.token;
   config.max_tensor_bytes = options.max_tensor_bytes;

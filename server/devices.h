@@ -1,4 +1,4 @@
-// The backends behind --device. Only the CPU backend exists in this build.
+// The backends behind --device: every usable GPU (one backend each) or the CPU.
 #pragma once
 
 #include <memory>
@@ -9,7 +9,8 @@
 
 namespace tensord::server {
 
-// Throws tensord::Error(Unsupported) for a device this build cannot drive.
-std::vector<std::unique_ptr<engine::Backend>> open_devices(const Options& options);
+// auto: the GPUs when one is usable, else the CPU, logging why. cuda: throws
+// tensord::Error(Unsupported) with the CUDA error when no GPU is usable.
+std::vector<std::unique_ptr<engine::Backend>> open_devices(const Options& options, Logger& log);
 
 }  // namespace tensord::server
