@@ -13,17 +13,6 @@
 namespace tensord::cuda {
 namespace {
 
-// A block of the caching allocator, returned to it when the last value using it goes.
-class CudaBuffer final : public engine::Buffer {
- public:
-  CudaBuffer(CachingAllocator& allocator, void* ptr, size_t bytes)
-      : Buffer(ptr, bytes), allocator_(allocator) {}
-  ~CudaBuffer() override { allocator_.free(data()); }
-
- private:
-  CachingAllocator& allocator_;
-};
-
 void check_range(size_t buffer_bytes, size_t offset, size_t n) {
   if (offset > buffer_bytes || n > buffer_bytes - offset) {
     throw Error(ErrorCode::Internal, "byte range [" + std::to_string(offset) + ", " +
@@ -62,6 +51,22 @@ struct CudaBackend::State {
   LtMatmul matmul;
 };
 
+namespace {
+
+// A block of the caching allocator, returned to it when the last value using it goes. It shares
+// the backend's state, so a tensor that outlives the backend (at shutdown) still frees safely.
+class CudaBuffer final : public engine::Buffer {
+ public:
+  CudaBuffer(std::shared_ptr<CudaBackend::State> state, void* ptr, size_t bytes)
+      : Buffer(ptr, bytes), state_(std::move(state)) {}
+  ~CudaBuffer() override { state_->allocator.free(data()); }
+
+ private:
+  std::shared_ptr<CudaBackend::State> state_;
+};
+
+}  // namespace
+
 CudaBackend::CudaBackend(const CudaDeviceProperties& device, CudaBackendOptions options)
     : device_(device.index) {
   cudaError_t status = cudaSetDevice(device.index);
@@ -76,7 +81,7 @@ CudaBackend::CudaBackend(const CudaDeviceProperties& device, CudaBackendOptions 
                std::to_string(device.compute_minor) + ")";
   info_.total_memory = device.total_memory;
   info_.threads = device.sm_count;
-  state_ = std::make_unique<State>(device, options);
+  state_ = std::make_shared<State>(device, options);
 }
 
 CudaBackend::~CudaBackend() = default;
@@ -96,7 +101,7 @@ void CudaBackend::synchronize() {
 std::shared_ptr<engine::Buffer> CudaBackend::allocate(size_t bytes) {
   DeviceGuard guard(device_);
   void* ptr = state_->allocator.allocate(bytes, state_->stream.id());
-  return std::make_shared<CudaBuffer>(state_->allocator, ptr, bytes);
+  return std::make_shared<CudaBuffer>(state_, ptr, bytes);
 }
 
 // Host bytes go through the pinned staging buffer in chunks: pageable memory would make the

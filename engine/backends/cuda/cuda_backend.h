@@ -40,16 +40,16 @@ class CudaBackend final : public engine::Backend {
   }
 
   AllocatorStats memory_stats() const;
+  struct State;  // shared with the buffers it hands out
   CachingAllocator& allocator();
   // Waits for everything queued on the backend's stream.
   void synchronize();
 
  private:
-  struct State;
   engine::DeviceInfo info_;
   int device_;
   engine::Float32MatmulPrecision precision_ = engine::Float32MatmulPrecision::Highest;
-  std::unique_ptr<State> state_;
+  std::shared_ptr<State> state_;
 };
 
 }  // namespace tensord::cuda
