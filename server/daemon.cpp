@@ -22,7 +22,7 @@ std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
              "' does not run: fusion is off (--compiler sets another)");
     kernels = nullptr;
   }
-  auto devices = open_devices(options, kernels);
+  auto devices = open_devices(options, log, kernels);
   DaemonConfig config;
   config.token = options.token;
   config.max_tensor_bytes = options.max_tensor_bytes;

@@ -3,8 +3,43 @@
 #include "engine/backends/cpu/cpu_backend.h"
 #include "engine/cache/kernel_cache.h"
 #include "engine/ir/error.h"
+#if TENSORD_WITH_CUDA
+#include "engine/backends/cuda/cuda_backend.h"
+#include "engine/backends/cuda/device_discovery.h"
+#endif
 
 namespace tensord::server {
+namespace {
+
+#if TENSORD_WITH_CUDA
+// Every visible GPU, one backend (and so one scheduler worker) each; empty with `why_not` set
+// when none is usable.
+std::vector<std::unique_ptr<engine::Backend>> open_cuda(Logger& log, std::string& why_not) {
+  std::vector<std::unique_ptr<engine::Backend>> devices;
+  cuda::CudaDiscovery found = cuda::discover_cuda_devices();
+  if (found.devices.empty()) {
+    why_not = found.why_none;
+    return devices;
+  }
+  for (const cuda::CudaDeviceProperties& d : found.devices) {
+    try {
+      devices.push_back(std::make_unique<cuda::CudaBackend>(d));
+      log.info("opened " + cuda::describe(d));
+    } catch (const Error& e) {
+      log.warn("skipping " + cuda::describe(d) + ": " + e.message());
+      why_not += e.message() + "; ";
+    }
+  }
+  return devices;
+}
+#else
+std::vector<std::unique_ptr<engine::Backend>> open_cuda(Logger&, std::string& why_not) {
+  why_not = "this build has no CUDA backend (the CUDA toolkit was not found, or TENSORD_CUDA=OFF)";
+  return {};
+}
+#endif
+
+}  // namespace
 
 std::shared_ptr<cache::KernelCache> open_kernel_cache(const Options& options) {
   cache::KernelCacheOptions k;
@@ -16,12 +51,17 @@ std::shared_ptr<cache::KernelCache> open_kernel_cache(const Options& options) {
 }
 
 std::vector<std::unique_ptr<engine::Backend>> open_devices(
-    const Options& options, std::shared_ptr<cache::KernelCache> kernels) {
-  if (options.device == "cuda") {
-    throw Error(ErrorCode::Unsupported,
-                "the CUDA backend is not built yet; run with --device cpu (or auto)");
-  }
+    const Options& options, Logger& log, std::shared_ptr<cache::KernelCache> kernels) {
   std::vector<std::unique_ptr<engine::Backend>> devices;
+  if (options.device == "cuda" || options.device == "auto") {
+    std::string why_not;
+    devices = open_cuda(log, why_not);
+    if (!devices.empty()) return devices;
+    if (options.device == "cuda") {
+      throw Error(ErrorCode::Unsupported, "--device cuda: no usable CUDA device: " + why_not);
+    }
+    log.info("--device auto: running on the CPU: no usable CUDA device: " + why_not);
+  }
   // threads 0 (the default): every hardware thread.
   devices.push_back(std::make_unique<cpu::CpuBackend>(options.threads, std::move(kernels)));
   return devices;

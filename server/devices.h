@@ -1,4 +1,4 @@
-// The backends behind --device. Only the CPU backend exists in this build.
+// The backends behind --device: every usable GPU (one backend each) or the CPU.
 #pragma once
 
 #include <memory>
@@ -16,9 +16,10 @@ namespace tensord::server {
 // The compiled-kernel cache every device shares (--cache-dir, --compiler, --compiler-flags).
 std::shared_ptr<cache::KernelCache> open_kernel_cache(const Options& options);
 
-// Throws tensord::Error(Unsupported) for a device this build cannot drive. Devices generate
+// auto: the GPUs when one is usable, else the CPU, logging why. cuda: throws
+// tensord::Error(Unsupported) with the CUDA error when no GPU is usable. The CPU generates
 // fused kernels through `kernels` (null: no fusion).
 std::vector<std::unique_ptr<engine::Backend>> open_devices(
-    const Options& options, std::shared_ptr<cache::KernelCache> kernels = nullptr);
+    const Options& options, Logger& log, std::shared_ptr<cache::KernelCache> kernels = nullptr);
 
 }  // namespace tensord::server

@@ -64,7 +64,8 @@ Options:
   --listen ADDRESS        unix:PATH or tcp:HOST:PORT; repeat to listen on several.
                           Default: unix:$XDG_RUNTIME_DIR/tensord.sock, else
                           unix:/tmp/tensord-$UID.sock
-  --device auto|cpu|cuda  the device to run on (default auto: cpu in this build)
+  --device auto|cpu|cuda  the device to run on (default auto: every usable GPU, else
+                          the CPU, logging why)
   --threads N             CPU worker threads (default: one per hardware thread)
   --log-level LEVEL       error, warn, info or debug (default info)
   --token TOKEN           clients must present this token (default: $TENSORD_TOKEN;

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 
+#include "engine/exec/matmul_precision.h"
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
 #include "engine/plan/plan.h"
@@ -53,6 +54,10 @@ class Backend {
   // Host <-> device bytes for a range of a buffer.
   virtual void write(Buffer& dst, size_t offset, const void* src, size_t n) = 0;
   virtual void read(const Buffer& src, size_t offset, void* dst, size_t n) = 0;
+
+  // The precision float32 matmuls may use from now on (the scheduler sets the session's before
+  // running its work). Backends that always compute in full float32 keep the default.
+  virtual void set_float32_matmul_precision(Float32MatmulPrecision) {}
 };
 
 }  // namespace tensord::engine

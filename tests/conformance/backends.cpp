@@ -2,6 +2,9 @@
 // entry here; an entry that cannot open its device reports why, and its cases count as skipped.
 #include "engine/backends/cpu/cpu_backend.h"
 #include "engine/cache/kernel_cache.h"
+#if TENSORD_WITH_CUDA
+#include "engine/backends/cuda/cuda_backend.h"
+#endif
 #include "tests/conformance/runner.h"
 
 namespace tensord::conformance {
@@ -20,12 +23,21 @@ std::vector<BackendUnderTest> backends_under_test() {
          return std::make_unique<cpu::CpuBackend>(
              2, std::make_shared<cache::KernelCache>(cache::KernelCacheOptions{}));
        }},
-      // The CUDA backend comes in its own issue: when its target exists, link it in
-      // tests/conformance/CMakeLists.txt and return it here when a device is present.
+      // The first CUDA device. Ops it has no kernels for yet fail their cases with
+      // Unsupported, and the table lists them by op: the gap shows on a GPU, never hides.
       {"cuda",
        [](std::string& why_not) -> std::unique_ptr<engine::Backend> {
-         why_not = "no CUDA backend in this build";
+#if TENSORD_WITH_CUDA
+         cuda::CudaDiscovery found = cuda::discover_cuda_devices();
+         if (found.devices.empty()) {
+           why_not = "no usable CUDA device: " + found.why_none;
+           return nullptr;
+         }
+         return std::make_unique<cuda::CudaBackend>(found.devices.front());
+#else
+         why_not = "no CUDA backend in this build (no CUDA toolkit, or TENSORD_CUDA=OFF)";
          return nullptr;
+#endif
        }},
   };
 }

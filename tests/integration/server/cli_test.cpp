@@ -96,11 +96,7 @@ TEST_CASE("a cache directory that cannot be created fails with a clear message")
   REQUIRE(r.output.find("kernel cache directory") != std::string::npos);
 }
 
-TEST_CASE("--device cuda fails with a clear message on this build") {
-  Ran r = run_binary({"--device", "cuda", "--listen", "unix:/tmp/tensord-never.sock"});
-  REQUIRE(r.exit_code == 1);
-  REQUIRE(r.output.find("CUDA backend is not built") != std::string::npos);
-}
+// --device cuda and auto against the machine's GPUs: tests/integration/cuda.
 
 TEST_CASE("the daemon prints its addresses and device, and SIGTERM stops it cleanly") {
   DaemonProcess daemon(

@@ -1,0 +1,155 @@
+#include "engine/backends/cuda/cublaslt_matmul.h"
+
+#include <memory>
+#include <string>
+
+#include "engine/backends/cuda/cuda_check.h"
+#include "engine/backends/cuda/matmul_layout.h"
+#include "engine/ir/error.h"
+
+namespace tensord::cuda {
+namespace {
+
+struct LtTypes {
+  cudaDataType_t data;
+  cublasComputeType_t compute;
+  cudaDataType_t scale;
+};
+
+LtTypes lt_types(ir::DType dtype, engine::Float32MatmulPrecision precision) {
+  using P = engine::Float32MatmulPrecision;
+  switch (dtype) {
+    case ir::DType::Float32:
+      return {CUDA_R_32F,
+              precision == P::Highest ? CUBLAS_COMPUTE_32F
+              : precision == P::High  ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                      : CUBLAS_COMPUTE_32F_FAST_16BF,
+              CUDA_R_32F};
+    case ir::DType::Float16:
+      return {CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+    case ir::DType::BFloat16:
+      return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+    case ir::DType::Float64:
+      return {CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F};
+    default:
+      break;
+  }
+  throw Error(ErrorCode::Unsupported,
+              "matmul of " + std::string(ir::name(dtype)) +
+                  " on CUDA: cuBLASLt serves float32, float16, bfloat16 "
+                  "and float64; integer matmul kernels are not written yet");
+}
+
+// RAII for the cuBLASLt descriptors of one call.
+struct LayoutDeleter {
+  void operator()(cublasLtMatrixLayoutOpaque_t* p) const { cublasLtMatrixLayoutDestroy(p); }
+};
+using Layout = std::unique_ptr<cublasLtMatrixLayoutOpaque_t, LayoutDeleter>;
+struct DescDeleter {
+  void operator()(cublasLtMatmulDescOpaque_t* p) const { cublasLtMatmulDescDestroy(p); }
+};
+struct PreferenceDeleter {
+  void operator()(cublasLtMatmulPreferenceOpaque_t* p) const { cublasLtMatmulPreferenceDestroy(p); }
+};
+
+Layout make_layout(cudaDataType_t type, const LtOperand& o, int64_t batch) {
+  cublasLtMatrixLayout_t raw = nullptr;
+  check(cublasLtMatrixLayoutCreate(&raw, type, static_cast<uint64_t>(o.rows),
+                                   static_cast<uint64_t>(o.cols), o.ld),
+        "cublasLtMatrixLayoutCreate");
+  Layout layout(raw);
+  if (batch > 1) {
+    int32_t count = static_cast<int32_t>(batch);
+    check(cublasLtMatrixLayoutSetAttribute(raw, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                           sizeof count),
+          "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)");
+    int64_t stride = o.batch_stride;
+    check(cublasLtMatrixLayoutSetAttribute(raw, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                           &stride, sizeof stride),
+          "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)");
+  }
+  return layout;
+}
+
+}  // namespace
+
+LtMatmul::LtMatmul(void* workspace, size_t workspace_bytes)
+    : workspace_(workspace), workspace_bytes_(workspace_bytes) {
+  check(cublasLtCreate(&handle_), "cublasLtCreate");
+}
+
+LtMatmul::~LtMatmul() {
+  cublasLtDestroy(handle_);
+}
+
+void LtMatmul::run(const engine::TensorValue& a, const engine::TensorValue& b,
+                   const engine::TensorValue& out, engine::Float32MatmulPrecision precision,
+                   cudaStream_t stream) {
+  const ir::DType dtype = out.type.dtype;
+  if (a.type.dtype != dtype || b.type.dtype != dtype) {
+    throw Error(ErrorCode::Unsupported,
+                "matmul with operands of another dtype than its output on CUDA: the cast "
+                "kernel is not written yet");
+  }
+  const LtTypes types = lt_types(dtype, precision);
+  if (out.type.numel() == 0) return;
+  std::string why_not;
+  auto p =
+      describe_lt_matmul(a.type.shape, a.strides, b.type.shape, b.strides, out.type.shape, why_not);
+  if (!p) throw Error(ErrorCode::Unsupported, why_not);
+  if (p->k == 0) {
+    // Sum over nothing: zeros. Bytes of zero are 0.0 in every float format.
+    check(cudaMemsetAsync(out.raw(), 0, out.nbytes(), stream), "cudaMemsetAsync");
+    return;
+  }
+
+  cublasLtMatmulDesc_t raw_desc = nullptr;
+  check(cublasLtMatmulDescCreate(&raw_desc, types.compute, types.scale),
+        "cublasLtMatmulDescCreate");
+  std::unique_ptr<cublasLtMatmulDescOpaque_t, DescDeleter> desc(raw_desc);
+  cublasOperation_t op_a = p->a.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t op_b = p->b.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+  check(cublasLtMatmulDescSetAttribute(raw_desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a),
+        "cublasLtMatmulDescSetAttribute(TRANSA)");
+  check(cublasLtMatmulDescSetAttribute(raw_desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b),
+        "cublasLtMatmulDescSetAttribute(TRANSB)");
+
+  Layout la = make_layout(types.data, p->a, p->batch);
+  Layout lb = make_layout(types.data, p->b, p->batch);
+  Layout lc = make_layout(types.data, p->c, p->batch);
+
+  cublasLtMatmulPreference_t raw_pref = nullptr;
+  check(cublasLtMatmulPreferenceCreate(&raw_pref), "cublasLtMatmulPreferenceCreate");
+  std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, PreferenceDeleter> pref(raw_pref);
+  uint64_t ws = workspace_bytes_;
+  check(cublasLtMatmulPreferenceSetAttribute(raw_pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                             &ws, sizeof ws),
+        "cublasLtMatmulPreferenceSetAttribute");
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  int found = 0;
+  check(cublasLtMatmulAlgoGetHeuristic(handle_, raw_desc, la.get(), lb.get(), lc.get(), lc.get(),
+                                       raw_pref, 1, &heuristic, &found),
+        "cublasLtMatmulAlgoGetHeuristic");
+  if (found == 0) {
+    throw Error(ErrorCode::Unsupported,
+                "cuBLASLt has no algorithm for this " + std::string(ir::name(dtype)) + " matmul");
+  }
+  // Our a is cuBLASLt's B and our b its A (see matmul_layout.h).
+  const void* lt_a = b.raw();
+  const void* lt_b = a.raw();
+  if (dtype == ir::DType::Float64) {
+    const double one = 1, zero = 0;
+    check(cublasLtMatmul(handle_, raw_desc, &one, lt_a, la.get(), lt_b, lb.get(), &zero, out.raw(),
+                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace_,
+                         workspace_bytes_, stream),
+          "cublasLtMatmul");
+  } else {
+    const float one = 1, zero = 0;
+    check(cublasLtMatmul(handle_, raw_desc, &one, lt_a, la.get(), lt_b, lb.get(), &zero, out.raw(),
+                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace_,
+                         workspace_bytes_, stream),
+          "cublasLtMatmul");
+  }
+}
+
+}  // namespace tensord::cuda

@@ -1,0 +1,34 @@
+// matmul through cuBLASLt: float32 (with the session's precision: full, TF32 or bfloat16
+// inputs), float16, bfloat16 and float64, batched and broadcast when the layout fits
+// (matmul_layout.h). Not thread-safe: one per backend, called from its worker.
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+
+#include "engine/exec/matmul_precision.h"
+#include "engine/exec/tensor_value.h"
+
+namespace tensord::cuda {
+
+class LtMatmul {
+ public:
+  // `workspace` (device memory of `workspace_bytes`) outlives this object.
+  LtMatmul(void* workspace, size_t workspace_bytes);
+  ~LtMatmul();
+  LtMatmul(const LtMatmul&) = delete;
+  LtMatmul& operator=(const LtMatmul&) = delete;
+
+  // Queues out = a @ b on `stream`. Operands share out's dtype. Throws Error(Unsupported) for
+  // another dtype or a layout that needs a copy first.
+  void run(const engine::TensorValue& a, const engine::TensorValue& b,
+           const engine::TensorValue& out, engine::Float32MatmulPrecision precision,
+           cudaStream_t stream);
+
+ private:
+  cublasLtHandle_t handle_ = nullptr;
+  void* workspace_;
+  size_t workspace_bytes_;
+};
+
+}  // namespace tensord::cuda

@@ -1,0 +1,157 @@
+#include "engine/backends/cuda/cuda_backend.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "engine/backends/cuda/caching_allocator.h"
+#include "engine/backends/cuda/cublaslt_matmul.h"
+#include "engine/backends/cuda/cuda_check.h"
+#include "engine/backends/cuda/cuda_resources.h"
+#include "engine/ir/error.h"
+
+namespace tensord::cuda {
+namespace {
+
+void check_range(size_t buffer_bytes, size_t offset, size_t n) {
+  if (offset > buffer_bytes || n > buffer_bytes - offset) {
+    throw Error(ErrorCode::Internal, "byte range [" + std::to_string(offset) + ", " +
+                                         std::to_string(offset) + " + " + std::to_string(n) +
+                                         ") is outside a buffer of " +
+                                         std::to_string(buffer_bytes) + " bytes");
+  }
+}
+
+}  // namespace
+
+// Members in construction order; destroyed in reverse (the workspace goes back to the
+// allocator before the allocator goes).
+struct CudaBackend::State {
+  State(const CudaDeviceProperties& device, const CudaBackendOptions& options)
+      : source(device.index, device.name),
+        events(device.index),
+        allocator(source, &events, AllocatorOptions{options.max_reserved}),
+        stream(device.index),
+        staging(options.staging_bytes),
+        workspace_bytes(options.matmul_workspace_bytes),
+        workspace(allocator.allocate(workspace_bytes, stream.id())),
+        matmul(workspace, workspace_bytes) {}
+  ~State() {
+    cudaStreamSynchronize(stream.get());
+    allocator.free(workspace);
+  }
+
+  CudaSegmentSource source;
+  CudaStreamEvents events;
+  CachingAllocator allocator;
+  Stream stream;
+  PinnedBuffer staging;
+  size_t workspace_bytes;
+  void* workspace;
+  LtMatmul matmul;
+};
+
+namespace {
+
+// A block of the caching allocator, returned to it when the last value using it goes. It shares
+// the backend's state, so a tensor that outlives the backend (at shutdown) still frees safely.
+class CudaBuffer final : public engine::Buffer {
+ public:
+  CudaBuffer(std::shared_ptr<CudaBackend::State> state, void* ptr, size_t bytes)
+      : Buffer(ptr, bytes), state_(std::move(state)) {}
+  ~CudaBuffer() override { state_->allocator.free(data()); }
+
+ private:
+  std::shared_ptr<CudaBackend::State> state_;
+};
+
+}  // namespace
+
+CudaBackend::CudaBackend(const CudaDeviceProperties& device, CudaBackendOptions options)
+    : device_(device.index) {
+  cudaError_t status = cudaSetDevice(device.index);
+  if (status == cudaSuccess) status = cudaFree(nullptr);  // creates the primary context now
+  if (status != cudaSuccess) {
+    throw Error(ErrorCode::Unsupported, "cannot open CUDA device " + std::to_string(device.index) +
+                                            ": " + error_text(status));
+  }
+  info_.kind = "cuda";
+  info_.index = device.index;
+  info_.name = device.name + " (compute " + std::to_string(device.compute_major) + "." +
+               std::to_string(device.compute_minor) + ")";
+  info_.total_memory = device.total_memory;
+  info_.threads = device.sm_count;
+  state_ = std::make_shared<State>(device, options);
+}
+
+CudaBackend::~CudaBackend() = default;
+
+CachingAllocator& CudaBackend::allocator() {
+  return state_->allocator;
+}
+
+AllocatorStats CudaBackend::memory_stats() const {
+  return state_->allocator.stats();
+}
+
+void CudaBackend::synchronize() {
+  state_->stream.synchronize();
+}
+
+std::shared_ptr<engine::Buffer> CudaBackend::allocate(size_t bytes) {
+  DeviceGuard guard(device_);
+  void* ptr = state_->allocator.allocate(bytes, state_->stream.id());
+  return std::make_shared<CudaBuffer>(state_, ptr, bytes);
+}
+
+// Host bytes go through the pinned staging buffer in chunks: pageable memory would make the
+// driver stage it anyway, synchronously and through its own smaller buffer.
+void CudaBackend::write(engine::Buffer& dst, size_t offset, const void* src, size_t n) {
+  check_range(dst.bytes(), offset, n);
+  DeviceGuard guard(device_);
+  const size_t chunk = state_->staging.size();
+  for (size_t done = 0; done < n; done += chunk) {
+    const size_t len = std::min(chunk, n - done);
+    // The previous chunk's copy must have left the staging buffer before it is refilled.
+    state_->stream.synchronize();
+    std::memcpy(state_->staging.data(), static_cast<const char*>(src) + done, len);
+    check(cudaMemcpyAsync(static_cast<char*>(dst.data()) + offset + done, state_->staging.data(),
+                          len, cudaMemcpyHostToDevice, state_->stream.get()),
+          "cudaMemcpyAsync (host to device)");
+  }
+  state_->stream.synchronize();
+}
+
+void CudaBackend::read(const engine::Buffer& src, size_t offset, void* dst, size_t n) {
+  check_range(src.bytes(), offset, n);
+  DeviceGuard guard(device_);
+  const size_t chunk = state_->staging.size();
+  for (size_t done = 0; done < n; done += chunk) {
+    const size_t len = std::min(chunk, n - done);
+    check(cudaMemcpyAsync(state_->staging.data(),
+                          static_cast<const char*>(src.data()) + offset + done, len,
+                          cudaMemcpyDeviceToHost, state_->stream.get()),
+          "cudaMemcpyAsync (device to host)");
+    state_->stream.synchronize();  // queued kernels writing src finish first: same stream
+    std::memcpy(static_cast<char*>(dst) + done, state_->staging.data(), len);
+  }
+}
+
+void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
+                      std::span<const engine::TensorValue> outputs) {
+  if (outputs.size() != 1) {
+    throw Error(ErrorCode::Internal, std::string(ir::name(node.op)) + " expects one output");
+  }
+  DeviceGuard guard(device_);
+  if (ir::op_info(node.op).kind == ir::OpKind::Matmul) {
+    if (inputs.size() != 2) throw Error(ErrorCode::Internal, "matmul expects two inputs");
+    state_->matmul.run(inputs[0], inputs[1], outputs[0], precision_, state_->stream.get());
+    return;
+  }
+  throw Error(ErrorCode::Unsupported,
+              "the CUDA backend does not run " + std::string(ir::name(node.op)) +
+                  " yet: its CUDA kernels (generated at run time with NVRTC) are not written; "
+                  "only matmul runs on CUDA so far (docs/cuda.md)");
+}
+
+}  // namespace tensord::cuda

@@ -1,0 +1,55 @@
+// The CUDA backend: one device, device memory from the caching allocator, transfers through
+// pinned staging buffers on the backend's stream, matmul through cuBLASLt. Every other op
+// throws Error(Unsupported): its CUDA kernels are not written yet (docs/cuda.md).
+// Free of CUDA headers, so that the server and the tests can include it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "engine/backends/cuda/allocator_stats.h"
+#include "engine/backends/cuda/device_discovery.h"
+#include "engine/exec/backend.h"
+
+namespace tensord::cuda {
+
+struct CudaBackendOptions {
+  uint64_t max_reserved = 0;               // bytes the allocator may reserve; 0: the device's
+  size_t staging_bytes = size_t{8} << 20;  // each of the two pinned staging buffers
+  size_t matmul_workspace_bytes = size_t{32} << 20;
+};
+
+class CachingAllocator;
+
+class CudaBackend final : public engine::Backend {
+ public:
+  // Throws tensord::Error(Unsupported) naming the CUDA error when the device cannot be opened.
+  explicit CudaBackend(const CudaDeviceProperties& device, CudaBackendOptions options = {});
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  const engine::DeviceInfo& info() const override { return info_; }
+  std::shared_ptr<engine::Buffer> allocate(size_t bytes) override;
+  void run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
+           std::span<const engine::TensorValue> outputs) override;
+  void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override;
+  void read(const engine::Buffer& src, size_t offset, void* dst, size_t n) override;
+  void set_float32_matmul_precision(engine::Float32MatmulPrecision precision) override {
+    precision_ = precision;
+  }
+
+  AllocatorStats memory_stats() const;
+  struct State;  // shared with the buffers it hands out
+  CachingAllocator& allocator();
+  // Waits for everything queued on the backend's stream.
+  void synchronize();
+
+ private:
+  engine::DeviceInfo info_;
+  int device_;
+  engine::Float32MatmulPrecision precision_ = engine::Float32MatmulPrecision::Highest;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace tensord::cuda
