@@ -7,6 +7,7 @@
 #include "server/exceptions.h"
 #include "server/shared_mapping.h"
 #include "server/tensor_impl.h"
+#include "server/transfer_trace.h"
 #include "server/wire_types.h"
 #include "server/worker_call.h"
 
@@ -18,15 +19,24 @@ kj::Promise<::Tensor::Client> upload_shared(std::shared_ptr<SessionCore> session
       [&] { return checked_tensor_bytes(type, session->config().max_tensor_bytes); });
   return map_shared(kj::mv(memory), size, /*writable=*/false)
       .then([session, type](std::shared_ptr<SharedMapping> mapping) {
-        return run_on_worker(session->queue(), [type, mapping](engine::Engine& engine) {
-          if (type.dtype != ir::DType::Bool) {
-            return upload_device_bytes(engine.backend(), type, mapping->data());
-          }
-          // The client may have written any byte; bools are 0 or 1 on the daemon.
-          std::vector<uint8_t> bools(mapping->data(), mapping->data() + mapping->size());
-          normalize_bools(bools.data(), bools.size());
-          return upload_device_bytes(engine.backend(), type, bools.data());
-        });
+        std::shared_ptr<profiler::Profiler> prof;
+        if (session->profiler()->active()) prof = session->profiler();
+        return run_on_worker(
+            session->queue(),
+            [type, mapping, prof, ledger = session->daemon().memory](engine::Engine& engine) {
+              int64_t t = prof ? prof->now() : 0;
+              const uint8_t* bytes = mapping->data();
+              // The client may have written any byte; bools are 0 or 1 on the daemon.
+              std::vector<uint8_t> bools;
+              if (type.dtype == ir::DType::Bool) {
+                bools.assign(mapping->data(), mapping->data() + mapping->size());
+                normalize_bools(bools.data(), bools.size());
+                bytes = bools.data();
+              }
+              auto value = upload_device_bytes(engine.backend(), type, bytes);
+              if (prof) trace_upload(prof, *ledger, value, bytes, t);
+              return value;
+            });
       })
       .then([session](kj::Own<engine::TensorValue> value) {
         return TensorImpl::publish(session, kj::mv(*value));
@@ -38,8 +48,12 @@ kj::Promise<void> read_shared(std::shared_ptr<SessionCore> session, engine::Tens
   uint64_t size = value.nbytes();
   return map_shared(kj::mv(memory), size, /*writable=*/true)
       .then([session, value](std::shared_ptr<SharedMapping> mapping) {
-        return run_on_worker(session->queue(), [value, mapping](engine::Engine& engine) {
+        std::shared_ptr<profiler::Profiler> prof;
+        if (session->profiler()->tracing()) prof = session->profiler();
+        return run_on_worker(session->queue(), [value, mapping, prof](engine::Engine& engine) {
+          int64_t t = prof ? prof->now() : 0;
           read_device_bytes_into(engine.backend(), value, mapping->data(), mapping->size());
+          if (prof) trace_fetch(*prof, mapping->size(), t);
           return true;
         });
       })

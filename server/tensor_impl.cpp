@@ -6,6 +6,7 @@
 #include "server/device_bytes.h"
 #include "server/exceptions.h"
 #include "server/shared_transfer.h"
+#include "server/transfer_trace.h"
 #include "server/wire_types.h"
 #include "server/worker_call.h"
 
@@ -56,15 +57,7 @@ kj::Promise<void> TensorImpl::read(ReadContext context) {
                          [value = value_, offset, length, prof](engine::Engine& engine) {
                            int64_t t = prof ? prof->now() : 0;
                            auto bytes = read_device_bytes(engine.backend(), value, offset, length);
-                           if (prof) {  // a chunked read: a fetch span with its bytes
-                             profiler::Record r;
-                             r.stage = static_cast<uint8_t>(profiler::Stage::Fetch);
-                             r.thread = profiler::kWorkerThread;
-                             r.start_ns = t;
-                             r.dur_ns = prof->now() - t;
-                             r.bytes = length;
-                             prof->add(r);
-                           }
+                           if (prof) trace_fetch(*prof, length, t);
                            return bytes;
                          })
         .then([context](kj::Own<std::vector<uint8_t>> bytes) mutable {

@@ -8,6 +8,7 @@
 #include "server/device_bytes.h"
 #include "server/exceptions.h"
 #include "server/tensor_impl.h"
+#include "server/transfer_trace.h"
 #include "server/wire_types.h"
 #include "server/worker_call.h"
 
@@ -16,29 +17,6 @@ namespace {
 
 std::string range(uint64_t begin, uint64_t end) {
   return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
-}
-
-// A finished upload as the profile sees it: an upload span with the content hash, and the new
-// tensor in the memory ledger.
-void trace_upload(const std::shared_ptr<profiler::Profiler>& prof, profiler::MemoryLedger& ledger,
-                  const engine::TensorValue& value, const uint8_t* bytes, int64_t start) {
-  size_t n = value.nbytes();
-  if (prof->tracing()) {
-    profiler::Record r;
-    r.stage = static_cast<uint8_t>(profiler::Stage::Upload);
-    r.thread = profiler::kWorkerThread;
-    r.start_ns = start;
-    r.dur_ns = prof->now() - start;
-    r.bytes = n;
-    r.hash = profiler::content_hash(bytes, n);
-    prof->add(r);
-  }
-  if (prof->recording_memory()) {
-    profiler::AllocSite site;
-    site.profiler = prof;
-    site.op = "upload";
-    value.buffer->ticket = ledger.track(value.buffer->bytes(), site);
-  }
 }
 
 }  // namespace

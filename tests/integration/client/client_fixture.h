@@ -3,7 +3,9 @@
 
 #include <tensord/client.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -11,9 +13,32 @@
 
 namespace tensord::test {
 
+// The TCP address a daemon started with `--listen tcp:127.0.0.1:0` printed.
+inline std::string tcp_address(const DaemonProcess& daemon) {
+  std::string out = daemon.output();
+  auto at = out.find("listening on tcp:");
+  REQUIRE(at != std::string::npos);
+  at += std::strlen("listening on ");
+  return out.substr(at, out.find('\n', at) - at);
+}
+
+// Unix sockets pass file descriptors (large transfers go through shared memory); TCP streams
+// chunks.
+enum class Transport { Unix, Tcp };
+
+inline DaemonOptions listening_on(DaemonOptions options, Transport transport) {
+  if (transport == Transport::Tcp) {
+    options.args.push_back("--listen");
+    options.args.push_back("tcp:127.0.0.1:0");
+  }
+  return options;
+}
+
 struct ClientFixture {
-  explicit ClientFixture(DaemonOptions options = {})
-      : daemon(std::move(options)), session(connect(daemon.address(), {"", "client-test"})) {}
+  explicit ClientFixture(DaemonOptions options = {}, Transport transport = Transport::Unix)
+      : daemon(listening_on(std::move(options), transport)),
+        session(connect(transport == Transport::Tcp ? tcp_address(daemon) : daemon.address(),
+                        {"", "client-test"})) {}
 
   // The daemon frees dropped tensors when their release message arrives; stats() sends queued
   // releases first, and the daemon may account for them a moment later.

@@ -29,14 +29,6 @@ bool same_bytes(const HostBuffer& a, const HostBuffer& b) {
   return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size()) == 0);
 }
 
-std::string tcp_address(const tensord::test::DaemonProcess& daemon) {
-  std::string out = daemon.output();
-  auto at = out.find("listening on tcp:");
-  REQUIRE(at != std::string::npos);
-  at += std::strlen("listening on ");
-  return out.substr(at, out.find('\n', at) - at);
-}
-
 }  // namespace
 
 TEST_CASE("a HostBuffer is a sealed memfd of its size", "[client]") {
@@ -72,7 +64,7 @@ TEST_CASE("buffers go up and come back through shared memory and over TCP", "[cl
   CHECK(round_trips(f.session));
   // A thread has one session at a time: the TCP session gets its own.
   bool tcp_ok = false;
-  std::string address = tcp_address(f.daemon);
+  std::string address = tensord::test::tcp_address(f.daemon);
   std::thread t([&] {
     auto tcp = tensord::connect(address);
     tcp_ok = round_trips(tcp);

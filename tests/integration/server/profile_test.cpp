@@ -82,11 +82,19 @@ GraphSpec chain(int n) {
 
 }  // namespace
 
+// Steps are what these tests count: no fusion, so that each op of a chain is one step.
+static void eager(::Session::Client& session, kj::WaitScope& ws) {
+  auto req = session.setCompileModeRequest();
+  req.setMode("eager");
+  req.send().wait(ws);
+}
+
 TEST_CASE("a trace sink that stops reading holds no work back; drops are counted") {
   DaemonProcess daemon;
   RawClient client(daemon.address());
   Bystander bystander(daemon.address());
   auto session = client.hello();
+  eager(session, client.ws());  // one step per op
   auto state = std::make_shared<SinkState>();
   auto handle = start(session, client.ws(), state, 256);
   constexpr int kRuns = 300, kSteps = 100;
@@ -156,6 +164,7 @@ TEST_CASE("dropping the handle stops the profile and flushes it to the sink") {
   DaemonProcess daemon;
   RawClient client(daemon.address());
   auto session = client.hello();
+  eager(session, client.ws());  // one step per op
   auto first = std::make_shared<SinkState>();
   first->stalled = false;
   {
