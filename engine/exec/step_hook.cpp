@@ -34,7 +34,7 @@ void StepHook::after(uint32_t index, const Step& step) {
   r.request = profile_.request;
   r.id = index;
   r.start_ns = start_;
-  r.name = op_id(plan_.nodes[step.node].op);
+  r.name = step.kind == StepKind::Fused ? group_id(step.group) : op_id(plan_.nodes[step.node].op);
   r.file = file_id(user_node.loc.file);
   int64_t end = p.now();
   r.dur_ns = end - start_;
@@ -47,6 +47,21 @@ uint32_t StepHook::op_id(ir::Op op) {
   if (i >= op_ids_.size()) op_ids_.resize(i + 1, 0);
   if (op_ids_[i] == 0) op_ids_[i] = profile_.profiler->intern(ir::name(op));
   return op_ids_[i];
+}
+
+uint32_t StepHook::group_id(uint32_t group) {
+  if (group >= group_ids_.size()) group_ids_.resize(group + 1, 0);
+  if (group_ids_[group] == 0) {
+    constexpr size_t kNamedOps = 8;  // longer groups end in "+..."
+    const FusedGroup& g = plan_.groups[group];
+    std::string name = "fused:";
+    for (size_t k = 0; k < g.members.size() && k <= kNamedOps; ++k) {
+      if (k > 0) name += '+';
+      name += k == kNamedOps ? std::string_view("...") : ir::name(plan_.nodes[g.members[k]].op);
+    }
+    group_ids_[group] = profile_.profiler->intern(name);
+  }
+  return group_ids_[group];
 }
 
 uint32_t StepHook::file_id(uint32_t file) {

@@ -30,6 +30,9 @@ class StepHook {
   // costs two clock reads and one locked append.
   uint32_t op_id(ir::Op op);
   uint32_t file_id(uint32_t file);
+  // A fused step is named after its ops ("fused:mul+exp+add"), so traces and key averages
+  // show what the generated kernel did rather than only its anchor node.
+  uint32_t group_id(uint32_t group);
 
   const RunProfile& profile_;
   const Plan& plan_;
@@ -37,9 +40,10 @@ class StepHook {
   const bool tracing_;
   const bool memory_;
   const Step* current_ = nullptr;
-  int64_t start_ = 0;               // of the next step; 0: not read yet
-  std::vector<uint32_t> op_ids_;    // by Op value; 0: not interned yet
-  std::vector<uint32_t> file_ids_;  // by the user graph's file index
+  int64_t start_ = 0;                // of the next step; 0: not read yet
+  std::vector<uint32_t> op_ids_;     // by Op value; 0: not interned yet
+  std::vector<uint32_t> file_ids_;   // by the user graph's file index
+  std::vector<uint32_t> group_ids_;  // by Plan::groups index; 0: not interned yet
 };
 
 }  // namespace tensord::engine

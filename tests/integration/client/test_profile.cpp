@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -275,4 +276,25 @@ TEST_CASE("recommendations stay silent on a good workload") {
   for (const auto& r : prof.recommendations()) fired += r.rule + ": " + r.evidence + "\n";
   INFO(fired);
   CHECK(fired.empty());
+}
+
+TEST_CASE("a fused step is named after the ops of its kernel, at the first op's line") {
+  ClientFixture f;
+  auto& s = f.session;
+  auto x = s.from_vector<float>(std::vector<float>(64, 2.0f), {8, 8});
+  s.sync({x});
+  auto prof = s.profile();
+  const uint32_t line = __LINE__ + 1;
+  auto y = tensord::exp(x * 0.5f) + 1.0f;
+  CHECK(y.to_vector<float>()[0] == Approx(std::exp(1.0f) + 1.0f));
+  prof.stop();
+  const profiler::Trace& t = prof.trace();
+  std::vector<std::string> steps;
+  for (const auto& r : t.records) {
+    if (!is(r, profiler::Stage::Step)) continue;
+    steps.push_back(t.str(r.name));
+    CHECK(r.line == line);
+  }
+  REQUIRE(steps.size() == 1);  // one generated kernel for mul, exp and add
+  CHECK(steps[0] == "fused:mul+exp+add");
 }
