@@ -85,6 +85,21 @@ class StageTimer {
   int64_t start_;
 };
 
+// One FusionBreak record per op that split a fused kernel in this run, at the user's line.
+void trace_fusion_breaks(const Plan& plan, const ir::Graph& user_graph, const RunProfile& profile) {
+  profiler::Profiler& p = *profile.profiler;
+  for (uint32_t n : plan.fusion_breaks) {
+    const ir::Node& user_node = user_graph.nodes[plan.origin[n]];
+    profiler::Record r;
+    r.kind = profiler::RecordKind::FusionBreak;
+    r.thread = profiler::kWorkerThread;
+    r.request = profile.request;
+    r.start_ns = p.now();
+    r.line = user_node.loc.line;
+    p.add_named(r, ir::name(plan.nodes[n].op), user_graph.files[user_node.loc.file]);
+  }
+}
+
 }  // namespace
 
 Engine::Engine(Backend& backend, EngineOptions options)
@@ -149,6 +164,9 @@ std::vector<TensorValue> Engine::run(ir::Graph graph, std::span<const TensorValu
     StageTimer timer(profile);
     std::vector<TensorValue> out = execute(*plan, backend_, inputs, graph, profile);
     timer.span(profiler::Stage::Execute, info.plan_hash, 0, plan->steps.size());
+    if (profile != nullptr && profile->tracing() && !plan->fusion_breaks.empty()) [[unlikely]] {
+      trace_fusion_breaks(*plan, graph, *profile);
+    }
     return out;
   } catch (const Error& e) {
     if (e.code() == ErrorCode::Internal && options_.on_internal_error) {

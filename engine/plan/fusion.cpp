@@ -25,6 +25,7 @@ class Fuser {
       : nodes_(nodes), needed_(needed), in_set_(nodes.size(), 0), seen_(nodes.size(), 0) {
     result_.group_of.assign(nodes.size(), kNoGroup);
     result_.boundary.resize(nodes.size());
+    fusible_.assign(nodes.size(), false);
   }
 
   FusionResult run() && {
@@ -32,6 +33,7 @@ class Fuser {
       if (needed_[n]) visit(n);
     }
     compact();
+    find_breaks();
     return std::move(result_);
   }
 
@@ -164,8 +166,14 @@ class Fuser {
     const Role r = role(n, why);
     if (r == Role::None) {
       result_.boundary[n] = why;
+      const OpKind kind = ir::op_info(node(n).op).kind;
+      if (kind == OpKind::Unary || kind == OpKind::Binary || kind == OpKind::Ternary ||
+          kind == OpKind::Reduction) {
+        unfusable_.push_back(n);
+      }
       return;
     }
+    fusible_[n] = true;
     // Candidate groups: those of n's producers that n fits, in input order, each once.
     std::vector<int32_t> candidates;
     for (const ir::ValueRef& in : node(n).inputs) {
@@ -247,11 +255,28 @@ class Fuser {
     }
   }
 
+  // An unfusable elementwise op or reduction counts as a break when a producer or a consumer
+  // of it could fuse.
+  void find_breaks() {
+    std::vector<bool> feeds_fusible(nodes_.size(), false);
+    for (uint32_t m = 0; m < nodes_.size(); ++m) {
+      if (!fusible_[m]) continue;
+      for (const ir::ValueRef& in : node(m).inputs) feeds_fusible[in.node] = true;
+    }
+    for (uint32_t n : unfusable_) {
+      bool near = feeds_fusible[n];
+      for (const ir::ValueRef& in : node(n).inputs) near = near || fusible_[in.node];
+      if (near) result_.breaks.push_back(n);
+    }
+  }
+
   std::span<const ir::Node> nodes_;
   const ir::TensorType& type(ir::ValueRef r) const { return nodes_[r.node].outputs[r.output]; }
   const std::vector<bool>& needed_;
   std::vector<FusionGroup> groups_;
   FusionResult result_;
+  std::vector<bool> fusible_;        // per node: joined or started a group
+  std::vector<uint32_t> unfusable_;  // elementwise ops and reductions the generator lacks
   // Epoch stamps for cyclic(): no allocation per check.
   std::vector<uint32_t> in_set_;
   std::vector<uint32_t> seen_;

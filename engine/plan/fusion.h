@@ -43,6 +43,9 @@ struct FusionResult {
   // Per node, why it is not in its producer's group ("" when it is, or has no producer that
   // could fuse); explain shows these as the fusion boundaries.
   std::vector<std::string> boundary;
+  // Elementwise ops and reductions the code generator could not take, next to ops it could:
+  // each splits what would have been one kernel (the profiler's fusion_break rule).
+  std::vector<uint32_t> breaks;
 };
 
 // Groups the nodes `needed` marks. `nodes` are in topological order with inferred types.

@@ -86,6 +86,7 @@ struct Plan {
   // Per node of `nodes`: why it is not fused with its producer ("" when it is or could not
   // be); explain reports these.
   std::vector<std::string> boundaries;
+  std::vector<uint32_t> fusion_breaks;              // nodes of `nodes`: see FusionResult::breaks
   std::shared_ptr<const CompiledKernels> compiled;  // set by the engine before first use
 
   std::span<const uint32_t> operator[](IndexRange r) const {

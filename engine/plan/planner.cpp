@@ -36,6 +36,7 @@ class Planner {
     if (options_.fuse) {
       fusion_ = fuse(plan_.nodes, needed);
       plan_.boundaries = fusion_.boundary;
+      plan_.fusion_breaks = fusion_.breaks;
       needed = needed_nodes();  // constants only fused groups read are not run on their own
       mark_group_outputs(needed);
     }

@@ -258,6 +258,25 @@ TEST_CASE("recommendations fire on round trips in a loop and repeated transfers"
   }
 }
 
+TEST_CASE("recommendations name the op that breaks fusion, at the user's line") {
+  ClientFixture f;
+  auto& s = f.session;
+  auto x = s.from_vector<float>(std::vector<float>(64, 0.5f), {8, 8});
+  s.sync({x});
+  auto prof = s.profile();
+  const uint32_t line = __LINE__ + 1;
+  auto l = tensord::lgamma(tensord::exp(-x));  // the code generator has no lgamma
+  tensord::exp(l * 2.0f).to_vector<float>();
+  prof.stop();
+  bool named = false;
+  for (const auto& rec : prof.recommendations()) {
+    if (rec.rule != "fusion_break") continue;
+    named = rec.message.find("'lgamma' at ") != std::string::npos &&
+            rec.message.find("test_profile.cpp:" + std::to_string(line)) != std::string::npos;
+  }
+  CHECK(named);
+}
+
 TEST_CASE("recommendations stay silent on a good workload") {
   ClientFixture f;
   auto& s = f.session;

@@ -129,7 +129,29 @@ TEST_CASE("a reduction over leading axes, matmul and smaller shapes are boundari
   CHECK(matmul_reason);
   CHECK(axes_reason);
   CHECK(plan->groups.size() == 3);  // exp(neg x); tanh(m + e); abs(col) * 3
+  // Of these boundaries only the reduction splits what could have been one kernel: matmul is
+  // never a fusion break (the profiler's fusion_break rule reads these).
+  REQUIRE(plan->fusion_breaks.size() == 1);
+  CHECK(plan->nodes[plan->fusion_breaks[0]].op == Op::sum);
   check_same(f, g, {z});
+}
+
+TEST_CASE("an op the generator lacks, inside an elementwise chain, is a fusion break", "[fusion]") {
+  FusedEngine f;
+  TestGraph g;
+  ir::ValueRef x = g.input({16, 24});
+  ir::ValueRef l = g.add(Op::lgamma, {g.add(Op::exp, {g.add(Op::neg, {x})})});
+  ir::ValueRef y = g.add(Op::exp, {g.add(Op::mul, {l, g.scalar(2)})});
+  auto plan = plan_of(f.engine, g, {y});
+  REQUIRE(plan->fusion_breaks.size() == 1);
+  CHECK(plan->nodes[plan->fusion_breaks[0]].op == Op::lgamma);
+  CHECK(plan->groups.size() == 2);  // exp(neg x); exp(l * 2)
+  check_same(f, g, {y});
+
+  // Alone, with nothing fusible around it, it splits nothing.
+  TestGraph single;
+  ir::ValueRef z = single.add(Op::lgamma, {single.input({16, 24})});
+  CHECK(plan_of(f.engine, single, {z})->fusion_breaks.empty());
 }
 
 TEST_CASE("a join that would make the plan cyclic is refused", "[fusion]") {
