@@ -7,7 +7,9 @@
 //                            a session of the same daemon never profiled (goal <= 1.01)
 //   trace_bytes_per_op       compact trace bytes per op of the chain (tracing and memory on),
 //                            vs the Chrome JSON of the same trace (goal <= 100 bytes per op)
-// On and off runs alternate, so that drift of a shared machine hits both alike.
+// On and off runs alternate, so that drift of a shared machine hits both alike. The chain runs
+// in "eager" mode, one step (and one step record) per op: fused, 1000 ops would be a couple of
+// kernels and the profiler's per-op cost would not show.
 #include <unistd.h>
 
 #include <chrono>
@@ -124,6 +126,7 @@ Pair off_overhead(const std::string& address, int repeats, int ops) {
   Inputs in_never, in_stopped;
   auto setup = [ops](Inputs& in, bool profile_once) {
     return [&in, profile_once, ops](tensord::Session& s) {
+      s.set_compile_mode("eager");
       in.x = s.from_vector<float>(std::vector<float>(16, 0.5f), {16});
       in.y = s.from_vector<float>(std::vector<float>(16, 0.999f), {16});
       s.sync({*in.x, *in.y});
@@ -180,6 +183,7 @@ int main(int argc, char** argv) {
       address = daemon->address();
     }
     auto s = tensord::connect(address);
+    s.set_compile_mode("eager");
     constexpr int kOps = 1000;
     auto a = s.from_vector<float>(std::vector<float>(16, 0.5f), {16});
     auto b = s.from_vector<float>(std::vector<float>(16, 0.999f), {16});
