@@ -76,7 +76,7 @@ TEST_CASE("a profile streams every stage of a request, steps tagged with the use
     }
   }
   CHECK(ops.count("matmul") == 1);
-  CHECK(ops.count("relu") == 1);
+  CHECK(ops.count("fused:add+relu") == 1);  // one generated kernel for + 1.0f and relu
   auto check = tensord::test::check_chrome_trace(prof.chrome_trace_json());
   CHECK(check.errors == std::vector<std::string>{});
   bool listed = false;
