@@ -5,7 +5,7 @@
 #include "client/cpp/src/graph_builder.h"
 #include "client/cpp/src/recorder.h"
 #include "client/cpp/src/session_state.h"
-#include "client/cpp/src/transfer.h"
+#include "client/cpp/src/shared_transfer.h"
 #include "client/cpp/src/wire_graph.h"
 #include "tensord/session.h"
 
@@ -42,7 +42,7 @@ Explanation explain(const std::vector<Tensor>& tensors, std::source_location loc
       inline_budget -= leaf.host_bytes().size();
       detail::write_inline(leaf, inputs[i].initInline());
     } else {
-      uploads.push_back(detail::upload(s, leaf.type, leaf.host_bytes()));
+      uploads.push_back(detail::upload_leaf(s, leaf));
       inputs[i].setTensor(uploads.back().tensor);
     }
   }

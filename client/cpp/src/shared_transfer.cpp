@@ -1,5 +1,7 @@
 #include "client/cpp/src/shared_transfer.h"
 
+#include <cstring>
+
 #include "client/cpp/src/wire_graph.h"
 
 namespace tensord::detail {
@@ -46,6 +48,17 @@ void read_shared(SessionState& s, wire::Tensor::Client tensor, std::shared_ptr<H
   report_transfer(s, false, 0, total);
   request.send().wait(s.wait_scope());
   report_transfer(s, false, total, total);
+}
+
+Upload upload_leaf(SessionState& s, const TensorNode& leaf) {
+  if (!s.passes_fds) return upload(s, leaf.type, leaf.host_bytes());
+  std::shared_ptr<const HostBuffer> buffer = leaf.host_buffer;
+  if (!buffer) {
+    auto copy = std::make_shared<HostBuffer>(leaf.host.size());
+    std::memcpy(copy->data(), leaf.host.data(), leaf.host.size());
+    buffer = std::move(copy);
+  }
+  return upload_shared(s, leaf.type, std::move(buffer));
 }
 
 }  // namespace tensord::detail

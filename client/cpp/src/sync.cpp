@@ -1,6 +1,5 @@
 #include "client/cpp/src/sync.h"
 
-#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -28,18 +27,6 @@ struct LeafUpload {
   uint32_t wire_node;
   Upload upload;
 };
-
-// Large host data: through shared memory on a unix socket, in chunks otherwise.
-Upload upload_leaf(SessionState& s, const TensorNode& leaf) {
-  if (!s.passes_fds) return upload(s, leaf.type, leaf.host_bytes());
-  std::shared_ptr<const HostBuffer> buffer = leaf.host_buffer;
-  if (!buffer) {
-    auto copy = std::make_shared<HostBuffer>(leaf.host.size());
-    std::memcpy(copy->data(), leaf.host.data(), leaf.host.size());
-    buffer = std::move(copy);
-  }
-  return upload_shared(s, leaf.type, std::move(buffer));
-}
 
 // The daemon and the client run the same inference, so a result of another type is a bug.
 void check_result_type(const TensorNode& node, ::Result::Reader r) {
