@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/bench_daemon.h"
 #include "bench/common/figure.h"
 #include "bench/ops/ops_table.h"
-#include "tests/support/daemon/daemon_process.h"
 
 #ifndef TENSORD_SOURCE_DIR
 #error "TENSORD_SOURCE_DIR must name the source tree (for numpy_peer.py)"
@@ -86,12 +86,9 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    std::unique_ptr<tensord::test::DaemonProcess> daemon;
-    if (address.empty()) {
-      daemon = std::make_unique<tensord::test::DaemonProcess>(
-          tensord::test::DaemonOptions::with_args({"--threads", threads}));
-      address = daemon->address();
-    }
+    const tensord::bench::BenchDaemon daemon(
+        address, tensord::test::DaemonOptions::with_args({"--threads", threads}));
+    address = daemon.address();
     auto s = tensord::connect(address);
     const tensord::bench::OpInputs inputs = make_inputs(s);
     const std::map<std::string, double> peer = numpy_times(repeats, filter);

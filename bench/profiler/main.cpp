@@ -26,10 +26,10 @@
 #include <utility>
 #include <vector>
 
+#include "bench/common/bench_daemon.h"
 #include "bench/common/figure.h"
 #include "engine/profiler/chrome.h"
 #include "tensord/client.h"
-#include "tests/support/daemon/daemon_process.h"
 
 namespace {
 
@@ -177,11 +177,8 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    std::unique_ptr<tensord::test::DaemonProcess> daemon;
-    if (address.empty()) {
-      daemon = std::make_unique<tensord::test::DaemonProcess>();
-      address = daemon->address();
-    }
+    const tensord::bench::BenchDaemon daemon(address);
+    address = daemon.address();
     auto s = tensord::connect(address);
     s.set_compile_mode("eager");
     constexpr int kOps = 1000;

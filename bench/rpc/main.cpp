@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/bench_daemon.h"
 #include "bench/common/figure.h"
 #include "bench/rpc/peers.h"
 #include "tensord/client.h"
-#include "tests/support/daemon/daemon_process.h"
 
 namespace {
 
@@ -65,11 +65,8 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    std::unique_ptr<tensord::test::DaemonProcess> daemon;
-    if (address.empty()) {
-      daemon = std::make_unique<tensord::test::DaemonProcess>();
-      address = daemon->address();
-    }
+    const tensord::bench::BenchDaemon daemon(address);
+    address = daemon.address();
     auto s = tensord::connect(address);
 
     double pingpong = tensord::bench::unix_pingpong_median_us(5000, 64);
