@@ -280,8 +280,10 @@ TEST_CASE("recommendations name the op that breaks fusion, at the user's line") 
 TEST_CASE("recommendations stay silent on a good workload") {
   ClientFixture f;
   auto& s = f.session;
-  auto a = s.rand({384, 384}, 1);
-  auto b = s.rand({384, 384}, 2);
+  // Large enough that each matmul outlasts its round trip even on a loaded 2-core machine (at
+  // 384 it did not, and sync_in_loop rightly fired).
+  auto a = s.rand({768, 768}, 1);
+  auto b = s.rand({768, 768}, 2);
   s.sync({a, b});
   auto prof = s.profile();
   for (int i = 0; i < 25; ++i) s.sync({tensord::matmul(a, b)});
