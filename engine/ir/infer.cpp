@@ -415,6 +415,8 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::scatter_add:
     case Op::index_add:
       return infer_scatter(op, in, attrs);
+    case Op::frexp:
+      return infer_multi_output(op, in, attrs);
     default:
       break;
   }

@@ -91,11 +91,9 @@ void CpuBackend::read(const engine::Buffer& src, size_t offset, void* dst, size_
 
 void CpuBackend::run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
                      std::span<const engine::TensorValue> outputs) {
-  if (outputs.size() != 1) {
-    throw Error(ErrorCode::Internal, std::string(ir::name(node.op)) + " expects one output");
-  }
-  const engine::TensorValue& out = outputs[0];
   KernelContext ctx{info_.threads};
+  if (outputs.size() != 1) return run_multi_output(ctx, node, inputs, outputs);
+  const engine::TensorValue& out = outputs[0];
   switch (ir::op_info(node.op).kind) {
     case ir::OpKind::Creation:
       check_arity(node, inputs.size(), 0);
