@@ -14,7 +14,7 @@ std::shared_ptr<HostBuffer> fetch_buffer(const Tensor& t, std::source_location l
   const auto& node = detail::TensorAccess::node(t, loc);
   detail::SessionState& s = *node->session;
   s.check_thread();
-  auto buffer = std::make_shared<HostBuffer>(node->type.nbytes());
+  auto buffer = s.host_buffers.acquire(node->type.nbytes());
   if (node->state == detail::TensorNode::State::Host) {
     auto bytes = node->host_bytes();
     if (!bytes.empty()) std::memcpy(buffer->data(), bytes.data(), bytes.size());
