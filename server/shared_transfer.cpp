@@ -52,7 +52,7 @@ kj::Promise<void> read_shared(std::shared_ptr<SessionCore> session, engine::Tens
         if (session->profiler()->tracing()) prof = session->profiler();
         return run_on_worker(session->queue(), [value, mapping, prof](engine::Engine& engine) {
           int64_t t = prof ? prof->now() : 0;
-          read_device_bytes_into(engine.backend(), value, mapping->data(), mapping->size());
+          read_device_bytes_into(engine.backend(), value, 0, mapping->data(), mapping->size());
           if (prof) trace_fetch(*prof, mapping->size(), t);
           return true;
         });
