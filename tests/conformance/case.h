@@ -73,6 +73,7 @@ void add_movement_cases(std::vector<Case>& out);
 void add_matmul_cases(std::vector<Case>& out);
 void add_normalize_cases(std::vector<Case>& out);
 void add_schema_cases(std::vector<Case>& out);
+void add_index_more_cases(std::vector<Case>& out);  // searchsorted ... nonzero, unique
 std::vector<Case> all_cases();
 
 // dtype sets rows draw from.
