@@ -255,7 +255,8 @@ std::vector<TensorType> infer_index_more(Op op, Inputs in, const Attrs& attrs) {
   }
 }
 
-// Inputs with kDynamic dimensions: each becomes a placeholder size no real tensor has, the op
+// Inputs with kDynamic dimensions: each becomes a placeholder size no real tensor has (or, in
+// elementwise ops, the static size it broadcasts against), the op
 // infers as usual, and a placeholder in the result turns back into kDynamic. So a dynamic
 // dimension passes through elementwise ops (broadcasting against 1 or another dynamic
 // dimension), reductions, matmul, slices that keep it whole and the data-dependent ops, and
@@ -268,15 +269,50 @@ std::vector<TensorType> infer_with_dynamic(Op op, Inputs in, const Attrs& attrs,
   constexpr int64_t kPlaceholder = (int64_t{1} << 33) + 1;
   std::vector<TensorType> concrete;
   concrete.reserve(in.size());
-  for (const TensorType* t : in) {
-    concrete.push_back(*t);
-    for (int64_t& d : concrete.back().shape) {
+  for (const TensorType* t : in) concrete.push_back(*t);
+  // Elementwise ops: a dynamic dimension broadcast against a static size k != 1 is taken to be
+  // k (the engine checks it when the size is known, and fails the node if it is not), so a
+  // synced result combines with one still pending from the same data.
+  const OpKind kind = op_info(op).kind;
+  if (kind == OpKind::Binary || kind == OpKind::Ternary || op == Op::lerp || op == Op::addcmul ||
+      op == Op::addcdiv || op == Op::masked_fill) {
+    size_t rank = 0;
+    for (const TensorType& t : concrete) rank = std::max(rank, t.shape.size());
+    for (size_t back = 1; back <= rank; ++back) {
+      int64_t known = kDynamic;
+      for (const TensorType& t : concrete) {
+        if (t.shape.size() >= back && t.shape[t.shape.size() - back] > 1) {
+          known = t.shape[t.shape.size() - back];
+        }
+      }
+      if (known == kDynamic) continue;
+      for (TensorType& t : concrete) {
+        if (t.shape.size() >= back && t.shape[t.shape.size() - back] == kDynamic) {
+          t.shape[t.shape.size() - back] = known;
+        }
+      }
+    }
+  }
+  for (TensorType& t : concrete) {
+    for (int64_t& d : t.shape) {
       if (d == kDynamic) d = kPlaceholder;
     }
   }
   std::vector<const TensorType*> ptrs;
   for (const TensorType& t : concrete) ptrs.push_back(&t);
-  std::vector<TensorType> out = infer_fn(op, ptrs, attrs);
+  std::vector<TensorType> out;
+  try {
+    out = infer_fn(op, ptrs, attrs);
+  } catch (const Error& e) {
+    // Messages name the unknown size "?", not the placeholder.
+    std::string message = e.message();
+    const std::string placeholder = std::to_string(kPlaceholder);
+    for (size_t at = message.find(placeholder); at != std::string::npos;
+         at = message.find(placeholder, at + 1)) {
+      message.replace(at, placeholder.size(), "?");
+    }
+    throw Error(e.code(), message);
+  }
   for (TensorType& t : out) {
     for (int64_t& d : t.shape) {
       if (d == kPlaceholder) {
