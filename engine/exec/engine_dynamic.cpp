@@ -175,10 +175,15 @@ std::vector<TensorValue> Engine::run_segmented(const ir::Graph& user_graph,
       std::vector<ir::ValueRef> ins;
       for (ir::ValueRef v : node.inputs) ins.push_back(moved.at(key(v)));
       next.origin.push_back(cur.origin[j]);
+      ir::ValueRef first_output;
       try {
-        moved[key({j, 0})] = next.graph.add(node.op, std::move(ins), node.attrs, node.loc);
+        first_output = next.graph.add(node.op, std::move(ins), node.attrs, node.loc);
       } catch (const Error& e) {
         throw attributed(e, next.origin);
+      }
+      // Ops with several outputs: output k of the node is output k of its copy.
+      for (uint32_t k = 0; k < node.outputs.size(); ++k) {
+        moved[key({j, k})] = ir::ValueRef{first_output.node, k};
       }
     }
     for (ir::ValueRef v : cur.outputs) next.outputs.push_back(moved.at(key(v)));

@@ -435,6 +435,8 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::unique_counts:
     case Op::repeat_interleave_tensor:
       return infer_index_more(op, in, attrs);
+    case Op::frexp:
+      return infer_multi_output(op, in, attrs);
     default:
       break;
   }

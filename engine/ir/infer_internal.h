@@ -50,5 +50,7 @@ std::vector<TensorType> infer_index_more(Op op, Inputs in, const Attrs& attrs);
 std::vector<TensorType> infer_with_dynamic(Op op, Inputs in, const Attrs& attrs,
                                            std::vector<TensorType> (*infer_fn)(Op, Inputs,
                                                                                const Attrs&));
+// Ops with several outputs (infer_multi_output.cpp).
+std::vector<TensorType> infer_multi_output(Op op, Inputs in, const Attrs& attrs);
 
 }  // namespace tensord::ir::detail

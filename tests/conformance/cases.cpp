@@ -47,6 +47,7 @@ std::string describe(const Case& c) {
     }
     s += "}";
   }
+  if (c.output > 0) s += " output " + std::to_string(c.output);
   if (!c.note.empty()) s += " (" + c.note + ")";
   return s;
 }
@@ -70,6 +71,7 @@ std::vector<Case> all_cases() {
   add_matmul_cases(cases);
   add_normalize_cases(cases);
   add_schema_cases(cases);
+  add_multi_output_cases(cases);
   return cases;
 }
 

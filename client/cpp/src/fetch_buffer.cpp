@@ -15,13 +15,13 @@ std::shared_ptr<HostBuffer> fetch_buffer(const Tensor& t, std::source_location l
   detail::SessionState& s = *node->session;
   s.check_thread();
   if (node->state == detail::TensorNode::State::Host) {
-    auto buffer = std::make_shared<HostBuffer>(node->type.nbytes());
+    auto buffer = s.host_buffers.acquire(node->type.nbytes());
     auto bytes = node->host_bytes();
     if (!bytes.empty()) std::memcpy(buffer->data(), bytes.data(), bytes.size());
     return buffer;
   }
   detail::sync_point(s, {{node, false}}, loc);  // now materialized, its shape known
-  auto buffer = std::make_shared<HostBuffer>(node->type.nbytes());
+  auto buffer = s.host_buffers.acquire(node->type.nbytes());
   if (buffer->size() == 0) return buffer;
   try {
     if (s.passes_fds) {

@@ -20,7 +20,7 @@ using Bytes = std::vector<std::byte>;
 
 struct RunOutput {
   std::shared_ptr<TensorNode> node;
-  uint32_t wire_node;
+  WireValue value;
   bool fetch;
 };
 
@@ -86,7 +86,7 @@ std::unordered_map<const TensorNode*, Bytes> run(
         inline_budget -= leaf.host_bytes().size();
         write_inline(leaf, inputs[i].initInline());
         if (g.leaves[i].held && !is_output.contains(&leaf)) {
-          outputs.push_back({leaf.shared_from_this(), i, false});
+          outputs.push_back({leaf.shared_from_this(), WireValue{i, 0}, false});
         }
       } else {
         uploads.push_back({i, upload_leaf(s, leaf)});
@@ -100,8 +100,8 @@ std::unordered_map<const TensorNode*, Bytes> run(
   auto wire_outputs = request.initOutputs(static_cast<unsigned>(outputs.size()));
   for (unsigned k = 0; k < outputs.size(); ++k) {
     auto value = wire_outputs[k].initValue();
-    value.setNode(outputs[k].wire_node);
-    value.setOutput(0);
+    value.setNode(outputs[k].value.node);
+    value.setOutput(outputs[k].value.output);
     wire_outputs[k].setFetch(outputs[k].fetch);
   }
 

@@ -17,7 +17,7 @@ def from_numpy(session, dtype, a, loc):
     """A tensor of the C-contiguous array `a` (already of the engine dtype's NumPy type)."""
     if a.nbytes <= LARGE_BYTES:
         return session.from_array(dtype, list(a.shape), a, loc)
-    buffer = _tensord.HostBuffer(a.nbytes)
+    buffer = _tensord.host_buffer(session, a.nbytes)  # reused memory when one is free
     np.frombuffer(buffer, dtype=a.dtype).reshape(a.shape)[...] = a  # the one copy
     return _tensord.from_buffer(session, dtype, list(a.shape), buffer, loc)
 

@@ -11,6 +11,7 @@ class KernelCache;
 
 namespace tensord::cpu {
 
+class HostBlockCache;
 class Matmul;
 
 class CpuBackend final : public engine::Backend {
@@ -43,6 +44,7 @@ class CpuBackend final : public engine::Backend {
   engine::DeviceInfo info_;
   std::unique_ptr<Matmul> matmul_;  // oneDNN engine, stream and primitive cache
   std::shared_ptr<cache::KernelCache> kernels_;
+  std::unique_ptr<HostBlockCache> blocks_;  // tensors' large buffers, reused
 };
 
 }  // namespace tensord::cpu

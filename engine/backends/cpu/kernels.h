@@ -61,6 +61,10 @@ void run_special(const KernelContext& ctx, const ir::Node& node,
                  std::span<const TensorValue> inputs, const TensorValue& out);
 void run_scan(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
               const TensorValue& out);
+// The ops with several outputs (frexp ...: kernels_multi_output.cpp); the backend hands every
+// node with more than one output here.
+void run_multi_output(const KernelContext& ctx, const ir::Node& node,
+                      std::span<const TensorValue> inputs, std::span<const TensorValue> outputs);
 
 // Shared building blocks.
 // dst = cast(src) elementwise; src broadcasts to dst's shape; any dtypes.

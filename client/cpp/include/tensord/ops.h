@@ -375,4 +375,13 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction r = Reducti
 Tensor cosine_similarity(const Tensor& a, const Tensor& b, int64_t axis = 1, double eps = 1e-8,
                          Loc loc = Loc::current());
 
+// Ops with several outputs: one Tensor per output over one recorded node; syncing any of them
+// computes the node once and materializes the others still held (docs/ops.md).
+// x = mantissa * 2^exponent, 0.5 <= |mantissa| < 1, exponent int32; floats only.
+struct Frexp {
+  Tensor mantissa;
+  Tensor exponent;
+};
+Frexp frexp(const Tensor& x, Loc loc = Loc::current());
+
 }  // namespace tensord
