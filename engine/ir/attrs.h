@@ -49,7 +49,10 @@ namespace tensord::ir {
   X(shifts)              \
   X(reps)                \
   X(repeats)             \
-  X(length)
+  X(length)             \
+  X(right)              \
+  X(include_self)       \
+  X(accumulate)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

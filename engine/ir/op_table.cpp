@@ -74,6 +74,14 @@ constexpr AttrSpec kValueReq[] = {{Attr::value, K::Scalar, req}};
 constexpr AttrSpec kOneHot[] = {{Attr::n, K::Int, req}};
 constexpr AttrSpec kKDims[] = {{Attr::k, K::Int, opt}, {Attr::dims, K::Ints, opt}};
 constexpr AttrSpec kIndexAdd[] = {{Attr::axis, K::Int, req}, {Attr::alpha, K::Float, opt}};
+// issue 4 (h/datadep). scatter_reduce's reduction: 0 sum, 1 prod, 2 mean, 3 amax, 4 amin.
+constexpr AttrSpec kSearchsorted[] = {{Attr::right, K::Bool, opt}};
+constexpr AttrSpec kScatterReduce[] = {
+    {Attr::axis, K::Int, req}, {Attr::reduction, K::Int, req}, {Attr::include_self, K::Bool, opt}};
+constexpr AttrSpec kScatterValue[] = {{Attr::axis, K::Int, req}, {Attr::value, K::Scalar, req}};
+constexpr AttrSpec kIndexPut[] = {{Attr::accumulate, K::Bool, opt}};
+constexpr AttrSpec kUnfold[] = {
+    {Attr::axis, K::Int, req}, {Attr::length, K::Int, req}, {Attr::step, K::Int, req}};
 constexpr AttrSpec kCosine[] = {{Attr::axis, K::Int, opt}, {Attr::eps, K::Float, opt}};
 
 constexpr std::span<const AttrSpec> attrs_of(Op op) {
@@ -210,6 +218,20 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
       return kAxis;
     case Op::index_add:
       return kIndexAdd;
+    // issue 4 (h/datadep)
+    case Op::searchsorted:
+    case Op::bucketize:
+      return kSearchsorted;
+    case Op::scatter_reduce:
+      return kScatterReduce;
+    case Op::scatter_value:
+      return kScatterValue;
+    case Op::index_put:
+      return kIndexPut;
+    case Op::unfold:
+      return kUnfold;
+    case Op::repeat_interleave_tensor:
+      return kAxisOpt;
     default:
       return {};
   }

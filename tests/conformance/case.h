@@ -74,6 +74,7 @@ void add_movement_cases(std::vector<Case>& out);
 void add_matmul_cases(std::vector<Case>& out);
 void add_normalize_cases(std::vector<Case>& out);
 void add_schema_cases(std::vector<Case>& out);
+void add_index_more_cases(std::vector<Case>& out);  // searchsorted ... nonzero, unique
 void add_multi_output_cases(std::vector<Case>& out);  // frexp ...
 std::vector<Case> all_cases();
 

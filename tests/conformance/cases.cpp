@@ -64,6 +64,7 @@ std::vector<Case> all_cases() {
   add_reduce_more_cases(cases);
   add_loss_cases(cases);
   add_shape_more_cases(cases);
+  add_index_more_cases(cases);  // h/datadep
   add_special_cases(cases);
   add_view_cases(cases);
   add_movement_cases(cases);

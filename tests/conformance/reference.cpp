@@ -265,6 +265,21 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::scatter_add:
     case Op::index_add:
       return ref_shape_more(op, in, attrs);
+    // h/datadep
+    case Op::searchsorted:
+    case Op::bucketize:
+    case Op::scatter_reduce:
+    case Op::scatter_value:
+    case Op::index_put:
+    case Op::unfold:
+    case Op::unique_inverse:
+    case Op::nonzero:
+    case Op::flatnonzero:
+    case Op::masked_select:
+    case Op::unique:
+    case Op::unique_counts:
+    case Op::repeat_interleave_tensor:
+      return ref_index_more(op, in, attrs);
     case Op::lgamma:
     case Op::digamma:
     case Op::erfinv:

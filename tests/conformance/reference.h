@@ -47,6 +47,8 @@ Expected ref_loss(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs&
 // Shape and indexing ops (reference_shape_more.cpp), special functions (reference_special.cpp).
 Expected ref_shape_more(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
 Expected ref_special(ir::Op op, std::span<const RefTensor> inputs);
+// Issue 4's remaining indexing ops, data-dependent ones included (reference_index_more.cpp).
+Expected ref_index_more(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
 // Ops with several outputs (reference_multi_output.cpp): output `output` of `op`.
 bool is_multi_output(ir::Op op);
 Expected ref_multi_output(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,

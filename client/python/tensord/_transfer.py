@@ -29,6 +29,9 @@ def to_numpy(tensor, loc):
         numpy_dtype = np.dtype(np.uint16)
     else:
         numpy_dtype = _dtypes.from_engine(tensor.dtype).numpy_dtype
+    if None in tensor.shape:  # a data-dependent size: sync to learn it
+        from . import _session
+        _session.session().sync([tensor], loc)
     nbytes = numpy_dtype.itemsize
     for d in tensor.shape:
         nbytes *= d

@@ -182,6 +182,31 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
         attrs = {{Attr::axis, int64_t{0}}};
         inputs[1] = T(D::Int64, {2});
         break;
+      // h/datadep
+      case Op::bucketize:
+        inputs[1] = F32({4});
+        break;
+      case Op::scatter_reduce:
+        attrs = {{Attr::axis, int64_t{0}}, {Attr::reduction, int64_t{3}}};
+        inputs[1] = T(D::Int64, {2, 3});
+        break;
+      case Op::scatter_value:
+        attrs = {{Attr::axis, int64_t{0}}, {Attr::value, 1.0}};
+        inputs[1] = T(D::Int64, {2, 3});
+        break;
+      case Op::index_put:
+        inputs[1] = F32({3});
+        inputs[2] = T(D::Int64, {5});
+        break;
+      case Op::unfold:
+        attrs = {{Attr::axis, int64_t{1}}, {Attr::length, int64_t{2}}, {Attr::step, int64_t{1}}};
+        break;
+      case Op::masked_select:
+        inputs[1] = T(D::Bool, {3});
+        break;
+      case Op::repeat_interleave_tensor:
+        inputs[1] = T(D::Int64, {});
+        break;
       case Op::one_hot:
         attrs = {{Attr::n, int64_t{4}}};
         inputs[0] = T(D::Int64, {2, 3});
