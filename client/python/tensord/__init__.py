@@ -43,4 +43,5 @@ from ._math_extra import *  # noqa: E402,F401,F403 (nextafter, lerp, reductions,
 from ._nn import *  # noqa: E402,F401,F403 (activations, losses)
 from ._shape import *  # noqa: E402,F401,F403 (tril, tile, one_hot, split, ...)
 from ._index_more import *  # noqa: E402,F401,F403 (searchsorted, nonzero, unique_*, ...)
+from ._composites import *  # noqa: E402,F401,F403 (linspace, diff)
 from . import special  # noqa: E402 (torch.special's functions)

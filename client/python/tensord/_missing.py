@@ -4,11 +4,9 @@ the op. README.md lists them too."""
 MISSING = (
     # elementwise
     "conj", "imag", "real",
-    # creation
-    "linspace",
     # statistical, searching, sorting, sets, utilities
     "argsort", "sort",
-    "unique_all", "diff",
+    "unique_all",
 )
 
 
