@@ -49,7 +49,23 @@ namespace tensord::ir {
   X(shifts)              \
   X(reps)                \
   X(repeats)             \
-  X(length)
+  X(length)              \
+  /* issue 4: nn ops */  \
+  X(stride)              \
+  X(padding)             \
+  X(dilation)            \
+  X(groups)              \
+  X(output_padding)      \
+  X(kernel)              \
+  X(ceil_mode)           \
+  X(count_include_pad)   \
+  X(training)            \
+  X(is_causal)           \
+  X(scale)               \
+  X(p)                   \
+  X(mode)                \
+  X(align_corners)       \
+  X(factor)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

@@ -44,5 +44,7 @@ std::vector<TensorType> infer_loss(Op op, Inputs in, const Attrs& attrs);  // in
 // infer_shape_more.cpp
 std::vector<TensorType> infer_shape_more(Op op, Inputs in, const Attrs& attrs);
 std::vector<TensorType> infer_scatter(Op op, Inputs in, const Attrs& attrs);
+// infer_nn.cpp: convolution, pooling, normalization, attention, ... (issue 4)
+std::vector<TensorType> infer_nn(Op op, Inputs in, const Attrs& attrs);
 
 }  // namespace tensord::ir::detail

@@ -73,6 +73,7 @@ void add_movement_cases(std::vector<Case>& out);
 void add_matmul_cases(std::vector<Case>& out);
 void add_normalize_cases(std::vector<Case>& out);
 void add_schema_cases(std::vector<Case>& out);
+void add_nn_cases(std::vector<Case>& out);  // issue 4: conv ... pixel_unshuffle (cases_nn.cpp)
 std::vector<Case> all_cases();
 
 // dtype sets rows draw from.
