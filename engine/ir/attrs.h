@@ -65,7 +65,9 @@ namespace tensord::ir {
   X(p)                   \
   X(mode)                \
   X(align_corners)       \
-  X(factor)
+  X(factor)              \
+  X(blank)               \
+  X(zero_infinity)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

@@ -436,6 +436,7 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::dropout:
     case Op::pixel_shuffle:
     case Op::pixel_unshuffle:
+    case Op::ctc_loss:
       return infer_nn(op, in, attrs);
     default:
       break;

@@ -362,6 +362,38 @@ std::vector<TensorType> infer_pixel_shuffle(Op op, const TensorType& x, const At
   return result(x.dtype, std::move(out));
 }
 
+std::vector<TensorType> infer_ctc(Op op, Inputs in, const Attrs& attrs) {
+  const TensorType& lp = *in[0];
+  const TensorType& targets = *in[1];
+  require_float(op, lp, "log_probs");
+  require_rank(op, lp, 3, 3, "log_probs (T, N, C)");
+  require_rank(op, targets, 2, 2, "padded targets (N, S)");
+  const int64_t n = lp.shape[1], c = lp.shape[2];
+  for (size_t i = 1; i < 4; ++i) {
+    if (!is_integral(in[i]->dtype) || in[i]->dtype == DType::Bool) {
+      fail(ErrorCode::DType,
+           "ctc_loss takes integer targets and lengths, got " + std::string(name(in[i]->dtype)));
+    }
+  }
+  if (targets.shape[0] != n || in[2]->shape != Shape{n} || in[3]->shape != Shape{n}) {
+    fail(ErrorCode::Shape, "ctc_loss: log_probs " + to_string(lp.shape) + " needs targets (" +
+                               std::to_string(n) + ", S) and lengths (" + std::to_string(n) +
+                               "), got " + to_string(targets.shape) + ", " +
+                               to_string(in[2]->shape) + " and " + to_string(in[3]->shape));
+  }
+  const int64_t blank = attrs.get_int(Attr::blank, 0);
+  if (blank < 0 || blank >= c) {
+    fail(ErrorCode::InvalidGraph,
+         "ctc_loss: blank " + std::to_string(blank) + " is not a class of " + std::to_string(c));
+  }
+  const int64_t r = attrs.get_int(Attr::reduction, 1);
+  if (r < 0 || r > 2) {
+    fail(ErrorCode::InvalidGraph,
+         "ctc_loss's reduction must be 0 (none), 1 (mean) or 2 (sum), got " + std::to_string(r));
+  }
+  return result(lp.dtype, r == 0 ? Shape{n} : Shape{});
+}
+
 }  // namespace
 
 std::vector<TensorType> infer_nn(Op op, Inputs in, const Attrs& attrs) {
@@ -403,6 +435,8 @@ std::vector<TensorType> infer_nn(Op op, Inputs in, const Attrs& attrs) {
       case Op::pixel_shuffle:
       case Op::pixel_unshuffle:
         return infer_pixel_shuffle(op, *in[0], attrs);
+      case Op::ctc_loss:
+        return infer_ctc(op, in, attrs);
       default:
         break;
     }

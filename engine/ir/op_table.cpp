@@ -107,6 +107,9 @@ constexpr AttrSpec kAttention[] = {{Attr::is_causal, K::Bool, opt}, {Attr::scale
 constexpr AttrSpec kDropout[] = {
     {Attr::p, K::Float, opt}, {Attr::training, K::Bool, opt}, {Attr::seed, K::Int, opt}};
 constexpr AttrSpec kFactor[] = {{Attr::factor, K::Int, req}};
+constexpr AttrSpec kCtc[] = {{Attr::blank, K::Int, opt},
+                             {Attr::reduction, K::Int, opt},
+                             {Attr::zero_infinity, K::Bool, opt}};
 
 constexpr std::span<const AttrSpec> attrs_of(Op op) {
   switch (op) {
@@ -274,6 +277,8 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
     case Op::pixel_shuffle:
     case Op::pixel_unshuffle:
       return kFactor;
+    case Op::ctc_loss:
+      return kCtc;
     default:
       return {};
   }

@@ -448,9 +448,59 @@ void add_weighted_losses(std::vector<Case>& out) {
             ErrorCode::DType, "integer weight"));
 }
 
+// ctc_loss: small T and C (the reference enumerates every alignment).
+void add_ctc(std::vector<Case>& out) {
+  const DType i64 = DType::Int64;
+  for (DType t : kFloatDTypes) {
+    for (int64_t r = 0; r <= 2; ++r) {
+      // Three samples: a repeat in the target (needs a blank between), an empty target, and
+      // a shorter input; targets padded with junk past their lengths.
+      out.push_back(make(Op::ctc_loss,
+                         {in(t, {6, 3, 3}, Layout::Contiguous, Values::Small),
+                          in_values(i64, {3, 3}, {1, 1, 2, 2, 0, 0, 2, 1, 9}),
+                          in_values(i64, {3}, {6, 5, 4}), in_values(i64, {3}, {3, 0, 2})},
+                         {{Attr::reduction, r}}));
+    }
+    // Impossible alignment (target longer than the input allows): inf, or 0 with zero_infinity.
+    for (bool zi : {false, true}) {
+      out.push_back(make(Op::ctc_loss,
+                         {in(t, {3, 2, 4}, Layout::Contiguous, Values::Small),
+                          in_values(i64, {2, 3}, {1, 1, 1, 2, 3, 1}), in_values(i64, {2}, {3, 3}),
+                          in_values(i64, {2}, {3, 2})},
+                         {{Attr::reduction, int64_t{0}}, {Attr::zero_infinity, zi}}));
+    }
+    // blank 2, a permuted (non-contiguous) log_probs, zero input length with an empty target
+    out.push_back(make(
+        Op::ctc_loss,
+        {in(t, {5, 2, 3}, Layout::Permuted, Values::Small), in_values(i64, {2, 2}, {0, 1, 1, 0}),
+         in_values(i64, {2}, {5, 0}), in_values(i64, {2}, {2, 0})},
+        {{Attr::blank, int64_t{2}}, {Attr::reduction, int64_t{0}}}));
+  }
+  const DType f = DType::Float32;
+  Case len = make(Op::ctc_loss, {in(f, {3, 1, 3}), in_values(i64, {1, 2}, {1, 2}),
+                                 in_values(i64, {1}, {4}), in_values(i64, {1}, {2})});
+  len.error = ErrorCode::Shape;
+  len.note = "input length 4 of 3 steps";
+  out.push_back(std::move(len));
+  Case cls = make(Op::ctc_loss, {in(f, {3, 1, 3}), in_values(i64, {1, 2}, {1, 5}),
+                                 in_values(i64, {1}, {3}), in_values(i64, {1}, {2})});
+  cls.error = ErrorCode::Shape;
+  cls.note = "class 5 of 3";
+  out.push_back(std::move(cls));
+  out.push_back(error(Op::ctc_loss, {in(f, {3, 2, 3}), in(i64, {3, 2}), in(i64, {2}), in(i64, {2})},
+                      {}, ErrorCode::Shape, "targets for 3 samples, log_probs has 2"));
+  out.push_back(error(Op::ctc_loss, {in(f, {3, 2, 3}), in(f, {2, 2}), in(i64, {2}), in(i64, {2})},
+                      {}, ErrorCode::DType, "float targets"));
+  out.push_back(error(Op::ctc_loss, {in(f, {3, 2, 3}), in(i64, {2, 2}), in(i64, {2}), in(i64, {2})},
+                      {{Attr::blank, int64_t{3}}}, ErrorCode::InvalidGraph, "blank 3 of 3"));
+  out.push_back(error(Op::ctc_loss, {in(f, {3, 3}), in(i64, {2, 2}), in(i64, {2}), in(i64, {2})},
+                      {}, ErrorCode::Shape, "2-d log_probs"));
+}
+
 }  // namespace
 
 void add_nn_cases(std::vector<Case>& out) {
+  add_ctc(out);
   add_conv(out);
   add_pool(out);
   add_interpolate(out);

@@ -298,6 +298,7 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::dropout:
     case Op::pixel_shuffle:
     case Op::pixel_unshuffle:
+    case Op::ctc_loss:
       return ref_nn(op, in, attrs);
     case Op::input:
       break;

@@ -670,6 +670,72 @@ Expected dropout(const RefTensor& x, const ir::Attrs& attrs) {
   return e;
 }
 
+// ctc_loss by brute force, independent of the kernel's recursion: every alignment path of
+// each sample (C^T of them: the table keeps T and C small) is collapsed (repeats merged,
+// blanks dropped) and, when it spells the target, its probability exp(sum of log_probs) added.
+Expected ctc(std::span<const RefTensor> in, const ir::Attrs& attrs) {
+  const RefTensor& lp = in[0];
+  need_float(lp);
+  need_rank(lp, 3, 3);
+  need_rank(in[1], 2, 2);
+  for (size_t i = 1; i < 4; ++i) {
+    if (in[i].floating() || in[i].dtype == DType::Bool) reject(ErrorCode::DType, "integers");
+  }
+  const int64_t t_max = lp.shape[0], n = lp.shape[1], c = lp.shape[2], s_max = in[1].shape[1];
+  if (in[1].shape[0] != n || in[2].shape != Shape{n} || in[3].shape != Shape{n}) {
+    reject(ErrorCode::Shape, "shapes");
+  }
+  const int64_t blank = attrs.get_int(Attr::blank, 0);
+  if (blank < 0 || blank >= c) reject(ErrorCode::InvalidGraph, "blank");
+  const int64_t reduction = attrs.get_int(Attr::reduction, 1);
+  if (reduction < 0 || reduction > 2) reject(ErrorCode::InvalidGraph, "reduction");
+  const bool zero_inf = attrs.get_bool(Attr::zero_infinity, false);
+  std::vector<double> losses;
+  double big = 0;
+  for (int64_t b = 0; b < n; ++b) {
+    const int64_t steps = in[2].i[b], len = in[3].i[b];
+    if (steps < 0 || steps > t_max || len < 0 || len > s_max) {
+      reject(ErrorCode::Shape, "length out of range", true);
+    }
+    std::vector<int64_t> target;
+    for (int64_t s = 0; s < len; ++s) {
+      const int64_t k = in[1].i[b * s_max + s];
+      if (k < 0 || k >= c) reject(ErrorCode::Shape, "class out of range", true);
+      target.push_back(k);
+    }
+    double p = 0;
+    int64_t paths = 1;
+    for (int64_t t = 0; t < steps; ++t) paths *= c;
+    for (int64_t path = 0; path < paths; ++path) {
+      std::vector<int64_t> labels, collapsed;
+      for (int64_t t = 0, q = path; t < steps; ++t, q /= c) labels.push_back(q % c);
+      double logp = 0;
+      for (int64_t t = 0; t < steps; ++t) {
+        const int64_t k = labels[t];
+        logp += lp.f[(t * n + b) * c + k];
+        if (k != blank && (t == 0 || labels[t - 1] != k)) collapsed.push_back(k);
+      }
+      if (collapsed == target) p += std::exp(logp);
+    }
+    double loss = -std::log(p);
+    if (zero_inf && std::isinf(loss)) loss = 0;
+    if (std::isfinite(loss)) big = std::max(big, std::fabs(loss) + double(steps) * 3);
+    losses.push_back(reduction == 1 ? loss / double(std::max<int64_t>(1, len)) : loss);
+  }
+  Expected e{RefTensor(lp.dtype, reduction == 0 ? Shape{n} : Shape{})};
+  if (reduction == 0) {
+    for (int64_t b = 0; b < n; ++b) e.value.put(b, Num::of_float(losses[b]));
+    e.scale.assign(static_cast<size_t>(n), big);
+  } else {
+    double total = 0;
+    for (double v : losses) total += v;
+    e.value.put(0, Num::of_float(reduction == 1 ? total / double(n) : total));
+    e.scale = {big};
+  }
+  e.terms = std::max<int64_t>(1, t_max * 2);
+  return e;
+}
+
 }  // namespace
 
 Expected ref_nn(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) {
@@ -704,6 +770,8 @@ Expected ref_nn(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) {
     case Op::pixel_shuffle:
     case Op::pixel_unshuffle:
       return pixel_shuffle(op, in[0], attrs);
+    case Op::ctc_loss:
+      return ctc(in, attrs);
     default:
       break;
   }

@@ -290,3 +290,33 @@ def test_weighted_losses():
           picked[keep].sum() / w[t][keep].sum())
     with pytest.raises(ValueError, match="cross_entropy's class weight"):
         td.cross_entropy(td.asarray(x), td.asarray(t), weight=td.asarray(w[:4]))
+
+
+def np_ctc(lp, target, steps, blank=0):
+    """-log of the summed probability of every alignment path that collapses to target."""
+    import itertools
+    total = 0.0
+    for path in itertools.product(range(lp.shape[1]), repeat=steps):
+        collapsed = [k for i, k in enumerate(path) if k != blank and (i == 0 or path[i - 1] != k)]
+        if collapsed == list(target):
+            total += math.exp(sum(lp[t, k] for t, k in enumerate(path)))
+    return -math.log(total) if total > 0 else math.inf
+
+
+def test_ctc_loss():
+    rng = np.random.default_rng(30)
+    x = rng.standard_normal((5, 2, 3))
+    lp = x - np.log(np.exp(x).sum(-1, keepdims=True))
+    targets = np.array([[1, 1], [2, 0]])
+    il, tl = np.array([5, 4]), np.array([2, 1])
+    want = np.array([np_ctc(lp[:, 0], [1, 1], 5), np_ctc(lp[:, 1], [2], 4)])
+    args = [td.asarray(lp), td.asarray(targets), td.asarray(il), td.asarray(tl)]
+    check(td.ctc_loss(*args, reduction="none"), want, rtol=1e-9, atol=1e-12)
+    check(td.ctc_loss(*args), np.mean(want / tl), rtol=1e-9, atol=1e-12)
+    check(td.ctc_loss(*args, reduction="sum"), want.sum(), rtol=1e-9, atol=1e-12)
+    impossible = [td.asarray(lp[:2]), td.asarray(targets), td.asarray(np.array([2, 2])),
+                  td.asarray(tl)]
+    assert np.isinf(np.asarray(td.ctc_loss(*impossible, reduction="none"))[0])
+    assert np.asarray(td.ctc_loss(*impossible, reduction="none", zero_infinity=True))[0] == 0
+    with pytest.raises(td.TensorError, match="ctc_loss: input length 9"):
+        np.asarray(td.ctc_loss(args[0], args[1], td.asarray(np.array([9, 1])), args[3]))

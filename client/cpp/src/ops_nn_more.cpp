@@ -182,6 +182,15 @@ Tensor pixel_unshuffle(const Tensor& x, int64_t downscale_factor, Loc loc) {
   return record(Op::pixel_unshuffle, {&x}, {{Attr::factor, downscale_factor}}, loc);
 }
 
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                const Tensor& target_lengths, int64_t blank, int64_t reduction, bool zero_infinity,
+                Loc loc) {
+  return record(
+      Op::ctc_loss, {&log_probs, &targets, &input_lengths, &target_lengths},
+      {{Attr::blank, blank}, {Attr::reduction, reduction}, {Attr::zero_infinity, zero_infinity}},
+      loc);
+}
+
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction r,
                      int64_t ignore_index, double label_smoothing, Loc loc) {
   Attrs a{{Attr::reduction, static_cast<int64_t>(r)},

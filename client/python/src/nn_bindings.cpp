@@ -129,6 +129,11 @@ void bind_nn(py::module_& m) {
   m.def("pixel_unshuffle", [](const Tensor& x, int64_t r, Loc loc) {
     return recorded([&] { return tensord::pixel_unshuffle(x, r, loc); });
   });
+  m.def("ctc_loss", [](const Tensor& lp, const Tensor& targets, const Tensor& il, const Tensor& tl,
+                       int64_t blank, int64_t r, bool zero_inf, Loc loc) {
+    return recorded(
+        [&] { return tensord::ctc_loss(lp, targets, il, tl, blank, r, zero_inf, loc); });
+  });
   m.def("weighted_cross_entropy", [](const Tensor& x, const Tensor& y, const Tensor& w, int64_t r,
                                      int64_t ignore, double smoothing, Loc loc) {
     return recorded([&] {

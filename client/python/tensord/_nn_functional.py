@@ -11,7 +11,8 @@ from ._location import caller
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose2d", "max_pool1d", "max_pool2d",
            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate", "linear",
            "embedding", "rms_norm", "batch_norm", "group_norm", "instance_norm",
-           "scaled_dot_product_attention", "dropout", "pixel_shuffle", "pixel_unshuffle"]
+           "scaled_dot_product_attention", "dropout", "pixel_shuffle", "pixel_unshuffle",
+           "ctc_loss"]
 
 
 def _t(x):
@@ -218,3 +219,17 @@ def pixel_shuffle(input, upscale_factor):  # noqa: A002
 
 def pixel_unshuffle(input, downscale_factor):  # noqa: A002
     return Array(_tensord.pixel_unshuffle(_t(input), int(downscale_factor), caller()))
+
+
+_CTC_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """Forward only. log_probs (T, N, C); targets padded (N, S) (the concatenated 1-D form is
+    not supported); lengths (N,) integer tensors or sequences."""
+    if reduction not in _CTC_REDUCTIONS:
+        raise ValueError(f"reduction must be one of {sorted(_CTC_REDUCTIONS)}, got {reduction!r}")
+    return Array(_tensord.ctc_loss(_t(log_probs), _t(targets), _t(input_lengths),
+                                   _t(target_lengths), int(blank), _CTC_REDUCTIONS[reduction],
+                                   bool(zero_infinity), caller()))

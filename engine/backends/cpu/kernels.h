@@ -61,6 +61,8 @@ void run_nn(const KernelContext& ctx, const ir::Node& node, std::span<const Tens
             const TensorValue& out);
 void run_conv(const KernelContext& ctx, const ir::Node& node, std::span<const TensorValue> inputs,
               const TensorValue& out);
+void run_ctc_loss(const KernelContext& ctx, const ir::Node& node,
+                  std::span<const TensorValue> inputs, const TensorValue& out);  // kernels_ctc.cpp
 
 // Shared building blocks.
 // dst = cast(src) elementwise; src broadcasts to dst's shape; any dtypes.

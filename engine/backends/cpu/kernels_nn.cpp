@@ -292,6 +292,7 @@ bool is_nn(Op op) {
     case Op::avg_pool2d:
     case Op::adaptive_avg_pool2d:
     case Op::interpolate:
+    case Op::ctc_loss:
       return true;
     default:
       return false;
@@ -301,6 +302,7 @@ bool is_nn(Op op) {
 void run_nn(const KernelContext& ctx, const ir::Node& node, std::span<const TensorValue> inputs,
             const TensorValue& out) {
   const Op op = node.op;
+  if (op == Op::ctc_loss) return run_ctc_loss(ctx, node, inputs, out);
   const size_t want_min =
       op == Op::conv1d || op == Op::conv2d || op == Op::conv3d || op == Op::conv_transpose2d ? 2
                                                                                              : 1;

@@ -224,6 +224,9 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
       case Op::instance_norm:
         inputs = {F32({2, 3, 4})};
         break;
+      case Op::ctc_loss:
+        inputs = {F32({4, 2, 3}), T(D::Int64, {2, 2}), T(D::Int64, {2}), T(D::Int64, {2})};
+        break;
       case Op::pixel_shuffle:
       case Op::pixel_unshuffle:
         attrs = {{Attr::factor, int64_t{2}}};

@@ -88,4 +88,13 @@ Tensor pixel_shuffle(const Tensor& x, int64_t upscale_factor,
 Tensor pixel_unshuffle(const Tensor& x, int64_t downscale_factor,
                        std::source_location loc = std::source_location::current());
 
+// Connectionist temporal classification, forward only: log_probs (T, N, C), padded targets
+// (N, S), input_lengths (N), target_lengths (N), all lengths integers. reduction 0 none (N),
+// 1 mean (each loss over its target length, then the batch mean), 2 sum. zero_infinity turns
+// impossible alignments (inf) into 0. Lengths and classes out of range fail when it runs.
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                const Tensor& target_lengths, int64_t blank = 0, int64_t reduction = 1,
+                bool zero_infinity = false,
+                std::source_location loc = std::source_location::current());
+
 }  // namespace tensord
