@@ -79,6 +79,18 @@ ValueRef expand_issue4(Expansion& e, const Node& node, std::span<const ValueRef>
     case Op::bucketize:
     case Op::scatter_value:
       return expand_index_more(e, node, in);
+    // issue 4: neural-network composites (decompose_nn.cpp)
+    case Op::linear:
+    case Op::embedding:
+    case Op::rms_norm:
+    case Op::batch_norm:
+    case Op::group_norm:
+    case Op::instance_norm:
+    case Op::scaled_dot_product_attention:
+    case Op::dropout:
+    case Op::pixel_shuffle:
+    case Op::pixel_unshuffle:
+      return expand_nn(e, node, in);
     default:
       break;
   }

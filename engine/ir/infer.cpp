@@ -437,6 +437,29 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
       return infer_index_more(op, in, attrs);
     case Op::frexp:
       return infer_multi_output(op, in, attrs);
+    // issue 4: neural-network ops (infer_nn.cpp)
+    case Op::conv1d:
+    case Op::conv2d:
+    case Op::conv3d:
+    case Op::conv_transpose2d:
+    case Op::max_pool1d:
+    case Op::max_pool2d:
+    case Op::avg_pool1d:
+    case Op::avg_pool2d:
+    case Op::adaptive_avg_pool2d:
+    case Op::interpolate:
+    case Op::linear:
+    case Op::embedding:
+    case Op::rms_norm:
+    case Op::batch_norm:
+    case Op::group_norm:
+    case Op::instance_norm:
+    case Op::scaled_dot_product_attention:
+    case Op::dropout:
+    case Op::pixel_shuffle:
+    case Op::pixel_unshuffle:
+    case Op::ctc_loss:
+      return infer_nn(op, in, attrs);
     default:
       break;
   }

@@ -72,6 +72,7 @@ std::vector<Case> all_cases() {
   add_normalize_cases(cases);
   add_schema_cases(cases);
   add_multi_output_cases(cases);
+  add_nn_cases(cases);  // issue 4
   return cases;
 }
 

@@ -298,6 +298,29 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::xlogy:
     case Op::xlog1py:
       return ref_special(op, in);
+    // issue 4: neural-network ops
+    case Op::conv1d:
+    case Op::conv2d:
+    case Op::conv3d:
+    case Op::conv_transpose2d:
+    case Op::max_pool1d:
+    case Op::max_pool2d:
+    case Op::avg_pool1d:
+    case Op::avg_pool2d:
+    case Op::adaptive_avg_pool2d:
+    case Op::interpolate:
+    case Op::linear:
+    case Op::embedding:
+    case Op::rms_norm:
+    case Op::batch_norm:
+    case Op::group_norm:
+    case Op::instance_norm:
+    case Op::scaled_dot_product_attention:
+    case Op::dropout:
+    case Op::pixel_shuffle:
+    case Op::pixel_unshuffle:
+    case Op::ctc_loss:
+      return ref_nn(op, in, attrs);
     case Op::input:
     case Op::frexp:  // several outputs: ref_multi_output
       break;

@@ -53,6 +53,8 @@ Expected ref_index_more(ir::Op op, std::span<const RefTensor> inputs, const ir::
 bool is_multi_output(ir::Op op);
 Expected ref_multi_output(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,
                           uint32_t output);
+// Issue 4: neural-network ops (reference_nn.cpp).
+Expected ref_nn(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
 // The reductions' shared planning (reference_reduce.cpp): which axes are reduced, and where
 // each input element lands in the output.
 struct RefReduction {

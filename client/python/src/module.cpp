@@ -13,6 +13,7 @@
 
 #include "client/python/src/locations.h"
 #include "client/python/src/ops_bindings.h"
+#include "client/python/src/nn_bindings.h"  // issue 4: nn ops
 #include "tensord/client.h"
 
 namespace py = pybind11;
@@ -411,4 +412,5 @@ PYBIND11_MODULE(_tensord, m) {
   tensord::python::bind_fusion(m);
   tensord::python::bind_ops(m);
   tensord::python::bind_index_ops(m);
+  tensord::python::bind_nn(m);  // issue 4: nn ops
 }

@@ -41,6 +41,7 @@ del _MISSING
 # Issue 4's ops (nn, shape, special, extra math).
 from ._math_extra import *  # noqa: E402,F401,F403 (nextafter, lerp, reductions, scans)
 from ._nn import *  # noqa: E402,F401,F403 (activations, losses)
+from ._nn_functional import *  # noqa: E402,F401,F403 (conv, pooling, norms, attention, ...)
 from ._shape import *  # noqa: E402,F401,F403 (tril, tile, one_hot, split, ...)
 from ._index_more import *  # noqa: E402,F401,F403 (searchsorted, nonzero, unique_*, ...)
 from ._composites import *  # noqa: E402,F401,F403 (linspace, diff)

@@ -65,6 +65,16 @@ void run_scan(const KernelContext& ctx, const ir::Node& node, const TensorValue&
 // node with more than one output here.
 void run_multi_output(const KernelContext& ctx, const ir::Node& node,
                       std::span<const TensorValue> inputs, std::span<const TensorValue> outputs);
+// Issue 4's neural-network kernels (convolutions, pooling, adaptive pooling, interpolation:
+// kernels_nn.cpp), which run_movement hands on; convolutions go through oneDNN
+// (conv_dnnl.cpp).
+bool is_nn(ir::Op op);
+void run_nn(const KernelContext& ctx, const ir::Node& node, std::span<const TensorValue> inputs,
+            const TensorValue& out);
+void run_conv(const KernelContext& ctx, const ir::Node& node, std::span<const TensorValue> inputs,
+              const TensorValue& out);
+void run_ctc_loss(const KernelContext& ctx, const ir::Node& node,
+                  std::span<const TensorValue> inputs, const TensorValue& out);  // kernels_ctc.cpp
 
 // Shared building blocks.
 // dst = cast(src) elementwise; src broadcasts to dst's shape; any dtypes.

@@ -383,5 +383,16 @@ struct Frexp {
   Tensor exponent;
 };
 Frexp frexp(const Tensor& x, Loc loc = Loc::current());
+// Issue 4: class weights (shape (classes), floating) of cross_entropy and nll_loss. Each term
+// is scaled by its target class's weight; the mean divides by the sum of the counted weights.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                     Reduction r = Reduction::Mean, int64_t ignore_index = -100,
+                     double label_smoothing = 0.0, Loc loc = Loc::current());
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+                Reduction r = Reduction::Mean, int64_t ignore_index = -100,
+                Loc loc = Loc::current());
 
 }  // namespace tensord
+
+// Issue 4: neural-network ops (conv, pooling, norms, attention, ...).
+#include "tensord/ops_nn.h"  // IWYU pragma: export
