@@ -49,7 +49,14 @@ namespace tensord::ir {
   X(shifts)              \
   X(reps)                \
   X(repeats)             \
-  X(length)
+  X(length)              \
+  /* issue 4: special functions and sorting */ \
+  X(p)                   \
+  X(descending)          \
+  X(stable)              \
+  X(largest)             \
+  X(sorted)              \
+  X(interpolation)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

@@ -415,6 +415,21 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::scatter_add:
     case Op::index_add:
       return infer_scatter(op, in, attrs);
+    // issue 4: special functions with attributes or two arguments, sorting
+    case Op::polygamma:
+    case Op::multigammaln:
+    case Op::bessel_j0:
+    case Op::bessel_j1:
+    case Op::gammainc:
+    case Op::gammaincc:
+    case Op::zeta:
+    case Op::sort:
+    case Op::argsort:
+    case Op::quantile:
+    case Op::nanquantile:
+    case Op::median:
+    case Op::nanmedian:
+      return infer_sort_special(op, in, attrs);
     default:
       break;
   }

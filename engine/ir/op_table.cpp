@@ -74,6 +74,14 @@ constexpr AttrSpec kValueReq[] = {{Attr::value, K::Scalar, req}};
 constexpr AttrSpec kOneHot[] = {{Attr::n, K::Int, req}};
 constexpr AttrSpec kKDims[] = {{Attr::k, K::Int, opt}, {Attr::dims, K::Ints, opt}};
 constexpr AttrSpec kIndexAdd[] = {{Attr::axis, K::Int, req}, {Attr::alpha, K::Float, opt}};
+// Issue 4: special functions with attributes, sorting.
+constexpr AttrSpec kPolygamma[] = {{Attr::n, K::Int, req}};
+constexpr AttrSpec kMultigammaln[] = {{Attr::p, K::Int, req}};
+constexpr AttrSpec kLogit[] = {{Attr::eps, K::Float, opt}};
+constexpr AttrSpec kSort[] = {
+    {Attr::axis, K::Int, opt}, {Attr::descending, K::Bool, opt}, {Attr::stable, K::Bool, opt}};
+constexpr AttrSpec kQuantile[] = {
+    {Attr::axis, K::Int, opt}, {Attr::keepdim, K::Bool, opt}, {Attr::interpolation, K::Int, opt}};
 constexpr AttrSpec kCosine[] = {{Attr::axis, K::Int, opt}, {Attr::eps, K::Float, opt}};
 
 constexpr std::span<const AttrSpec> attrs_of(Op op) {
@@ -210,6 +218,19 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
       return kAxis;
     case Op::index_add:
       return kIndexAdd;
+    // issue 4: special functions with attributes, sorting
+    case Op::polygamma:
+      return kPolygamma;
+    case Op::multigammaln:
+      return kMultigammaln;
+    case Op::logit:
+      return kLogit;
+    case Op::sort:
+    case Op::argsort:
+      return kSort;
+    case Op::quantile:
+    case Op::nanquantile:
+      return kQuantile;
     default:
       return {};
   }

@@ -75,6 +75,7 @@ Expected reference(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs)
 namespace {
 
 Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) {
+  if (op == Op::logit && attrs.has(ir::Attr::eps)) return ref_special_more(op, in, attrs);
   switch (op) {
     case Op::full:
     case Op::arange:
@@ -277,6 +278,22 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::xlogy:
     case Op::xlog1py:
       return ref_special(op, in);
+    // issue 4: more special functions, sorting
+    case Op::polygamma:
+    case Op::multigammaln:
+    case Op::bessel_j0:
+    case Op::bessel_j1:
+    case Op::gammainc:
+    case Op::gammaincc:
+    case Op::zeta:
+      return ref_special_more(op, in, attrs);
+    case Op::sort:
+    case Op::argsort:
+    case Op::quantile:
+    case Op::nanquantile:
+    case Op::median:
+    case Op::nanmedian:
+      return ref_sort(op, in, attrs);
     case Op::input:
       break;
   }

@@ -45,6 +45,10 @@ Expected ref_loss(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs&
 // Shape and indexing ops (reference_shape_more.cpp), special functions (reference_special.cpp).
 Expected ref_shape_more(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
 Expected ref_special(ir::Op op, std::span<const RefTensor> inputs);
+// issue 4: polygamma ... zeta and logit with eps (reference_special.cpp), sorting
+// (reference_sort.cpp).
+Expected ref_special_more(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+Expected ref_sort(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
 // The reductions' shared planning (reference_reduce.cpp): which axes are reduced, and where
 // each input element lands in the output.
 struct RefReduction {

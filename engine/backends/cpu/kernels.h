@@ -53,6 +53,14 @@ void run_special(const KernelContext& ctx, const ir::Node& node,
                  std::span<const TensorValue> inputs, const TensorValue& out);
 void run_scan(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
               const TensorValue& out);
+// issue 4: polygamma ... zeta and logit with eps (kernels_special_more.cpp), which run_special
+// hands on; sorting along an axis (kernels_sort.cpp), which run_movement hands on.
+bool is_special_more(const ir::Node& node);
+void run_special_more(const KernelContext& ctx, const ir::Node& node,
+                      std::span<const TensorValue> inputs, const TensorValue& out);
+bool is_sort(ir::Op op);
+void run_sort(const KernelContext& ctx, const ir::Node& node, std::span<const TensorValue> inputs,
+              const TensorValue& out);
 
 // Shared building blocks.
 // dst = cast(src) elementwise; src broadcasts to dst's shape; any dtypes.

@@ -184,6 +184,17 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
       case Op::bitwise_right_shift:  // integers only
         for (TensorType& t : inputs) t = T(D::Int32, {2, 3});
         break;
+      // issue 4: special functions with attributes, quantile's q
+      case Op::polygamma:
+        attrs = {{Attr::n, int64_t{1}}};
+        break;
+      case Op::multigammaln:
+        attrs = {{Attr::p, int64_t{2}}};
+        break;
+      case Op::quantile:
+      case Op::nanquantile:
+        inputs[1] = F32({4});
+        break;
       default:
         break;
     }
