@@ -50,6 +50,9 @@ namespace tensord::ir {
   X(reps)                \
   X(repeats)             \
   X(length)              \
+  X(right)               \
+  X(include_self)        \
+  X(accumulate)          \
   /* issue 4: special functions and sorting */ \
   X(p)                   \
   X(descending)          \

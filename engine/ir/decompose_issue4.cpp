@@ -75,6 +75,10 @@ ValueRef expand_issue4(Expansion& e, const Node& node, std::span<const ValueRef>
       }
       return e.add(Op::scatter_add, {in[0], index, src}, {{Attr::axis, axis}});
     }
+    // issue 4 (h/datadep)
+    case Op::bucketize:
+    case Op::scatter_value:
+      return expand_index_more(e, node, in);
     default:
       break;
   }

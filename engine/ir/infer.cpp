@@ -3,6 +3,7 @@
 // shape and allocate nothing else.
 #include <cmath>
 
+#include "engine/ir/dynamic.h"
 #include "engine/ir/infer_internal.h"
 
 namespace tensord::ir {
@@ -318,6 +319,10 @@ void check_schema(Op op, size_t num_inputs, const Attrs& attrs) {
 
 std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, const Attrs& attrs) {
   check_schema(op, in.size(), attrs);
+  // issue 4 (h/datadep): inputs whose shape is only known when the graph runs.
+  for (const TensorType* t : in) {
+    if (has_dynamic(t->shape)) return infer_with_dynamic(op, in, attrs, &infer);
+  }
   switch (op) {
     case Op::input:
     case Op::full:
@@ -430,6 +435,23 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::median:
     case Op::nanmedian:
       return infer_sort_special(op, in, attrs);
+    // issue 4 (h/datadep)
+    case Op::searchsorted:
+    case Op::bucketize:
+    case Op::scatter_reduce:
+    case Op::scatter_value:
+    case Op::index_put:
+    case Op::unfold:
+    case Op::unique_inverse:
+    case Op::nonzero:
+    case Op::flatnonzero:
+    case Op::masked_select:
+    case Op::unique:
+    case Op::unique_counts:
+    case Op::repeat_interleave_tensor:
+      return infer_index_more(op, in, attrs);
+    case Op::frexp:
+      return infer_multi_output(op, in, attrs);
     default:
       break;
   }

@@ -82,6 +82,14 @@ constexpr AttrSpec kSort[] = {
     {Attr::axis, K::Int, opt}, {Attr::descending, K::Bool, opt}, {Attr::stable, K::Bool, opt}};
 constexpr AttrSpec kQuantile[] = {
     {Attr::axis, K::Int, opt}, {Attr::keepdim, K::Bool, opt}, {Attr::interpolation, K::Int, opt}};
+// issue 4 (h/datadep). scatter_reduce's reduction: 0 sum, 1 prod, 2 mean, 3 amax, 4 amin.
+constexpr AttrSpec kSearchsorted[] = {{Attr::right, K::Bool, opt}};
+constexpr AttrSpec kScatterReduce[] = {
+    {Attr::axis, K::Int, req}, {Attr::reduction, K::Int, req}, {Attr::include_self, K::Bool, opt}};
+constexpr AttrSpec kScatterValue[] = {{Attr::axis, K::Int, req}, {Attr::value, K::Scalar, req}};
+constexpr AttrSpec kIndexPut[] = {{Attr::accumulate, K::Bool, opt}};
+constexpr AttrSpec kUnfold[] = {
+    {Attr::axis, K::Int, req}, {Attr::length, K::Int, req}, {Attr::step, K::Int, req}};
 constexpr AttrSpec kCosine[] = {{Attr::axis, K::Int, opt}, {Attr::eps, K::Float, opt}};
 
 constexpr std::span<const AttrSpec> attrs_of(Op op) {
@@ -231,6 +239,20 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
     case Op::quantile:
     case Op::nanquantile:
       return kQuantile;
+    // issue 4 (h/datadep)
+    case Op::searchsorted:
+    case Op::bucketize:
+      return kSearchsorted;
+    case Op::scatter_reduce:
+      return kScatterReduce;
+    case Op::scatter_value:
+      return kScatterValue;
+    case Op::index_put:
+      return kIndexPut;
+    case Op::unfold:
+      return kUnfold;
+    case Op::repeat_interleave_tensor:
+      return kAxisOpt;
     default:
       return {};
   }

@@ -37,7 +37,8 @@ struct Case {
   // The table's own claim that docs/ops.md rejects this case with this code; the runner checks
   // that the reference agrees, so an error row cannot silently turn into a value row.
   std::optional<ErrorCode> error;
-  int repeat = 1;  // runs of the same graph (plan cache hits must give the same values)
+  int repeat = 1;       // runs of the same graph (plan cache hits must give the same values)
+  uint32_t output = 0;  // which output of an op with several outputs the row checks
   Property property;
   std::string note;  // what the case is about, when the inputs do not say it
 };
@@ -76,6 +77,8 @@ void add_movement_cases(std::vector<Case>& out);
 void add_matmul_cases(std::vector<Case>& out);
 void add_normalize_cases(std::vector<Case>& out);
 void add_schema_cases(std::vector<Case>& out);
+void add_index_more_cases(std::vector<Case>& out);  // searchsorted ... nonzero, unique
+void add_multi_output_cases(std::vector<Case>& out);  // frexp ...
 std::vector<Case> all_cases();
 
 // dtype sets rows draw from.

@@ -47,6 +47,7 @@ std::string describe(const Case& c) {
     }
     s += "}";
   }
+  if (c.output > 0) s += " output " + std::to_string(c.output);
   if (!c.note.empty()) s += " (" + c.note + ")";
   return s;
 }
@@ -63,6 +64,7 @@ std::vector<Case> all_cases() {
   add_reduce_more_cases(cases);
   add_loss_cases(cases);
   add_shape_more_cases(cases);
+  add_index_more_cases(cases);  // h/datadep
   add_special_cases(cases);
   add_special_more_cases(cases);  // issue 4: polygamma ... zeta
   add_sort_cases(cases);          // issue 4: sorting
@@ -71,6 +73,7 @@ std::vector<Case> all_cases() {
   add_matmul_cases(cases);
   add_normalize_cases(cases);
   add_schema_cases(cases);
+  add_multi_output_cases(cases);
   return cases;
 }
 

@@ -22,8 +22,10 @@ struct Expected {
   int64_t terms = 0;
 };
 
-// Dispatches on the op; `inputs` are the op's inputs as the op sees them (views applied).
-Expected reference(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+// Dispatches on the op; `inputs` are the op's inputs as the op sees them (views applied);
+// `output` picks one output of an op with several.
+Expected reference(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,
+                   uint32_t output = 0);
 
 // Families (reference_*.cpp).
 Expected ref_creation(ir::Op op, const ir::Attrs& attrs);
@@ -49,6 +51,12 @@ Expected ref_special(ir::Op op, std::span<const RefTensor> inputs);
 // (reference_sort.cpp).
 Expected ref_special_more(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
 Expected ref_sort(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+// Issue 4's remaining indexing ops, data-dependent ones included (reference_index_more.cpp).
+Expected ref_index_more(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+// Ops with several outputs (reference_multi_output.cpp): output `output` of `op`.
+bool is_multi_output(ir::Op op);
+Expected ref_multi_output(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,
+                          uint32_t output);
 // The reductions' shared planning (reference_reduce.cpp): which axes are reduced, and where
 // each input element lands in the output.
 struct RefReduction {

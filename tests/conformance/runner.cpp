@@ -128,7 +128,7 @@ Verdict judge(const Case& c, const std::vector<MaterializedInput>& inputs) {
   for (const MaterializedInput& in : inputs) logical.push_back(in.logical);
   Verdict v;
   try {
-    v.expected = reference(c.op, logical, c.attrs);
+    v.expected = reference(c.op, logical, c.attrs, c.output);
   } catch (const RefError& e) {
     v.rejected = e;
   }
@@ -158,19 +158,32 @@ std::optional<ir::ValueRef> build_graph(const Case& c, const std::vector<Materia
   ir::ValueRef out;
   try {
     out = graph.add(c.op, op_inputs, c.attrs);
+    out.output = c.output;
   } catch (const Error& e) {
     const RefError* r = verdict.rejected ? &*verdict.rejected : nullptr;
     if (r && !r->at_run && e.code() == r->code) return std::nullopt;
     throw Failed{"graph.add threw " + error_str(e) + "; expected " +
                  (r ? verdict.describe_error() : verdict.describe_type())};
   }
+  if (out.output >= graph.nodes[out.node].outputs.size()) {
+    throw Failed{"the op has " + std::to_string(graph.nodes[out.node].outputs.size()) +
+                 " outputs; the row checks output " + std::to_string(out.output)};
+  }
   const ir::TensorType& type = graph.type(out);
   if (verdict.rejected && !verdict.rejected->at_run) {
     throw Failed{"expected " + verdict.describe_error() + ", graph.add accepted it as " +
                  type_str(type.dtype, type.shape)};
   }
+  // A data-dependent dimension (kDynamic, -1) is inferred as unknown: any size matches it.
+  auto same_shape = [](const Shape& inferred, const Shape& want) {
+    if (inferred.size() != want.size()) return false;
+    for (size_t d = 0; d < want.size(); ++d) {
+      if (inferred[d] != -1 && inferred[d] != want[d]) return false;
+    }
+    return true;
+  };
   if (verdict.expected && (type.dtype != verdict.expected->value.dtype ||
-                           type.shape != verdict.expected->value.shape)) {
+                           !same_shape(type.shape, verdict.expected->value.shape))) {
     throw Failed{"inferred type " + type_str(type.dtype, type.shape) + ", expected " +
                  verdict.describe_type()};
   }

@@ -48,7 +48,10 @@ Explanation explain(const std::vector<Tensor>& tensors, std::source_location loc
   }
   auto outputs = request.initOutputs(static_cast<unsigned>(roots.size()));
   for (unsigned k = 0; k < roots.size(); ++k) {
-    outputs[k].initValue().setNode(g.wire_index.at(roots[k].get()));
+    const detail::WireValue v = g.wire_index.at(roots[k].get());
+    auto value = outputs[k].initValue();
+    value.setNode(v.node);
+    value.setOutput(v.output);
   }
   try {
     auto response = request.send().wait(s.wait_scope());

@@ -11,6 +11,7 @@ PendingGraph collect_pending(std::span<const std::shared_ptr<TensorNode>> roots)
   std::unordered_map<const TensorNode*, long> internal_refs;
   std::unordered_set<const TensorNode*> seen;
   std::vector<TensorNode*> leaf_nodes;
+  std::vector<TensorNode*> projections;
 
   // Iterative post-order DFS: recorded chains can be far deeper than the stack.
   struct Frame {
@@ -32,7 +33,7 @@ PendingGraph collect_pending(std::span<const std::shared_ptr<TensorNode>> roots)
         ++internal_refs[input];
         if (seen.insert(input).second) stack.push_back({input, 0});  // invalidates f
       } else {
-        g.ops.push_back(node);
+        (node->is_projection() ? projections : g.ops).push_back(node);
         stack.pop_back();
       }
     }
@@ -43,17 +44,37 @@ PendingGraph collect_pending(std::span<const std::shared_ptr<TensorNode>> roots)
     return node->references() > (it == internal_refs.end() ? 0 : it->second);
   };
   for (TensorNode* leaf : leaf_nodes) {
-    g.wire_index.emplace(leaf, static_cast<uint32_t>(g.leaves.size()));
+    g.wire_index.emplace(leaf, WireValue{static_cast<uint32_t>(g.leaves.size()), 0});
     g.leaves.push_back({leaf, leaf->state == TensorNode::State::Host && held(leaf)});
   }
   for (TensorNode* op : g.ops) {
-    g.wire_index.emplace(op, static_cast<uint32_t>(g.wire_index.size()));
+    g.wire_index.emplace(op, WireValue{static_cast<uint32_t>(g.wire_index.size()), 0});
+  }
+  // A projection's op node is pending (it materializes with all its live outputs) and was
+  // visited before it.
+  for (TensorNode* p : projections) {
+    g.wire_index.emplace(p, WireValue{g.wire_index.at(p->inputs[0].get()).node, p->output});
   }
 
   std::unordered_set<const TensorNode*> is_root;
   for (const auto& root : roots) is_root.insert(root.get());
   for (TensorNode* op : g.ops) {
     if (!is_root.contains(op) && held(op)) g.held_ops.push_back(op);
+  }
+  for (TensorNode* p : projections) {
+    if (!is_root.contains(p) && held(p)) g.held_ops.push_back(p);
+  }
+  // Outputs of this graph's ops that nothing in it reads but a handle still holds.
+  for (TensorNode* op : g.ops) {
+    for (const std::weak_ptr<TensorNode>& weak : op->siblings) {
+      std::shared_ptr<TensorNode> sibling = weak.lock();
+      if (!sibling || sibling->state != TensorNode::State::Pending ||
+          g.wire_index.contains(sibling.get())) {
+        continue;
+      }
+      g.wire_index.emplace(sibling.get(), WireValue{g.wire_index.at(op).node, sibling->output});
+      g.held_ops.push_back(sibling.get());
+    }
   }
   return g;
 }

@@ -11,7 +11,14 @@
 
 namespace tensord::detail {
 
+// A value of the wire graph: output `output` of wire node `node`.
+struct WireValue {
+  uint32_t node;
+  uint32_t output;
+};
+
 // Graph inputs come first (input i is wire node i), then the pending ops in topological order.
+// Projections (outputs k > 0 of an op with several) are values of their op's node, not nodes.
 // Raw pointers stay valid until the first node is materialized (that drops history).
 struct PendingGraph {
   struct Leaf {
@@ -22,9 +29,10 @@ struct PendingGraph {
   };
   std::vector<Leaf> leaves;
   std::vector<TensorNode*> ops;
-  std::unordered_map<const TensorNode*, uint32_t> wire_index;
-  // Pending ops besides the requested roots that something outside the graph still refers to:
-  // extra outputs of the run, so they are never computed twice.
+  std::unordered_map<const TensorNode*, WireValue> wire_index;
+  // Pending ops besides the requested roots that something outside the graph still refers to,
+  // and the live outputs of every op with several outputs in the graph: extra outputs of the
+  // run, so they are never computed twice.
   std::vector<TensorNode*> held_ops;
 
   size_t num_nodes() const { return leaves.size() + ops.size(); }

@@ -9,9 +9,10 @@ Error error_at(ErrorCode code, std::string message, ir::Op op, std::source_locat
   return Error(code, std::move(message), std::nullopt, std::string(ir::name(op)), where(loc));
 }
 
-Tensor record_nodes(std::shared_ptr<SessionState> session, ir::Op op,
-                    std::vector<std::shared_ptr<TensorNode>> inputs, ir::Attrs attrs,
-                    std::source_location loc) {
+// One Tensor per output: the first records the op, the others are its projections.
+std::vector<Tensor> record_nodes(std::shared_ptr<SessionState> session, ir::Op op,
+                                 std::vector<std::shared_ptr<TensorNode>> inputs, ir::Attrs attrs,
+                                 std::source_location loc) {
   std::vector<const ir::TensorType*> types;
   types.reserve(inputs.size());
   for (const auto& input : inputs) types.push_back(&input->type);
@@ -21,26 +22,53 @@ Tensor record_nodes(std::shared_ptr<SessionState> session, ir::Op op,
   } catch (const Error& e) {
     throw error_at(e.code(), e.message(), op, loc);
   }
-  if (outputs.size() != 1) {
-    throw error_at(ErrorCode::Unsupported, "ops with several outputs are not in the client yet", op,
-                   loc);
-  }
-  auto node = std::make_shared<TensorNode>(std::move(session), std::move(outputs[0]), op, loc);
+  auto node = std::make_shared<TensorNode>(session, std::move(outputs[0]), op, loc);
   node->inputs = std::move(inputs);
   node->attrs = std::move(attrs);
-  return TensorAccess::wrap(std::move(node));
+  std::vector<Tensor> results;
+  results.reserve(outputs.size());
+  for (uint32_t k = 1; k < outputs.size(); ++k) {
+    auto projection = std::make_shared<TensorNode>(session, std::move(outputs[k]), op, loc);
+    projection->output = k;
+    projection->inputs.push_back(node);
+    node->siblings.push_back(projection);
+    results.push_back(TensorAccess::wrap(std::move(projection)));
+  }
+  results.insert(results.begin(), TensorAccess::wrap(std::move(node)));
+  return results;
 }
 
-Tensor record_inputs(ir::Op op, std::vector<std::shared_ptr<TensorNode>> nodes, ir::Attrs attrs,
+Tensor record_single(std::shared_ptr<SessionState> session, ir::Op op,
+                     std::vector<std::shared_ptr<TensorNode>> inputs, ir::Attrs attrs,
                      std::source_location loc) {
+  std::vector<Tensor> results =
+      record_nodes(std::move(session), op, std::move(inputs), std::move(attrs), loc);
+  if (results.size() != 1) {
+    throw error_at(
+        ErrorCode::Internal,
+        "has " + std::to_string(results.size()) + " outputs: record it with record_multi", op, loc);
+  }
+  return std::move(results[0]);
+}
+
+std::shared_ptr<SessionState> common_session(ir::Op op,
+                                             const std::vector<std::shared_ptr<TensorNode>>& nodes,
+                                             std::source_location loc) {
   if (nodes.empty()) throw error_at(ErrorCode::InvalidGraph, "no input tensors", op, loc);
   for (const auto& node : nodes) {
     if (node->session != nodes.front()->session) {
       throw error_at(ErrorCode::InvalidGraph, "the inputs belong to different sessions", op, loc);
     }
   }
-  auto session = nodes.front()->session;
-  return record_nodes(std::move(session), op, std::move(nodes), std::move(attrs), loc);
+  return nodes.front()->session;
+}
+
+std::vector<std::shared_ptr<TensorNode>> nodes_of(std::span<const Tensor> inputs,
+                                                  std::source_location loc) {
+  std::vector<std::shared_ptr<TensorNode>> nodes;
+  nodes.reserve(inputs.size());
+  for (const Tensor& t : inputs) nodes.push_back(TensorAccess::node(t, loc));
+  return nodes;
 }
 
 ir::DType default_dtype(ir::ScalarKind kind) {
@@ -74,20 +102,27 @@ Tensor record(ir::Op op, std::initializer_list<const Tensor*> inputs, ir::Attrs 
   std::vector<std::shared_ptr<TensorNode>> nodes;
   nodes.reserve(inputs.size());
   for (const Tensor* t : inputs) nodes.push_back(TensorAccess::node(*t, loc));
-  return record_inputs(op, std::move(nodes), std::move(attrs), loc);
+  auto session = common_session(op, nodes, loc);
+  return record_single(std::move(session), op, std::move(nodes), std::move(attrs), loc);
 }
 
 Tensor record(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs,
               std::source_location loc) {
-  std::vector<std::shared_ptr<TensorNode>> nodes;
-  nodes.reserve(inputs.size());
-  for (const Tensor& t : inputs) nodes.push_back(TensorAccess::node(t, loc));
-  return record_inputs(op, std::move(nodes), std::move(attrs), loc);
+  std::vector<std::shared_ptr<TensorNode>> nodes = nodes_of(inputs, loc);
+  auto session = common_session(op, nodes, loc);
+  return record_single(std::move(session), op, std::move(nodes), std::move(attrs), loc);
+}
+
+std::vector<Tensor> record_multi(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs,
+                                 std::source_location loc) {
+  std::vector<std::shared_ptr<TensorNode>> nodes = nodes_of(inputs, loc);
+  auto session = common_session(op, nodes, loc);
+  return record_nodes(std::move(session), op, std::move(nodes), std::move(attrs), loc);
 }
 
 Tensor record_creation(const std::shared_ptr<SessionState>& session, ir::Op op, ir::Attrs attrs,
                        std::source_location loc) {
-  return record_nodes(session, op, {}, std::move(attrs), loc);
+  return record_single(session, op, {}, std::move(attrs), loc);
 }
 
 ir::AttrValue attr_value(const Scalar& s) {

@@ -29,6 +29,10 @@ SourceLocation where(const std::source_location& loc);
 Tensor record(ir::Op op, std::initializer_list<const Tensor*> inputs, ir::Attrs attrs,
               std::source_location loc);
 Tensor record(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs, std::source_location loc);
+// An op with several outputs (docs/ops.md): one Tensor per output, in order. They share one
+// node; syncing any of them computes the node once and materializes every one still held.
+std::vector<Tensor> record_multi(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs,
+                                 std::source_location loc);
 // An op without inputs (creation), recorded on `session`.
 Tensor record_creation(const std::shared_ptr<SessionState>& session, ir::Op op, ir::Attrs attrs,
                        std::source_location loc);

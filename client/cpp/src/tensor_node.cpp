@@ -23,6 +23,7 @@ void TensorNode::materialize(wire::Tensor::Client tensor) {
   remote = std::move(tensor);
   state = State::Materialized;
   attrs = {};
+  siblings.clear();
   std::vector<std::byte>().swap(host);
   host_buffer.reset();
   // Last: dropping the history may destroy other nodes.

@@ -45,6 +45,12 @@ struct TensorNode : std::enable_shared_from_this<TensorNode> {
   // Pending only.
   std::vector<std::shared_ptr<TensorNode>> inputs;
   ir::Attrs attrs;
+  // Ops with several outputs (record_multi): the node of output 0 records the op and keeps weak
+  // references to the nodes of its other outputs, each of which has `output` k > 0 and that
+  // node as its only input. A projection is no wire node of its own: it is value (node, k).
+  uint32_t output = 0;
+  std::vector<std::weak_ptr<TensorNode>> siblings;
+  bool is_projection() const { return output > 0; }
   // Host only: numel * itemsize row-major bytes, in `host` or (Session::from_buffer) in
   // `host_buffer`.
   std::vector<std::byte> host;

@@ -83,8 +83,9 @@ void write_graph(const PendingGraph& pending, wire::Graph::Builder graph) {
     set_text(ir::name(op->op), [&](unsigned n) { return out.initOp(n); });
     auto inputs = out.initInputs(static_cast<unsigned>(op->inputs.size()));
     for (unsigned k = 0; k < op->inputs.size(); ++k) {
-      inputs[k].setNode(pending.wire_index.at(op->inputs[k].get()));
-      inputs[k].setOutput(0);
+      const WireValue v = pending.wire_index.at(op->inputs[k].get());
+      inputs[k].setNode(v.node);
+      inputs[k].setOutput(v.output);
     }
     write_attrs(op->attrs, out);
     locate(*op, out);

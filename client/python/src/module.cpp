@@ -161,8 +161,14 @@ void bind_types(py::module_& m) {
       .def_property_readonly("shape",
                              [](const Tensor& t) {
                                py::tuple shape(t.shape().size());
-                               for (size_t i = 0; i < t.shape().size(); ++i)
-                                 shape[i] = t.shape()[i];
+                               // A data-dependent size is None until synced (Array API).
+                               for (size_t i = 0; i < t.shape().size(); ++i) {
+                                 if (t.shape()[i] < 0) {
+                                   shape[i] = py::none();
+                                 } else {
+                                   shape[i] = t.shape()[i];
+                                 }
+                               }
                                return shape;
                              })
       .def_property_readonly("materialized", [](const Tensor& t) { return t.materialized(); })
@@ -390,6 +396,7 @@ void bind_errors(py::module_& m) {
 void bind_profile(py::module_& m);  // profile_bindings.cpp
 
 void bind_fusion(py::module_& m);  // fusion.cpp
+void bind_index_ops(py::module_& m);  // index_bindings.cpp (h/datadep)
 }  // namespace tensord::python
 
 PYBIND11_MODULE(_tensord, m) {
@@ -403,4 +410,5 @@ PYBIND11_MODULE(_tensord, m) {
   tensord::python::bind_math_ops(m);
   tensord::python::bind_fusion(m);
   tensord::python::bind_ops(m);
+  tensord::python::bind_index_ops(m);
 }

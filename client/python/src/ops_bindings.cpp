@@ -20,7 +20,7 @@ namespace {
 using Loc = std::source_location;
 
 template <typename F>
-Tensor recorded(F&& f) {
+auto recorded(F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const Error& e) {
@@ -304,6 +304,14 @@ void bind_sort(py::module_& m) {
 
 }  // namespace
 
+// Ops with several outputs return a tuple of tensors.
+void bind_multi_output(py::module_& m) {
+  m.def("frexp", [](const Tensor& x, Loc loc) {
+    Frexp r = recorded([&] { return tensord::frexp(x, loc); });
+    return py::make_tuple(std::move(r.mantissa), std::move(r.exponent));
+  });
+}
+
 void bind_ops(py::module_& m) {
   bind_special_more(m);  // issue 4: polygamma ... zeta
   bind_sort(m);          // issue 4: sorting
@@ -313,6 +321,7 @@ void bind_ops(py::module_& m) {
   bind_losses(m);
   bind_shape_ops(m);
   bind_special(m);
+  bind_multi_output(m);
 }
 
 }  // namespace tensord::python

@@ -42,5 +42,6 @@ del _MISSING
 from ._math_extra import *  # noqa: E402,F401,F403 (nextafter, lerp, reductions, scans)
 from ._nn import *  # noqa: E402,F401,F403 (activations, losses)
 from ._shape import *  # noqa: E402,F401,F403 (tril, tile, one_hot, split, ...)
+from ._index_more import *  # noqa: E402,F401,F403 (searchsorted, nonzero, unique_*, ...)
 from . import special  # noqa: E402 (torch.special's functions)
 from ._sort import *  # noqa: E402,F401,F403 (issue 4: sort, argsort, quantile, median)

@@ -98,3 +98,13 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     if dtype is not None:
         x = _functions.astype(_operand_array(x), dtype)
     return _cumulative(_tensord.cumprod, 1, x, axis, include_initial)
+
+
+__all__ += ["frexp"]
+
+
+def frexp(x, /):
+    """(mantissa, exponent) with x = mantissa * 2**exponent and 0.5 <= |mantissa| < 1, as
+    np.frexp (exponent int32; floats only). One node computes both."""
+    mantissa, exponent = _tensord.frexp(_operand_array(x)._t, caller())
+    return Array(mantissa), Array(exponent)
