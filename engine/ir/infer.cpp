@@ -434,6 +434,13 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::nanquantile:
     case Op::median:
     case Op::nanmedian:
+    case Op::topk:
+    case Op::kthvalue:
+    case Op::median_axis:
+    case Op::nanmedian_axis:
+    case Op::mode:
+    case Op::cummax:
+    case Op::cummin:
       return infer_sort_special(op, in, attrs);
     // issue 4 (h/datadep)
     case Op::searchsorted:

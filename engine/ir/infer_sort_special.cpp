@@ -26,6 +26,58 @@ std::vector<TensorType> infer_special_more(Op op, Inputs in, const Attrs& attrs)
   return result(t, in[0]->shape);
 }
 
+// (values, indices): values of x's dtype, int64 positions along the axis.
+std::vector<TensorType> infer_values_indices(Op op, const TensorType& x, const Attrs& attrs) {
+  const std::string op_name(name(op));
+  if (x.rank() == 0) fail(ErrorCode::Shape, op_name + " needs rank >= 1");
+  const int64_t axis = normalize_axis(attrs.get_int(Attr::axis, -1), x.rank());
+  const int64_t n = x.shape[axis];
+  Shape shape = x.shape;
+  bool reduces = true;
+  switch (op) {
+    case Op::topk: {
+      const int64_t k = attrs.get_int(Attr::k);
+      if (k < 0 || k > n) {
+        fail(ErrorCode::Shape, "topk's k = " + std::to_string(k) + " is outside [0, " +
+                                   std::to_string(n) + "] for axis " + std::to_string(axis) +
+                                   " of " + to_string(x.shape));
+      }
+      shape[axis] = k;
+      reduces = false;
+      break;
+    }
+    case Op::kthvalue: {
+      const int64_t k = attrs.get_int(Attr::k);
+      if (k < 1 || k > n) {
+        fail(ErrorCode::Shape, "kthvalue's k = " + std::to_string(k) + " is outside [1, " +
+                                   std::to_string(n) + "] for axis " + std::to_string(axis) +
+                                   " of " + to_string(x.shape));
+      }
+      break;
+    }
+    case Op::cummax:
+    case Op::cummin:
+      reduces = false;
+      break;
+    default:  // median_axis, nanmedian_axis, mode
+      if (n == 0) {
+        fail(ErrorCode::Shape, op_name + " over axis " + std::to_string(axis) + " of size 0 of " +
+                                   to_string(x.shape));
+      }
+      break;
+  }
+  if (reduces) {
+    if (attrs.get_bool(Attr::keepdim, false)) {
+      shape[axis] = 1;
+    } else {
+      shape.erase(shape.begin() + axis);
+    }
+  }
+  std::vector<TensorType> out = result(x.dtype, shape);
+  out.push_back(TensorType{DType::Int64, std::move(shape)});
+  return out;
+}
+
 std::vector<TensorType> infer_sorting(Op op, Inputs in, const Attrs& attrs) {
   const TensorType& x = *in[0];
   switch (op) {
@@ -33,8 +85,19 @@ std::vector<TensorType> infer_sorting(Op op, Inputs in, const Attrs& attrs) {
     case Op::argsort: {
       if (x.rank() == 0) fail(ErrorCode::Shape, std::string(name(op)) + " needs rank >= 1");
       normalize_axis(attrs.get_int(Attr::axis, -1), x.rank());
-      return result(op == Op::sort ? x.dtype : DType::Int64, x.shape);
+      if (op == Op::argsort) return result(DType::Int64, x.shape);
+      std::vector<TensorType> out = result(x.dtype, x.shape);  // (values, indices)
+      out.push_back(TensorType{DType::Int64, x.shape});
+      return out;
     }
+    case Op::topk:
+    case Op::kthvalue:
+    case Op::median_axis:
+    case Op::nanmedian_axis:
+    case Op::mode:
+    case Op::cummax:
+    case Op::cummin:
+      return infer_values_indices(op, x, attrs);
     case Op::median:
     case Op::nanmedian:
       if (x.numel() == 0) {
@@ -95,6 +158,13 @@ std::vector<TensorType> infer_sort_special(Op op, Inputs in, const Attrs& attrs)
     case Op::nanquantile:
     case Op::median:
     case Op::nanmedian:
+    case Op::topk:
+    case Op::kthvalue:
+    case Op::median_axis:
+    case Op::nanmedian_axis:
+    case Op::mode:
+    case Op::cummax:
+    case Op::cummin:
       return infer_sorting(op, in, attrs);
     default:
       return infer_special_more(op, in, attrs);

@@ -80,6 +80,14 @@ constexpr AttrSpec kMultigammaln[] = {{Attr::p, K::Int, req}};
 constexpr AttrSpec kLogit[] = {{Attr::eps, K::Float, opt}};
 constexpr AttrSpec kSort[] = {
     {Attr::axis, K::Int, opt}, {Attr::descending, K::Bool, opt}, {Attr::stable, K::Bool, opt}};
+constexpr AttrSpec kTopk[] = {{Attr::k, K::Int, req},
+                               {Attr::axis, K::Int, opt},
+                               {Attr::largest, K::Bool, opt},
+                               {Attr::sorted, K::Bool, opt}};
+constexpr AttrSpec kKthvalue[] = {
+    {Attr::k, K::Int, req}, {Attr::axis, K::Int, opt}, {Attr::keepdim, K::Bool, opt}};
+constexpr AttrSpec kMedianAxis[] = {{Attr::axis, K::Int, req}, {Attr::keepdim, K::Bool, opt}};
+constexpr AttrSpec kMode[] = {{Attr::axis, K::Int, opt}, {Attr::keepdim, K::Bool, opt}};
 constexpr AttrSpec kQuantile[] = {
     {Attr::axis, K::Int, opt}, {Attr::keepdim, K::Bool, opt}, {Attr::interpolation, K::Int, opt}};
 // issue 4 (h/datadep). scatter_reduce's reduction: 0 sum, 1 prod, 2 mean, 3 amax, 4 amin.
@@ -239,6 +247,18 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
     case Op::quantile:
     case Op::nanquantile:
       return kQuantile;
+    case Op::topk:
+      return kTopk;
+    case Op::kthvalue:
+      return kKthvalue;
+    case Op::median_axis:
+    case Op::nanmedian_axis:
+      return kMedianAxis;
+    case Op::mode:
+      return kMode;
+    case Op::cummax:
+    case Op::cummin:
+      return kAxis;
     // issue 4 (h/datadep)
     case Op::searchsorted:
     case Op::bucketize:

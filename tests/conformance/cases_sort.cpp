@@ -4,6 +4,7 @@
 // and nanmedian of all elements; the errors (0-d, axis out of range, integer input, q out of
 // [0, 1] at run time).
 #include <cmath>
+#include <optional>
 
 #include "tests/conformance/case.h"
 #include "tests/conformance/sweep.h"
@@ -77,6 +78,158 @@ void add_sort_rows(std::vector<Case>& out) {
       out.push_back(c);
       c.attrs = {};
       out.push_back(std::move(c));
+    }
+  }
+}
+
+// sort's indices (output 1) over the same rows as its values, but for stable = false (ties may
+// come in any order there).
+void add_sort_index_rows(std::vector<Case>& out) {
+  const size_t n = out.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (out[i].op != Op::sort || !out[i].attrs.get_bool(Attr::stable, true)) continue;
+    Case c = out[i];
+    c.output = 1;
+    out.push_back(std::move(c));
+  }
+}
+
+// topk, kthvalue, median_axis, nanmedian_axis, mode, cummax, cummin: each row for output 0
+// (values) and output 1 (indices).
+void add_values_indices_rows(std::vector<Case>& out) {
+  struct Row {
+    Op op;
+    Attrs attrs;
+    InputSpec (*input)(DType);
+    std::optional<ErrorCode> error = std::nullopt;
+    bool floats_only = false;
+  };
+  using A = Attrs;
+  const std::vector<Row> rows = {
+      {Op::topk, A{{Attr::k, int64_t{3}}, {Attr::axis, int64_t{1}}},
+       [](DType t) {
+         return in(t, {5, 7}, Layout::Contiguous, Values::Halves);
+       }},
+      {Op::topk, A{{Attr::k, int64_t{7}}, {Attr::largest, false}},
+       [](DType t) {
+         return in(t, {5, 7}, Layout::Permuted, Values::Halves);
+       }},
+      {Op::topk, A{{Attr::k, int64_t{0}}, {Attr::axis, int64_t{0}}},
+       [](DType t) {
+         return in(t, {5, 7});
+       }},
+      {Op::topk, A{{Attr::k, int64_t{10}}, {Attr::sorted, false}},
+       [](DType t) { return in(t, {67}, Layout::Contiguous, Values::Special); }},
+      {Op::topk, A{{Attr::k, int64_t{5}}, {Attr::axis, int64_t{1}}},
+       [](DType t) { return in(t, big_shape(), Layout::Contiguous, Values::Mixed); }},
+      {Op::topk, A{{Attr::k, int64_t{8}}, {Attr::axis, int64_t{1}}},
+       [](DType t) {
+         return in(t, {5, 7});
+       },
+       ErrorCode::Shape},
+      {Op::kthvalue, A{{Attr::k, int64_t{1}}},
+       [](DType t) {
+         return in(t, {5, 7}, Layout::Contiguous, Values::Halves);
+       }},
+      {Op::kthvalue, A{{Attr::k, int64_t{4}}, {Attr::axis, int64_t{0}}, {Attr::keepdim, true}},
+       [](DType t) {
+         return in(t, {5, 7}, Layout::Reversed, Values::Halves);
+       }},
+      {Op::kthvalue, A{{Attr::k, int64_t{30}}},
+       [](DType t) { return in(t, {67}, Layout::Contiguous, Values::Special); }},
+      {Op::kthvalue, A{{Attr::k, int64_t{0}}},
+       [](DType t) {
+         return in(t, {5, 7});
+       },
+       ErrorCode::Shape},
+      {Op::median_axis, A{{Attr::axis, int64_t{1}}},
+       [](DType t) {
+         return in(t, {5, 7}, Layout::Contiguous, Values::Halves);
+       }},
+      {Op::median_axis, A{{Attr::axis, int64_t{0}}, {Attr::keepdim, true}},
+       [](DType t) {
+         return in(t, {6, 4}, Layout::Permuted);
+       }},
+      {Op::median_axis, A{{Attr::axis, int64_t{1}}},
+       [](DType t) {
+         return in(t, {5, 13}, Layout::Contiguous, Values::Special);
+       }},
+      {Op::median_axis, A{{Attr::axis, int64_t{2}}},
+       [](DType t) {
+         return in(t, {4, 0, 3});
+       }},
+      {Op::median_axis, A{{Attr::axis, int64_t{1}}},
+       [](DType t) {
+         return in(t, {3, 0});
+       },
+       ErrorCode::Shape},
+      {Op::nanmedian_axis, A{{Attr::axis, int64_t{1}}},
+       [](DType t) {
+         return in(t, {5, 13}, Layout::Contiguous, Values::Special);
+       }},
+      {Op::nanmedian_axis, A{{Attr::axis, int64_t{1}}},
+       [](DType t) {
+         return in_values(t, {3, 4}, {1.0, NAN, 3.0, 2.0, NAN, NAN, NAN, NAN, 4.0, 0.5, NAN, 0.5});
+       },
+       std::nullopt, true},
+      {Op::median_axis, A{{Attr::axis, int64_t{1}}},
+       [](DType t) {
+         return in_values(t, {3, 4}, {1.0, NAN, 3.0, NAN, NAN, NAN, NAN, NAN, 4.0, 0.5, 2.0, 0.5});
+       },
+       std::nullopt, true},
+      {Op::mode, A{{Attr::axis, int64_t{1}}},
+       [](DType t) {
+         return in(t, {6, 9}, Layout::Contiguous, Values::Halves);
+       }},
+      {Op::mode, A{{Attr::axis, int64_t{0}}, {Attr::keepdim, true}},
+       [](DType t) {
+         return in(t, {33, 2}, Layout::Permuted, Values::Halves);
+       }},
+      {Op::mode, A{}, [](DType t) { return in(t, {67}, Layout::Contiguous, Values::Special); }},
+      {Op::mode, A{},
+       [](DType t) {
+         return in_values(t, {8}, {NAN, 2.0, NAN, 1.0, 2.0, NAN, 1.0, 2.0});
+       },
+       std::nullopt, true},
+      {Op::cummax, A{{Attr::axis, int64_t{1}}},
+       [](DType t) {
+         return in(t, {5, 7}, Layout::Contiguous, Values::Halves);
+       }},
+      {Op::cummax, A{{Attr::axis, int64_t{0}}},
+       [](DType t) {
+         return in(t, {3, 4, 9}, Layout::Mixed);
+       }},
+      {Op::cummax, A{{Attr::axis, int64_t{0}}},
+       [](DType t) { return in(t, {67}, Layout::Contiguous, Values::Special); }},
+      {Op::cummax, A{{Attr::axis, int64_t{1}}},
+       [](DType t) { return in(t, big_shape(), Layout::Contiguous, Values::Halves); }},
+      {Op::cummax, A{{Attr::axis, int64_t{0}}},
+       [](DType t) {
+         return in(t, {0, 3});
+       }},
+      {Op::cummin, A{{Attr::axis, int64_t{1}}},
+       [](DType t) {
+         return in(t, {5, 7}, Layout::Reversed, Values::Halves);
+       }},
+      {Op::cummin, A{{Attr::axis, int64_t{0}}},
+       [](DType t) { return in(t, {67}, Layout::Contiguous, Values::Special); }},
+      {Op::cummin, A{{Attr::axis, int64_t{-1}}},
+       [](DType t) {
+         return in_values(t, {6}, {3.0, NAN, 1.0, NAN, -1.0, 0.5});
+       },
+       std::nullopt, true},
+      {Op::cummin, A{}, [](DType t) { return in(t, {3}); }, ErrorCode::InvalidGraph},
+      {Op::mode, A{}, [](DType t) { return in(t, {}); }, ErrorCode::Shape},
+  };
+  for (const Row& r : rows) {
+    for (uint32_t output : {0u, 1u}) {
+      for (DType t : kAllDTypes) {
+        if (r.floats_only && !ir::is_floating(t)) continue;
+        Case c = make(r.op, {r.input(t)}, r.attrs);
+        c.output = output;
+        c.error = r.error;
+        out.push_back(std::move(c));
+      }
     }
   }
 }
@@ -173,6 +326,8 @@ void add_median_rows(std::vector<Case>& out) {
 
 void add_sort_cases(std::vector<Case>& out) {
   add_sort_rows(out);
+  add_sort_index_rows(out);
+  add_values_indices_rows(out);
   add_quantile_rows(out);
   add_median_rows(out);
 }

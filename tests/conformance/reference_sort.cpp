@@ -177,4 +177,108 @@ Expected ref_sort(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
   }
 }
 
+// The (values, indices) ops: output 0 values, output 1 int64 positions along the axis.
+Expected ref_sort_multi(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs,
+                        uint32_t output) {
+  const RefTensor& x = in[0];
+  if (x.shape.empty()) reject(ErrorCode::Shape, "0-d input");
+  const auto rank = static_cast<int64_t>(x.shape.size());
+  const int64_t axis = ref_axis(attrs.get_int(Attr::axis, -1), rank);
+  const int64_t n = x.shape[axis];
+  const bool keepdim = attrs.get_bool(Attr::keepdim, false);
+  int64_t m = n;  // output length along the axis
+  switch (op) {
+    case Op::topk:
+      m = attrs.get_int(Attr::k);
+      if (m < 0 || m > n) reject(ErrorCode::Shape, "k out of range");
+      break;
+    case Op::kthvalue: {
+      const int64_t k = attrs.get_int(Attr::k);
+      if (k < 1 || k > n) reject(ErrorCode::Shape, "k out of range");
+      m = 1;
+      break;
+    }
+    case Op::median_axis:
+    case Op::nanmedian_axis:
+    case Op::mode:
+      if (n == 0) reject(ErrorCode::Shape, "reduction of an empty axis");
+      m = 1;
+      break;
+    default:
+      break;
+  }
+  const bool reduces =
+      op == Op::kthvalue || op == Op::median_axis || op == Op::nanmedian_axis || op == Op::mode;
+  Shape shape = x.shape;
+  shape[axis] = m;
+  if (reduces && !keepdim) shape.erase(shape.begin() + axis);
+  RefTensor values(x.dtype, shape), indices(DType::Int64, shape);
+  const Line l = line_of(x.shape, axis);
+  const bool descending = (op == Op::sort && attrs.get_bool(Attr::descending, false)) ||
+                          (op == Op::topk && attrs.get_bool(Attr::largest, true));
+  for (int64_t line = 0; line < l.outer * l.inner && n > 0; ++line) {
+    const int64_t o = line / l.inner, i = line % l.inner;
+    auto put = [&](int64_t slot, int64_t pos) {
+      const int64_t flat = (o * m + slot) * l.inner + i;
+      values.put(flat, x.at(l.index(line, pos)));
+      indices.put(flat, Num::of_int(pos));
+    };
+    auto is_nan = [&](int64_t pos) {
+      const Num v = x.at(l.index(line, pos));
+      return v.is_float && std::isnan(v.f);
+    };
+    if (op == Op::cummax || op == Op::cummin) {
+      int64_t best = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        const Num v = x.at(l.index(line, k)), b = x.at(l.index(line, best));
+        bool take = k == 0 || is_nan(k);
+        if (!take && !is_nan(best)) {
+          take = op == Op::cummax ? !before(v, b) : !before(b, v);  // v >= b / v <= b
+        }
+        if (take) best = k;
+        put(k, best);
+      }
+      continue;
+    }
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      const Num u = x.at(l.index(line, a)), v = x.at(l.index(line, b));
+      return descending ? before(v, u) : before(u, v);
+    });
+    if (op == Op::sort || op == Op::topk) {
+      for (int64_t k = 0; k < m; ++k) put(k, order[k]);
+    } else if (op == Op::kthvalue) {
+      put(0, order[attrs.get_int(Attr::k) - 1]);
+    } else if (op == Op::mode) {
+      // count each distinct value (NaN one value); the largest count, then the smallest value;
+      // its last position
+      int64_t best = -1, best_count = 0;
+      for (int64_t a = 0; a < n; ++a) {
+        int64_t count = 0, last = a;
+        for (int64_t b = 0; b < n; ++b) {
+          const Num u = x.at(l.index(line, a)), v = x.at(l.index(line, b));
+          const bool same = (is_nan(a) && is_nan(b)) ||
+                            (!before(u, v) && !before(v, u) && !is_nan(a) && !is_nan(b));
+          if (same) ++count, last = std::max(last, b);
+        }
+        const bool better =
+            best < 0 || count > best_count ||
+            (count == best_count && before(x.at(l.index(line, a)), x.at(l.index(line, best))));
+        if (better) best = last, best_count = count;
+      }
+      put(0, best);
+    } else {  // median_axis, nanmedian_axis: the lower median; NaN: the first NaN
+      std::vector<int64_t> finite, nans;
+      for (int64_t k : order) (is_nan(k) ? nans : finite).push_back(k);
+      if (finite.empty() || (!nans.empty() && op == Op::median_axis)) {
+        put(0, *std::min_element(nans.begin(), nans.end()));
+      } else {
+        put(0, finite[(finite.size() - 1) / 2]);
+      }
+    }
+  }
+  return Expected{output == 0 ? values : indices};
+}
+
 }  // namespace tensord::conformance

@@ -110,3 +110,49 @@ def test_special_functions():
         td.special.polygamma(-1, X)
     with pytest.raises(ValueError, match="p must be >= 1"):
         td.special.multigammaln(X, 0)
+
+
+def test_topk_kthvalue_mode_match_numpy():
+    a = (random_values((4, 9), np.float32, seed=11) * 2).round()  # ties
+    x = td.asarray(a)
+    order = np.argsort(-a, axis=1, kind="stable")
+    r = td.topk(x, 3, dim=1)
+    assert type(r).__name__ == "topk" and r.values.shape == (4, 3)
+    np.testing.assert_array_equal(np.asarray(r.indices), order[:, :3])
+    np.testing.assert_array_equal(np.asarray(r.values), np.take_along_axis(a, order[:, :3], 1))
+    small = td.topk(x, 2, largest=False)
+    np.testing.assert_array_equal(np.asarray(small.indices),
+                                  np.argsort(a, axis=1, kind="stable")[:, :2])
+    values, indices = td.kthvalue(x, 4, dim=1, keepdim=True)
+    asc = np.argsort(a, axis=1, kind="stable")[:, 3:4]
+    np.testing.assert_array_equal(np.asarray(indices), asc)
+    np.testing.assert_array_equal(np.asarray(values), np.take_along_axis(a, asc, 1))
+    m = td.mode(td.asarray(np.array([[1, 2, 2, 3, 3], [5, 5, 4, 4, 1]], np.int64)))
+    np.testing.assert_array_equal(np.asarray(m.values), [2, 4])  # ties: the smallest value
+    np.testing.assert_array_equal(np.asarray(m.indices), [2, 3])  # at its last position
+
+
+def test_sort_with_indices_and_medians_along_an_axis():
+    a = np.array([[3.0, 1.0, 2.0, 1.0], [np.nan, 0.0, 5.0, 4.0]], np.float64)
+    x = td.asarray(a)
+    m = td.median(x, dim=1)
+    np.testing.assert_array_equal(np.asarray(m.values), [1.0, np.nan])
+    # the lower median is element (n - 1) // 2 of the stable sort: the second 1, at position 3
+    np.testing.assert_array_equal(np.asarray(m.indices), [3, 0])
+    nm = td.nanmedian(x, dim=1, keepdim=True)
+    np.testing.assert_array_equal(np.asarray(nm.values), [[1.0], [4.0]])
+    np.testing.assert_array_equal(np.asarray(nm.indices), [[3], [3]])
+
+
+def test_cummax_cummin_match_numpy():
+    a = (random_values((3, 8), np.float32, seed=2) * 2).round()
+    x = td.asarray(a)
+    cmax = td.cummax(x, 1)
+    np.testing.assert_array_equal(np.asarray(cmax.values), np.maximum.accumulate(a, axis=1))
+    idx = np.asarray(cmax.indices)
+    np.testing.assert_array_equal(np.take_along_axis(a, idx, 1), np.maximum.accumulate(a, axis=1))
+    # ties take the latest position (torch's rule)
+    c = td.cummin(td.asarray(np.array([2.0, 1.0, 1.0, 3.0], np.float32)), 0)
+    np.testing.assert_array_equal(np.asarray(c.indices), [0, 1, 2, 2])
+    with pytest.raises(ValueError, match="k = 10"):
+        td.topk(x, 10)

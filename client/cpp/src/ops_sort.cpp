@@ -35,9 +35,6 @@ Tensor scalar_q(const Tensor& x, double q, Loc loc) {
 
 }  // namespace
 
-Tensor sort(const Tensor& x, int64_t axis, bool descending, bool stable, Loc loc) {
-  return sorted(Op::sort, x, axis, descending, stable, loc);
-}
 Tensor argsort(const Tensor& x, int64_t axis, bool descending, bool stable, Loc loc) {
   return sorted(Op::argsort, x, axis, descending, stable, loc);
 }
@@ -62,6 +59,44 @@ Tensor median(const Tensor& x, Loc loc) {
 }
 Tensor nanmedian(const Tensor& x, Loc loc) {
   return record(Op::nanmedian, {&x}, {}, loc);
+}
+
+// (values, indices) forms: one node with two outputs (docs/ops.md).
+namespace {
+
+ValuesIndices pair(Op op, const Tensor& x, ir::Attrs attrs, Loc loc) {
+  std::vector<Tensor> out = detail::record_multi(op, {&x, 1}, std::move(attrs), loc);
+  return ValuesIndices{std::move(out[0]), std::move(out[1])};
+}
+
+}  // namespace
+
+ValuesIndices sort(const Tensor& x, int64_t axis, bool descending, bool stable, Loc loc) {
+  return pair(Op::sort, x,
+              {{Attr::axis, axis}, {Attr::descending, descending}, {Attr::stable, stable}}, loc);
+}
+ValuesIndices topk(const Tensor& x, int64_t k, int64_t axis, bool largest, bool sorted, Loc loc) {
+  return pair(Op::topk, x,
+              {{Attr::k, k}, {Attr::axis, axis}, {Attr::largest, largest}, {Attr::sorted, sorted}},
+              loc);
+}
+ValuesIndices kthvalue(const Tensor& x, int64_t k, int64_t axis, bool keepdim, Loc loc) {
+  return pair(Op::kthvalue, x, {{Attr::k, k}, {Attr::axis, axis}, {Attr::keepdim, keepdim}}, loc);
+}
+ValuesIndices median(const Tensor& x, int64_t axis, bool keepdim, Loc loc) {
+  return pair(Op::median_axis, x, {{Attr::axis, axis}, {Attr::keepdim, keepdim}}, loc);
+}
+ValuesIndices nanmedian(const Tensor& x, int64_t axis, bool keepdim, Loc loc) {
+  return pair(Op::nanmedian_axis, x, {{Attr::axis, axis}, {Attr::keepdim, keepdim}}, loc);
+}
+ValuesIndices mode(const Tensor& x, int64_t axis, bool keepdim, Loc loc) {
+  return pair(Op::mode, x, {{Attr::axis, axis}, {Attr::keepdim, keepdim}}, loc);
+}
+ValuesIndices cummax(const Tensor& x, int64_t axis, Loc loc) {
+  return pair(Op::cummax, x, {{Attr::axis, axis}}, loc);
+}
+ValuesIndices cummin(const Tensor& x, int64_t axis, Loc loc) {
+  return pair(Op::cummin, x, {{Attr::axis, axis}}, loc);
 }
 
 }  // namespace tensord

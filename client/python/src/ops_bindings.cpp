@@ -283,8 +283,33 @@ void bind_special_more(py::module_& m) {
 }
 
 void bind_sort(py::module_& m) {
-  m.def("sort", [](const Tensor& x, int64_t axis, bool descending, bool stable, Loc loc) {
-    return recorded([&] { return tensord::sort(x, axis, descending, stable, loc); });
+  // (values, indices) ops return a tuple of two tensors
+  auto pair = [](const ValuesIndices& r) { return py::make_tuple(r.values, r.indices); };
+  m.def("sort", [pair](const Tensor& x, int64_t axis, bool descending, bool stable, Loc loc) {
+    return pair(recorded([&] { return tensord::sort(x, axis, descending, stable, loc); }));
+  });
+  m.def("topk", [pair](const Tensor& x, int64_t k, int64_t axis, bool largest, bool sorted,
+                       Loc loc) {
+    return pair(recorded([&] { return tensord::topk(x, k, axis, largest, sorted, loc); }));
+  });
+  m.def("kthvalue", [pair](const Tensor& x, int64_t k, int64_t axis, bool keepdim, Loc loc) {
+    return pair(recorded([&] { return tensord::kthvalue(x, k, axis, keepdim, loc); }));
+  });
+  m.def("median_axis",
+        [pair](const Tensor& x, int64_t axis, bool keepdim, bool skip_nan, Loc loc) {
+          return pair(recorded([&] {
+            return skip_nan ? tensord::nanmedian(x, axis, keepdim, loc)
+                            : tensord::median(x, axis, keepdim, loc);
+          }));
+        });
+  m.def("mode", [pair](const Tensor& x, int64_t axis, bool keepdim, Loc loc) {
+    return pair(recorded([&] { return tensord::mode(x, axis, keepdim, loc); }));
+  });
+  m.def("cummax", [pair](const Tensor& x, int64_t axis, Loc loc) {
+    return pair(recorded([&] { return tensord::cummax(x, axis, loc); }));
+  });
+  m.def("cummin", [pair](const Tensor& x, int64_t axis, Loc loc) {
+    return pair(recorded([&] { return tensord::cummin(x, axis, loc); }));
   });
   m.def("argsort", [](const Tensor& x, int64_t axis, bool descending, bool stable, Loc loc) {
     return recorded([&] { return tensord::argsort(x, axis, descending, stable, loc); });

@@ -213,9 +213,8 @@ void median(const KernelContext& ctx, const Node& node, const T* x, int64_t n, T
 
 }  // namespace
 
-bool is_sort(Op op) {
+bool is_sort(Op op) {  // sort has two outputs: kernels_sort_multi.cpp
   switch (op) {
-    case Op::sort:
     case Op::argsort:
     case Op::quantile:
     case Op::nanquantile:
