@@ -70,7 +70,13 @@ namespace tensord::ir {
   X(align_corners)       \
   X(factor)              \
   X(blank)               \
-  X(zero_infinity)
+  X(zero_infinity)       \
+  /* issue 4: special functions and sorting (p is shared with nn) */ \
+  X(descending)          \
+  X(stable)              \
+  X(largest)             \
+  X(sorted)              \
+  X(interpolation)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

@@ -420,6 +420,28 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::scatter_add:
     case Op::index_add:
       return infer_scatter(op, in, attrs);
+    // issue 4: special functions with attributes or two arguments, sorting
+    case Op::polygamma:
+    case Op::multigammaln:
+    case Op::bessel_j0:
+    case Op::bessel_j1:
+    case Op::gammainc:
+    case Op::gammaincc:
+    case Op::zeta:
+    case Op::sort:
+    case Op::argsort:
+    case Op::quantile:
+    case Op::nanquantile:
+    case Op::median:
+    case Op::nanmedian:
+    case Op::topk:
+    case Op::kthvalue:
+    case Op::median_axis:
+    case Op::nanmedian_axis:
+    case Op::mode:
+    case Op::cummax:
+    case Op::cummin:
+      return infer_sort_special(op, in, attrs);
     // issue 4 (h/datadep)
     case Op::searchsorted:
     case Op::bucketize:

@@ -44,6 +44,8 @@ std::vector<TensorType> infer_loss(Op op, Inputs in, const Attrs& attrs);  // in
 // infer_shape_more.cpp
 std::vector<TensorType> infer_shape_more(Op op, Inputs in, const Attrs& attrs);
 std::vector<TensorType> infer_scatter(Op op, Inputs in, const Attrs& attrs);
+// issue 4: special functions with attributes or two arguments, sorting (infer_sort_special.cpp)
+std::vector<TensorType> infer_sort_special(Op op, Inputs in, const Attrs& attrs);
 // infer_index_more.cpp (issue 4, h/datadep): searchsorted ... repeat_interleave_tensor, and
 // inference from inputs with kDynamic dimensions (engine/ir/dynamic.h) through `infer_fn`.
 std::vector<TensorType> infer_index_more(Op op, Inputs in, const Attrs& attrs);

@@ -74,6 +74,22 @@ constexpr AttrSpec kValueReq[] = {{Attr::value, K::Scalar, req}};
 constexpr AttrSpec kOneHot[] = {{Attr::n, K::Int, req}};
 constexpr AttrSpec kKDims[] = {{Attr::k, K::Int, opt}, {Attr::dims, K::Ints, opt}};
 constexpr AttrSpec kIndexAdd[] = {{Attr::axis, K::Int, req}, {Attr::alpha, K::Float, opt}};
+// Issue 4: special functions with attributes, sorting.
+constexpr AttrSpec kPolygamma[] = {{Attr::n, K::Int, req}};
+constexpr AttrSpec kMultigammaln[] = {{Attr::p, K::Int, req}};
+constexpr AttrSpec kLogit[] = {{Attr::eps, K::Float, opt}};
+constexpr AttrSpec kSort[] = {
+    {Attr::axis, K::Int, opt}, {Attr::descending, K::Bool, opt}, {Attr::stable, K::Bool, opt}};
+constexpr AttrSpec kTopk[] = {{Attr::k, K::Int, req},
+                               {Attr::axis, K::Int, opt},
+                               {Attr::largest, K::Bool, opt},
+                               {Attr::sorted, K::Bool, opt}};
+constexpr AttrSpec kKthvalue[] = {
+    {Attr::k, K::Int, req}, {Attr::axis, K::Int, opt}, {Attr::keepdim, K::Bool, opt}};
+constexpr AttrSpec kMedianAxis[] = {{Attr::axis, K::Int, req}, {Attr::keepdim, K::Bool, opt}};
+constexpr AttrSpec kMode[] = {{Attr::axis, K::Int, opt}, {Attr::keepdim, K::Bool, opt}};
+constexpr AttrSpec kQuantile[] = {
+    {Attr::axis, K::Int, opt}, {Attr::keepdim, K::Bool, opt}, {Attr::interpolation, K::Int, opt}};
 // issue 4 (h/datadep). scatter_reduce's reduction: 0 sum, 1 prod, 2 mean, 3 amax, 4 amin.
 constexpr AttrSpec kSearchsorted[] = {{Attr::right, K::Bool, opt}};
 constexpr AttrSpec kScatterReduce[] = {
@@ -253,6 +269,31 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
       return kAxis;
     case Op::index_add:
       return kIndexAdd;
+    // issue 4: special functions with attributes, sorting
+    case Op::polygamma:
+      return kPolygamma;
+    case Op::multigammaln:
+      return kMultigammaln;
+    case Op::logit:
+      return kLogit;
+    case Op::sort:
+    case Op::argsort:
+      return kSort;
+    case Op::quantile:
+    case Op::nanquantile:
+      return kQuantile;
+    case Op::topk:
+      return kTopk;
+    case Op::kthvalue:
+      return kKthvalue;
+    case Op::median_axis:
+    case Op::nanmedian_axis:
+      return kMedianAxis;
+    case Op::mode:
+      return kMode;
+    case Op::cummax:
+    case Op::cummin:
+      return kAxis;
     // issue 4 (h/datadep)
     case Op::searchsorted:
     case Op::bucketize:

@@ -69,6 +69,9 @@ void add_loss_cases(std::vector<Case>& out);
 void add_shape_more_cases(std::vector<Case>& out);  // tril ... diag
 void add_special_cases(
     std::vector<Case>& out);  // lgamma ... xlog1py         // mse_loss ... cosine_similarity
+// issue 4: polygamma ... zeta, logit's eps (cases_special.cpp); sorting (cases_sort.cpp)
+void add_special_more_cases(std::vector<Case>& out);
+void add_sort_cases(std::vector<Case>& out);
 void add_view_cases(std::vector<Case>& out);
 void add_movement_cases(std::vector<Case>& out);
 void add_matmul_cases(std::vector<Case>& out);

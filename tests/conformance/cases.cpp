@@ -66,6 +66,8 @@ std::vector<Case> all_cases() {
   add_shape_more_cases(cases);
   add_index_more_cases(cases);  // h/datadep
   add_special_cases(cases);
+  add_special_more_cases(cases);  // issue 4: polygamma ... zeta
+  add_sort_cases(cases);          // issue 4: sorting
   add_view_cases(cases);
   add_movement_cases(cases);
   add_matmul_cases(cases);

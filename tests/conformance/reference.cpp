@@ -81,6 +81,7 @@ Expected reference(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs,
 namespace {
 
 Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) {
+  if (op == Op::logit && attrs.has(ir::Attr::eps)) return ref_special_more(op, in, attrs);
   switch (op) {
     case Op::full:
     case Op::arange:
@@ -321,8 +322,31 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::pixel_unshuffle:
     case Op::ctc_loss:
       return ref_nn(op, in, attrs);
+    // issue 4: more special functions, sorting
+    case Op::polygamma:
+    case Op::multigammaln:
+    case Op::bessel_j0:
+    case Op::bessel_j1:
+    case Op::gammainc:
+    case Op::gammaincc:
+    case Op::zeta:
+      return ref_special_more(op, in, attrs);
+    case Op::sort:
+    case Op::argsort:
+    case Op::quantile:
+    case Op::nanquantile:
+    case Op::median:
+    case Op::nanmedian:
+      return ref_sort(op, in, attrs);
     case Op::input:
     case Op::frexp:  // several outputs: ref_multi_output
+    case Op::topk:   // issue 4: sorting's (values, indices) ops, also ref_multi_output
+    case Op::kthvalue:
+    case Op::median_axis:
+    case Op::nanmedian_axis:
+    case Op::mode:
+    case Op::cummax:
+    case Op::cummin:
       break;
   }
   reject(ErrorCode::Internal, "the reference has no rule for this op");

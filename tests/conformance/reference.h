@@ -47,6 +47,14 @@ Expected ref_loss(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs&
 // Shape and indexing ops (reference_shape_more.cpp), special functions (reference_special.cpp).
 Expected ref_shape_more(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
 Expected ref_special(ir::Op op, std::span<const RefTensor> inputs);
+// issue 4: polygamma ... zeta and logit with eps (reference_special.cpp), sorting
+// (reference_sort.cpp).
+Expected ref_special_more(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+Expected ref_sort(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+// sort, topk, kthvalue, median_axis, nanmedian_axis, mode, cummax, cummin: output 0 values,
+// output 1 indices (reference_sort.cpp).
+Expected ref_sort_multi(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,
+                        uint32_t output);
 // Issue 4's remaining indexing ops, data-dependent ones included (reference_index_more.cpp).
 Expected ref_index_more(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
 // Ops with several outputs (reference_multi_output.cpp): output `output` of `op`.

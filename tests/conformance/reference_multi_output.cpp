@@ -38,11 +38,28 @@ Expected ref_frexp(const RefTensor& x, uint32_t output) {
 }  // namespace
 
 bool is_multi_output(Op op) {
+  switch (op) {  // issue 4: sorting's (values, indices) ops
+    case Op::sort:
+    case Op::topk:
+    case Op::kthvalue:
+    case Op::median_axis:
+    case Op::nanmedian_axis:
+    case Op::mode:
+    case Op::cummax:
+    case Op::cummin:
+      return true;
+    default:
+      break;
+  }
   return op == Op::frexp;
 }
 
-Expected ref_multi_output(Op op, std::span<const RefTensor> inputs, const ir::Attrs& /*attrs*/,
+Expected ref_multi_output(Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,
                           uint32_t output) {
+  if (is_multi_output(op) && op != Op::frexp) {  // issue 4: sorting's (values, indices) ops
+    if (output > 1) throw std::logic_error("table bug: two outputs");
+    return ref_sort_multi(op, inputs, attrs, output);
+  }
   switch (op) {
     case Op::frexp:
       if (output > 1) break;

@@ -63,4 +63,33 @@ Tensor xlog1py(const Operand& x, const Operand& y, Loc loc) {
   return detail::record_elementwise(Op::xlog1py, operands, nullptr, loc);
 }
 
+// issue 4: more special functions
+Tensor polygamma(int64_t n, const Tensor& x, Loc loc) {
+  return record(Op::polygamma, {&x}, {{ir::Attr::n, n}}, loc);
+}
+Tensor multigammaln(const Tensor& x, int64_t p, Loc loc) {
+  return record(Op::multigammaln, {&x}, {{ir::Attr::p, p}}, loc);
+}
+Tensor gammainc(const Operand& a, const Operand& x, Loc loc) {
+  std::array<const Operand*, 2> operands{&a, &x};
+  return detail::record_elementwise(Op::gammainc, operands, nullptr, loc);
+}
+Tensor gammaincc(const Operand& a, const Operand& x, Loc loc) {
+  std::array<const Operand*, 2> operands{&a, &x};
+  return detail::record_elementwise(Op::gammaincc, operands, nullptr, loc);
+}
+Tensor bessel_j0(const Tensor& x, Loc loc) {
+  return record(Op::bessel_j0, {&x}, {}, loc);
+}
+Tensor bessel_j1(const Tensor& x, Loc loc) {
+  return record(Op::bessel_j1, {&x}, {}, loc);
+}
+Tensor zeta(const Operand& x, const Operand& q, Loc loc) {
+  std::array<const Operand*, 2> operands{&x, &q};
+  return detail::record_elementwise(Op::zeta, operands, nullptr, loc);
+}
+Tensor logit(const Tensor& x, double eps, Loc loc) {
+  return record(Op::logit, {&x}, {{ir::Attr::eps, eps}}, loc);
+}
+
 }  // namespace tensord

@@ -257,6 +257,76 @@ void bind_special(py::module_& m) {
   });
 }
 
+// issue 4: more special functions and sorting
+void bind_special_more(py::module_& m) {
+  m.def("polygamma", [](int64_t n, const Tensor& x, Loc loc) {
+    return recorded([&] { return tensord::polygamma(n, x, loc); });
+  });
+  TENSORD_BIND_UNARY_1(multigammaln, int64_t);
+  TENSORD_BIND_UNARY(bessel_j0);
+  TENSORD_BIND_UNARY(bessel_j1);
+  m.def("logit_eps", [](const Tensor& x, double eps, Loc loc) {
+    return recorded([&] { return tensord::logit(x, eps, loc); });
+  });
+  m.def("gammainc", [](py::handle a, py::handle b, Loc loc) {
+    Arg x(a), y(b);
+    return recorded([&] { return tensord::gammainc(x.at(loc), y.at(loc), loc); });
+  });
+  m.def("gammaincc", [](py::handle a, py::handle b, Loc loc) {
+    Arg x(a), y(b);
+    return recorded([&] { return tensord::gammaincc(x.at(loc), y.at(loc), loc); });
+  });
+  m.def("zeta", [](py::handle a, py::handle b, Loc loc) {
+    Arg x(a), y(b);
+    return recorded([&] { return tensord::zeta(x.at(loc), y.at(loc), loc); });
+  });
+}
+
+void bind_sort(py::module_& m) {
+  // (values, indices) ops return a tuple of two tensors
+  auto pair = [](const ValuesIndices& r) { return py::make_tuple(r.values, r.indices); };
+  m.def("sort", [pair](const Tensor& x, int64_t axis, bool descending, bool stable, Loc loc) {
+    return pair(recorded([&] { return tensord::sort(x, axis, descending, stable, loc); }));
+  });
+  m.def("topk", [pair](const Tensor& x, int64_t k, int64_t axis, bool largest, bool sorted,
+                       Loc loc) {
+    return pair(recorded([&] { return tensord::topk(x, k, axis, largest, sorted, loc); }));
+  });
+  m.def("kthvalue", [pair](const Tensor& x, int64_t k, int64_t axis, bool keepdim, Loc loc) {
+    return pair(recorded([&] { return tensord::kthvalue(x, k, axis, keepdim, loc); }));
+  });
+  m.def("median_axis",
+        [pair](const Tensor& x, int64_t axis, bool keepdim, bool skip_nan, Loc loc) {
+          return pair(recorded([&] {
+            return skip_nan ? tensord::nanmedian(x, axis, keepdim, loc)
+                            : tensord::median(x, axis, keepdim, loc);
+          }));
+        });
+  m.def("mode", [pair](const Tensor& x, int64_t axis, bool keepdim, Loc loc) {
+    return pair(recorded([&] { return tensord::mode(x, axis, keepdim, loc); }));
+  });
+  m.def("cummax", [pair](const Tensor& x, int64_t axis, Loc loc) {
+    return pair(recorded([&] { return tensord::cummax(x, axis, loc); }));
+  });
+  m.def("cummin", [pair](const Tensor& x, int64_t axis, Loc loc) {
+    return pair(recorded([&] { return tensord::cummin(x, axis, loc); }));
+  });
+  m.def("argsort", [](const Tensor& x, int64_t axis, bool descending, bool stable, Loc loc) {
+    return recorded([&] { return tensord::argsort(x, axis, descending, stable, loc); });
+  });
+  m.def("quantile", [](const Tensor& x, const Tensor& q, std::optional<int64_t> axis,
+                       bool keepdim, int64_t mode, bool skip_nan, Loc loc) {
+    return recorded([&] {
+      const auto i = static_cast<Interpolation>(mode);
+      return skip_nan ? tensord::nanquantile(x, q, axis, keepdim, i, loc)
+                      : tensord::quantile(x, q, axis, keepdim, i, loc);
+    });
+  });
+  m.def("median", [](const Tensor& x, bool skip_nan, Loc loc) {
+    return recorded([&] { return skip_nan ? tensord::nanmedian(x, loc) : tensord::median(x, loc); });
+  });
+}
+
 }  // namespace
 
 // Ops with several outputs return a tuple of tensors.
@@ -268,6 +338,8 @@ void bind_multi_output(py::module_& m) {
 }
 
 void bind_ops(py::module_& m) {
+  bind_special_more(m);  // issue 4: polygamma ... zeta
+  bind_sort(m);          // issue 4: sorting
   bind_pointwise(m);
   bind_activations(m);
   bind_reductions(m);

@@ -5,7 +5,6 @@ MISSING = (
     # elementwise
     "conj", "imag", "real",
     # statistical, searching, sorting, sets, utilities
-    "argsort", "sort",
     "unique_all",
 )
 

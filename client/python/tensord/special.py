@@ -6,7 +6,8 @@ from ._location import caller
 
 __all__ = ["lgamma", "gammaln", "digamma", "psi", "erfinv", "erfcx", "i0", "i0e", "i1", "i1e",
            "ndtr", "ndtri", "log_ndtr", "sinc", "entr", "logit", "expit", "xlogy", "xlog1py",
-           "softmax", "log_softmax"]
+           "softmax", "log_softmax", "polygamma", "multigammaln", "gammainc", "gammaincc",
+           "bessel_j0", "bessel_j1", "zeta"]
 
 
 def _unary(fn):
@@ -29,7 +30,16 @@ ndtri = _unary(_tensord.ndtri)
 log_ndtr = _unary(_tensord.log_ndtr)
 sinc = _unary(_tensord.sinc)
 entr = _unary(_tensord.entr)
-logit = _unary(_tensord.logit)
+
+
+def logit(x, /, eps=None):
+    """log(x / (1 - x)); with eps, x is clamped to [eps, 1 - eps] first (torch.special.logit)."""
+    t = _operand_array(x)._t
+    if eps is None:
+        return Array(_tensord.logit(t, caller()))
+    return Array(_tensord.logit_eps(t, float(eps), caller()))
+
+
 expit = _unary(_tensord.expit)
 softmax = _functions.softmax
 log_softmax = _functions.log_softmax
@@ -41,3 +51,33 @@ def xlogy(x, y, /):
 
 def xlog1py(x, y, /):
     return Array(_tensord.xlog1py(_operand(x), _operand(y), caller()))
+
+
+def polygamma(n, x, /):
+    """The n-th derivative of digamma (torch.special.polygamma(n, input)); n >= 0."""
+    return Array(_tensord.polygamma(int(n), _operand_array(x)._t, caller()))
+
+
+def multigammaln(x, p, /):
+    """log of the multivariate gamma function of dimension p >= 1; NaN where x <= (p - 1) / 2
+    (PyTorch raises there)."""
+    return Array(_tensord.multigammaln(_operand_array(x)._t, int(p), caller()))
+
+
+def gammainc(a, x, /):
+    """The regularized lower incomplete gamma function P(a, x)."""
+    return Array(_tensord.gammainc(_operand(a), _operand(x), caller()))
+
+
+def gammaincc(a, x, /):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return Array(_tensord.gammaincc(_operand(a), _operand(x), caller()))
+
+
+bessel_j0 = _unary(_tensord.bessel_j0)
+bessel_j1 = _unary(_tensord.bessel_j1)
+
+
+def zeta(x, q, /):
+    """The Hurwitz zeta function sum_k (k + q)^-x (torch.special.zeta)."""
+    return Array(_tensord.zeta(_operand(x), _operand(q), caller()))

@@ -61,6 +61,19 @@ void run_special(const KernelContext& ctx, const ir::Node& node,
                  std::span<const TensorValue> inputs, const TensorValue& out);
 void run_scan(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
               const TensorValue& out);
+// issue 4: polygamma ... zeta and logit with eps (kernels_special_more.cpp), which run_special
+// hands on; sorting along an axis (kernels_sort.cpp), which run_movement hands on.
+bool is_special_more(const ir::Node& node);
+void run_special_more(const KernelContext& ctx, const ir::Node& node,
+                      std::span<const TensorValue> inputs, const TensorValue& out);
+bool is_sort(ir::Op op);
+// sort, topk, kthvalue, median_axis, nanmedian_axis, mode, cummax, cummin: (values, indices)
+// (kernels_sort_multi.cpp), which run_multi_output hands on.
+bool is_sort_multi(ir::Op op);
+void run_sort_multi(const KernelContext& ctx, const ir::Node& node,
+                    std::span<const TensorValue> inputs, std::span<const TensorValue> outputs);
+void run_sort(const KernelContext& ctx, const ir::Node& node, std::span<const TensorValue> inputs,
+              const TensorValue& out);
 // The ops with several outputs (frexp ...: kernels_multi_output.cpp); the backend hands every
 // node with more than one output here.
 void run_multi_output(const KernelContext& ctx, const ir::Node& node,

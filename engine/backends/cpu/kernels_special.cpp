@@ -115,6 +115,14 @@ bool is_special(Op op) {
     case Op::logit:
     case Op::xlogy:
     case Op::xlog1py:
+    // issue 4: more special functions (kernels_special_more.cpp)
+    case Op::polygamma:
+    case Op::multigammaln:
+    case Op::bessel_j0:
+    case Op::bessel_j1:
+    case Op::gammainc:
+    case Op::gammaincc:
+    case Op::zeta:
       return true;
     default:
       return false;
@@ -123,6 +131,7 @@ bool is_special(Op op) {
 
 void run_special(const KernelContext& ctx, const ir::Node& node,
                  std::span<const TensorValue> inputs, const TensorValue& out) {
+  if (is_special_more(node)) return run_special_more(ctx, node, inputs, out);
   const ir::DType t = out.type.dtype;
   TensorValue keep[2];
   if (inputs.size() == 1) {

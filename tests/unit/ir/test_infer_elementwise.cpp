@@ -59,6 +59,15 @@ TEST_CASE("schema: attribute names and kinds", "[infer][schema]") {
 static size_t expected_outputs(Op op) {
   switch (op) {
     case Op::frexp:
+    // issue 4: sorting's (values, indices) ops
+    case Op::sort:
+    case Op::topk:
+    case Op::kthvalue:
+    case Op::median_axis:
+    case Op::nanmedian_axis:
+    case Op::mode:
+    case Op::cummax:
+    case Op::cummin:
       return 2;
     default:
       return 1;
@@ -274,6 +283,27 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
       case Op::bitwise_left_shift:
       case Op::bitwise_right_shift:  // integers only
         for (TensorType& t : inputs) t = T(D::Int32, {2, 3});
+        break;
+      // issue 4: special functions with attributes, quantile's q
+      case Op::polygamma:
+        attrs = {{Attr::n, int64_t{1}}};
+        break;
+      case Op::multigammaln:
+        attrs = {{Attr::p, int64_t{2}}};
+        break;
+      case Op::quantile:
+      case Op::nanquantile:
+        inputs[1] = F32({4});
+        break;
+      case Op::topk:
+      case Op::kthvalue:
+        attrs = {{Attr::k, int64_t{2}}};
+        break;
+      case Op::median_axis:
+      case Op::nanmedian_axis:
+      case Op::cummax:
+      case Op::cummin:
+        attrs = {{Attr::axis, int64_t{1}}};
         break;
       default:
         break;

@@ -314,6 +314,66 @@ Tensor logit(const Tensor& x, Loc loc = Loc::current());
 Tensor expit(const Tensor& x, Loc loc = Loc::current());
 Tensor xlogy(const Operand& x, const Operand& y, Loc loc = Loc::current());
 Tensor xlog1py(const Operand& x, const Operand& y, Loc loc = Loc::current());
+// More special functions (issue 4): polygamma(n, x) = the n-th derivative of digamma (n >= 0);
+// multigammaln(x, p) = log of the multivariate gamma function (NaN for x <= (p - 1) / 2; p >= 1);
+// gammainc/gammaincc(a, x) the regularized lower/upper incomplete gamma functions; bessel_j0/j1
+// Bessel functions of the first kind; zeta(x, q) the Hurwitz zeta function; logit with eps
+// clamps x to [eps, 1 - eps] first (as torch.special.logit).
+Tensor polygamma(int64_t n, const Tensor& x, Loc loc = Loc::current());
+Tensor multigammaln(const Tensor& x, int64_t p, Loc loc = Loc::current());
+Tensor gammainc(const Operand& a, const Operand& x, Loc loc = Loc::current());
+Tensor gammaincc(const Operand& a, const Operand& x, Loc loc = Loc::current());
+Tensor bessel_j0(const Tensor& x, Loc loc = Loc::current());
+Tensor bessel_j1(const Tensor& x, Loc loc = Loc::current());
+Tensor zeta(const Operand& x, const Operand& q, Loc loc = Loc::current());
+Tensor logit(const Tensor& x, double eps, Loc loc = Loc::current());
+
+// Sorting (issue 4). sort/argsort along `axis`, NaN the largest value (last ascending, first
+// descending); stable keeps equal elements in their order (either direction); argsort gives
+// int64 indices. quantile(x, q): q a number or a 0-d/1-d float tensor in [0, 1] (checked when
+// the graph runs); a 1-d q puts its axis first; no axis: over all elements; a NaN in a line
+// gives NaN (nanquantile skips NaN). median/nanmedian: the lower median of all elements.
+// (values, indices) of the ops with two such outputs: values of x's dtype, int64 positions
+// along the axis (one node computes both).
+struct ValuesIndices {
+  Tensor values;
+  Tensor indices;
+};
+ValuesIndices sort(const Tensor& x, int64_t axis = -1, bool descending = false, bool stable = true,
+                   Loc loc = Loc::current());
+Tensor argsort(const Tensor& x, int64_t axis = -1, bool descending = false, bool stable = true,
+               Loc loc = Loc::current());
+enum class Interpolation : int64_t { Linear = 0, Lower = 1, Higher = 2, Nearest = 3, Midpoint = 4 };
+Tensor quantile(const Tensor& x, const Tensor& q, std::optional<int64_t> axis = std::nullopt,
+                bool keepdim = false, Interpolation interpolation = Interpolation::Linear,
+                Loc loc = Loc::current());
+Tensor quantile(const Tensor& x, double q, std::optional<int64_t> axis = std::nullopt,
+                bool keepdim = false, Interpolation interpolation = Interpolation::Linear,
+                Loc loc = Loc::current());
+Tensor nanquantile(const Tensor& x, const Tensor& q, std::optional<int64_t> axis = std::nullopt,
+                   bool keepdim = false, Interpolation interpolation = Interpolation::Linear,
+                   Loc loc = Loc::current());
+Tensor nanquantile(const Tensor& x, double q, std::optional<int64_t> axis = std::nullopt,
+                   bool keepdim = false, Interpolation interpolation = Interpolation::Linear,
+                   Loc loc = Loc::current());
+Tensor median(const Tensor& x, Loc loc = Loc::current());
+Tensor nanmedian(const Tensor& x, Loc loc = Loc::current());
+// topk: the k largest (largest = false: smallest) in order (sorted = false is accepted and
+// also sorts); ties in input order. kthvalue: the k-th smallest (k from 1). median/nanmedian
+// along an axis: the lower median (a line with a NaN: NaN at its first NaN; nanmedian skips
+// NaNs). mode: the most frequent value (ties: the smallest) at its last position. cummax,
+// cummin: running max/min with its position (ties take the later one; NaN propagates).
+ValuesIndices topk(const Tensor& x, int64_t k, int64_t axis = -1, bool largest = true,
+                   bool sorted = true, Loc loc = Loc::current());
+ValuesIndices kthvalue(const Tensor& x, int64_t k, int64_t axis = -1, bool keepdim = false,
+                       Loc loc = Loc::current());
+ValuesIndices median(const Tensor& x, int64_t axis, bool keepdim = false, Loc loc = Loc::current());
+ValuesIndices nanmedian(const Tensor& x, int64_t axis, bool keepdim = false,
+                        Loc loc = Loc::current());
+ValuesIndices mode(const Tensor& x, int64_t axis = -1, bool keepdim = false,
+                   Loc loc = Loc::current());
+ValuesIndices cummax(const Tensor& x, int64_t axis, Loc loc = Loc::current());
+ValuesIndices cummin(const Tensor& x, int64_t axis, Loc loc = Loc::current());
 
 // Views and data movement.
 Tensor reshape(const Tensor& x, const ir::Shape& shape, Loc loc = Loc::current());  // one -1
