@@ -49,7 +49,9 @@ namespace tensord::ir {
   X(shifts)              \
   X(reps)                \
   X(repeats)             \
-  X(length)
+  X(length)              \
+  X(fft_norm)            \
+  X(inverse)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

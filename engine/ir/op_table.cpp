@@ -75,9 +75,24 @@ constexpr AttrSpec kOneHot[] = {{Attr::n, K::Int, req}};
 constexpr AttrSpec kKDims[] = {{Attr::k, K::Int, opt}, {Attr::dims, K::Ints, opt}};
 constexpr AttrSpec kIndexAdd[] = {{Attr::axis, K::Int, req}, {Attr::alpha, K::Float, opt}};
 constexpr AttrSpec kCosine[] = {{Attr::axis, K::Int, opt}, {Attr::eps, K::Float, opt}};
+// Issue 4, FFT: axes transformed, shape = their lengths after padding/truncation (numpy's s;
+// fft_c2r: the real output's lengths), fft_norm 0 backward / 1 ortho / 2 forward, inverse
+// (fft_c2c only) the sign of the exponent.
+constexpr AttrSpec kFftC2C[] = {{Attr::axes, K::Ints, req},
+                                {Attr::shape, K::Ints, opt},
+                                {Attr::fft_norm, K::Int, opt},
+                                {Attr::inverse, K::Bool, opt}};
+constexpr AttrSpec kFft[] = {
+    {Attr::axes, K::Ints, req}, {Attr::shape, K::Ints, opt}, {Attr::fft_norm, K::Int, opt}};
 
 constexpr std::span<const AttrSpec> attrs_of(Op op) {
   switch (op) {
+    // issue 4: FFT
+    case Op::fft_c2c:
+      return kFftC2C;
+    case Op::fft_r2c:
+    case Op::fft_c2r:
+      return kFft;
     case Op::input:
       return kInput;
     case Op::full:

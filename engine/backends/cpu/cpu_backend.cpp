@@ -10,6 +10,7 @@
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
 #include "engine/backends/cpu/matmul.h"
+#include "engine/backends/cpu/kernels_complex.h"
 
 namespace tensord::cpu {
 namespace {
@@ -52,7 +53,8 @@ void check_arity(const ir::Node& node, size_t inputs, size_t want) {
 
 }  // namespace
 
-CpuBackend::CpuBackend(int threads) : matmul_(std::make_unique<Matmul>()) {
+CpuBackend::CpuBackend(int threads)
+    : matmul_(std::make_unique<Matmul>()), fft_(std::make_unique<FftPlanner>()) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   info_.kind = "cpu";
   info_.index = 0;
@@ -96,6 +98,10 @@ void CpuBackend::run(const ir::Node& node, std::span<const engine::TensorValue> 
   }
   const engine::TensorValue& out = outputs[0];
   KernelContext ctx{info_.threads};
+  if (is_fft(node.op)) {  // issue 4: FFTW, its planner guarded by fft_'s mutex
+    check_arity(node, inputs.size(), 1);
+    return fft_->run(ctx, node, inputs[0], out);
+  }
   switch (ir::op_info(node.op).kind) {
     case ir::OpKind::Creation:
       check_arity(node, inputs.size(), 0);

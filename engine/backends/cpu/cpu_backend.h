@@ -12,6 +12,7 @@ class KernelCache;
 namespace tensord::cpu {
 
 class Matmul;
+class FftPlanner;
 
 class CpuBackend final : public engine::Backend {
  public:
@@ -40,6 +41,7 @@ class CpuBackend final : public engine::Backend {
  private:
   engine::DeviceInfo info_;
   std::unique_ptr<Matmul> matmul_;  // oneDNN engine, stream and primitive cache
+  std::unique_ptr<FftPlanner> fft_;  // issue 4: FFTW plans, one planner mutex per backend
   std::shared_ptr<cache::KernelCache> kernels_;
 };
 

@@ -6,6 +6,7 @@
 #include "engine/backends/cpu/dispatch.h"
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/matmul_dnnl.h"
+#include "engine/backends/cpu/kernels_complex.h"
 
 namespace tensord::cpu {
 namespace {
@@ -118,6 +119,7 @@ void Matmul::run(const KernelContext& ctx, const TensorValue& a, const TensorVal
   if (dtype == ir::DType::Bool) throw_unsupported(ir::Op::matmul, dtype);
   if (out.type.numel() == 0) return;
   TensorValue x = cast_to(ctx, a, dtype), y = cast_to(ctx, b, dtype);
+  if (ir::is_complex(dtype)) return matmul_complex(ctx, describe_matmul(x, y, out));  // issue 4
   bool dnnl_dtype =
       dtype == ir::DType::Float32 || dtype == ir::DType::BFloat16 || dtype == ir::DType::Float16;
   if (dnnl_dtype) return run_dnnl_or_float32(ctx, x, y, out);
