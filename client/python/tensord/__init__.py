@@ -43,3 +43,7 @@ from ._math_extra import *  # noqa: E402,F401,F403 (nextafter, lerp, reductions,
 from ._nn import *  # noqa: E402,F401,F403 (activations, losses)
 from ._shape import *  # noqa: E402,F401,F403 (tril, tile, one_hot, split, ...)
 from . import special  # noqa: E402 (torch.special's functions)
+# Issue 4: complex dtypes and the FFT extension (td.fft).
+from ._dtypes import complex64, complex128  # noqa: E402
+from ._complex import *  # noqa: E402,F401,F403 (real, imag, conj, angle, complex)
+from . import fft  # noqa: E402
