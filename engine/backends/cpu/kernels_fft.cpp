@@ -7,6 +7,7 @@
 // also keeps FFTW away from the caller's input: c2r transforms overwrite their input.
 #include <fftw3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -89,6 +90,36 @@ void copy_padded(const TensorValue& src, E* dst, const ir::Shape& dshape) {
   const E* s = src.data<E>();
   const std::vector<int64_t> sstr =
       src.strides.empty() ? row_major_strides(src.type.shape) : src.strides;
+  if (rank >= 1) {
+    // Row by row along the last axis: copy what the source has, zero the rest.
+    const int64_t last = dshape[rank - 1], have = std::min(last, src.type.shape[rank - 1]);
+    const int64_t ls = sstr[rank - 1], rows = n / last;
+    std::vector<int64_t> idx(static_cast<size_t>(rank - 1), 0);
+    for (int64_t r = 0; r < rows; ++r) {
+      E* out = dst + r * last;
+      bool inside = true;
+      int64_t off = 0;
+      for (int64_t d = 0; d + 1 < rank; ++d) {
+        if (idx[d] >= src.type.shape[d]) {
+          inside = false;
+          break;
+        }
+        off += idx[d] * sstr[d];
+      }
+      const int64_t m = inside ? have : 0;
+      if (ls == 1 && m > 0) {
+        std::memcpy(static_cast<void*>(out), s + off, static_cast<size_t>(m) * sizeof(E));
+      } else {
+        for (int64_t j = 0; j < m; ++j) out[j] = s[off + j * ls];
+      }
+      for (int64_t j = m; j < last; ++j) out[j] = E{};
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        if (++idx[d] < dshape[d]) break;
+        idx[d] = 0;
+      }
+    }
+    return;
+  }
   std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
   for (int64_t k = 0; k < n; ++k) {
     bool inside = true;
@@ -100,7 +131,7 @@ void copy_padded(const TensorValue& src, E* dst, const ir::Shape& dshape) {
       }
       off += idx[d] * sstr[d];
     }
-    dst[k] = inside ? s[off] : E(0);
+    dst[k] = inside ? s[off] : E{};
     for (int64_t d = rank - 1; d >= 0; --d) {
       if (++idx[d] < dshape[d]) break;
       idx[d] = 0;
