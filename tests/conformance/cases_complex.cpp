@@ -357,7 +357,8 @@ struct CCase {
   std::function<CTensor(const std::vector<CTensor>&)> ref;  // null: error expected
   std::optional<ErrorCode> error;
   double rtol64 = 4e-6, rtol128 = 1e-12;
-  bool l2_scale = false;  // FFT/matmul: allowed error grows with the inputs' L2 norm
+  bool l2_scale = false;         // FFT/matmul: allowed error grows with the inputs' L2 norm
+  std::vector<bool> conjugated;  // input given as conj(base): a conj view (after the permute)
 };
 
 CTensor elementwise1(const CTensor& x, DType out, const std::function<C(C)>& f) {
@@ -808,10 +809,106 @@ void add_fft(std::vector<CCase>& out) {
   out.push_back(lt);
 }
 
+// Consumers of conj views: matmul folds the bit, contiguous materialises it, every other op
+// gets a copy from the planner; views of views keep the bit, conj of conj clears it.
+void add_conj_views(std::vector<CCase>& out) {
+  uint64_t seed = 5000;
+  for (DType t : {DType::Complex64, DType::Complex128}) {
+    const std::string n(ir::name(t));
+    auto row = [&](std::string name, Op op, Attrs attrs, std::vector<CTensor> ins,
+                   std::vector<bool> tr, std::vector<bool> cj,
+                   std::function<CTensor(const std::vector<CTensor>&)> ref, bool l2 = false) {
+      CCase c{std::move(name), op, std::move(attrs), std::move(ins), std::move(tr), std::move(ref)};
+      c.conjugated = std::move(cj);
+      c.l2_scale = l2;
+      out.push_back(c);
+    };
+    const CTensor a = make(t, {3, 4}, seed++, kSpecials), b = make(t, {4, 5}, seed++);
+    const CTensor big_a = make(t, {70, 90}, seed++), big_b = make(t, {90, 66}, seed++);
+    auto mm = [](const std::vector<CTensor>& in) {
+      const CTensor &A = in[0], &B = in[1];
+      const int64_t m = A.shape[0], k = A.shape[1], nn = B.shape[1];
+      CTensor y{ref_promote_c(A.dtype, B.dtype), {m, nn}, {}};
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < nn; ++j) {
+          C acc(0, 0);
+          for (int64_t q = 0; q < k; ++q) acc += A.v[i * k + q] * B.v[q * nn + j];
+          y.v.push_back(round_to_dtype(y.dtype, acc));
+        }
+      }
+      return y;
+    };
+    row("matmul conj(" + n + "(3,4)) " + n + "(4,5)", Op::matmul, {}, {a, b}, {false, false},
+        {true, false}, mm, true);
+    row("matmul " + n + "(70,90) conj(" + n + "(90,66))[transposed]", Op::matmul, {},
+        {big_a, big_b}, {false, true}, {false, true}, mm, true);
+    row("matmul conj(" + n + "(70,90))[transposed] conj(" + n + "(90,66))", Op::matmul, {},
+        {big_a, big_b}, {true, false}, {true, true}, mm, true);
+    const DType other = t == DType::Complex64 ? DType::Complex128 : DType::Complex64;
+    row("matmul conj(" + n + "(3,4)) " + std::string(ir::name(other)) + "(4,5)", Op::matmul, {},
+        {a, make(other, {4, 5}, seed++)}, {false, false}, {true, false}, mm, true);
+    row("add conj(" + n + "(3,4))[transposed] " + n + "(3,4)", Op::add, {},
+        {a, make(t, {3, 4}, seed++)}, {true, false}, {true, false},
+        [t](const std::vector<CTensor>& in) {
+          return elementwise2(in[0], in[1], t, [t](C x, C y) {
+            return in_precision(t, x, y, [](auto u, auto v) { return u + v; });
+          });
+        });
+    for (Op op : {Op::real, Op::imag, Op::abs}) {
+      row(std::string(ir::name(op)) + " conj(" + n + "(3,4))", op, {}, {a}, {false}, {true},
+          [op, t](const std::vector<CTensor>& in) {
+            return elementwise1(in[0], component(t), [op](C v) {
+              return C(op == Op::real ? v.real() : op == Op::imag ? v.imag() : std::abs(v), 0);
+            });
+          });
+    }
+    row("conj conj(" + n + "(3,4))[transposed]", Op::conj, {}, {a}, {true}, {true},
+        [](const std::vector<CTensor>& in) {
+          CTensor y = in[0];
+          for (C& v : y.v) v = std::conj(v);
+          return y;
+        });
+    row("reshape conj(" + n + "(3,4))[transposed]", Op::reshape,
+        {{Attr::shape, std::vector<int64_t>{12}}}, {a}, {true}, {true},
+        [](const std::vector<CTensor>& in) {
+          CTensor y = in[0];
+          y.shape = {12};
+          return y;
+        });
+    row("permute conj(" + n + "(3,4))", Op::permute, {{Attr::dims, std::vector<int64_t>{1, 0}}},
+        {a}, {false}, {true}, [](const std::vector<CTensor>& in) {
+          CTensor y{in[0].dtype, {4, 3}, {}};
+          for (int64_t j = 0; j < 4; ++j) {
+            for (int64_t i = 0; i < 3; ++i) y.v.push_back(in[0].v[i * 4 + j]);
+          }
+          return y;
+        });
+    row(
+        "sum conj(" + n + "(3,4))", Op::sum, {{Attr::axes, std::vector<int64_t>{1}}},
+        {make(t, {3, 4}, seed++)}, {false}, {true},
+        [t](const std::vector<CTensor>& in) {
+          CTensor y{t, {3}, {}};
+          for (int64_t i = 0; i < 3; ++i) {
+            C acc(0, 0);
+            for (int64_t j = 0; j < 4; ++j) acc += in[0].v[i * 4 + j];
+            y.v.push_back(round_to_dtype(t, acc));
+          }
+          return y;
+        },
+        true);
+    FftSpec f{{-1}, std::nullopt, 0, false};
+    row(
+        "fft_c2c conj(" + n + "(3,8))", Op::fft_c2c, fft_attrs(f, true), {make(t, {3, 8}, seed++)},
+        {false}, {true},
+        [f](const std::vector<CTensor>& in) { return ref_fft(Op::fft_c2c, in[0], f); }, true);
+  }
+}
+
 std::vector<CCase> complex_cases() {
   std::vector<CCase> out;
   add_elementwise(out);
   add_fft(out);
+  add_conj_views(out);
   return out;
 }
 
@@ -854,6 +951,11 @@ std::string run_case(engine::Backend& backend, engine::Engine& engine, const CCa
     }
     ir::ValueRef v = g.add_input(static_cast<uint32_t>(i), ir::TensorType{x.dtype, base.shape});
     if (tr) v = g.add(Op::permute, {v}, {{Attr::dims, perm}});
+    if (i < c.conjugated.size() && c.conjugated[i]) {
+      // The base holds conj(x), so that the conj view reads x.
+      for (C& e : base.v) e = std::conj(e);
+      v = g.add(Op::conj, {v});
+    }
     ins.push_back(v);
     std::vector<std::byte> bytes = encode_c(base);
     auto buf = backend.allocate(bytes.size());

@@ -63,6 +63,12 @@ def test_arithmetic_against_numpy(dtype):
     check(td.prod(x[:2], axis=1), a[:2].prod(axis=1), dtype)
     check(td.mean(x), a.mean(), dtype)
     check(x @ td.asarray(a.T.copy()), a @ a.T, dtype)
+    # conj views: folded into matmul, copied for other consumers, materialised when fetched.
+    check(td.conj(x) @ td.asarray(a.T.copy()), np.conj(a) @ a.T, dtype)
+    check(x @ td.conj(x).T, a @ np.conj(a).T, dtype)
+    check(td.conj(x) + y, np.conj(a) + b, dtype)
+    check(td.conj(td.conj(x)), a, dtype)
+    check(td.conj(x)[1:, ::2], np.conj(a)[1:, ::2], dtype)
     check(td.where(td.asarray(a.real > 0), x, 0.0), np.where(a.real > 0, a, 0), dtype)
 
 

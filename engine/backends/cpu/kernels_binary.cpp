@@ -212,8 +212,10 @@ bool is_predicate(Op op) {
 
 void run_binary(const KernelContext& ctx, const ir::Node& node, const TensorValue& a,
                 const TensorValue& b, const TensorValue& out) {
-  if (const TensorValue in[2] = {a, b}; involves_complex(node, in, out)) {
-    return run_complex(ctx, node, in, out);  // issue 4
+  if (ir::is_complex(a.type.dtype) || ir::is_complex(b.type.dtype) ||
+      ir::is_complex(out.type.dtype) || node.op == Op::complex) {  // issue 4
+    const TensorValue in[2] = {a, b};
+    return run_complex(ctx, node, in, out);
   }
   if (is_binary_math(node.op)) return run_binary_math(ctx, node, a, b, out);
   if (is_special(node.op)) {
@@ -242,7 +244,11 @@ void run_binary(const KernelContext& ctx, const ir::Node& node, const TensorValu
 void run_where(const KernelContext& ctx, const TensorValue& cond, const TensorValue& a,
                const TensorValue& b, const TensorValue& out) {
   if (ir::is_complex(out.type.dtype)) {  // issue 4
-    static const ir::Node kWhere{ir::Op::where};
+    static const ir::Node kWhere = [] {
+      ir::Node n;
+      n.op = ir::Op::where;
+      return n;
+    }();
     const TensorValue in[3] = {cond, a, b};
     return run_complex(ctx, kWhere, in, out);
   }
