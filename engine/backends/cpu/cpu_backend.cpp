@@ -9,8 +9,8 @@
 
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
-#include "engine/backends/cpu/matmul.h"
 #include "engine/backends/cpu/kernels_complex.h"
+#include "engine/backends/cpu/matmul.h"
 
 namespace tensord::cpu {
 namespace {
@@ -98,6 +98,22 @@ void CpuBackend::run(const ir::Node& node, std::span<const engine::TensorValue> 
   }
   const engine::TensorValue& out = outputs[0];
   KernelContext ctx{info_.threads};
+  // Issue 4: conj views reach only contiguous (which materialises them) and matmul (which folds
+  // the bit into its loads); the planner copies them for every other consumer.
+  for (const engine::TensorValue& v : inputs) {
+    if (v.conj && node.op != ir::Op::contiguous && node.op != ir::Op::matmul) {
+      throw Error(ErrorCode::Internal, std::string(ir::name(node.op)) +
+                                           " got a conj view the planner should have copied");
+    }
+  }
+  if (node.op == ir::Op::contiguous && !inputs.empty() && inputs[0].conj) {
+    static const ir::Node kConj = [] {
+      ir::Node n;
+      n.op = ir::Op::conj;
+      return n;
+    }();
+    return run_complex(ctx, kConj, inputs.first(1), out);
+  }
   if (is_fft(node.op)) {  // issue 4: FFTW, its planner guarded by fft_'s mutex
     check_arity(node, inputs.size(), 1);
     return fft_->run(ctx, node, inputs[0], out);

@@ -208,6 +208,13 @@ void run_complex(const KernelContext& ctx, const ir::Node& node,
   const Op op = node.op;
   const ir::OpKind kind = ir::op_info(op).kind;
   if (op == Op::cast) return cast_into(ctx, operand_of(inputs[0]), operand_of(out));
+  if (op == Op::conj) {  // materialising a conj view (conj itself is a view op)
+    const TensorValue& in = inputs[0];
+    if (!ir::is_complex(in.type.dtype)) return copy_into(ctx, operand_of(in), operand_of(out));
+    return visit_complex(in.type.dtype, [&]<typename T>(TypeTag<T>) {
+      unary<T>(ctx, op, operand_of(in), operand_of(out));
+    });
+  }
   if (kind == ir::OpKind::Creation) {  // full (zeros/ones decompose to it)
     const ir::AttrValue* value = node.attrs.find(ir::Attr::value);
     if (op != Op::full || value == nullptr) throw_unsupported(op, out.type.dtype);
@@ -295,7 +302,7 @@ void run_complex(const KernelContext& ctx, const ir::Node& node,
 
 // Blocked complex matmul: per batch, C = A B with tiles of 64 x 64 x 256 (k innermost over a
 // row of B kept in cache), accumulating in the element type; rows of C run in parallel.
-void matmul_complex(const KernelContext& ctx, const MatmulProblem& p) {
+void matmul_complex(const KernelContext& ctx, const MatmulProblem& p, bool conj_a, bool conj_b) {
   visit_complex(p.dtype, [&]<typename T>(TypeTag<T>) {
     const int64_t batches = p.batch_count();
     const int64_t m = p.m, n = p.n, kk = p.k;
@@ -329,13 +336,13 @@ void matmul_complex(const KernelContext& ctx, const MatmulProblem& p) {
                 T* arow = acc.data() + (i - i0) * kTileN;
                 for (int64_t k = k0; k < k1; ++k) {
                   const T a = A[i * ars + k * acs];
-                  const Real<T> ar = a.real(), ai = a.imag();
+                  const Real<T> ar = a.real(), ai = conj_a ? -a.imag() : a.imag();
                   const T* brow = B + k * brs;
                   // Plain (ar + i ai)(br + i bi) without Annex G's NaN recovery: a matmul sums
                   // products anyway, as BLAS's cgemm/zgemm do.
                   for (int64_t j = j0; j < j1; ++j) {
                     const T bv = brow[j * bcs];
-                    const Real<T> br = bv.real(), bi = bv.imag();
+                    const Real<T> br = bv.real(), bi = conj_b ? -bv.imag() : bv.imag();
                     arow[j - j0] += T(ar * br - ai * bi, ar * bi + ai * br);
                   }
                 }

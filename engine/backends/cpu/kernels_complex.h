@@ -21,8 +21,9 @@ void run_complex(const KernelContext& ctx, const ir::Node& node,
                  std::span<const TensorValue> inputs, const TensorValue& out);
 // cast_into's path when either side is complex.
 void cast_complex_into(const KernelContext& ctx, const Operand& src, const Operand& dst);
-// A blocked complex64/complex128 matmul on operands of the output's dtype.
-void matmul_complex(const KernelContext& ctx, const MatmulProblem& p);
+// A blocked complex64/complex128 matmul on operands of the output's dtype; conj_a/conj_b read
+// A/B conjugated (conj views folded into the product).
+void matmul_complex(const KernelContext& ctx, const MatmulProblem& p, bool conj_a, bool conj_b);
 
 // The FFTs (fft_c2c, fft_r2c, fft_c2r) through FFTW. FFTW's planner is not thread-safe, so the
 // backend owns one FftPlanner whose mutex guards every plan creation and destruction (execution
