@@ -50,7 +50,7 @@ class Execution {
 
   TensorValue output(ValueId v) const {
     const PlanValue& pv = plan_.values[v];
-    return TensorValue{buffer(v), pv.type, pv.layout.strides, pv.layout.offset};
+    return TensorValue{buffer(v), pv.type, pv.layout.strides, pv.layout.offset, pv.layout.conj};
   }
 
  private:
@@ -66,6 +66,7 @@ class Execution {
     arg.type.shape.assign(v.type.shape.begin(), v.type.shape.end());
     arg.strides.assign(v.layout.strides.begin(), v.layout.strides.end());
     arg.offset = v.layout.offset;
+    arg.conj = v.layout.conj;
   }
 
   const Plan& plan_;

@@ -40,6 +40,9 @@ struct TensorValue {
   ir::TensorType type;
   std::vector<int64_t> strides;
   int64_t offset = 0;
+  // Issue 4: the elements read as their complex conjugates (a conj view; engine/plan/layout.h).
+  // Set only for the consumers that read it (plan::reads_conj): contiguous and matmul.
+  bool conj = false;
 
   bool is_contiguous() const;
   size_t nbytes() const { return type.nbytes(); }

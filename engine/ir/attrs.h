@@ -76,7 +76,10 @@ namespace tensord::ir {
   X(stable)              \
   X(largest)             \
   X(sorted)              \
-  X(interpolation)
+  X(interpolation)       \
+  /* issue 4: complex numbers and FFT */ \
+  X(fft_norm)            \
+  X(inverse)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

@@ -24,6 +24,8 @@ constexpr std::array<DTypeInfo, kNumDTypes> kInfo{{
     {"bfloat16", 2, true, false, true},
     {"float32", 4, true, false, true},
     {"float64", 8, true, false, true},
+    {"complex64", 8, false, false, true},
+    {"complex128", 16, false, false, true},
 }};
 
 const DTypeInfo& info(DType t) {
@@ -61,6 +63,19 @@ bool is_signed(DType t) {
   return info(t).is_signed;
 }
 
+bool is_complex(DType t) {
+  return t == DType::Complex64 || t == DType::Complex128;
+}
+DType complex_of(DType t) {
+  if (is_complex(t)) return t;
+  return t == DType::Float64 ? DType::Complex128 : DType::Complex64;
+}
+DType real_of(DType t) {
+  if (t == DType::Complex64) return DType::Float32;
+  if (t == DType::Complex128) return DType::Float64;
+  return t;
+}
+
 std::optional<DType> dtype_from_name(std::string_view n) {
   for (int i = 0; i < kNumDTypes; ++i) {
     if (kInfo[i].name == n) return static_cast<DType>(i);
@@ -72,6 +87,11 @@ DType promote(DType a, DType b) {
   if (a == b) return a;
   if (a == DType::Bool) return b;
   if (b == DType::Bool) return a;
+  if (is_complex(a) || is_complex(b)) {
+    // The wider component precision of the two: float64 and complex128 are the 8-byte ones.
+    auto wide = [](DType t) { return t == DType::Float64 || t == DType::Complex128; };
+    return wide(a) || wide(b) ? DType::Complex128 : DType::Complex64;
+  }
   bool fa = is_floating(a), fb = is_floating(b);
   if (fa && fb) return promote_floats(a, b);
   if (fa) return a;
@@ -86,7 +106,7 @@ DType promote_with_scalar(DType tensor, ScalarKind scalar) {
     case ScalarKind::Int:
       return tensor == DType::Bool ? kDefaultInt : tensor;
     case ScalarKind::Float:
-      return is_floating(tensor) ? tensor : kDefaultFloat;
+      return is_floating(tensor) || is_complex(tensor) ? tensor : kDefaultFloat;
   }
   return tensor;
 }

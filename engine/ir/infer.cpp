@@ -318,11 +318,13 @@ void check_schema(Op op, size_t num_inputs, const Attrs& attrs) {
 }
 
 std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, const Attrs& attrs) {
+  reject_complex(op, in, attrs);  // issue 4: complex inputs reach only the ops defined on them
   check_schema(op, in.size(), attrs);
   // issue 4 (h/datadep): inputs whose shape is only known when the graph runs.
   for (const TensorType* t : in) {
     if (has_dynamic(t->shape)) return infer_with_dynamic(op, in, attrs, &infer);
   }
+  if (auto r = infer_complex(op, in, attrs)) return std::move(*r);
   switch (op) {
     case Op::input:
     case Op::full:

@@ -1,6 +1,7 @@
 // Pieces of shape and dtype inference shared by infer*.cpp; not part of the IR's interface.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -56,5 +57,11 @@ std::vector<TensorType> infer_with_dynamic(Op op, Inputs in, const Attrs& attrs,
 std::vector<TensorType> infer_multi_output(Op op, Inputs in, const Attrs& attrs);
 // infer_nn.cpp: convolution, pooling, normalization, attention, ... (issue 4)
 std::vector<TensorType> infer_nn(Op op, Inputs in, const Attrs& attrs);
+// Issue 4: complex dtypes and FFT (infer_complex.cpp). reject_complex raises the DType error of
+// an op that is not defined on complex inputs (before the schema check, so the error names the
+// dtype); infer_complex infers the ops that are, and returns nullopt for real-only graphs.
+bool accepts_complex(Op op);
+void reject_complex(Op op, Inputs in, const Attrs& attrs);
+std::optional<std::vector<TensorType>> infer_complex(Op op, Inputs in, const Attrs& attrs);
 
 }  // namespace tensord::ir::detail

@@ -134,9 +134,24 @@ constexpr AttrSpec kFactor[] = {{Attr::factor, K::Int, req}};
 constexpr AttrSpec kCtc[] = {{Attr::blank, K::Int, opt},
                              {Attr::reduction, K::Int, opt},
                              {Attr::zero_infinity, K::Bool, opt}};
+// Issue 4, FFT: axes transformed, shape = their lengths after padding/truncation (numpy's s;
+// fft_c2r: the real output's lengths), fft_norm 0 backward / 1 ortho / 2 forward, inverse
+// (fft_c2c only) the sign of the exponent.
+constexpr AttrSpec kFftC2C[] = {{Attr::axes, K::Ints, req},
+                                {Attr::shape, K::Ints, opt},
+                                {Attr::fft_norm, K::Int, opt},
+                                {Attr::inverse, K::Bool, opt}};
+constexpr AttrSpec kFft[] = {
+    {Attr::axes, K::Ints, req}, {Attr::shape, K::Ints, opt}, {Attr::fft_norm, K::Int, opt}};
 
 constexpr std::span<const AttrSpec> attrs_of(Op op) {
   switch (op) {
+    // issue 4: FFT
+    case Op::fft_c2c:
+      return kFftC2C;
+    case Op::fft_r2c:
+    case Op::fft_c2r:
+      return kFft;
     case Op::input:
       return kInput;
     case Op::full:

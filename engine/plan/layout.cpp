@@ -6,6 +6,10 @@
 
 namespace tensord::engine {
 
+bool reads_conj(ir::Op op) {
+  return op == ir::Op::contiguous || op == ir::Op::matmul;
+}
+
 Layout contiguous_layout(std::span<const int64_t> shape) {
   return Layout{ir::contiguous_strides(shape), 0};
 }

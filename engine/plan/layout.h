@@ -8,6 +8,8 @@
 #include <span>
 #include <vector>
 
+#include "engine/ir/op.h"
+
 namespace tensord::engine {
 
 // Strides and offset count elements. A stride may be 0 (expand) or negative (slice with a
@@ -15,8 +17,16 @@ namespace tensord::engine {
 struct Layout {
   std::vector<int64_t> strides;
   int64_t offset = 0;
+  // Issue 4: the elements read as their complex conjugates (a `conj` view, as PyTorch 1.10's
+  // conjugate bit). Only ops_reading_conj() consumers see it; the planner materialises a copy
+  // for every other consumer and for plan outputs.
+  bool conj = false;
   friend bool operator==(const Layout&, const Layout&) = default;
 };
+
+// Issue 4: the ops whose kernels read a conj layout themselves (conjugating on load): the
+// `contiguous` copy (which materialises it) and matmul.
+bool reads_conj(ir::Op op);
 
 Layout contiguous_layout(std::span<const int64_t> shape);
 

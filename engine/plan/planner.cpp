@@ -236,14 +236,19 @@ class Planner {
       // can be shared instead of copied.
       const ValueId in = value_of(node.inputs[0]);
       const PlanValue& v = value(in);
-      if (v.layout.offset == 0 && is_contiguous(v.type.shape, v.layout.strides)) {
+      if (v.layout.offset == 0 && is_contiguous(v.type.shape, v.layout.strides) && !v.layout.conj) {
         add_view(n, in, v.layout);
         return;
       }
     }
     std::vector<ValueId> inputs;
     inputs.reserve(node.inputs.size());
-    for (const ir::ValueRef& r : node.inputs) inputs.push_back(value_of(r));
+    for (const ir::ValueRef& r : node.inputs) {
+      ValueId in = value_of(r);
+      // Issue 4: a conj view reaches only the kernels that read its bit; others get a copy.
+      if (value(in).layout.conj && !reads_conj(node.op)) in = add_copy(in, n);
+      inputs.push_back(in);
+    }
     add_kernel(n, inputs);
   }
 
@@ -251,7 +256,7 @@ class Planner {
   bool returnable(ValueId v) const {
     const PlanValue& pv = value(v);
     return pv.layout.offset == 0 && is_contiguous(pv.type.shape, pv.layout.strides) &&
-           pv.type.nbytes() == value(owner(v)).type.nbytes();
+           pv.type.nbytes() == value(owner(v)).type.nbytes() && !pv.layout.conj;
   }
 
   void plan_outputs() {

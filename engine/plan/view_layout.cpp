@@ -28,8 +28,28 @@ Layout sliced_layout(const ir::Node& node, const ir::TensorType& in_type, const 
 
 }  // namespace
 
+namespace {
+std::optional<Layout> view_layout_no_conj(const ir::Node& node, const ir::TensorType& in_type,
+                                          const Layout& in);
+}  // namespace
+
+// Every view keeps its input's conjugate bit; conj (issue 4) flips it on complex values and is
+// the identity on real ones.
 std::optional<Layout> view_layout(const ir::Node& node, const ir::TensorType& in_type,
                                   const Layout& in) {
+  if (node.op == ir::Op::conj) {
+    Layout out = in;
+    if (ir::is_complex(in_type.dtype)) out.conj = !in.conj;
+    return out;
+  }
+  std::optional<Layout> out = view_layout_no_conj(node, in_type, in);
+  if (out) out->conj = in.conj;
+  return out;
+}
+
+namespace {
+std::optional<Layout> view_layout_no_conj(const ir::Node& node, const ir::TensorType& in_type,
+                                          const Layout& in) {
   const ir::Shape& out_shape = node.outputs[0].shape;
   if (ir::numel(out_shape) == 0) return contiguous_layout(out_shape);
   switch (node.op) {
@@ -51,5 +71,6 @@ std::optional<Layout> view_layout(const ir::Node& node, const ir::TensorType& in
       throw Error(ErrorCode::Internal, "no view layout for op " + std::string(ir::name(node.op)));
   }
 }
+}  // namespace
 
 }  // namespace tensord::engine

@@ -1,5 +1,6 @@
 // The conformance table on every backend, and self-checks of the reference it compares with.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -7,6 +8,7 @@
 #include <map>
 
 #include "tests/conformance/case.h"
+#include "tests/conformance/complex_table.h"
 #include "tests/conformance/reference.h"
 #include "tests/conformance/runner.h"
 
@@ -75,8 +77,13 @@ TEST_CASE("every op conforms to docs/ops.md on every backend", "[conformance]") 
     // A backend that ran must have matched real values of every op, not only error cases.
     if (s.skipped == 0 && !case_filter()) {
       std::string missing;
+      const std::vector<ir::Op> complex_ops = complex_table_ops();  // issue 4: their own table
+      auto in_complex_table = [&](ir::Op op) {
+        return std::find(complex_ops.begin(), complex_ops.end(), op) != complex_ops.end();
+      };
       for (const ir::OpInfo& info : ir::all_ops()) {
-        if (info.op != ir::Op::input && s.coverage[std::string(info.name)].values == 0) {
+        if (info.op != ir::Op::input && !in_complex_table(info.op) &&
+            s.coverage[std::string(info.name)].values == 0) {
           missing.append(1, ' ').append(info.name);
         }
       }
@@ -84,7 +91,7 @@ TEST_CASE("every op conforms to docs/ops.md on every backend", "[conformance]") 
         std::cout << "ops without a passing value case on " << s.backend << ":" << missing
                   << std::endl;
       for (const ir::OpInfo& info : ir::all_ops()) {
-        if (info.op == ir::Op::input) continue;
+        if (info.op == ir::Op::input || in_complex_table(info.op)) continue;
         INFO("op " << info.name << " has no passing value case on " << s.backend);
         CHECK(s.coverage[std::string(info.name)].values > 0);
       }
@@ -95,6 +102,7 @@ TEST_CASE("every op conforms to docs/ops.md on every backend", "[conformance]") 
 TEST_CASE("the table covers every op of ops.def", "[conformance]") {
   std::map<ir::Op, int> count;
   for (const Case& c : all_cases()) ++count[c.op];
+  for (ir::Op op : complex_table_ops()) ++count[op];  // issue 4: rows in cases_complex.cpp
   for (const ir::OpInfo& info : ir::all_ops()) {
     if (info.op == ir::Op::input) continue;  // every case has inputs
     INFO("op " << info.name);

@@ -53,6 +53,14 @@ std::vector<std::byte> input_bytes(const ir::TensorType& type, size_t index) {
       case ir::DType::Float64:
         put<double>(out, k, real(rng));
         break;
+      case ir::DType::Complex64:  // issue 4: (real, imaginary) pairs
+        put<float>(out, 2 * k, static_cast<float>(real(rng)));
+        put<float>(out, 2 * k + 1, static_cast<float>(real(rng)));
+        break;
+      case ir::DType::Complex128:
+        put<double>(out, 2 * k, real(rng));
+        put<double>(out, 2 * k + 1, real(rng));
+        break;
     }
   }
   return out;

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <complex>
 #include <cstring>
 #include <optional>
 #include <source_location>
@@ -22,6 +23,7 @@ namespace tensord::python {
 
 void bind_transfers(py::module_& m);  // transfers.cpp
 void bind_math_ops(py::module_& m);   // math_ops.cpp
+void bind_complex(py::module_& m);    // complex_bindings.cpp (issue 4)
 
 namespace {
 
@@ -126,6 +128,10 @@ py::array fetch(const Tensor& t, Loc loc) {
       return copy_out<float>(t, loc, py::dtype("float32"));
     case ir::DType::Float64:
       return copy_out<double>(t, loc, py::dtype("float64"));
+    case ir::DType::Complex64:  // issue 4
+      return copy_out<std::complex<float>>(t, loc, py::dtype("complex64"));
+    case ir::DType::Complex128:
+      return copy_out<std::complex<double>>(t, loc, py::dtype("complex128"));
   }
   throw py::value_error("unknown dtype");
 }
@@ -149,7 +155,9 @@ void bind_types(py::module_& m) {
       .value("float16", ir::DType::Float16)
       .value("bfloat16", ir::DType::BFloat16)
       .value("float32", ir::DType::Float32)
-      .value("float64", ir::DType::Float64);
+      .value("float64", ir::DType::Float64)
+      .value("complex64", ir::DType::Complex64)  // issue 4
+      .value("complex128", ir::DType::Complex128);
   m.def("promote", &ir::promote);
 
   py::class_<Loc>(m, "Location")
@@ -413,4 +421,5 @@ PYBIND11_MODULE(_tensord, m) {
   tensord::python::bind_ops(m);
   tensord::python::bind_index_ops(m);
   tensord::python::bind_nn(m);  // issue 4: nn ops
+  tensord::python::bind_complex(m);  // issue 4: complex numbers and FFT
 }

@@ -47,3 +47,7 @@ from ._index_more import *  # noqa: E402,F401,F403 (searchsorted, nonzero, uniqu
 from ._composites import *  # noqa: E402,F401,F403 (linspace, diff)
 from . import special  # noqa: E402 (torch.special's functions)
 from ._sort import *  # noqa: E402,F401,F403 (issue 4: sort, argsort, quantile, median)
+# Issue 4: complex dtypes and the FFT extension (td.fft).
+from ._dtypes import complex64, complex128  # noqa: E402
+from ._complex import *  # noqa: E402,F401,F403 (real, imag, conj, angle, complex)
+from . import fft  # noqa: E402

@@ -201,7 +201,7 @@ def _operand(x):
         return x._t
     if isinstance(x, (builtins.bool, int, float)):
         return x
-    if isinstance(x, np.generic) and x.ndim == 0 and x.dtype.kind in "biuf":
+    if isinstance(x, np.generic) and x.ndim == 0 and x.dtype.kind in "biuf":  # complex: below
         return x.item()
     return _operand_array(x)._t
 
@@ -213,7 +213,19 @@ def _operand_array(x):
     return asarray(x)
 
 
+def _complex_scalar(value, other):
+    """A Python complex next to an array: a 0-d array of the complex dtype of the array's
+    precision (a weak scalar, as float scalars are: complex64 arrays stay complex64)."""
+    from ._creation import asarray
+    d = _dtypes.complex_of(other.dtype if isinstance(other, Array) else _dtypes.float32)
+    return asarray(np.array(value, dtype=d.numpy_dtype))
+
+
 def _binary(fn, a, b):
+    if isinstance(a, complex):
+        a = _complex_scalar(a, b)
+    if isinstance(b, complex):
+        b = _complex_scalar(b, a)
     return Array(fn(_operand(a), _operand(b), caller()))
 
 

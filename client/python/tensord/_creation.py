@@ -21,6 +21,8 @@ def _default_dtype_of(value):
         return _dtypes.default_int
     if isinstance(value, float):
         return _dtypes.default_float
+    if isinstance(value, complex):
+        return _dtypes.complex64  # the default float's complex dtype
     raise TypeError(f"expected a Python bool, int or float, got {type(value).__name__}")
 
 
@@ -41,7 +43,9 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         a = a.astype(np.float32)
     if not from_numpy and a.dtype.kind == "i":
         a = a.astype(np.int64)
-    if a.dtype.kind not in "biuf":
+    if not from_numpy and a.dtype == np.complex128:  # Python complex: complex64, like floats
+        a = a.astype(np.complex64)
+    if a.dtype.kind not in "biufc":
         raise TypeError(f"tensord.asarray: cannot make an array of {a.dtype} values")
     loc = caller()
     target = dtype if dtype is not None else _dtypes.from_numpy(a.dtype)
@@ -57,6 +61,15 @@ def full(shape, fill_value, *, dtype=None, device=None):
     d = _dtypes.to_dtype(dtype) if dtype is not None else _default_dtype_of(fill_value)
     if isinstance(fill_value, np.generic):
         fill_value = fill_value.item()
+    if isinstance(fill_value, complex) or _dtypes.is_complex(d):
+        # The wire's scalars are real: a complex fill is complex(full(re), full(im)).
+        value = complex(fill_value)
+        if not _dtypes.is_complex(d):
+            raise TypeError(f"full: a complex fill value needs a complex dtype, not {d.name}")
+        part, s, loc = _dtypes.real_of(d), _session.session(), caller()
+        re = s.full(_shape(shape), value.real, part._engine, loc)
+        im = s.full(_shape(shape), value.imag, part._engine, loc)
+        return Array(_tensord.complex(re, im, loc))
     return Array(_session.session().full(_shape(shape), fill_value, d._engine, caller()))
 
 

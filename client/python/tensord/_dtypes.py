@@ -33,8 +33,12 @@ float16 = DType("float16", "real floating", "float16")
 bfloat16 = DType("bfloat16", "real floating", "float32")
 float32 = DType("float32", "real floating", "float32")
 float64 = DType("float64", "real floating", "float64")
+# Issue 4: complex dtypes (pairs of float32 / float64), NumPy's complex64 / complex128.
+complex64 = DType("complex64", "complex floating", "complex64")
+complex128 = DType("complex128", "complex floating", "complex128")
 
-ALL = (bool, int8, uint8, int16, int32, int64, float16, bfloat16, float32, float64)
+ALL = (bool, int8, uint8, int16, int32, int64, float16, bfloat16, float32, float64, complex64,
+       complex128)
 _BY_ENGINE = {d._engine: d for d in ALL}
 _BY_NUMPY = {d.numpy_dtype: d for d in ALL if d is not bfloat16}
 
@@ -65,6 +69,20 @@ def to_dtype(dtype):
 
 def is_floating(d):
     return d.kind == "real floating"
+
+
+def is_complex(d):
+    return d.kind == "complex floating"
+
+
+def complex_of(d):
+    """The complex dtype of d's precision: complex128 for float64/complex128, else complex64."""
+    return complex128 if d in (float64, complex128) else complex64
+
+
+def real_of(d):
+    """The component dtype of a complex dtype; d itself otherwise."""
+    return {complex64: float32, complex128: float64}.get(d, d)
 
 
 def is_integral(d):
@@ -102,6 +120,8 @@ def finfo(type):
     if d is bfloat16:
         big = float(np.float32(np.uint32(0x7F7F0000).view(np.float32)))
         return finfo_object(d, 16, 2.0 ** -7, big, -big, 2.0 ** -126)
+    if is_complex(d):  # Array API: the finfo of the real and imaginary parts' dtype
+        d = real_of(d)
     if not is_floating(d):
         raise TypeError(f"finfo needs a floating dtype, got {d.name}")
     f = np.finfo(d.numpy_dtype)

@@ -2,8 +2,6 @@
 the op. README.md lists them too."""
 
 MISSING = (
-    # elementwise
-    "conj", "imag", "real",
     # statistical, searching, sorting, sets, utilities
     "unique_all",
 )

@@ -10,6 +10,7 @@
 #include "engine/backends/cpu/host_block_cache.h"
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
+#include "engine/backends/cpu/kernels_complex.h"
 #include "engine/backends/cpu/matmul.h"
 
 namespace tensord::cpu {
@@ -53,7 +54,8 @@ void check_arity(const ir::Node& node, size_t inputs, size_t want) {
 
 }  // namespace
 
-CpuBackend::CpuBackend(int threads) : matmul_(std::make_unique<Matmul>()) {
+CpuBackend::CpuBackend(int threads)
+    : matmul_(std::make_unique<Matmul>()), fft_(std::make_unique<FftPlanner>()) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   info_.kind = "cpu";
   info_.index = 0;
@@ -96,6 +98,26 @@ void CpuBackend::run(const ir::Node& node, std::span<const engine::TensorValue> 
   KernelContext ctx{info_.threads};
   if (outputs.size() != 1) return run_multi_output(ctx, node, inputs, outputs);
   const engine::TensorValue& out = outputs[0];
+  // Issue 4: conj views reach only contiguous (which materialises them) and matmul (which folds
+  // the bit into its loads); the planner copies them for every other consumer.
+  for (const engine::TensorValue& v : inputs) {
+    if (v.conj && node.op != ir::Op::contiguous && node.op != ir::Op::matmul) {
+      throw Error(ErrorCode::Internal, std::string(ir::name(node.op)) +
+                                           " got a conj view the planner should have copied");
+    }
+  }
+  if (node.op == ir::Op::contiguous && !inputs.empty() && inputs[0].conj) {
+    static const ir::Node kConj = [] {
+      ir::Node n;
+      n.op = ir::Op::conj;
+      return n;
+    }();
+    return run_complex(ctx, kConj, inputs.first(1), out);
+  }
+  if (is_fft(node.op)) {  // issue 4: FFTW, its planner guarded by fft_'s mutex
+    check_arity(node, inputs.size(), 1);
+    return fft_->run(ctx, node, inputs[0], out);
+  }
   switch (ir::op_info(node.op).kind) {
     case ir::OpKind::Creation:
       check_arity(node, inputs.size(), 0);

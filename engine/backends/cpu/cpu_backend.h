@@ -13,6 +13,7 @@ namespace tensord::cpu {
 
 class HostBlockCache;
 class Matmul;
+class FftPlanner;
 
 class CpuBackend final : public engine::Backend {
  public:
@@ -43,6 +44,7 @@ class CpuBackend final : public engine::Backend {
  private:
   engine::DeviceInfo info_;
   std::unique_ptr<Matmul> matmul_;  // oneDNN engine, stream and primitive cache
+  std::unique_ptr<FftPlanner> fft_;  // issue 4: FFTW plans, one planner mutex per backend
   std::shared_ptr<cache::KernelCache> kernels_;
   std::unique_ptr<HostBlockCache> blocks_;  // tensors' large buffers, reused
 };

@@ -88,9 +88,18 @@ decltype(auto) visit_dtype(DType dtype, F&& f) {
       return f(TypeTag<float>{});
     case DType::Float64:
       return f(TypeTag<double>{});
+    case DType::Complex64:  // issue 4: complex kernels dispatch on their own (kernels_complex.cpp)
+    case DType::Complex128:
+      throw Error(ErrorCode::Unsupported,
+                  "no real-typed CPU kernel for " + std::string(ir::name(dtype)));
   }
   throw Error(ErrorCode::Internal, "invalid dtype " + std::to_string(static_cast<int>(dtype)));
 }
+
+// The 16-byte element (complex128) for kernels that only move bytes.
+struct alignas(16) Bytes16 {
+  uint64_t lo, hi;
+};
 
 // Calls f(TypeTag<T>{}) with an unsigned integer type of the dtype's size: for kernels that
 // only move bytes.
@@ -105,6 +114,8 @@ decltype(auto) visit_itemsize(size_t itemsize, F&& f) {
       return f(TypeTag<uint32_t>{});
     case 8:
       return f(TypeTag<uint64_t>{});
+    case 16:  // complex128 (issue 4)
+      return f(TypeTag<Bytes16>{});
   }
   throw Error(ErrorCode::Internal, "invalid item size " + std::to_string(itemsize));
 }

@@ -5,6 +5,7 @@
 
 #include "engine/backends/cpu/elementwise.h"
 #include "engine/backends/cpu/kernels.h"
+#include "engine/backends/cpu/kernels_complex.h"
 
 namespace tensord::cpu {
 namespace {
@@ -211,6 +212,11 @@ bool is_predicate(Op op) {
 
 void run_binary(const KernelContext& ctx, const ir::Node& node, const TensorValue& a,
                 const TensorValue& b, const TensorValue& out) {
+  if (ir::is_complex(a.type.dtype) || ir::is_complex(b.type.dtype) ||
+      ir::is_complex(out.type.dtype) || node.op == Op::complex) {  // issue 4
+    const TensorValue in[2] = {a, b};
+    return run_complex(ctx, node, in, out);
+  }
   if (is_binary_math(node.op)) return run_binary_math(ctx, node, a, b, out);
   if (is_special(node.op)) {
     const TensorValue inputs[2] = {a, b};
@@ -237,6 +243,15 @@ void run_binary(const KernelContext& ctx, const ir::Node& node, const TensorValu
 
 void run_where(const KernelContext& ctx, const TensorValue& cond, const TensorValue& a,
                const TensorValue& b, const TensorValue& out) {
+  if (ir::is_complex(out.type.dtype)) {  // issue 4
+    static const ir::Node kWhere = [] {
+      ir::Node n;
+      n.op = ir::Op::where;
+      return n;
+    }();
+    const TensorValue in[3] = {cond, a, b};
+    return run_complex(ctx, kWhere, in, out);
+  }
   TensorValue keep_c, keep_a, keep_b;
   Operand ops[4] = {operand_of(out), operand_as(ctx, cond, ir::DType::Bool, keep_c),
                     operand_as(ctx, a, out.type.dtype, keep_a),

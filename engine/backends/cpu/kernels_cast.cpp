@@ -6,6 +6,7 @@
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
 #include "engine/backends/cpu/scalar_cast.h"
+#include "engine/backends/cpu/kernels_complex.h"
 
 namespace tensord::cpu {
 namespace {
@@ -95,6 +96,9 @@ bool copy_transposed(const KernelContext& ctx, const Operand& src, const Operand
 
 void cast_into(const KernelContext& ctx, const Operand& src, const Operand& dst) {
   if (src.dtype == dst.dtype) return copy_into(ctx, src, dst);
+  if (ir::is_complex(src.dtype) || ir::is_complex(dst.dtype)) {
+    return cast_complex_into(ctx, src, dst);  // issue 4
+  }
   Operand ops[2] = {dst, src};
   visit_dtype(src.dtype, [&]<typename From>(TypeTag<From>) {
     visit_dtype(dst.dtype, [&]<typename To>(TypeTag<To>) {

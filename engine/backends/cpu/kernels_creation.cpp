@@ -6,6 +6,7 @@
 #include "engine/backends/cpu/kernels.h"
 #include "engine/backends/cpu/parallel.h"
 #include "engine/backends/cpu/scalar_cast.h"
+#include "engine/backends/cpu/kernels_complex.h"
 #include "engine/ir/philox.h"
 
 namespace tensord::cpu {
@@ -75,6 +76,7 @@ void random(const KernelContext& ctx, Op op, uint64_t seed, T* out, int64_t n) {
 }  // namespace
 
 void run_creation(const KernelContext& ctx, const ir::Node& node, const TensorValue& out) {
+  if (ir::is_complex(out.type.dtype)) return run_complex(ctx, node, {}, out);  // issue 4
   int64_t n = out.type.numel();
   visit_dtype(out.type.dtype, [&]<typename T>(TypeTag<T>) {
     T* p = out.data<T>();

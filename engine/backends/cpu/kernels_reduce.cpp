@@ -15,6 +15,7 @@
 #include "engine/backends/cpu/kernels.h"
 #include "engine/backends/cpu/parallel.h"
 #include "engine/backends/cpu/reduce_ops.h"
+#include "engine/backends/cpu/kernels_complex.h"
 
 namespace tensord::cpu {
 namespace {
@@ -401,6 +402,7 @@ void reduce_typed(const KernelContext& ctx, Op op, const Problem& p, const T* in
 
 void run_reduction(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
                    const TensorValue& out) {
+  if (involves_complex(node, {&in, 1}, out)) return run_complex(ctx, node, {&in, 1}, out);
   Operand x = operand_of(in);
   bool reduced[ir::kMaxRank] = {};
   reduced_axes(node, x.rank, reduced);

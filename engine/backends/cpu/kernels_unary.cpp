@@ -4,6 +4,7 @@
 #include "engine/backends/cpu/elementwise.h"
 #include "engine/backends/cpu/kernels.h"
 #include "engine/backends/cpu/vector_math.h"
+#include "engine/backends/cpu/kernels_complex.h"
 
 namespace tensord::cpu {
 namespace {
@@ -227,6 +228,7 @@ void run_same_type(const KernelContext& ctx, Op op, std::span<const Operand> ops
 
 void run_unary(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
                const TensorValue& out) {
+  if (involves_complex(node, {&in, 1}, out)) return run_complex(ctx, node, {&in, 1}, out);
   if (node.op == Op::cast) return cast_into(ctx, operand_of(in), operand_of(out));
   if (is_unary_math(node.op)) return run_unary_math(ctx, node, in, out);
   if (is_special(node.op)) return run_special(ctx, node, {&in, 1}, out);

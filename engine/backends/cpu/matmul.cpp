@@ -5,6 +5,7 @@
 
 #include "engine/backends/cpu/dispatch.h"
 #include "engine/backends/cpu/host_buffer.h"
+#include "engine/backends/cpu/kernels_complex.h"
 #include "engine/backends/cpu/matmul_dnnl.h"
 
 namespace tensord::cpu {
@@ -117,6 +118,30 @@ void Matmul::run(const KernelContext& ctx, const TensorValue& a, const TensorVal
   ir::DType dtype = out.type.dtype;
   if (dtype == ir::DType::Bool) throw_unsupported(ir::Op::matmul, dtype);
   if (out.type.numel() == 0) return;
+  if (ir::is_complex(dtype)) {  // issue 4: conj views fold into the loads
+    // A conj view of another precision is cast after conjugating (cast_to ignores the bit).
+    auto operand = [&](const TensorValue& v, bool& conj) {
+      conj = v.conj;
+      if (v.type.dtype == dtype) return v;
+      TensorValue c = v;
+      if (v.conj) {
+        c = allocate_value(v.type);
+        static const ir::Node kConj = [] {
+          ir::Node n;
+          n.op = ir::Op::conj;
+          return n;
+        }();
+        TensorValue src = v;
+        run_complex(ctx, kConj, {&src, 1}, c);
+        conj = false;
+      }
+      c.conj = false;
+      return cast_to(ctx, c, dtype);
+    };
+    bool ca = false, cb = false;
+    TensorValue x = operand(a, ca), y = operand(b, cb);
+    return matmul_complex(ctx, describe_matmul(x, y, out), ca, cb);
+  }
   TensorValue x = cast_to(ctx, a, dtype), y = cast_to(ctx, b, dtype);
   bool dnnl_dtype =
       dtype == ir::DType::Float32 || dtype == ir::DType::BFloat16 || dtype == ir::DType::Float16;

@@ -8,6 +8,8 @@ namespace tensord::ir {
 namespace {
 
 using D = DType;
+// The real dtypes; complex64/complex128 (issue 4) are checked in test_complex.cpp.
+constexpr int kNumRealDTypes = kNumDTypes - 2;
 
 // The whole 10x10 table, written out by hand from the Array API table (within a kind) and
 // PyTorch's cross-kind rule (the float operand wins; integers beat bool).
@@ -28,8 +30,8 @@ constexpr std::array<std::array<D, 10>, 10> kTable{{
 }};
 
 TEST_CASE("promote matches the table for every pair and is symmetric", "[dtype]") {
-  for (int i = 0; i < kNumDTypes; ++i) {
-    for (int j = 0; j < kNumDTypes; ++j) {
+  for (int i = 0; i < kNumRealDTypes; ++i) {
+    for (int j = 0; j < kNumRealDTypes; ++j) {
       D a = static_cast<D>(i), c = static_cast<D>(j);
       INFO(name(a) << " + " << name(c));
       CHECK(promote(a, c) == kTable[i][j]);
@@ -39,8 +41,8 @@ TEST_CASE("promote matches the table for every pair and is symmetric", "[dtype]"
 }
 
 TEST_CASE("promote follows the stated rules", "[dtype]") {
-  for (int i = 0; i < kNumDTypes; ++i) {
-    for (int j = 0; j < kNumDTypes; ++j) {
+  for (int i = 0; i < kNumRealDTypes; ++i) {
+    for (int j = 0; j < kNumRealDTypes; ++j) {
       D a = static_cast<D>(i), c = static_cast<D>(j), p = promote(a, c);
       INFO(name(a) << " + " << name(c) << " = " << name(p));
       if (a == c) CHECK(p == a);
@@ -60,7 +62,7 @@ TEST_CASE("promote follows the stated rules", "[dtype]") {
 
 TEST_CASE("scalar promotion keeps the tensor's kind unless the scalar is of a higher kind",
           "[dtype]") {
-  for (int i = 0; i < kNumDTypes; ++i) {
+  for (int i = 0; i < kNumRealDTypes; ++i) {
     D t = static_cast<D>(i);
     INFO(name(t));
     CHECK(promote_with_scalar(t, ScalarKind::Bool) == t);
@@ -70,7 +72,7 @@ TEST_CASE("scalar promotion keeps the tensor's kind unless the scalar is of a hi
 }
 
 TEST_CASE("dtype names round-trip", "[dtype]") {
-  for (int i = 0; i < kNumDTypes; ++i) {
+  for (int i = 0; i < kNumRealDTypes; ++i) {
     D t = static_cast<D>(i);
     CHECK(dtype_from_name(name(t)) == t);
   }

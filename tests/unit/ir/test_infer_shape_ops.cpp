@@ -30,7 +30,7 @@ TEST_CASE("reductions: axes and keepdim", "[infer][reduction]") {
 }
 
 TEST_CASE("reductions: dtypes and empty inputs", "[infer][reduction]") {
-  for (int i = 0; i < kNumDTypes; ++i) {
+  for (int i = 0; i < kNumDTypes - 2; ++i) {  // the real dtypes (complex: test_complex.cpp)
     const D t = static_cast<D>(i);
     INFO(name(t));
     const TensorType x = T(t, {2, 0});

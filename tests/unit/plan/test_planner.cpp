@@ -273,3 +273,37 @@ TEST_CASE("composites must be decomposed before planning") {
   auto y = g.add(ir::Op::silu, {x});
   CHECK_THROWS_AS(build_plan(g, std::vector{y}), tensord::Error);
 }
+
+// Issue 4: conj is a view with a conjugate bit; matmul reads it, other kernels get a copy.
+TEST_CASE("conj views: no copy into matmul, a copy into other kernels and outputs") {
+  const ir::TensorType c64{ir::DType::Complex64, {3, 3}};
+  ir::Graph g;
+  auto a = g.add_input(0, c64);
+  auto b = g.add_input(1, c64);
+  auto ca = g.add(ir::Op::conj, {a});
+  auto cat = permute(g, ca, {1, 0});  // a view of a conj view keeps the bit
+  auto mm = g.add(ir::Op::matmul, {cat, b});
+  Plan plan = build_plan(g, std::vector{mm});
+  check_plan(plan);
+  REQUIRE(plan.steps.size() == 1);  // the matmul alone
+  CHECK(plan.nodes[plan.steps[0].node].op == ir::Op::matmul);
+  CHECK(plan.values[plan[plan.steps[0].inputs][0]].layout.conj);
+
+  auto sum = g.add(ir::Op::add, {ca, b});
+  auto twice = g.add(ir::Op::conj, {ca});  // conj(conj(a)) is a again
+  Plan p2 = build_plan(g, std::vector{sum, twice, ca});
+  check_plan(p2);
+  int copies = 0;
+  for (const auto& step : p2.steps) copies += p2.nodes[step.node].op == ir::Op::contiguous;
+  CHECK(copies == 2);  // one for add's input, one for the output ca; none for twice
+  CHECK_FALSE(p2.values[p2.outputs[1]].layout.conj);
+  CHECK(p2.values[p2.outputs[1]].base.kind == ValueBase::Kind::Input);
+  for (ValueId v : p2.outputs) CHECK_FALSE(p2.values[v].layout.conj);
+
+  // conj of a real value is the value itself.
+  ir::Graph r;
+  auto x = r.add_input(0, f32({2, 2}));
+  auto cx = r.add(ir::Op::conj, {x});
+  Plan p3 = build_plan(r, std::vector{cx});
+  CHECK(p3.steps.empty());
+}

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <bit>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -14,12 +15,14 @@
 
 namespace tensord {
 
-// bool, the fixed-width integers the IR has, ir::Float16, ir::BFloat16, float and double.
+// bool, the fixed-width integers the IR has, ir::Float16, ir::BFloat16, float, double and
+// std::complex<float> / std::complex<double> (complex64 / complex128).
 template <typename T>
 concept Element = std::is_same_v<T, bool> || std::is_same_v<T, int8_t> ||
     std::is_same_v<T, uint8_t> || std::is_same_v<T, int16_t> || std::is_same_v<T, int32_t> ||
     std::is_same_v<T, int64_t> || std::is_same_v<T, ir::Float16> ||
-    std::is_same_v<T, ir::BFloat16> || std::is_same_v<T, float> || std::is_same_v<T, double>;
+    std::is_same_v<T, ir::BFloat16> || std::is_same_v<T, float> || std::is_same_v<T, double> ||
+    std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
 
 template <Element T>
 constexpr ir::DType dtype_of() {
@@ -34,6 +37,8 @@ constexpr ir::DType dtype_of() {
   if constexpr (std::is_same_v<T, ir::BFloat16>) return DType::BFloat16;
   if constexpr (std::is_same_v<T, float>) return DType::Float32;
   if constexpr (std::is_same_v<T, double>) return DType::Float64;
+  if constexpr (std::is_same_v<T, std::complex<float>>) return DType::Complex64;  // issue 4
+  if constexpr (std::is_same_v<T, std::complex<double>>) return DType::Complex128;
 }
 
 namespace detail {

@@ -451,6 +451,59 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                 Reduction r = Reduction::Mean, int64_t ignore_index = -100,
                 Loc loc = Loc::current());
+// Complex numbers (issue 4; docs/ops.md "Complex numbers"). Tensors of std::complex<float> /
+// std::complex<double> elements are complex64 / complex128. real/imag need a complex input and
+// give its component dtype; angle gives the argument (real input: 0 or pi); conj is the
+// identity on real inputs; complex(re, im) builds complex64/complex128 from float parts.
+Tensor real(const Tensor& x, Loc loc = Loc::current());
+Tensor imag(const Tensor& x, Loc loc = Loc::current());
+Tensor angle(const Tensor& x, Loc loc = Loc::current());
+Tensor conj(const Tensor& x, Loc loc = Loc::current());
+Tensor complex(const Tensor& re, const Tensor& im, Loc loc = Loc::current());
+
+// FFT (issue 4; docs/ops.md "FFT"), numpy.fft's functions. n/s pad with zeros or truncate the
+// input along the axes; norm as numpy's ("backward": the inverse scales by 1/n). Real inputs of
+// fft/fftn are made complex; integer inputs are rejected.
+class Session;
+
+namespace fft {
+enum class Norm { Backward, Ortho, Forward };
+using Lengths = std::optional<std::vector<int64_t>>;
+Tensor fft(const Tensor& x, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+           Norm norm = Norm::Backward, Loc loc = Loc::current());
+Tensor ifft(const Tensor& x, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+            Norm norm = Norm::Backward, Loc loc = Loc::current());
+Tensor rfft(const Tensor& x, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+            Norm norm = Norm::Backward, Loc loc = Loc::current());
+// n: the output length along axis (default 2 * (m - 1) for an input of length m).
+Tensor irfft(const Tensor& x, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+             Norm norm = Norm::Backward, Loc loc = Loc::current());
+Tensor hfft(const Tensor& x, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+            Norm norm = Norm::Backward, Loc loc = Loc::current());
+Tensor ihfft(const Tensor& x, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+             Norm norm = Norm::Backward, Loc loc = Loc::current());
+// axes default: the last len(s) axes, or every axis (fft2/ifft2: the last two).
+Tensor fft2(const Tensor& x, Lengths s = std::nullopt, std::vector<int64_t> axes = {-2, -1},
+            Norm norm = Norm::Backward, Loc loc = Loc::current());
+Tensor ifft2(const Tensor& x, Lengths s = std::nullopt, std::vector<int64_t> axes = {-2, -1},
+             Norm norm = Norm::Backward, Loc loc = Loc::current());
+Tensor fftn(const Tensor& x, Lengths s = std::nullopt, Lengths axes = std::nullopt,
+            Norm norm = Norm::Backward, Loc loc = Loc::current());
+Tensor ifftn(const Tensor& x, Lengths s = std::nullopt, Lengths axes = std::nullopt,
+             Norm norm = Norm::Backward, Loc loc = Loc::current());
+Tensor rfftn(const Tensor& x, Lengths s = std::nullopt, Lengths axes = std::nullopt,
+             Norm norm = Norm::Backward, Loc loc = Loc::current());
+Tensor irfftn(const Tensor& x, Lengths s = std::nullopt, Lengths axes = std::nullopt,
+              Norm norm = Norm::Backward, Loc loc = Loc::current());
+// Sample frequencies, as numpy: [0, 1, ..., -(n/2), ..., -1] / (d n) and [0, ..., n/2] / (d n).
+Tensor fftfreq(Session& s, int64_t n, double d = 1.0, ir::DType dtype = ir::DType::Float32,
+               Loc loc = Loc::current());
+Tensor rfftfreq(Session& s, int64_t n, double d = 1.0, ir::DType dtype = ir::DType::Float32,
+                Loc loc = Loc::current());
+// Rolls by n/2 (ifftshift: by -(n/2)) along axes (default: every axis).
+Tensor fftshift(const Tensor& x, Lengths axes = std::nullopt, Loc loc = Loc::current());
+Tensor ifftshift(const Tensor& x, Lengths axes = std::nullopt, Loc loc = Loc::current());
+}  // namespace fft
 
 }  // namespace tensord
 
