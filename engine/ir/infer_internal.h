@@ -46,5 +46,7 @@ std::vector<TensorType> infer_shape_more(Op op, Inputs in, const Attrs& attrs);
 std::vector<TensorType> infer_scatter(Op op, Inputs in, const Attrs& attrs);
 // Ops with several outputs (infer_multi_output.cpp).
 std::vector<TensorType> infer_multi_output(Op op, Inputs in, const Attrs& attrs);
+// Linear algebra (infer_linalg.cpp).
+std::vector<TensorType> infer_linalg(Op op, Inputs in, const Attrs& attrs);
 
 }  // namespace tensord::ir::detail

@@ -75,6 +75,19 @@ constexpr AttrSpec kOneHot[] = {{Attr::n, K::Int, req}};
 constexpr AttrSpec kKDims[] = {{Attr::k, K::Int, opt}, {Attr::dims, K::Ints, opt}};
 constexpr AttrSpec kIndexAdd[] = {{Attr::axis, K::Int, req}, {Attr::alpha, K::Float, opt}};
 constexpr AttrSpec kCosine[] = {{Attr::axis, K::Int, opt}, {Attr::eps, K::Float, opt}};
+// Linear algebra (docs/ops.md "Linear algebra").
+constexpr AttrSpec kUpper[] = {{Attr::upper, K::Bool, opt}};
+constexpr AttrSpec kRankTol[] = {
+    {Attr::rtol, K::Float, opt}, {Attr::atol, K::Float, opt}, {Attr::hermitian, K::Bool, opt}};
+constexpr AttrSpec kLstsq[] = {{Attr::rtol, K::Float, opt}};
+constexpr AttrSpec kDistance[] = {{Attr::ord, K::Float, opt}};
+constexpr AttrSpec kMatrixNorm[] = {{Attr::ord, K::Float, opt},
+                                    {Attr::mode, K::Int, opt},
+                                    {Attr::dims, K::Ints, opt},
+                                    {Attr::keepdim, K::Bool, opt}};
+constexpr AttrSpec kMatrixPower[] = {{Attr::n, K::Int, req}};
+constexpr AttrSpec kQr[] = {{Attr::mode, K::Int, opt}};  // 0 reduced, 1 complete
+constexpr AttrSpec kSvd[] = {{Attr::full_matrices, K::Bool, opt}};
 
 constexpr std::span<const AttrSpec> attrs_of(Op op) {
   switch (op) {
@@ -210,6 +223,31 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
       return kAxis;
     case Op::index_add:
       return kIndexAdd;
+    // linear algebra
+    case Op::cholesky:
+    case Op::eigvalsh:
+    case Op::eigh:
+      return kUpper;
+    case Op::qr:
+      return kQr;
+    case Op::svd:
+      return kSvd;
+    case Op::pinv:
+    case Op::matrix_rank:
+      return kRankTol;
+    case Op::lstsq:
+      return kLstsq;
+    case Op::cdist:
+    case Op::pdist:
+      return kDistance;
+    case Op::trace:
+      return kK;
+    case Op::cross:
+      return kAxisOpt;
+    case Op::matrix_norm:
+      return kMatrixNorm;
+    case Op::matrix_power:
+      return kMatrixPower;
     default:
       return {};
   }

@@ -65,6 +65,7 @@ std::vector<Case> all_cases() {
   add_loss_cases(cases);
   add_shape_more_cases(cases);
   add_special_cases(cases);
+  add_linalg_cases(cases);
   add_view_cases(cases);
   add_movement_cases(cases);
   add_matmul_cases(cases);

@@ -38,15 +38,21 @@ Expected ref_frexp(const RefTensor& x, uint32_t output) {
 }  // namespace
 
 bool is_multi_output(Op op) {
-  return op == Op::frexp;
+  return op == Op::frexp || op == Op::slogdet || op == Op::qr || op == Op::svd || op == Op::eigh;
 }
 
-Expected ref_multi_output(Op op, std::span<const RefTensor> inputs, const ir::Attrs& /*attrs*/,
+Expected ref_multi_output(Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,
                           uint32_t output) {
   switch (op) {
     case Op::frexp:
       if (output > 1) break;
       return ref_frexp(inputs[0], output);
+    case Op::slogdet:
+    case Op::qr:
+    case Op::svd:
+    case Op::eigh:  // reference_linalg.cpp
+      if (output > (op == Op::svd ? 2u : 1u)) break;
+      return ref_linalg_multi(op, inputs, attrs, output);
     default:
       break;
   }

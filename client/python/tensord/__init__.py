@@ -43,3 +43,5 @@ from ._math_extra import *  # noqa: E402,F401,F403 (nextafter, lerp, reductions,
 from ._nn import *  # noqa: E402,F401,F403 (activations, losses)
 from ._shape import *  # noqa: E402,F401,F403 (tril, tile, one_hot, split, ...)
 from . import special  # noqa: E402 (torch.special's functions)
+from . import linalg  # noqa: E402 (the Array API linalg extension)
+from .linalg import einsum  # noqa: E402,F401
