@@ -195,3 +195,37 @@ def test_einsum_errors():
         td.einsum("ij->ik", td.asarray(mat(3, 4)))
     with pytest.raises(ValueError, match="einsum"):
         td.einsum("ijk->i", td.asarray(mat(3, 4)))
+
+
+def test_multi_output_factorizations():
+    a = mat(2, 5, 3)
+    q, r = td.linalg.qr(td.asarray(a))
+    q, r = np.asarray(q), np.asarray(r)
+    assert q.shape == (2, 5, 3) and r.shape == (2, 3, 3)
+    check(q @ r, a, rtol=1e-12, atol=1e-12)
+    check(np.swapaxes(q, -1, -2) @ q, np.broadcast_to(np.eye(3), (2, 3, 3)), atol=1e-12)
+    assert np.all(np.tril(r, -1) == 0)
+    qc, rc = td.linalg.qr(td.asarray(a), mode="complete")
+    assert qc.shape == (2, 5, 5) and rc.shape == (2, 5, 3)
+    check(np.asarray(qc) @ np.asarray(rc), a, atol=1e-12)
+
+    u, s, vh = td.linalg.svd(td.asarray(a), full_matrices=False)
+    u, s, vh = np.asarray(u), np.asarray(s), np.asarray(vh)
+    check(s, np.linalg.svd(a, compute_uv=False), rtol=1e-12)
+    check((u * s[..., None, :]) @ vh, a, atol=1e-12)
+    res = td.linalg.svd(td.asarray(a))
+    assert res.U.shape == (2, 5, 5) and res.Vh.shape == (2, 3, 3)
+
+    sym = spd(4, (3,))
+    w, v = td.linalg.eigh(td.asarray(sym))
+    w, v = np.asarray(w), np.asarray(v)
+    check(w, np.linalg.eigvalsh(sym), rtol=1e-12)
+    check(sym @ v, v * w[..., None, :], atol=1e-10)
+
+    x = mat(3, 4, 4)
+    sign, logabs = td.linalg.slogdet(td.asarray(x))
+    want = np.linalg.slogdet(x)
+    check(sign, want[0])
+    check(logabs, want[1], rtol=1e-12)
+    sign, logabs = td.linalg.slogdet(td.asarray(np.array([[1.0, 2.0], [2.0, 4.0]])))
+    assert float(sign) == 0 and float(logabs) == -np.inf
