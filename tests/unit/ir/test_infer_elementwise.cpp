@@ -60,6 +60,13 @@ static size_t expected_outputs(Op op) {
   switch (op) {
     case Op::frexp:
       return 2;
+    // linear algebra
+    case Op::slogdet:
+    case Op::qr:
+    case Op::eigh:
+      return 2;
+    case Op::svd:
+      return 3;
     default:
       return 1;
   }
@@ -185,6 +192,29 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
       case Op::one_hot:
         attrs = {{Attr::n, int64_t{4}}};
         inputs[0] = T(D::Int64, {2, 3});
+        break;
+      // linear algebra: square matrices, outer's 1-D inputs, cross's 3-vectors
+      case Op::det:
+      case Op::inv:
+      case Op::solve:
+      case Op::cholesky:
+      case Op::eigvalsh:
+      case Op::slogdet:
+      case Op::eigh:
+        for (TensorType& t : inputs) t = F32({3, 3});
+        break;
+      case Op::outer:
+        for (TensorType& t : inputs) t = F32({3});
+        break;
+      case Op::cross:
+        for (TensorType& t : inputs) t = F32({2, 3});
+        break;
+      case Op::matrix_power:
+        attrs = {{Attr::n, int64_t{2}}};
+        for (TensorType& t : inputs) t = F32({3, 3});
+        break;
+      case Op::lstsq:
+        inputs[1] = F32({2, 1});
         break;
       case Op::bitwise_not:
       case Op::bitwise_and:
