@@ -54,8 +54,8 @@ void run_special(const KernelContext& ctx, const ir::Node& node,
 // Linear algebra over LAPACK (det ... lstsq: kernels_linalg.cpp) and distances (cdist, pdist:
 // kernels_distance.cpp), which run_movement hands on.
 bool is_linalg(ir::Op op);
-void run_linalg(const KernelContext& ctx, const ir::Node& node,
-                std::span<const TensorValue> inputs, const TensorValue& out);
+void run_linalg(const KernelContext& ctx, const ir::Node& node, std::span<const TensorValue> inputs,
+                const TensorValue& out);
 // slogdet, qr, svd, eigh (several outputs; run_multi_output hands them on).
 void run_linalg_multi(const KernelContext& ctx, const ir::Node& node,
                       std::span<const TensorValue> inputs, std::span<const TensorValue> outputs);
