@@ -11,8 +11,9 @@
 #include <memory>
 #include <string>
 
-#include "engine/profiler/memory_ledger.h"
+#include "engine/backends/cpu/host_block_cache.h"
 #include "engine/cache/kernel_cache.h"
+#include "engine/profiler/memory_ledger.h"
 #include "scheduler/scheduler.h"
 #include "server/accounting.h"
 #include "server/log.h"
@@ -38,8 +39,12 @@ struct DaemonState {
   uint64_t next_session_id = 1;
   // The device's memory ledger (issue 7): blocks of sessions that record memory.
   std::shared_ptr<profiler::MemoryLedger> memory = std::make_shared<profiler::MemoryLedger>();
-  kj::Timer* timer = nullptr;  // the event loop's; profile streams flush on it
+  kj::Timer* timer = nullptr;                   // the event loop's; profile streams flush on it
   std::shared_ptr<cache::KernelCache> kernels;  // shared by the devices; thread-safe
+  // Host staging of chunked uploads, reused: a fresh 256 MiB staging buffer paid a page fault
+  // per page, most of a TCP upload's time (bench/transfer). Thread-safe.
+  std::shared_ptr<cpu::HostBlockCache> staging =
+      std::make_shared<cpu::HostBlockCache>(size_t{512} << 20);
 };
 
 }  // namespace tensord::server

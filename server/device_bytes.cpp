@@ -12,24 +12,13 @@ engine::TensorValue upload_device_bytes(engine::Backend& backend, const ir::Tens
   return engine::TensorValue::contiguous(std::move(buffer), type);
 }
 
-std::vector<uint8_t> read_device_bytes(engine::Backend& backend, const engine::TensorValue& value,
-                                       uint64_t offset, uint64_t length) {
-  if (!value.is_contiguous()) {
-    throw Error(ErrorCode::Internal, "a daemon-held tensor is not contiguous");
-  }
-  std::vector<uint8_t> out(length);
-  size_t base = static_cast<size_t>(value.offset) * ir::itemsize(value.type.dtype);
-  if (length != 0) backend.read(*value.buffer, base + offset, out.data(), length);
-  return out;
-}
-
 void read_device_bytes_into(engine::Backend& backend, const engine::TensorValue& value,
-                            uint8_t* out, uint64_t length) {
+                            uint64_t offset, uint8_t* out, uint64_t length) {
   if (!value.is_contiguous()) {
     throw Error(ErrorCode::Internal, "a daemon-held tensor is not contiguous");
   }
   size_t base = static_cast<size_t>(value.offset) * ir::itemsize(value.type.dtype);
-  if (length != 0) backend.read(*value.buffer, base, out, length);
+  if (length != 0) backend.read(*value.buffer, base + offset, out, length);
 }
 
 }  // namespace tensord::server

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "engine/exec/backend.h"
 #include "engine/exec/tensor_value.h"
@@ -13,12 +12,9 @@ namespace tensord::server {
 engine::TensorValue upload_device_bytes(engine::Backend& backend, const ir::TensorType& type,
                                         const uint8_t* bytes);
 
-// Bytes [offset, offset + length) of a contiguous tensor. Throws Internal for a strided one.
-std::vector<uint8_t> read_device_bytes(engine::Backend& backend, const engine::TensorValue& value,
-                                       uint64_t offset, uint64_t length);
-
-// All `length` (= value.nbytes()) bytes of a contiguous tensor into `out`.
+// Bytes [offset, offset + length) of a contiguous tensor into `out`. Throws Internal for a
+// strided one.
 void read_device_bytes_into(engine::Backend& backend, const engine::TensorValue& value,
-                            uint8_t* out, uint64_t length);
+                            uint64_t offset, uint8_t* out, uint64_t length);
 
 }  // namespace tensord::server

@@ -148,7 +148,8 @@ RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_b
     uint64_t n = out.values[i].nbytes();
     if (run.fetch[i] && n <= max_chunk_bytes && n <= budget) {
       int64_t t = profile ? profile->profiler->now() : 0;
-      out.data[i] = read_device_bytes(engine.backend(), out.values[i], 0, n);
+      out.data[i].emplace(n);
+      read_device_bytes_into(engine.backend(), out.values[i], 0, out.data[i]->data(), n);
       if (profile && profile->tracing()) {
         trace_transfer(*profile->profiler, profiler::Stage::Fetch, t, profile->request, n, 0);
       }

@@ -8,12 +8,13 @@
 #include <memory>
 #include <string>
 
+#include "engine/exec/compile_mode.h"
 #include "engine/exec/run_profile.h"
 #include "engine/profiler/profiler.h"
-#include "engine/exec/compile_mode.h"
 #include "scheduler/scheduler.h"
 #include "server/accounting.h"
 #include "server/daemon_state.h"
+#include "server/shared_mapping.h"
 
 namespace tensord::server {
 
@@ -40,6 +41,9 @@ class SessionCore {
   // The running profile stream, kept here so that it flushes after its handle is dropped.
   std::shared_ptr<class ProfileStream> profile_stream;
 
+  // Client memory this session's transfers mapped recently (server/shared_mapping.h).
+  const std::shared_ptr<SharedMappingCache>& mappings() const { return mappings_; }
+
   uint64_t runs() const { return runs_; }
   void count_run() { ++runs_; }
 
@@ -56,6 +60,7 @@ class SessionCore {
   uint64_t runs_ = 0;
   std::shared_ptr<profiler::Profiler> profiler_ = std::make_shared<profiler::Profiler>(id_);
   engine::CompileMode compile_mode_ = engine::CompileMode::Default;
+  std::shared_ptr<SharedMappingCache> mappings_ = std::make_shared<SharedMappingCache>();
 };
 
 }  // namespace tensord::server

@@ -47,12 +47,46 @@ SharedMapping::~SharedMapping() {
   if (data_ != nullptr) munmap(data_, length_);
 }
 
+std::shared_ptr<SharedMapping> SharedMappingCache::map(int fd, uint64_t length, bool writable) {
+  struct stat st {};
+  if (length == 0 || fstat(fd, &st) != 0) {
+    return std::make_shared<SharedMapping>(fd, length, writable);  // reports the failure
+  }
+  const auto device = static_cast<uint64_t>(st.st_dev), inode = static_cast<uint64_t>(st.st_ino);
+  std::lock_guard lock(mu_);
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    // Seals never come off and sealed memory never shrinks, so an entry's checks still hold.
+    if (it->device == device && it->inode == inode && it->length == length &&
+        (it->writable || !writable)) {
+      entries_.splice(entries_.begin(), entries_, it);
+      return entries_.front().mapping;
+    }
+  }
+  auto mapping = std::make_shared<SharedMapping>(fd, length, writable);
+  if (length > kMaxBytes) return mapping;
+  entries_.push_front(Entry{device, inode, length, writable, mapping});
+  uint64_t bytes = 0;
+  size_t kept = 0;
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (kept == kMaxEntries || bytes + it->length > kMaxBytes ||
+        (it != entries_.begin() && it->device == device && it->inode == inode)) {
+      it = entries_.erase(it);  // also a read-only entry this writable one replaces
+    } else {
+      bytes += it->length;
+      ++kept;
+      ++it;
+    }
+  }
+  return mapping;
+}
+
 kj::Promise<std::shared_ptr<SharedMapping>> map_shared(::SharedMemory::Client memory,
-                                                       uint64_t length, bool writable) {
-  return memory.getFd().then([length, writable](kj::Maybe<int> maybe_fd) {
+                                                       uint64_t length, bool writable,
+                                                       std::shared_ptr<SharedMappingCache> cache) {
+  return memory.getFd().then([length, writable, cache](kj::Maybe<int> maybe_fd) {
     return with_wire_errors([&] {
       KJ_IF_MAYBE (fd, maybe_fd) {
-        return std::make_shared<SharedMapping>(*fd, length, writable);
+        return cache->map(*fd, length, writable);
       }
       throw Error(ErrorCode::Unsupported,
                   "shared memory needs a unix socket connection that passes file descriptors");

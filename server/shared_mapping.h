@@ -7,7 +7,9 @@
 #include <kj/async.h>
 
 #include <cstdint>
+#include <list>
 #include <memory>
+#include <mutex>
 
 #include "tensord.capnp.h"
 
@@ -29,10 +31,34 @@ class SharedMapping {
   uint64_t length_ = 0;
 };
 
-// Maps the first `length` bytes of `memory`'s fd. Fails with `unsupported` when no fd came
-// with the capability (TCP, or a peer without fd passing) and `invalidGraph` when the memory
-// is too small or not sealed.
+// A session's recent mappings, by the memfd's inode. Clients reuse their transfer buffers
+// (client/cpp/src/host_buffer_pool.h); mapping 256 MiB with MAP_POPULATE and unmapping it
+// again cost as much as the copy itself (bench/transfer), so the same memory is mapped once.
+// A cached mapping keeps the client's pages alive after the client let go of them, so the
+// cache is small (kMaxEntries, kMaxBytes) and goes with the session.
+class SharedMappingCache {
+ public:
+  static constexpr size_t kMaxEntries = 8;
+  static constexpr uint64_t kMaxBytes = uint64_t{1} << 30;
+
+  // A mapping of the first `length` bytes of `fd` (checked as SharedMapping does).
+  std::shared_ptr<SharedMapping> map(int fd, uint64_t length, bool writable);
+
+ private:
+  struct Entry {
+    uint64_t device, inode, length;
+    bool writable;
+    std::shared_ptr<SharedMapping> mapping;
+  };
+  std::mutex mu_;
+  std::list<Entry> entries_;  // most recent first
+};
+
+// Maps the first `length` bytes of `memory`'s fd through `cache`. Fails with `unsupported`
+// when no fd came with the capability (TCP, or a peer without fd passing) and `invalidGraph`
+// when the memory is too small or not sealed.
 kj::Promise<std::shared_ptr<SharedMapping>> map_shared(::SharedMemory::Client memory,
-                                                       uint64_t length, bool writable);
+                                                       uint64_t length, bool writable,
+                                                       std::shared_ptr<SharedMappingCache> cache);
 
 }  // namespace tensord::server

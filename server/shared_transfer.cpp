@@ -17,7 +17,7 @@ kj::Promise<::Tensor::Client> upload_shared(std::shared_ptr<SessionCore> session
                                             ir::TensorType type, ::SharedMemory::Client memory) {
   uint64_t size = with_wire_errors(
       [&] { return checked_tensor_bytes(type, session->config().max_tensor_bytes); });
-  return map_shared(kj::mv(memory), size, /*writable=*/false)
+  return map_shared(kj::mv(memory), size, /*writable=*/false, session->mappings())
       .then([session, type](std::shared_ptr<SharedMapping> mapping) {
         std::shared_ptr<profiler::Profiler> prof;
         if (session->profiler()->active()) prof = session->profiler();
@@ -46,13 +46,13 @@ kj::Promise<::Tensor::Client> upload_shared(std::shared_ptr<SessionCore> session
 kj::Promise<void> read_shared(std::shared_ptr<SessionCore> session, engine::TensorValue value,
                               ::SharedMemory::Client memory) {
   uint64_t size = value.nbytes();
-  return map_shared(kj::mv(memory), size, /*writable=*/true)
+  return map_shared(kj::mv(memory), size, /*writable=*/true, session->mappings())
       .then([session, value](std::shared_ptr<SharedMapping> mapping) {
         std::shared_ptr<profiler::Profiler> prof;
         if (session->profiler()->tracing()) prof = session->profiler();
         return run_on_worker(session->queue(), [value, mapping, prof](engine::Engine& engine) {
           int64_t t = prof ? prof->now() : 0;
-          read_device_bytes_into(engine.backend(), value, mapping->data(), mapping->size());
+          read_device_bytes_into(engine.backend(), value, 0, mapping->data(), mapping->size());
           if (prof) trace_fetch(*prof, mapping->size(), t);
           return true;
         });

@@ -49,20 +49,19 @@ kj::Promise<void> TensorImpl::read(ReadContext context) {
                                                std::to_string(size) + "-byte tensor");
     }
     if (length == 0) return kj::READY_NOW;
-    context.allowCancellation();
-    // Device memory is the worker's: copy the range out there, in order with the session's runs.
+    // Device memory is the worker's: it copies the range straight into the reply, in order with
+    // the session's runs. Not cancellable, so the reply outlives the job writing into it.
+    uint8_t* out = context.getResults().initData(static_cast<unsigned>(length)).begin();
     std::shared_ptr<profiler::Profiler> prof;
     if (session_->profiler()->tracing()) prof = session_->profiler();
     return run_on_worker(session_->queue(),
-                         [value = value_, offset, length, prof](engine::Engine& engine) {
+                         [value = value_, offset, length, out, prof](engine::Engine& engine) {
                            int64_t t = prof ? prof->now() : 0;
-                           auto bytes = read_device_bytes(engine.backend(), value, offset, length);
+                           read_device_bytes_into(engine.backend(), value, offset, out, length);
                            if (prof) trace_fetch(*prof, length, t);
-                           return bytes;
+                           return true;
                          })
-        .then([context](kj::Own<std::vector<uint8_t>> bytes) mutable {
-          context.getResults().setData(kj::arrayPtr(bytes->data(), bytes->size()));
-        });
+        .ignoreResult();
   });
 }
 

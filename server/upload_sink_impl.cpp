@@ -25,7 +25,7 @@ UploadSinkImpl::UploadSinkImpl(std::shared_ptr<SessionCore> session, ir::TensorT
     : session_(std::move(session)),
       type_(std::move(type)),
       size_(checked_tensor_bytes(type_, session_->config().max_tensor_bytes)),
-      staging_(new uint8_t[size_]),
+      staging_(session_->daemon().staging->allocate(size_)),
       charge_(session_->account(), size_) {
   if (session_->profiler()->recording_memory()) {
     profiler::AllocSite site;
@@ -55,8 +55,9 @@ kj::Promise<void> UploadSinkImpl::write(WriteContext context) {
     }
     if (data.size() == 0) return kj::READY_NOW;
     mark_written(offset, offset + data.size());
-    std::memcpy(staging_.get() + offset, data.begin(), data.size());
-    if (type_.dtype == ir::DType::Bool) normalize_bools(staging_.get() + offset, data.size());
+    auto* staging = static_cast<uint8_t*>(staging_->data());
+    std::memcpy(staging + offset, data.begin(), data.size());
+    if (type_.dtype == ir::DType::Bool) normalize_bools(staging + offset, data.size());
     return kj::READY_NOW;
   });
 }
@@ -106,7 +107,7 @@ kj::Promise<void> UploadSinkImpl::finish(FinishContext context) {
     context.allowCancellation();
     // The staging buffer moves to the job; the charge stays with this sink until the tensor
     // exists, so the usage never drops to zero in between.
-    auto staging = std::shared_ptr<uint8_t[]>(std::move(staging_));
+    std::shared_ptr<engine::Buffer> staging = std::move(staging_);
     auto ticket = std::make_shared<profiler::BlockTicket>(std::move(staging_ticket_));
     std::shared_ptr<profiler::Profiler> prof;
     if (session_->profiler()->active()) prof = session_->profiler();
@@ -114,8 +115,9 @@ kj::Promise<void> UploadSinkImpl::finish(FinishContext context) {
                          [type = type_, staging, ticket, prof,
                           ledger = session_->daemon().memory](engine::Engine& engine) {
                            int64_t t = prof ? prof->now() : 0;
-                           auto value = upload_device_bytes(engine.backend(), type, staging.get());
-                           if (prof) trace_upload(prof, *ledger, value, staging.get(), t);
+                           const auto* bytes = static_cast<const uint8_t*>(staging->data());
+                           auto value = upload_device_bytes(engine.backend(), type, bytes);
+                           if (prof) trace_upload(prof, *ledger, value, bytes, t);
                            return value;
                          })
         .then([this, context](kj::Own<engine::TensorValue> value) mutable {

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "engine/exec/tensor_value.h"
 #include "engine/ir/shape.h"
 #include "server/accounting.h"
 #include "server/session_core.h"
@@ -33,10 +34,10 @@ class UploadSinkImpl final : public ::UploadSink::Server {
   std::shared_ptr<SessionCore> session_;
   ir::TensorType type_;
   uint64_t size_;
-  std::unique_ptr<uint8_t[]> staging_;    // uninitialized: pages are touched as chunks arrive
-  Charge charge_;                         // the staging buffer counts as a live tensor
-  profiler::BlockTicket staging_ticket_;  // the staging buffer in the memory ledger, if recorded
-  std::map<uint64_t, uint64_t> written_;  // begin -> end, disjoint, adjacent ranges merged
+  std::shared_ptr<engine::Buffer> staging_;  // from the daemon's staging cache; uninitialized
+  Charge charge_;                            // the staging buffer counts as a live tensor
+  profiler::BlockTicket staging_ticket_;     // the staging buffer in the memory ledger, if recorded
+  std::map<uint64_t, uint64_t> written_;     // begin -> end, disjoint, adjacent ranges merged
   uint64_t written_bytes_ = 0;
   bool finished_ = false;
 };

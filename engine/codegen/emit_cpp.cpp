@@ -484,7 +484,10 @@ class Writer {
     const Instr& in = k_.body[v];
     const std::string t = ct(in.dtype);
     const std::string a = "a" + num(v);
-    const std::string x = "v" + num(in.args[0]) + "[j]";
+    // An argument that does not vary along the row (an outer value, e.g. a reduced axis of size
+    // 1 merged away) is the same scalar for every element of the row.
+    const bool outer_arg = k_.body[in.args[0]].level == Level::Outer;
+    const std::string x = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";
     std::string init, step;
     if (in.op == Op::sum) {
       init = literal(0, t);

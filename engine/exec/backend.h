@@ -37,6 +37,16 @@ class Backend {
   virtual void run(const ir::Node& node, std::span<const TensorValue> inputs,
                    std::span<const TensorValue> outputs) = 0;
 
+  // Runs one node whose output shape depends on its input values (ir::is_data_dependent):
+  // inputs are contiguous; the backend sizes and allocates the output and returns it,
+  // contiguous. The engine calls it between plans (docs/design-notes.md).
+  virtual TensorValue run_data_dependent(const ir::Node& node,
+                                         std::span<const TensorValue> inputs) {
+    throw Error(ErrorCode::Unsupported, "this backend does not run " +
+                                            std::string(ir::name(node.op)) +
+                                            " (an op with a data-dependent output shape)");
+  }
+
   // Fusion, for backends with a code generator (the engine plans without fusion otherwise).
   // compile() builds the kernels of a plan's fused groups (Internal error with the
   // compiler's message when generated code fails to compile); run_fused() runs one of them

@@ -7,6 +7,7 @@
 
 #include "engine/exec/executor.h"
 #include "engine/exec/reproducer.h"
+#include "engine/ir/dynamic.h"
 #include "engine/ir/error.h"
 #include "engine/ir/hash.h"
 #include "engine/ir/passes.h"
@@ -117,6 +118,12 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
   StageTimer timer(profile);
   ir::validate(graph, types, options_.limits);
   ir::validate_outputs(graph, outputs);
+  if (has_data_dependent_op(graph)) {
+    throw Error(ErrorCode::Unsupported,
+                "this graph has ops whose output shape depends on the data (nonzero, unique, "
+                "masked_select, ...); it runs as several plans (docs/design-notes.md), which "
+                "explain cannot show yet");
+  }
   timer.span(profiler::Stage::Validate);
 
   ir::CanonicalForm form = ir::canonical_form(graph, outputs);
@@ -153,21 +160,33 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
   return plan;
 }
 
+std::vector<TensorValue> Engine::run_planned(ir::Graph& graph,
+                                             std::span<const ir::TensorType> types,
+                                             std::span<const TensorValue> inputs,
+                                             std::span<const ir::ValueRef> outputs,
+                                             CompileMode mode, const RunProfile* profile) {
+  PlanInfo info;
+  std::shared_ptr<const Plan> plan = plan_for(graph, types, outputs, mode, &info, profile);
+  StageTimer timer(profile);
+  std::vector<TensorValue> out = execute(*plan, backend_, inputs, graph, profile);
+  timer.span(profiler::Stage::Execute, info.plan_hash, 0, plan->steps.size());
+  if (profile != nullptr && profile->tracing() && !plan->fusion_breaks.empty()) [[unlikely]] {
+    trace_fusion_breaks(*plan, graph, *profile);
+  }
+  return out;
+}
+
 std::vector<TensorValue> Engine::run(ir::Graph graph, std::span<const TensorValue> inputs,
                                      std::span<const ir::ValueRef> outputs, CompileMode mode,
                                      const RunProfile* profile) {
   ++stats_.runs;
   const std::vector<ir::TensorType> types = input_types(inputs);
   try {
-    PlanInfo info;
-    std::shared_ptr<const Plan> plan = plan_for(graph, types, outputs, mode, &info, profile);
-    StageTimer timer(profile);
-    std::vector<TensorValue> out = execute(*plan, backend_, inputs, graph, profile);
-    timer.span(profiler::Stage::Execute, info.plan_hash, 0, plan->steps.size());
-    if (profile != nullptr && profile->tracing() && !plan->fusion_breaks.empty()) [[unlikely]] {
-      trace_fusion_breaks(*plan, graph, *profile);
+    // issue 4 (h/datadep): ops whose output shape depends on the data run between plans.
+    if (has_data_dependent_op(graph)) [[unlikely]] {
+      return run_segmented(graph, inputs, outputs, mode, profile);
     }
-    return out;
+    return run_planned(graph, types, inputs, outputs, mode, profile);
   } catch (const Error& e) {
     if (e.code() == ErrorCode::Internal && options_.on_internal_error) {
       options_.on_internal_error(reproducer_json(graph, types, outputs, mode, e.what()));

@@ -40,6 +40,10 @@ struct EngineStats {
 
 class PlanCache;
 
+// Whether any node of `graph` is an op whose output shape depends on its input values
+// (ir::is_data_dependent). Safe on unvalidated graphs.
+bool has_data_dependent_op(const ir::Graph& graph);
+
 // One per device worker. Not thread-safe: the scheduler gives each device one worker thread.
 class Engine {
  public:
@@ -71,6 +75,18 @@ class Engine {
   const EngineStats& stats() const { return stats_; }
 
  private:
+  // validate -> plan (cached) -> execute, for graphs without data-dependent ops.
+  std::vector<TensorValue> run_planned(ir::Graph& graph, std::span<const ir::TensorType> types,
+                                       std::span<const TensorValue> inputs,
+                                       std::span<const ir::ValueRef> outputs, CompileMode mode,
+                                       const RunProfile* profile);
+  // Graphs with data-dependent ops (engine_dynamic.cpp): a plan up to each such node, the
+  // node itself, then the rest re-inferred with its actual size.
+  std::vector<TensorValue> run_segmented(const ir::Graph& graph,
+                                         std::span<const TensorValue> inputs,
+                                         std::span<const ir::ValueRef> outputs, CompileMode mode,
+                                         const RunProfile* profile);
+
   Backend& backend_;
   EngineOptions options_;
   std::unique_ptr<PlanCache> plans_;

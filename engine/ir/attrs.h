@@ -47,7 +47,6 @@ namespace tensord::ir {
   X(hermitian)           \
   X(rtol)                \
   X(atol)                \
-  X(mode)                \
   X(reduction)           \
   X(ignore_index)        \
   X(label_smoothing)     \
@@ -56,7 +55,28 @@ namespace tensord::ir {
   X(shifts)              \
   X(reps)                \
   X(repeats)             \
-  X(length)
+  X(length)             \
+  X(right)              \
+  X(include_self)       \
+  X(accumulate)         \
+  /* issue 4: nn ops */  \
+  X(stride)              \
+  X(padding)             \
+  X(dilation)            \
+  X(groups)              \
+  X(output_padding)      \
+  X(kernel)              \
+  X(ceil_mode)           \
+  X(count_include_pad)   \
+  X(training)            \
+  X(is_causal)           \
+  X(scale)               \
+  X(p)                   \
+  X(mode)                \
+  X(align_corners)       \
+  X(factor)              \
+  X(blank)               \
+  X(zero_infinity)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

@@ -83,6 +83,22 @@ ValueRef expand_issue4(Expansion& e, const Node& node, std::span<const ValueRef>
       }
       return e.add(Op::scatter_add, {in[0], index, src}, {{Attr::axis, axis}});
     }
+    // issue 4 (h/datadep)
+    case Op::bucketize:
+    case Op::scatter_value:
+      return expand_index_more(e, node, in);
+    // issue 4: neural-network composites (decompose_nn.cpp)
+    case Op::linear:
+    case Op::embedding:
+    case Op::rms_norm:
+    case Op::batch_norm:
+    case Op::group_norm:
+    case Op::instance_norm:
+    case Op::scaled_dot_product_attention:
+    case Op::dropout:
+    case Op::pixel_shuffle:
+    case Op::pixel_unshuffle:
+      return expand_nn(e, node, in);
     default:
       break;
   }

@@ -105,11 +105,22 @@ int64_t class_axis(Expansion& e, ValueRef x) {
   return e.type(x).rank() >= 2 ? 1 : 0;
 }
 
+// `weight` (classes) shaped to broadcast along the class axis of a tensor of rank `rank`.
+ValueRef class_weight_along(Loss& l, ValueRef weight, int64_t rank, int64_t axis) {
+  Shape shape(static_cast<size_t>(rank), 1);
+  shape[axis] = l.e().type(weight).shape[0];
+  return l.e().reshape(l.in(weight), shape);
+}
+
 // Negative log-likelihood of class-index targets; ignored targets contribute 0 and are not
-// counted by the mean. `smooth` adds label smoothing's -mean(logp) term.
-ValueRef nll(Loss& l, ValueRef logp, ValueRef target, const Attrs& attrs, double smooth) {
+// counted by the mean. `smooth` adds label smoothing's -mean(logp) term. With class weights
+// (issue 4, PyTorch's definition) each term is scaled by its class's weight and the mean divides
+// by the sum of the weights of the counted targets.
+ValueRef nll(Loss& l, ValueRef logp, ValueRef target, const Attrs& attrs, double smooth,
+             std::optional<ValueRef> weight = {}) {
   Expansion& e = l.e();
   const int64_t axis = class_axis(e, logp);
+  const int64_t rank = e.type(logp).rank();
   const Shape target_shape = e.type(target).shape;
   const double classes = static_cast<double>(e.type(logp).shape[axis]);
   ValueRef t = e.cast(target, DType::Int64);
@@ -120,29 +131,45 @@ ValueRef nll(Loss& l, ValueRef logp, ValueRef target, const Attrs& attrs, double
   index_shape.insert(index_shape.begin() + axis, 1);
   ValueRef picked = e.add(Op::gather, {logp, e.reshape(safe, index_shape)}, {{Attr::axis, axis}});
   ValueRef loss = l.un(Op::neg, e.reshape(picked, target_shape));
+  std::optional<ValueRef> w_t;
+  if (weight) {
+    int64_t n = 1;
+    for (int64_t d : target_shape) n *= d;
+    ValueRef flat = e.reshape(safe, {n});
+    w_t = e.reshape(e.add(Op::index_select, {l.in(*weight), flat}, {{Attr::axis, int64_t{0}}}),
+                    target_shape);
+    loss = l.bin(Op::mul, *w_t, loss);
+  }
   if (smooth > 0) {
-    ValueRef all = l.un(Op::neg, e.reduce(Op::sum, logp, {axis}, false));
+    ValueRef terms = weight ? l.bin(Op::mul, logp, class_weight_along(l, *weight, rank, axis)) : logp;
+    ValueRef all = l.un(Op::neg, e.reduce(Op::sum, terms, {axis}, false));
     loss = l.bin(Op::add, l.bin(Op::mul, l.k(1 - smooth), loss),
                  l.bin(Op::mul, l.k(smooth / classes), all));
   }
   loss = e.where(keep, loss, l.k(0.0));
   const int64_t reduction = reduction_of(attrs);
   if (reduction != 1) return l.reduce(loss, reduction);
+  if (w_t) return l.reduce(loss, 1, l.sum_all(e.where(keep, *w_t, l.k(0.0))));
   return l.reduce(loss, 1, e.cast(l.sum_all(keep), l.c()));
 }
 
-ValueRef cross_entropy(Loss& l, ValueRef x, ValueRef target, const Attrs& attrs) {
+ValueRef cross_entropy(Loss& l, ValueRef x, ValueRef target, const Attrs& attrs,
+                       std::optional<ValueRef> weight = {}) {
   Expansion& e = l.e();
   const int64_t axis = class_axis(e, x);
   const double smooth = attrs.get_float(Attr::label_smoothing, 0.0);
   ValueRef logp = e.call(Op::log_softmax, {x}, {{Attr::axis, axis}});
-  if (!is_floating(e.type(target).dtype)) return nll(l, logp, target, attrs, smooth);
+  if (!is_floating(e.type(target).dtype)) return nll(l, logp, target, attrs, smooth, weight);
   const double classes = static_cast<double>(e.type(x).shape[axis]);
   ValueRef p = l.in(target);
   if (smooth > 0) {
     p = l.bin(Op::add, l.bin(Op::mul, p, l.k(1 - smooth)), l.k(smooth / classes));
   }
-  ValueRef loss = l.un(Op::neg, e.reduce(Op::sum, l.bin(Op::mul, p, logp), {axis}, false));
+  ValueRef terms = l.bin(Op::mul, p, logp);
+  if (weight) {
+    terms = l.bin(Op::mul, terms, class_weight_along(l, *weight, e.type(x).rank(), axis));
+  }
+  ValueRef loss = l.un(Op::neg, e.reduce(Op::sum, terms, {axis}, false));
   return l.reduce(loss, reduction_of(attrs));
 }
 
@@ -187,10 +214,12 @@ ValueRef expand_loss(Expansion& e, const Node& node, std::span<const ValueRef> i
                    reduction_of(attrs));
       break;
     case Op::cross_entropy:
-      y = cross_entropy(l, l.in(in[0]), in[1], attrs);
+      y = in.size() > 2 ? cross_entropy(l, l.in(in[0]), in[1], attrs, in[2])
+                        : cross_entropy(l, l.in(in[0]), in[1], attrs);
       break;
     case Op::nll_loss:
-      y = nll(l, l.in(in[0]), in[1], attrs, 0.0);
+      y = in.size() > 2 ? nll(l, l.in(in[0]), in[1], attrs, 0.0, in[2])
+                        : nll(l, l.in(in[0]), in[1], attrs, 0.0);
       break;
     case Op::cosine_similarity:
       y = cosine_similarity(l, l.in(in[0]), l.in(in[1]), attrs);

@@ -86,6 +86,8 @@ ValueRef expand_reduction(Expansion& e, const Node& node, std::span<const ValueR
 ValueRef expand_loss(Expansion& e, const Node& node, std::span<const ValueRef> in);
 ValueRef expand_shape_op(Expansion& e, const Node& node, std::span<const ValueRef> in);
 ValueRef expand_linalg(Expansion& e, const Node& node, std::span<const ValueRef> in);
+ValueRef expand_index_more(Expansion& e, const Node& node, std::span<const ValueRef> in);
+ValueRef expand_nn(Expansion& e, const Node& node, std::span<const ValueRef> in);  // decompose_nn
 // Every composite (decompose.cpp), for Expansion::call.
 ValueRef expand_any(Expansion& e, const Node& node, std::span<const ValueRef> in);
 

@@ -3,6 +3,7 @@
 // shape and allocate nothing else.
 #include <cmath>
 
+#include "engine/ir/dynamic.h"
 #include "engine/ir/infer_internal.h"
 
 namespace tensord::ir {
@@ -318,6 +319,10 @@ void check_schema(Op op, size_t num_inputs, const Attrs& attrs) {
 
 std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, const Attrs& attrs) {
   check_schema(op, in.size(), attrs);
+  // issue 4 (h/datadep): inputs whose shape is only known when the graph runs.
+  for (const TensorType* t : in) {
+    if (has_dynamic(t->shape)) return infer_with_dynamic(op, in, attrs, &infer);
+  }
   switch (op) {
     case Op::input:
     case Op::full:
@@ -415,6 +420,21 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::scatter_add:
     case Op::index_add:
       return infer_scatter(op, in, attrs);
+    // issue 4 (h/datadep)
+    case Op::searchsorted:
+    case Op::bucketize:
+    case Op::scatter_reduce:
+    case Op::scatter_value:
+    case Op::index_put:
+    case Op::unfold:
+    case Op::unique_inverse:
+    case Op::nonzero:
+    case Op::flatnonzero:
+    case Op::masked_select:
+    case Op::unique:
+    case Op::unique_counts:
+    case Op::repeat_interleave_tensor:
+      return infer_index_more(op, in, attrs);
     case Op::frexp:
       return infer_multi_output(op, in, attrs);
     // linear algebra (infer_linalg.cpp)
@@ -440,6 +460,29 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::svd:
     case Op::eigh:
       return infer_linalg(op, in, attrs);
+    // issue 4: neural-network ops (infer_nn.cpp)
+    case Op::conv1d:
+    case Op::conv2d:
+    case Op::conv3d:
+    case Op::conv_transpose2d:
+    case Op::max_pool1d:
+    case Op::max_pool2d:
+    case Op::avg_pool1d:
+    case Op::avg_pool2d:
+    case Op::adaptive_avg_pool2d:
+    case Op::interpolate:
+    case Op::linear:
+    case Op::embedding:
+    case Op::rms_norm:
+    case Op::batch_norm:
+    case Op::group_norm:
+    case Op::instance_norm:
+    case Op::scaled_dot_product_attention:
+    case Op::dropout:
+    case Op::pixel_shuffle:
+    case Op::pixel_unshuffle:
+    case Op::ctc_loss:
+      return infer_nn(op, in, attrs);
     default:
       break;
   }

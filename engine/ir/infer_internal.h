@@ -44,9 +44,17 @@ std::vector<TensorType> infer_loss(Op op, Inputs in, const Attrs& attrs);  // in
 // infer_shape_more.cpp
 std::vector<TensorType> infer_shape_more(Op op, Inputs in, const Attrs& attrs);
 std::vector<TensorType> infer_scatter(Op op, Inputs in, const Attrs& attrs);
+// infer_index_more.cpp (issue 4, h/datadep): searchsorted ... repeat_interleave_tensor, and
+// inference from inputs with kDynamic dimensions (engine/ir/dynamic.h) through `infer_fn`.
+std::vector<TensorType> infer_index_more(Op op, Inputs in, const Attrs& attrs);
+std::vector<TensorType> infer_with_dynamic(Op op, Inputs in, const Attrs& attrs,
+                                           std::vector<TensorType> (*infer_fn)(Op, Inputs,
+                                                                               const Attrs&));
 // Ops with several outputs (infer_multi_output.cpp).
 std::vector<TensorType> infer_multi_output(Op op, Inputs in, const Attrs& attrs);
 // Linear algebra (infer_linalg.cpp).
 std::vector<TensorType> infer_linalg(Op op, Inputs in, const Attrs& attrs);
+// infer_nn.cpp: convolution, pooling, normalization, attention, ... (issue 4)
+std::vector<TensorType> infer_nn(Op op, Inputs in, const Attrs& attrs);
 
 }  // namespace tensord::ir::detail

@@ -71,6 +71,19 @@ std::vector<TensorType> infer_classification(Op op, const TensorType& x, const T
   return reduced(x.dtype, std::move(loss_shape), reduction);
 }
 
+// Class weights (issue 4): a float tensor of shape (classes).
+void check_class_weight(Op op, const TensorType& x, const TensorType& w) {
+  if (!is_floating(w.dtype)) {
+    fail(ErrorCode::DType, std::string(name(op)) + "'s class weight must be floating-point, got " +
+                               std::string(name(w.dtype)));
+  }
+  const int64_t classes = x.rank() == 0 ? 0 : x.shape[x.rank() >= 2 ? 1 : 0];
+  if (w.shape != Shape{classes}) {
+    fail(ErrorCode::Shape, std::string(name(op)) + "'s class weight must have shape (" +
+                               std::to_string(classes) + "), got " + to_string(w.shape));
+  }
+}
+
 }  // namespace
 
 std::vector<TensorType> infer_loss(Op op, Inputs in, const Attrs& attrs) {
@@ -90,7 +103,11 @@ std::vector<TensorType> infer_loss(Op op, Inputs in, const Attrs& attrs) {
   switch (op) {
     case Op::cross_entropy:
     case Op::nll_loss:
-      return infer_classification(op, a, b, attrs, reduction);
+    {
+      std::vector<TensorType> out = infer_classification(op, a, b, attrs, reduction);
+      if (in.size() > 2) check_class_weight(op, a, *in[2]);
+      return out;
+    }
     case Op::binary_cross_entropy:
     case Op::binary_cross_entropy_with_logits:
       if (a.shape != b.shape) {

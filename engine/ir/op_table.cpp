@@ -74,6 +74,14 @@ constexpr AttrSpec kValueReq[] = {{Attr::value, K::Scalar, req}};
 constexpr AttrSpec kOneHot[] = {{Attr::n, K::Int, req}};
 constexpr AttrSpec kKDims[] = {{Attr::k, K::Int, opt}, {Attr::dims, K::Ints, opt}};
 constexpr AttrSpec kIndexAdd[] = {{Attr::axis, K::Int, req}, {Attr::alpha, K::Float, opt}};
+// issue 4 (h/datadep). scatter_reduce's reduction: 0 sum, 1 prod, 2 mean, 3 amax, 4 amin.
+constexpr AttrSpec kSearchsorted[] = {{Attr::right, K::Bool, opt}};
+constexpr AttrSpec kScatterReduce[] = {
+    {Attr::axis, K::Int, req}, {Attr::reduction, K::Int, req}, {Attr::include_self, K::Bool, opt}};
+constexpr AttrSpec kScatterValue[] = {{Attr::axis, K::Int, req}, {Attr::value, K::Scalar, req}};
+constexpr AttrSpec kIndexPut[] = {{Attr::accumulate, K::Bool, opt}};
+constexpr AttrSpec kUnfold[] = {
+    {Attr::axis, K::Int, req}, {Attr::length, K::Int, req}, {Attr::step, K::Int, req}};
 constexpr AttrSpec kCosine[] = {{Attr::axis, K::Int, opt}, {Attr::eps, K::Float, opt}};
 // Linear algebra (docs/ops.md "Linear algebra").
 constexpr AttrSpec kUpper[] = {{Attr::upper, K::Bool, opt}};
@@ -88,6 +96,41 @@ constexpr AttrSpec kMatrixNorm[] = {{Attr::ord, K::Float, opt},
 constexpr AttrSpec kMatrixPower[] = {{Attr::n, K::Int, req}};
 constexpr AttrSpec kQr[] = {{Attr::mode, K::Int, opt}};  // 0 reduced, 1 complete
 constexpr AttrSpec kSvd[] = {{Attr::full_matrices, K::Bool, opt}};
+// Issue 4: neural-network ops. Spatial attributes (stride, padding, ...) hold one value for
+// every spatial axis or one per axis.
+constexpr AttrSpec kConv[] = {{Attr::stride, K::Ints, opt},
+                              {Attr::padding, K::Ints, opt},
+                              {Attr::dilation, K::Ints, opt},
+                              {Attr::groups, K::Int, opt}};
+constexpr AttrSpec kConvTranspose[] = {{Attr::stride, K::Ints, opt},
+                                       {Attr::padding, K::Ints, opt},
+                                       {Attr::output_padding, K::Ints, opt},
+                                       {Attr::dilation, K::Ints, opt},
+                                       {Attr::groups, K::Int, opt}};
+constexpr AttrSpec kMaxPool[] = {{Attr::kernel, K::Ints, req},
+                                 {Attr::stride, K::Ints, opt},
+                                 {Attr::padding, K::Ints, opt},
+                                 {Attr::dilation, K::Ints, opt},
+                                 {Attr::ceil_mode, K::Bool, opt}};
+constexpr AttrSpec kAvgPool[] = {{Attr::kernel, K::Ints, req},
+                                 {Attr::stride, K::Ints, opt},
+                                 {Attr::padding, K::Ints, opt},
+                                 {Attr::ceil_mode, K::Bool, opt},
+                                 {Attr::count_include_pad, K::Bool, opt}};
+// interpolate: shape = the output's spatial sizes; mode 0 nearest, 1 (bi)linear.
+constexpr AttrSpec kInterpolate[] = {
+    {Attr::shape, K::Ints, req}, {Attr::mode, K::Int, opt}, {Attr::align_corners, K::Bool, opt}};
+constexpr AttrSpec kEps[] = {{Attr::eps, K::Float, opt}};
+constexpr AttrSpec kRmsNorm[] = {{Attr::normalized_ndim, K::Int, req}, {Attr::eps, K::Float, opt}};
+constexpr AttrSpec kBatchNorm[] = {{Attr::training, K::Bool, opt}, {Attr::eps, K::Float, opt}};
+constexpr AttrSpec kGroupNorm[] = {{Attr::groups, K::Int, req}, {Attr::eps, K::Float, opt}};
+constexpr AttrSpec kAttention[] = {{Attr::is_causal, K::Bool, opt}, {Attr::scale, K::Float, opt}};
+constexpr AttrSpec kDropout[] = {
+    {Attr::p, K::Float, opt}, {Attr::training, K::Bool, opt}, {Attr::seed, K::Int, opt}};
+constexpr AttrSpec kFactor[] = {{Attr::factor, K::Int, req}};
+constexpr AttrSpec kCtc[] = {{Attr::blank, K::Int, opt},
+                             {Attr::reduction, K::Int, opt},
+                             {Attr::zero_infinity, K::Bool, opt}};
 
 constexpr std::span<const AttrSpec> attrs_of(Op op) {
   switch (op) {
@@ -248,6 +291,54 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
       return kMatrixNorm;
     case Op::matrix_power:
       return kMatrixPower;
+    // issue 4 (h/datadep)
+    case Op::searchsorted:
+    case Op::bucketize:
+      return kSearchsorted;
+    case Op::scatter_reduce:
+      return kScatterReduce;
+    case Op::scatter_value:
+      return kScatterValue;
+    case Op::index_put:
+      return kIndexPut;
+    case Op::unfold:
+      return kUnfold;
+    case Op::repeat_interleave_tensor:
+      return kAxisOpt;
+    // issue 4: neural-network ops
+    case Op::conv1d:
+    case Op::conv2d:
+    case Op::conv3d:
+      return kConv;
+    case Op::conv_transpose2d:
+      return kConvTranspose;
+    case Op::max_pool1d:
+    case Op::max_pool2d:
+      return kMaxPool;
+    case Op::avg_pool1d:
+    case Op::avg_pool2d:
+      return kAvgPool;
+    case Op::adaptive_avg_pool2d:
+      return kShape;
+    case Op::interpolate:
+      return kInterpolate;
+    case Op::rms_norm:
+      return kRmsNorm;
+    case Op::batch_norm:
+      return kBatchNorm;
+    case Op::group_norm:
+      return kGroupNorm;
+    case Op::instance_norm:
+      return kEps;
+    case Op::scaled_dot_product_attention:
+      return kAttention;
+    case Op::dropout:
+      return kDropout;
+    case Op::pixel_shuffle:
+    case Op::pixel_unshuffle:
+      return kFactor;
+    case Op::ctc_loss:
+      return kCtc;
     default:
       return {};
   }

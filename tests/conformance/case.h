@@ -82,7 +82,9 @@ void add_movement_cases(std::vector<Case>& out);
 void add_matmul_cases(std::vector<Case>& out);
 void add_normalize_cases(std::vector<Case>& out);
 void add_schema_cases(std::vector<Case>& out);
+void add_index_more_cases(std::vector<Case>& out);  // searchsorted ... nonzero, unique
 void add_multi_output_cases(std::vector<Case>& out);  // frexp ...
+void add_nn_cases(std::vector<Case>& out);  // issue 4: conv ... pixel_unshuffle (cases_nn.cpp)
 std::vector<Case> all_cases();
 
 // dtype sets rows draw from.

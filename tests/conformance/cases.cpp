@@ -64,6 +64,7 @@ std::vector<Case> all_cases() {
   add_reduce_more_cases(cases);
   add_loss_cases(cases);
   add_shape_more_cases(cases);
+  add_index_more_cases(cases);  // h/datadep
   add_special_cases(cases);
   add_linalg_cases(cases);
   add_view_cases(cases);
@@ -72,6 +73,7 @@ std::vector<Case> all_cases() {
   add_normalize_cases(cases);
   add_schema_cases(cases);
   add_multi_output_cases(cases);
+  add_nn_cases(cases);  // issue 4
   return cases;
 }
 

@@ -21,6 +21,8 @@ std::string_view name(Layout l) {
       return "broadcast";
     case Layout::Mixed:
       return "mixed";
+    case Layout::ChannelsLast:
+      return "channels_last";
   }
   return "?";
 }
@@ -72,6 +74,16 @@ std::optional<LayoutPlan> plan_layout(Layout l, const ir::Shape& logical) {
       plan.steps.push_back({Op::slice, {{Attr::axis, int64_t{0}}, {Attr::step, int64_t{-2}}}});
       plan.steps.push_back({Op::permute, {{Attr::dims, reversing_permutation(logical.size())}}});
       return plan;
+    case Layout::ChannelsLast: {
+      if (rank < 3) return std::nullopt;
+      // base (N, spatial..., C); permute (0, rank - 1, 1, ..., rank - 2)
+      plan.base.erase(plan.base.begin() + 1);
+      plan.base.push_back(logical[1]);
+      std::vector<int64_t> dims{0, rank - 1};
+      for (int64_t d = 1; d < rank - 1; ++d) dims.push_back(d);
+      plan.steps.push_back({Op::permute, {{Attr::dims, dims}}});
+      return plan;
+    }
   }
   return std::nullopt;
 }

@@ -19,6 +19,7 @@ enum class Layout : uint8_t {
   Reversed,   // axis 0 taken with slice(step -1)
   Broadcast,  // the first axis of size != 1 is expanded from size 1 (stride 0)
   Mixed,      // slice(step -2) on one axis, then a reversing permute (rank >= 2)
+  ChannelsLast,  // issue 4: (N, spatial..., C) permuted to (N, C, spatial...) (rank >= 3)
 };
 std::string_view name(Layout l);
 

@@ -265,6 +265,21 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::scatter_add:
     case Op::index_add:
       return ref_shape_more(op, in, attrs);
+    // h/datadep
+    case Op::searchsorted:
+    case Op::bucketize:
+    case Op::scatter_reduce:
+    case Op::scatter_value:
+    case Op::index_put:
+    case Op::unfold:
+    case Op::unique_inverse:
+    case Op::nonzero:
+    case Op::flatnonzero:
+    case Op::masked_select:
+    case Op::unique:
+    case Op::unique_counts:
+    case Op::repeat_interleave_tensor:
+      return ref_index_more(op, in, attrs);
     case Op::lgamma:
     case Op::digamma:
     case Op::erfinv:
@@ -302,6 +317,29 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::matrix_norm:
     case Op::matrix_power:
       return ref_linalg(op, in, attrs);
+    // issue 4: neural-network ops
+    case Op::conv1d:
+    case Op::conv2d:
+    case Op::conv3d:
+    case Op::conv_transpose2d:
+    case Op::max_pool1d:
+    case Op::max_pool2d:
+    case Op::avg_pool1d:
+    case Op::avg_pool2d:
+    case Op::adaptive_avg_pool2d:
+    case Op::interpolate:
+    case Op::linear:
+    case Op::embedding:
+    case Op::rms_norm:
+    case Op::batch_norm:
+    case Op::group_norm:
+    case Op::instance_norm:
+    case Op::scaled_dot_product_attention:
+    case Op::dropout:
+    case Op::pixel_shuffle:
+    case Op::pixel_unshuffle:
+    case Op::ctc_loss:
+      return ref_nn(op, in, attrs);
     case Op::input:
     case Op::frexp:  // several outputs: ref_multi_output
     case Op::slogdet:

@@ -47,6 +47,8 @@ Expected ref_loss(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs&
 // Shape and indexing ops (reference_shape_more.cpp), special functions (reference_special.cpp).
 Expected ref_shape_more(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
 Expected ref_special(ir::Op op, std::span<const RefTensor> inputs);
+// Issue 4's remaining indexing ops, data-dependent ones included (reference_index_more.cpp).
+Expected ref_index_more(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
 // Ops with several outputs (reference_multi_output.cpp): output `output` of `op`.
 bool is_multi_output(ir::Op op);
 Expected ref_multi_output(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,
@@ -57,6 +59,8 @@ Expected ref_linalg(ir::Op op, std::span<const RefTensor> inputs, const ir::Attr
 // eigenvectors) get their type and zeros: rows check them by identities (cases_linalg.cpp).
 Expected ref_linalg_multi(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,
                           uint32_t output);
+// Issue 4: neural-network ops (reference_nn.cpp).
+Expected ref_nn(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
 // The reductions' shared planning (reference_reduce.cpp): which axes are reduced, and where
 // each input element lands in the output.
 struct RefReduction {

@@ -16,6 +16,7 @@ struct Elements {
   Shape shape;
   std::vector<double> loss, scale;
   std::vector<bool> counted;  // nll/cross_entropy: not ignored
+  std::vector<double> weight;  // issue 4: class weight of each element (the mean's divisor)
 };
 
 int64_t reduction_code(Op op, const ir::Attrs& attrs) {
@@ -41,7 +42,14 @@ Expected finish(DType t, const Elements& el, int64_t reduction) {
     big = std::max(big, el.scale[k]);
     n += 1;
   }
-  if (reduction == 1) {
+  if (reduction == 1 && !el.weight.empty()) {
+    double wsum = 0;
+    for (size_t k = 0; k < el.loss.size(); ++k) {
+      if (el.counted.empty() || el.counted[k]) wsum += el.weight[k];
+    }
+    total /= wsum;
+    big /= std::max(1.0, n);
+  } else if (reduction == 1) {
     total /= el.counted.empty() ? static_cast<double>(el.loss.size()) : n;
     big /= std::max(1.0, n);
   } else if (reduction == 3) {
@@ -97,7 +105,7 @@ std::pair<double, double> pointwise(Op op, double x, double y, const ir::Attrs& 
 }
 
 Expected classification(Op op, const RefTensor& x, const RefTensor& target, const ir::Attrs& attrs,
-                        int64_t reduction) {
+                        int64_t reduction, const RefTensor* weight = nullptr) {
   if (!x.floating()) reject(ErrorCode::DType, "float input");
   if (x.shape.empty()) reject(ErrorCode::Shape, "0-d input");
   const size_t axis = x.shape.size() >= 2 ? 1 : 0;
@@ -114,10 +122,16 @@ Expected classification(Op op, const RefTensor& x, const RefTensor& target, cons
   const double smoothing = attrs.get_float(Attr::label_smoothing, 0.0);
   if (!probs && !(smoothing >= 0 && smoothing <= 1)) reject(ErrorCode::Shape, "label_smoothing");
   const DType t = probs ? ref_promote(x.dtype, target.dtype) : x.dtype;
+  // Class weights (issue 4): floating, shape (classes).
+  if (weight && !weight->floating()) reject(ErrorCode::DType, "class weight dtype");
+  if (weight && weight->shape != Shape{classes}) reject(ErrorCode::Shape, "class weight shape");
+  auto wc = [&](int64_t c) { return weight ? cast_to(t, weight->at(c)).f : 1.0; };
+  double wmax = 1;
+  for (int64_t c = 0; weight && c < classes; ++c) wmax = std::max(wmax, std::fabs(wc(c)));
   const int64_t ignore = attrs.get_int(Attr::ignore_index, -100);
   int64_t inner = 1;
   for (size_t d = axis + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
-  Elements el{loss_shape, {}, {}, {}};
+  Elements el{loss_shape, {}, {}, {}, {}};
   int64_t samples = 1;
   for (int64_t d : loss_shape) samples *= d;
   if (!probs) el.counted.assign(static_cast<size_t>(samples), true);
@@ -138,7 +152,7 @@ Expected classification(Op op, const RefTensor& x, const RefTensor& target, cons
       for (int64_t c = 0; c < classes; ++c) {
         double p = cast_to(t, target.at(base + c * inner)).f;
         if (smoothing > 0) p = p * (1 - smoothing) + smoothing / static_cast<double>(classes);
-        loss -= p * logp[c];
+        loss -= wc(c) * p * logp[c];
       }
       big *= 2;
     } else {
@@ -148,16 +162,18 @@ Expected classification(Op op, const RefTensor& x, const RefTensor& target, cons
       } else {
         const int64_t c = k < 0 ? k + classes : k;
         if (c < 0 || c >= classes) reject(ErrorCode::Shape, "class index out of range", true);
-        loss = -logp[c];
+        loss = -wc(c) * logp[c];
+        if (weight) el.weight.push_back(wc(c));
         if (smoothing > 0) {
           double all = 0;
-          for (double v : logp) all -= v;
+          for (int64_t j = 0; j < classes; ++j) all -= wc(j) * logp[j];
           loss = (1 - smoothing) * loss + smoothing / static_cast<double>(classes) * all;
         }
       }
+      if (weight && k == ignore) el.weight.push_back(0.0);
     }
     el.loss.push_back(loss);
-    el.scale.push_back(big + 1);
+    el.scale.push_back((big + 1) * wmax);
   }
   return finish(t, el, reduction);
 }
@@ -199,7 +215,7 @@ Expected ref_loss(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
   if (op == Op::cosine_similarity) return cosine(a, b, attrs);
   const int64_t reduction = reduction_code(op, attrs);
   if (op == Op::cross_entropy || op == Op::nll_loss)
-    return classification(op, a, b, attrs, reduction);
+    return classification(op, a, b, attrs, reduction, in.size() > 2 ? &in[2] : nullptr);
   if (op == Op::binary_cross_entropy || op == Op::binary_cross_entropy_with_logits) {
     if (a.shape != b.shape) reject(ErrorCode::Shape, "shapes differ");
   }
@@ -209,7 +225,7 @@ Expected ref_loss(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     reject(ErrorCode::Shape, "delta");
   const DType t = ref_promote(a.dtype, b.dtype);
   if (!ir::is_floating(t)) reject(ErrorCode::DType, "float inputs");
-  Elements el{ref_broadcast(a.shape, b.shape), {}, {}, {}};
+  Elements el{ref_broadcast(a.shape, b.shape), {}, {}, {}, {}};
   int64_t n = 1;
   for (int64_t d : el.shape) n *= d;
   for (int64_t k = 0; k < n; ++k) {

@@ -174,8 +174,16 @@ std::optional<ir::ValueRef> build_graph(const Case& c, const std::vector<Materia
     throw Failed{"expected " + verdict.describe_error() + ", graph.add accepted it as " +
                  type_str(type.dtype, type.shape)};
   }
+  // A data-dependent dimension (kDynamic, -1) is inferred as unknown: any size matches it.
+  auto same_shape = [](const Shape& inferred, const Shape& want) {
+    if (inferred.size() != want.size()) return false;
+    for (size_t d = 0; d < want.size(); ++d) {
+      if (inferred[d] != -1 && inferred[d] != want[d]) return false;
+    }
+    return true;
+  };
   if (verdict.expected && (type.dtype != verdict.expected->value.dtype ||
-                           type.shape != verdict.expected->value.shape)) {
+                           !same_shape(type.shape, verdict.expected->value.shape))) {
     throw Failed{"inferred type " + type_str(type.dtype, type.shape) + ", expected " +
                  verdict.describe_type()};
   }

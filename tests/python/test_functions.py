@@ -267,9 +267,41 @@ def test_mean_of_integers_is_a_type_error():
 
 
 def test_missing_functions_name_the_op():
-    with pytest.raises(NotImplementedError, match="searchsorted"):
-        td.searchsorted(td.asarray([1.0]), td.asarray([1.0]))
     with pytest.raises(NotImplementedError, match="sort"):
         td.sort(td.asarray([1.0]))
-    with pytest.raises(NotImplementedError, match="unique_values"):
-        td.unique_values(td.asarray([1.0]))
+    with pytest.raises(NotImplementedError, match="unique_all"):
+        td.unique_all(td.asarray([1.0]))
+
+
+@pytest.mark.parametrize("start,stop,num,endpoint", [(0, 1, 5, True), (-2.5, 7, 11, False),
+                                                     (3, 3, 4, True), (0, 1, 1, True),
+                                                     (0, 1, 0, True), (1e6, -1e6, 7, True)])
+def test_linspace_matches_numpy(start, stop, num, endpoint):
+    got = td.linspace(start, stop, num, endpoint=endpoint, dtype=td.float64)
+    # Within rounding of the endpoints' magnitude (the engine may fuse i * step + start).
+    scale = max(abs(start), abs(stop), 1)
+    np.testing.assert_allclose(np.asarray(got), np.linspace(start, stop, num, endpoint=endpoint),
+                               rtol=1e-15, atol=4e-16 * scale)
+    assert td.linspace(0, 1, 3).dtype == td.float32
+
+
+def test_linspace_rejects_bad_num():
+    with pytest.raises(ValueError, match="num"):
+        td.linspace(0, 1, -1)
+
+
+@pytest.mark.parametrize("axis,n", [(-1, 1), (0, 1), (1, 2), (0, 0)])
+def test_diff_matches_numpy(axis, n):
+    a = np.arange(24, dtype=np.float32).reshape(4, 6) ** 2
+    np.testing.assert_array_equal(np.asarray(td.diff(td.asarray(a), axis=axis, n=n)),
+                                  np.diff(a, axis=axis, n=n))
+
+
+def test_diff_prepend_append_and_bools():
+    a = np.array([1, 4, 9, 16], dtype=np.int32)
+    got = td.diff(td.asarray(a), prepend=0, append=td.asarray(np.array([20], dtype=np.int32)))
+    np.testing.assert_array_equal(np.asarray(got), np.diff(a, prepend=0, append=[20]))
+    b = np.array([True, True, False, True])
+    np.testing.assert_array_equal(np.asarray(td.diff(td.asarray(b))), np.diff(b))
+    with pytest.raises(ValueError):
+        td.diff(td.asarray(np.float32(1)))

@@ -51,7 +51,7 @@ ServerInfo read_info(::ServerInfo::Reader in) {
 namespace detail {
 
 SessionState::SessionState(kj::AsyncIoContext io_context, std::string addr)
-    : io(std::move(io_context)), address(std::move(addr)) {}
+    : io(std::move(io_context)), address(std::move(addr)), host_buffers(size_t{1} << 30) {}
 
 SessionState::~SessionState() {
   // Members go in reverse order; spelled out because the order is the point.

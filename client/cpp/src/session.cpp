@@ -73,6 +73,10 @@ Tensor Session::from_bytes(ir::DType dtype, const ir::Shape& shape, std::vector<
   return TensorAccess::wrap(std::move(node));
 }
 
+std::shared_ptr<HostBuffer> Session::host_buffer(size_t nbytes) {
+  return state_->host_buffers.acquire(nbytes);
+}
+
 Tensor Session::from_buffer(ir::DType dtype, const ir::Shape& shape,
                             std::shared_ptr<const HostBuffer> buffer, Loc loc) {
   if (!buffer) throw Error(ErrorCode::InvalidGraph, "from_buffer of a null buffer");

@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "client/cpp/src/host_buffer_pool.h"
 #include "client/cpp/src/wire.h"
 #include "tensord/session.h"
 
@@ -42,6 +43,8 @@ struct SessionState {
   bool passes_fds = false;
   // Told about transfers larger than one chunk (Session::on_transfer).
   TransferObserver on_transfer;
+  // Memory for large transfers, reused across same-sized ones.
+  HostBufferPool host_buffers;
 };
 
 }  // namespace tensord::detail

@@ -54,7 +54,7 @@ Upload upload_leaf(SessionState& s, const TensorNode& leaf) {
   if (!s.passes_fds) return upload(s, leaf.type, leaf.host_bytes());
   std::shared_ptr<const HostBuffer> buffer = leaf.host_buffer;
   if (!buffer) {
-    auto copy = std::make_shared<HostBuffer>(leaf.host.size());
+    auto copy = s.host_buffers.acquire(leaf.host.size());
     std::memcpy(copy->data(), leaf.host.data(), leaf.host.size());
     buffer = std::move(copy);
   }

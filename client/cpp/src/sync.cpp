@@ -11,6 +11,7 @@
 #include "client/cpp/src/shared_transfer.h"
 #include "client/cpp/src/transfer.h"
 #include "client/cpp/src/wire_graph.h"
+#include "engine/ir/dynamic.h"
 
 namespace tensord::detail {
 namespace {
@@ -28,12 +29,20 @@ struct LeafUpload {
   Upload upload;
 };
 
-// The daemon and the client run the same inference, so a result of another type is a bug.
-void check_result_type(const TensorNode& node, ::Result::Reader r) {
+// The daemon and the client run the same inference, so a result of another type is a bug,
+// except where the client's type has a data-dependent dimension (ir::kDynamic): there the
+// client learns the size now.
+void check_result_type(TensorNode& node, ::Result::Reader r) {
   auto dtype = ir::dtype_from_name(std::string(r.getDtype().cStr()));
   ir::Shape shape;
   for (int64_t d : r.getShape()) shape.push_back(d);
-  if (dtype != node.type.dtype || shape != node.type.shape) {
+  bool learned = dtype == node.type.dtype && shape.size() == node.type.shape.size();
+  for (size_t d = 0; learned && d < shape.size(); ++d) {
+    learned = node.type.shape[d] == ir::kDynamic ? shape[d] >= 0 : shape[d] == node.type.shape[d];
+  }
+  if (learned) {
+    node.type.shape = std::move(shape);
+  } else {
     throw Error(ErrorCode::Internal,
                 "the daemon returned " + std::string(r.getDtype().cStr()) + ir::to_string(shape) +
                     " where the client inferred " + ir::to_string(node.type),

@@ -6,6 +6,7 @@
 
 #include "client/cpp/src/recorder.h"
 #include "client/cpp/src/sync.h"
+#include "engine/ir/dynamic.h"
 #include "tensord/ops.h"
 
 namespace tensord {
@@ -32,6 +33,8 @@ std::vector<std::byte> Tensor::fetch_bytes(ir::DType expected, Loc loc) const {
 
 void Tensor::require_one_element(Loc loc) const {
   const auto& n = TensorAccess::node(*this, loc);
+  // A data-dependent size is learned by syncing (item() syncs anyway).
+  if (ir::has_dynamic(n->type.shape)) detail::sync_point(*n->session, {{n, false}}, loc);
   if (n->type.numel() != 1) {
     throw Error(ErrorCode::Shape,
                 "item() needs exactly one element, the tensor is " + ir::to_string(n->type),

@@ -1,6 +1,9 @@
 #include "client/cpp/src/transfer.h"
 
+#include <capnp/orphan.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <utility>
@@ -44,8 +47,18 @@ Upload upload(SessionState& s, const ir::TensorType& type, std::span<const std::
     size_t length = std::min<size_t>(s.chunk_bytes, bytes.size() - offset);
     auto write = sink.writeRequest();
     write.setOffset(offset);
-    std::memcpy(write.initData(static_cast<unsigned>(length)).begin(), bytes.data() + offset,
-                length);
+    const std::byte* chunk = bytes.data() + offset;
+    if (length % 8 == 0 && reinterpret_cast<uintptr_t>(chunk) % 8 == 0) {
+      // The chunk becomes a segment of the message as it is (no copy): Cap'n Proto needs it
+      // word-aligned and whole words, and alive until the message is written, which it is
+      // (the caller's bytes outlive the upload).
+      auto data = kj::arrayPtr(reinterpret_cast<const capnp::byte*>(chunk), length);
+      write.adoptData(
+          capnp::Orphanage::getForMessageContaining(wire::UploadSink::WriteParams::Builder(write))
+              .referenceExternalData(data));
+    } else {
+      std::memcpy(write.initData(static_cast<unsigned>(length)).begin(), chunk, length);
+    }
     in_flight.emplace_back(write.send().ignoreResult(), offset + length);
   }
 

@@ -13,6 +13,7 @@
 
 #include "client/python/src/locations.h"
 #include "client/python/src/ops_bindings.h"
+#include "client/python/src/nn_bindings.h"  // issue 4: nn ops
 #include "tensord/client.h"
 
 namespace py = pybind11;
@@ -161,8 +162,14 @@ void bind_types(py::module_& m) {
       .def_property_readonly("shape",
                              [](const Tensor& t) {
                                py::tuple shape(t.shape().size());
-                               for (size_t i = 0; i < t.shape().size(); ++i)
-                                 shape[i] = t.shape()[i];
+                               // A data-dependent size is None until synced (Array API).
+                               for (size_t i = 0; i < t.shape().size(); ++i) {
+                                 if (t.shape()[i] < 0) {
+                                   shape[i] = py::none();
+                                 } else {
+                                   shape[i] = t.shape()[i];
+                                 }
+                               }
                                return shape;
                              })
       .def_property_readonly("materialized", [](const Tensor& t) { return t.materialized(); })
@@ -391,6 +398,7 @@ void bind_profile(py::module_& m);  // profile_bindings.cpp
 
 void bind_fusion(py::module_& m);  // fusion.cpp
 void bind_linalg(py::module_& m);  // linalg_bindings.cpp
+void bind_index_ops(py::module_& m);  // index_bindings.cpp (h/datadep)
 }  // namespace tensord::python
 
 PYBIND11_MODULE(_tensord, m) {
@@ -405,4 +413,6 @@ PYBIND11_MODULE(_tensord, m) {
   tensord::python::bind_fusion(m);
   tensord::python::bind_linalg(m);
   tensord::python::bind_ops(m);
+  tensord::python::bind_index_ops(m);
+  tensord::python::bind_nn(m);  // issue 4: nn ops
 }

@@ -39,6 +39,7 @@ void bind_transfers(py::module_& m) {
                           std::shared_ptr<HostBuffer> buffer, std::source_location loc) {
     return s.from_buffer(dtype, shape, std::move(buffer), loc);
   });
+  m.def("host_buffer", [](Session& s, size_t nbytes) { return s.host_buffer(nbytes); });
   m.def("fetch_buffer", [](const Tensor& t, std::source_location loc) {
     py::gil_scoped_release unlocked;
     return fetch_buffer(t, loc);

@@ -41,7 +41,10 @@ del _MISSING
 # Issue 4's ops (nn, shape, special, extra math).
 from ._math_extra import *  # noqa: E402,F401,F403 (nextafter, lerp, reductions, scans)
 from ._nn import *  # noqa: E402,F401,F403 (activations, losses)
+from ._nn_functional import *  # noqa: E402,F401,F403 (conv, pooling, norms, attention, ...)
 from ._shape import *  # noqa: E402,F401,F403 (tril, tile, one_hot, split, ...)
+from ._index_more import *  # noqa: E402,F401,F403 (searchsorted, nonzero, unique_*, ...)
+from ._composites import *  # noqa: E402,F401,F403 (linspace, diff)
 from . import special  # noqa: E402 (torch.special's functions)
 from . import linalg  # noqa: E402 (the Array API linalg extension)
 from .linalg import einsum  # noqa: E402,F401

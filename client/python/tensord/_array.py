@@ -34,6 +34,8 @@ class Array:
     def size(self):
         n = 1
         for d in self._t.shape:
+            if d is None:  # a data-dependent size, known once synced (Array API: None)
+                return None
             n *= d
         return n
 
@@ -83,6 +85,9 @@ class Array:
         return (1, 0)  # kDLCPU: the exported values live in host memory
 
     def item(self):
+        if self.size is None:  # a data-dependent size: sync to learn it
+            from . import _session
+            _session.session().sync([self._t], caller())
         if self.size != 1:
             raise ValueError(f"item() needs exactly one element, the array has shape {self.shape}")
         return self.numpy().reshape(-1)[0].item()
@@ -104,6 +109,9 @@ class Array:
     def __len__(self):
         if self.ndim == 0:
             raise TypeError("len() of a 0-d array")
+        if self.shape[0] is None:  # a data-dependent size: sync to learn it
+            from . import _session
+            _session.session().sync([self._t], caller())
         return self.shape[0]
 
     def __iter__(self):
@@ -121,6 +129,10 @@ class Array:
         _repr.array_pretty(self, p, cycle)
 
     # --- indexing ---------------------------------------------------------------------------
+    def unfold(self, axis, size, step):
+        """torch.Tensor.unfold: windows of `size` every `step` along axis, as a new last axis."""
+        return Array(_tensord.unfold(self._t, int(axis), int(size), int(step), caller()))
+
     def __getitem__(self, key):
         return _index(self, key, caller())
 
@@ -207,6 +219,9 @@ def _binary(fn, a, b):
 
 def _index(x, key, loc):
     """Basic indexing: integers, slices, `...` and `None`."""
+    if None in x.shape:  # a data-dependent size: indexing checks bounds, so learn it first
+        from . import _session
+        _session.session().sync([x._t], loc)
     if not isinstance(key, tuple):
         key = (key,)
     if builtins.any(_indexing.is_advanced(k) or isinstance(k, builtins.bool) for k in key):

@@ -1,7 +1,9 @@
 """Item assignment by rebinding: `x[key] = v` records where(mask, v placed, x) and points the
 handle `x` at the result. Arrays are values in the recorded graph, so other handles (including
 slices taken from `x` before) keep their values; NumPy's views would see the change.
-Supported keys: integers, step-1 slices and `...`; other keys raise NotImplementedError."""
+Supported keys: integers, step-1 slices and `...`; one boolean mask (x[mask] = v: where or
+index_put); integer index arrays alone (x[idx] = v, x[rows, cols] = v: index_put, the last
+write wins where indices repeat); other keys raise NotImplementedError."""
 import builtins
 
 import numpy as np
@@ -14,8 +16,20 @@ def assign(x, key, value, loc):
     from ._array import Array
     from ._creation import asarray
 
+    from . import _session
+    from ._index_more import boolean_assign, integer_assign, mask_key
+    from ._indexing import is_advanced
+
+    if None in x.shape:  # a data-dependent size: learn it first
+        _session.session().sync([x._t], loc)
+
+    mask = mask_key(x, key)
+    if mask is not None:
+        return boolean_assign(x, mask, value, loc)
     if not isinstance(key, tuple):
         key = (key,)
+    if key and builtins.all(is_advanced(k) for k in key):
+        return integer_assign(x, key, value, loc)
     for k in key:
         if not (k is Ellipsis or isinstance(k, slice) or
                 (isinstance(k, (int, np.integer)) and not isinstance(k, builtins.bool))):

@@ -111,7 +111,13 @@ def clip(x, /, min=None, max=None):
     return Array(_tensord.clamp(x._t, min, max, caller()))
 
 
-def where(condition, x1, x2, /):
+def where(condition, x1=None, x2=None, /):
+    """where(condition, x1, x2); where(condition) alone is nonzero(condition) (NumPy, torch)."""
+    if x1 is None and x2 is None:
+        from ._index_more import nonzero
+        return nonzero(condition)
+    if x1 is None or x2 is None:
+        raise TypeError("where takes a condition alone or with both x1 and x2")
     return Array(_tensord.where(_operand_array(condition)._t, _operand(x1), _operand(x2),
                                 caller()))
 

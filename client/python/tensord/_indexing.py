@@ -1,16 +1,16 @@
 """Integer-array indexing (x[[0, 2]], x[idx], x[rows, cols], mixed with slices), recorded as
 one index_select over the indexed axes merged into one, as NumPy defines the result:
 the index arrays broadcast together; their dims replace the indexed axes where those are
-adjacent, else they come first. Boolean masks need data-dependent output shapes, which the
-engine lacks."""
+adjacent, else they come first. One boolean mask (x[mask], mask over x's leading axes) is
+boolean_index: its first dimension is known once it runs (None in the shape until then)."""
 import builtins
 
 import numpy as np
 
 from . import _tensord
 
-_NOT_BOOL_MASKS = ("tensord: boolean-mask indexing needs data-dependent output shapes, which "
-                   "the engine does not have yet")
+_NOT_BOOL_MASKS = ("tensord: a boolean mask is supported alone (x[mask], x[mask, ...]), not "
+                   "mixed with other indices or as a Python bool")
 
 
 def is_advanced(k):
@@ -33,7 +33,11 @@ def _host_index(k):
 def advanced(x, key, loc):
     from ._array import Array
     from ._creation import asarray
+    from ._index_more import boolean_index, mask_key
 
+    mask = mask_key(x, key)
+    if mask is not None:
+        return boolean_index(x, mask, loc)
     if builtins.any(k is None for k in key):
         raise NotImplementedError("tensord: None (newaxis) together with integer-array indexing "
                                   "is not supported yet; index first, then expand_dims")

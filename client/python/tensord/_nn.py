@@ -108,14 +108,22 @@ def kl_div(input, target, /, reduction="mean", log_target=False):  # noqa: A002
     return Array(_tensord.kl_div(_t(input), _t(target), code, bool(log_target), caller()))
 
 
-def cross_entropy(input, target, /, ignore_index=-100, reduction="mean",  # noqa: A002
-                  label_smoothing=0.0):
-    """target: class indices (integers) or probabilities (floats of the input's shape)."""
+def cross_entropy(input, target, /, weight=None, ignore_index=-100,  # noqa: A002
+                  reduction="mean", label_smoothing=0.0):
+    """target: class indices (integers) or probabilities (floats of the input's shape).
+    weight: optional class weights, shape (classes,)."""
+    if weight is not None:
+        return Array(_tensord.weighted_cross_entropy(_t(input), _t(target), _t(weight),
+                                                     _code(reduction), int(ignore_index),
+                                                     float(label_smoothing), caller()))
     return Array(_tensord.cross_entropy(_t(input), _t(target), _code(reduction),
                                         int(ignore_index), float(label_smoothing), caller()))
 
 
-def nll_loss(input, target, /, ignore_index=-100, reduction="mean"):  # noqa: A002
+def nll_loss(input, target, /, weight=None, ignore_index=-100, reduction="mean"):  # noqa: A002
+    if weight is not None:
+        return Array(_tensord.weighted_nll_loss(_t(input), _t(target), _t(weight),
+                                                _code(reduction), int(ignore_index), caller()))
     return Array(_tensord.nll_loss(_t(input), _t(target), _code(reduction), int(ignore_index),
                                    caller()))
 

@@ -26,10 +26,10 @@ def tile(x, repetitions, /):
 
 
 def repeat(x, repeats, /, *, axis=None):
-    """The Array API's repeat (NumPy's): each element `repeats` times; an int count only."""
+    """The Array API's repeat (NumPy's): each element `repeats` times; with an array of counts
+    (one per element along axis) the output size depends on the data."""
     if not isinstance(repeats, int):
-        raise NotImplementedError("tensord: repeat with an array of counts needs a "
-                                  "data-dependent output shape (not an engine op yet)")
+        return Array(_tensord.repeat_interleave_tensor(_t(x), _t(repeats), axis, caller()))
     return Array(_tensord.repeat_interleave(_t(x), repeats, axis, caller()))
 
 
@@ -92,6 +92,8 @@ def meshgrid(*arrays, indexing="xy"):
 
 
 def scatter(x, axis, index, src, /):
+    if isinstance(src, (bool, int, float)):  # torch's scatter(dim, index, value)
+        return Array(_tensord.scatter_value(_t(x), int(axis), _t(index), src, caller()))
     return Array(_tensord.scatter(_t(x), int(axis), _t(index), _t(src), caller()))
 
 

@@ -17,7 +17,7 @@ def from_numpy(session, dtype, a, loc):
     """A tensor of the C-contiguous array `a` (already of the engine dtype's NumPy type)."""
     if a.nbytes <= LARGE_BYTES:
         return session.from_array(dtype, list(a.shape), a, loc)
-    buffer = _tensord.HostBuffer(a.nbytes)
+    buffer = _tensord.host_buffer(session, a.nbytes)  # reused memory when one is free
     np.frombuffer(buffer, dtype=a.dtype).reshape(a.shape)[...] = a  # the one copy
     return _tensord.from_buffer(session, dtype, list(a.shape), buffer, loc)
 
@@ -29,6 +29,9 @@ def to_numpy(tensor, loc):
         numpy_dtype = np.dtype(np.uint16)
     else:
         numpy_dtype = _dtypes.from_engine(tensor.dtype).numpy_dtype
+    if None in tensor.shape:  # a data-dependent size: sync to learn it
+        from . import _session
+        _session.session().sync([tensor], loc)
     nbytes = numpy_dtype.itemsize
     for d in tensor.shape:
         nbytes *= d

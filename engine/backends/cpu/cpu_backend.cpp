@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "engine/backends/cpu/host_block_cache.h"
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
 #include "engine/backends/cpu/matmul.h"
@@ -59,6 +60,7 @@ CpuBackend::CpuBackend(int threads) : matmul_(std::make_unique<Matmul>()) {
   info_.threads = threads;
   info_.name = cpu_model_name() + " (" + std::to_string(threads) + " threads)";
   info_.total_memory = physical_memory();
+  blocks_ = std::make_unique<HostBlockCache>(default_host_cache_bytes(info_.total_memory));
 }
 
 CpuBackend::CpuBackend(int threads, std::shared_ptr<cache::KernelCache> kernels)
@@ -76,7 +78,7 @@ std::shared_ptr<engine::Buffer> CpuBackend::allocate(size_t bytes) {
                                             " bytes on the CPU (it has " +
                                             std::to_string(info_.total_memory) + ")");
   }
-  return allocate_host(bytes);
+  return blocks_->allocate(bytes);
 }
 
 void CpuBackend::write(engine::Buffer& dst, size_t offset, const void* src, size_t n) {
@@ -123,6 +125,12 @@ void CpuBackend::run(const ir::Node& node, std::span<const engine::TensorValue> 
   throw Error(ErrorCode::Unsupported, "the CPU backend does not run " +
                                           std::string(ir::name(node.op)) +
                                           " nodes (inputs, views and composites are the engine's)");
+}
+
+engine::TensorValue CpuBackend::run_data_dependent(const ir::Node& node,
+                                                   std::span<const engine::TensorValue> inputs) {
+  KernelContext ctx{info_.threads};
+  return cpu::run_data_dependent(ctx, node, inputs);
 }
 
 }  // namespace tensord::cpu

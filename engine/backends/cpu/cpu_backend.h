@@ -11,6 +11,7 @@ class KernelCache;
 
 namespace tensord::cpu {
 
+class HostBlockCache;
 class Matmul;
 
 class CpuBackend final : public engine::Backend {
@@ -27,6 +28,8 @@ class CpuBackend final : public engine::Backend {
   std::shared_ptr<engine::Buffer> allocate(size_t bytes) override;
   void run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
            std::span<const engine::TensorValue> outputs) override;
+  engine::TensorValue run_data_dependent(const ir::Node& node,
+                                         std::span<const engine::TensorValue> inputs) override;
   bool can_fuse() const override { return kernels_ != nullptr; }
   std::shared_ptr<const engine::CompiledKernels> compile(
       std::span<const engine::FusedGroup> groups) override;
@@ -41,6 +44,7 @@ class CpuBackend final : public engine::Backend {
   engine::DeviceInfo info_;
   std::unique_ptr<Matmul> matmul_;  // oneDNN engine, stream and primitive cache
   std::shared_ptr<cache::KernelCache> kernels_;
+  std::unique_ptr<HostBlockCache> blocks_;  // tensors' large buffers, reused
 };
 
 }  // namespace tensord::cpu

@@ -46,6 +46,14 @@ bool is_scan(ir::Op op);
 bool is_scatter(ir::Op op);
 void run_scatter(const KernelContext& ctx, const ir::Node& node,
                  std::span<const TensorValue> inputs, const TensorValue& out);
+// issue 4 (h/datadep): searchsorted, scatter_reduce, index_put, unfold, unique_inverse
+// (kernels_index_more.cpp), which run_movement hands on; and the ops whose output shape depends
+// on the data (ir::is_data_dependent), which allocate their own output.
+bool is_index_more(ir::Op op);
+void run_index_more(const KernelContext& ctx, const ir::Node& node,
+                    std::span<const TensorValue> inputs, const TensorValue& out);
+TensorValue run_data_dependent(const KernelContext& ctx, const ir::Node& node,
+                               std::span<const TensorValue> inputs);
 // The special functions (lgamma ... xlog1py: kernels_special.cpp), which run_unary and
 // run_binary hand on.
 bool is_special(ir::Op op);
@@ -68,6 +76,16 @@ void run_scan(const KernelContext& ctx, const ir::Node& node, const TensorValue&
 // node with more than one output here.
 void run_multi_output(const KernelContext& ctx, const ir::Node& node,
                       std::span<const TensorValue> inputs, std::span<const TensorValue> outputs);
+// Issue 4's neural-network kernels (convolutions, pooling, adaptive pooling, interpolation:
+// kernels_nn.cpp), which run_movement hands on; convolutions go through oneDNN
+// (conv_dnnl.cpp).
+bool is_nn(ir::Op op);
+void run_nn(const KernelContext& ctx, const ir::Node& node, std::span<const TensorValue> inputs,
+            const TensorValue& out);
+void run_conv(const KernelContext& ctx, const ir::Node& node, std::span<const TensorValue> inputs,
+              const TensorValue& out);
+void run_ctc_loss(const KernelContext& ctx, const ir::Node& node,
+                  std::span<const TensorValue> inputs, const TensorValue& out);  // kernels_ctc.cpp
 
 // Shared building blocks.
 // dst = cast(src) elementwise; src broadcasts to dst's shape; any dtypes.

@@ -189,6 +189,31 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
         attrs = {{Attr::axis, int64_t{0}}};
         inputs[1] = T(D::Int64, {2});
         break;
+      // h/datadep
+      case Op::bucketize:
+        inputs[1] = F32({4});
+        break;
+      case Op::scatter_reduce:
+        attrs = {{Attr::axis, int64_t{0}}, {Attr::reduction, int64_t{3}}};
+        inputs[1] = T(D::Int64, {2, 3});
+        break;
+      case Op::scatter_value:
+        attrs = {{Attr::axis, int64_t{0}}, {Attr::value, 1.0}};
+        inputs[1] = T(D::Int64, {2, 3});
+        break;
+      case Op::index_put:
+        inputs[1] = F32({3});
+        inputs[2] = T(D::Int64, {5});
+        break;
+      case Op::unfold:
+        attrs = {{Attr::axis, int64_t{1}}, {Attr::length, int64_t{2}}, {Attr::step, int64_t{1}}};
+        break;
+      case Op::masked_select:
+        inputs[1] = T(D::Bool, {3});
+        break;
+      case Op::repeat_interleave_tensor:
+        inputs[1] = T(D::Int64, {});
+        break;
       case Op::one_hot:
         attrs = {{Attr::n, int64_t{4}}};
         inputs[0] = T(D::Int64, {2, 3});
@@ -215,6 +240,61 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
         break;
       case Op::lstsq:
         inputs[1] = F32({2, 1});
+      // issue 4: neural-network ops
+      case Op::conv1d:
+        inputs = {F32({1, 2, 5}), F32({3, 2, 2})};
+        break;
+      case Op::conv2d:
+        inputs = {F32({1, 2, 5, 5}), F32({3, 2, 2, 2})};
+        break;
+      case Op::conv3d:
+        inputs = {F32({1, 2, 5, 5, 5}), F32({3, 2, 2, 2, 2})};
+        break;
+      case Op::conv_transpose2d:
+        inputs = {F32({1, 2, 3, 3}), F32({2, 3, 2, 2})};
+        break;
+      case Op::max_pool1d:
+      case Op::avg_pool1d:
+        attrs = {{Attr::kernel, Shape{2}}};
+        break;
+      case Op::max_pool2d:
+      case Op::avg_pool2d:
+        attrs = {{Attr::kernel, Shape{2}}};
+        inputs = {F32({1, 4, 4})};
+        break;
+      case Op::adaptive_avg_pool2d:
+        attrs = {{Attr::shape, Shape{2, 2}}};
+        inputs = {F32({1, 4, 4})};
+        break;
+      case Op::interpolate:
+        attrs = {{Attr::shape, Shape{6}}};
+        inputs = {F32({1, 2, 3})};
+        break;
+      case Op::linear:
+        inputs = {F32({2, 3}), F32({4, 3})};
+        break;
+      case Op::embedding:
+        inputs = {T(D::Int64, {2, 3}), F32({5, 4})};
+        break;
+      case Op::rms_norm:
+        attrs = {{Attr::normalized_ndim, int64_t{1}}};
+        break;
+      case Op::batch_norm:
+        inputs = {F32({2, 3}), F32({3}), F32({3}), F32({3}), F32({3})};
+        break;
+      case Op::group_norm:
+        attrs = {{Attr::groups, int64_t{1}}};
+        break;
+      case Op::instance_norm:
+        inputs = {F32({2, 3, 4})};
+        break;
+      case Op::ctc_loss:
+        inputs = {F32({4, 2, 3}), T(D::Int64, {2, 2}), T(D::Int64, {2}), T(D::Int64, {2})};
+        break;
+      case Op::pixel_shuffle:
+      case Op::pixel_unshuffle:
+        attrs = {{Attr::factor, int64_t{2}}};
+        inputs = {F32({4, 2, 2})};
         break;
       case Op::bitwise_not:
       case Op::bitwise_and:

@@ -240,6 +240,48 @@ Tensor scatter_add(const Tensor& x, int64_t axis, const Tensor& index, const Ten
                    Loc loc = Loc::current());
 Tensor index_add(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src,
                  double alpha = 1.0, Loc loc = Loc::current());
+// issue 4 (h/datadep), docs/ops.md. searchsorted: int64 insertion points of `values` in the
+// sorted last axis of `sorted_sequence` (1-D, or leading dims matching values'); right: after
+// equal elements; sorter: the argsort of an unsorted sequence. bucketize(x, boundaries, right)
+// = searchsorted(boundaries, x, right). scatter_reduce combines src into x at index along axis
+// (include_self: x's own value takes part; mean rounds integer results toward -inf).
+// index_put writes (accumulate: adds) values at x[indices...]: integer index tensors
+// broadcast together, or one bool mask over x's leading axes. unfold: windows of `size` every
+// `step` along axis, as a new last axis.
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool right = false,
+                    Loc loc = Loc::current());
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, const Tensor& sorter,
+                    bool right = false, Loc loc = Loc::current());
+Tensor bucketize(const Tensor& x, const Tensor& boundaries, bool right = false,
+                 Loc loc = Loc::current());
+enum class ScatterReduce : int64_t { Sum = 0, Prod = 1, Mean = 2, Amax = 3, Amin = 4 };
+Tensor scatter_reduce(const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src,
+                      ScatterReduce reduce, bool include_self = true, Loc loc = Loc::current());
+Tensor scatter(const Tensor& x, int64_t axis, const Tensor& index, Scalar value,
+               Loc loc = Loc::current());
+Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& values,
+                 bool accumulate = false, Loc loc = Loc::current());
+Tensor unfold(const Tensor& x, int64_t axis, int64_t size, int64_t step,
+              Loc loc = Loc::current());
+// int64 of x's shape: each element's position among unique(x).
+Tensor unique_inverse(const Tensor& x, Loc loc = Loc::current());
+// Data-dependent output shapes (docs/design-notes.md): the size marked ir::kDynamic (-1) in
+// shape() is known once the tensor is synced (to_vector, item, Session::sync); later ops may
+// consume such tensors before that. nonzero: int64 (n, rank) indices of the non-zero elements
+// (NaN counts) in row-major order; flatnonzero: (n,) flat indices; where(cond): nonzero as one
+// 1-D tensor per axis; masked_select: the elements of x where mask (broadcast) is true;
+// unique: the sorted distinct values of the flattened x (NaN last, each NaN distinct),
+// unique_counts their counts; repeat_interleave with a tensor of repeats; boolean_index is
+// x[mask] (mask's shape = x's leading dims): (n,) + the rest of x's shape.
+Tensor nonzero(const Tensor& x, Loc loc = Loc::current());
+Tensor flatnonzero(const Tensor& x, Loc loc = Loc::current());
+std::vector<Tensor> where(const Tensor& cond, Loc loc = Loc::current());
+Tensor masked_select(const Tensor& x, const Tensor& mask, Loc loc = Loc::current());
+Tensor unique(const Tensor& x, Loc loc = Loc::current());
+Tensor unique_counts(const Tensor& x, Loc loc = Loc::current());
+Tensor repeat_interleave(const Tensor& x, const Tensor& repeats,
+                         std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current());
+Tensor boolean_index(const Tensor& x, const Tensor& mask, Loc loc = Loc::current());
 // Several results: recorded as one slice/expand per result (the IR has single-output ops).
 std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t axis = 0,
                           Loc loc = Loc::current());
@@ -341,5 +383,16 @@ struct Frexp {
   Tensor exponent;
 };
 Frexp frexp(const Tensor& x, Loc loc = Loc::current());
+// Issue 4: class weights (shape (classes), floating) of cross_entropy and nll_loss. Each term
+// is scaled by its target class's weight; the mean divides by the sum of the counted weights.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                     Reduction r = Reduction::Mean, int64_t ignore_index = -100,
+                     double label_smoothing = 0.0, Loc loc = Loc::current());
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+                Reduction r = Reduction::Mean, int64_t ignore_index = -100,
+                Loc loc = Loc::current());
 
 }  // namespace tensord
+
+// Issue 4: neural-network ops (conv, pooling, norms, attention, ...).
+#include "tensord/ops_nn.h"  // IWYU pragma: export

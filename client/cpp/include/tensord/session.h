@@ -112,6 +112,10 @@ class Session {
   // through shared memory when the daemon is on this host, without another copy here.
   Tensor from_buffer(ir::DType dtype, const ir::Shape& shape,
                      std::shared_ptr<const HostBuffer> buffer, Loc loc = Loc::current());
+  // A HostBuffer of `nbytes` to fill for from_buffer: large ones come from this session's
+  // pool of buffers released earlier (already touched memory, so filling them costs no page
+  // faults). Its contents are unspecified.
+  std::shared_ptr<HostBuffer> host_buffer(size_t nbytes);
   // Calls `observer` (on this thread, during sync points) as uploads and downloads larger than
   // one chunk progress; an empty function stops it.
   void on_transfer(TransferObserver observer);

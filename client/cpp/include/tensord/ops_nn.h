@@ -1,0 +1,100 @@
+// Neural-network ops of issue 4 (docs/ops.md "Neural-network ops"), PyTorch's functional forms
+// (torch.nn.functional). Included by tensord/ops.h. Spatial parameters (stride, padding, ...)
+// take one value for every spatial axis or one per axis. Optional tensors are undefined Tensors.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <source_location>
+#include <vector>
+
+#include "tensord/tensor.h"
+
+namespace tensord {
+
+using Ints = std::vector<int64_t>;
+
+// x (N, C_in, L... ), weight (C_out, C_in / groups, k...), bias (C_out).
+Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias = {}, Ints stride = {1},
+              Ints padding = {0}, Ints dilation = {1}, int64_t groups = 1,
+              std::source_location loc = std::source_location::current());
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = {}, Ints stride = {1},
+              Ints padding = {0}, Ints dilation = {1}, int64_t groups = 1,
+              std::source_location loc = std::source_location::current());
+Tensor conv3d(const Tensor& x, const Tensor& weight, const Tensor& bias = {}, Ints stride = {1},
+              Ints padding = {0}, Ints dilation = {1}, int64_t groups = 1,
+              std::source_location loc = std::source_location::current());
+// weight (C_in, C_out / groups, kH, kW); PyTorch's argument order.
+Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bias = {},
+                        Ints stride = {1}, Ints padding = {0}, Ints output_padding = {0},
+                        int64_t groups = 1, Ints dilation = {1},
+                        std::source_location loc = std::source_location::current());
+
+// stride empty: the kernel size (PyTorch's stride=None). Padding at most half the kernel.
+Tensor max_pool1d(const Tensor& x, Ints kernel, Ints stride = {}, Ints padding = {0},
+                  Ints dilation = {1}, bool ceil_mode = false,
+                  std::source_location loc = std::source_location::current());
+Tensor max_pool2d(const Tensor& x, Ints kernel, Ints stride = {}, Ints padding = {0},
+                  Ints dilation = {1}, bool ceil_mode = false,
+                  std::source_location loc = std::source_location::current());
+Tensor avg_pool1d(const Tensor& x, Ints kernel, Ints stride = {}, Ints padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::source_location loc = std::source_location::current());
+Tensor avg_pool2d(const Tensor& x, Ints kernel, Ints stride = {}, Ints padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::source_location loc = std::source_location::current());
+Tensor adaptive_avg_pool2d(const Tensor& x, Ints output_size,
+                           std::source_location loc = std::source_location::current());
+
+enum class InterpolateMode : int64_t { Nearest = 0, Linear = 1 /* linear 1-D, bilinear 2-D */ };
+// size: the output's spatial sizes. align_corners: linear only (PyTorch's default false).
+Tensor interpolate(const Tensor& x, Ints size, InterpolateMode mode = InterpolateMode::Nearest,
+                   std::optional<bool> align_corners = std::nullopt,
+                   std::source_location loc = std::source_location::current());
+
+// x (..., in), weight (out, in), bias (out).
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {},
+              std::source_location loc = std::source_location::current());
+// Rows of weight (num, dim) picked by integer indices of any shape.
+Tensor embedding(const Tensor& indices, const Tensor& weight,
+                 std::source_location loc = std::source_location::current());
+// eps absent: the dtype's machine epsilon (PyTorch's default).
+Tensor rms_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight = {},
+                std::optional<double> eps = std::nullopt,
+                std::source_location loc = std::source_location::current());
+// Inference (training false) uses running_mean and running_var; training uses the batch's
+// statistics (biased variance) and does not update the running ones (single output).
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight = {}, const Tensor& bias = {}, bool training = false,
+                  double eps = 1e-5, std::source_location loc = std::source_location::current());
+Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight = {},
+                  const Tensor& bias = {}, double eps = 1e-5,
+                  std::source_location loc = std::source_location::current());
+// Statistics of each sample and channel (PyTorch's use_input_stats=True).
+Tensor instance_norm(const Tensor& x, const Tensor& weight = {}, const Tensor& bias = {},
+                     double eps = 1e-5, std::source_location loc = std::source_location::current());
+// softmax(q k^T scale + mask) v; mask bool (true: attend) or float (added); scale absent:
+// 1 / sqrt(E). A row with every position masked gives NaN, as in PyTorch.
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                    const Tensor& attn_mask = {}, bool is_causal = false,
+                                    std::optional<double> scale = std::nullopt,
+                                    std::source_location loc = std::source_location::current());
+// Zeroes each element with probability p (rand's Philox stream of `seed`), scales the rest by
+// 1 / (1 - p); identity when training is false.
+Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, int64_t seed = 0,
+               std::source_location loc = std::source_location::current());
+Tensor pixel_shuffle(const Tensor& x, int64_t upscale_factor,
+                     std::source_location loc = std::source_location::current());
+Tensor pixel_unshuffle(const Tensor& x, int64_t downscale_factor,
+                       std::source_location loc = std::source_location::current());
+
+// Connectionist temporal classification, forward only: log_probs (T, N, C), padded targets
+// (N, S), input_lengths (N), target_lengths (N), all lengths integers. reduction 0 none (N),
+// 1 mean (each loss over its target length, then the batch mean), 2 sum. zero_infinity turns
+// impossible alignments (inf) into 0. Lengths and classes out of range fail when it runs.
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                const Tensor& target_lengths, int64_t blank = 0, int64_t reduction = 1,
+                bool zero_infinity = false,
+                std::source_location loc = std::source_location::current());
+
+}  // namespace tensord

@@ -1,0 +1,210 @@
+// Neural-network ops of issue 4 (tensord/ops_nn.h) and the class-weighted losses: one node
+// each; absent optional tensors are left out (or, for batch_norm's positional inputs, filled
+// with ones and zeros).
+#include <vector>
+
+#include "client/cpp/src/recorder.h"
+#include "tensord/ops.h"
+#include "tensord/session.h"
+
+namespace tensord {
+
+using detail::record;
+using ir::Attr;
+using ir::Attrs;
+using ir::Op;
+
+namespace {
+
+Tensor conv(Op op, const Tensor& x, const Tensor& w, const Tensor& bias, Attrs attrs, Loc loc) {
+  std::vector<Tensor> in{x, w};
+  if (bias.defined()) in.push_back(bias);
+  return record(op, std::span<const Tensor>(in), std::move(attrs), loc);
+}
+
+Attrs conv_attrs(Ints stride, Ints padding, Ints dilation, int64_t groups) {
+  return {{Attr::stride, std::move(stride)},
+          {Attr::padding, std::move(padding)},
+          {Attr::dilation, std::move(dilation)},
+          {Attr::groups, groups}};
+}
+
+Attrs pool_attrs(Ints kernel, Ints stride, Ints padding) {
+  Attrs a{{Attr::kernel, std::move(kernel)}, {Attr::padding, std::move(padding)}};
+  if (!stride.empty()) a.set(Attr::stride, std::move(stride));
+  return a;
+}
+
+// A per-channel tensor of `value` for channel axis 1 of x (batch_norm's absent inputs).
+Tensor channel_fill(const Tensor& x, Op op, Loc loc) {
+  const auto& node = detail::TensorAccess::node(x, loc);
+  const int64_t c = node->type.rank() >= 2 ? node->type.shape[1] : 0;
+  return detail::record_creation(
+      node->session, op, {{Attr::shape, ir::Shape{c}}, {Attr::dtype, node->type.dtype}}, loc);
+}
+
+Tensor optional_inputs(Op op, std::vector<Tensor> in, const Tensor& a, const Tensor& b, Attrs attrs,
+                       Loc loc) {
+  if (a.defined()) {
+    in.push_back(a);
+  } else if (b.defined()) {
+    in.push_back(channel_fill(in[0], Op::ones, loc));  // positional: a bias alone needs a weight
+  }
+  if (b.defined()) in.push_back(b);
+  return record(op, std::span<const Tensor>(in), std::move(attrs), loc);
+}
+
+}  // namespace
+
+Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias, Ints stride, Ints padding,
+              Ints dilation, int64_t groups, Loc loc) {
+  return conv(Op::conv1d, x, weight, bias, conv_attrs(stride, padding, dilation, groups), loc);
+}
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, Ints stride, Ints padding,
+              Ints dilation, int64_t groups, Loc loc) {
+  return conv(Op::conv2d, x, weight, bias, conv_attrs(stride, padding, dilation, groups), loc);
+}
+Tensor conv3d(const Tensor& x, const Tensor& weight, const Tensor& bias, Ints stride, Ints padding,
+              Ints dilation, int64_t groups, Loc loc) {
+  return conv(Op::conv3d, x, weight, bias, conv_attrs(stride, padding, dilation, groups), loc);
+}
+Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bias, Ints stride,
+                        Ints padding, Ints output_padding, int64_t groups, Ints dilation, Loc loc) {
+  Attrs a = conv_attrs(stride, padding, dilation, groups);
+  a.set(Attr::output_padding, std::move(output_padding));
+  return conv(Op::conv_transpose2d, x, weight, bias, std::move(a), loc);
+}
+
+Tensor max_pool1d(const Tensor& x, Ints kernel, Ints stride, Ints padding, Ints dilation,
+                  bool ceil_mode, Loc loc) {
+  Attrs a = pool_attrs(kernel, stride, padding);
+  a.set(Attr::dilation, std::move(dilation));
+  a.set(Attr::ceil_mode, ceil_mode);
+  return record(Op::max_pool1d, {&x}, std::move(a), loc);
+}
+Tensor max_pool2d(const Tensor& x, Ints kernel, Ints stride, Ints padding, Ints dilation,
+                  bool ceil_mode, Loc loc) {
+  Attrs a = pool_attrs(kernel, stride, padding);
+  a.set(Attr::dilation, std::move(dilation));
+  a.set(Attr::ceil_mode, ceil_mode);
+  return record(Op::max_pool2d, {&x}, std::move(a), loc);
+}
+Tensor avg_pool1d(const Tensor& x, Ints kernel, Ints stride, Ints padding, bool ceil_mode,
+                  bool count_include_pad, Loc loc) {
+  Attrs a = pool_attrs(kernel, stride, padding);
+  a.set(Attr::ceil_mode, ceil_mode);
+  a.set(Attr::count_include_pad, count_include_pad);
+  return record(Op::avg_pool1d, {&x}, std::move(a), loc);
+}
+Tensor avg_pool2d(const Tensor& x, Ints kernel, Ints stride, Ints padding, bool ceil_mode,
+                  bool count_include_pad, Loc loc) {
+  Attrs a = pool_attrs(kernel, stride, padding);
+  a.set(Attr::ceil_mode, ceil_mode);
+  a.set(Attr::count_include_pad, count_include_pad);
+  return record(Op::avg_pool2d, {&x}, std::move(a), loc);
+}
+Tensor adaptive_avg_pool2d(const Tensor& x, Ints output_size, Loc loc) {
+  return record(Op::adaptive_avg_pool2d, {&x}, {{Attr::shape, std::move(output_size)}}, loc);
+}
+
+Tensor interpolate(const Tensor& x, Ints size, InterpolateMode mode,
+                   std::optional<bool> align_corners, Loc loc) {
+  Attrs a{{Attr::shape, std::move(size)}, {Attr::mode, static_cast<int64_t>(mode)}};
+  if (align_corners) a.set(Attr::align_corners, *align_corners);
+  return record(Op::interpolate, {&x}, std::move(a), loc);
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, Loc loc) {
+  if (bias.defined()) return record(Op::linear, {&x, &weight, &bias}, {}, loc);
+  return record(Op::linear, {&x, &weight}, {}, loc);
+}
+
+Tensor embedding(const Tensor& indices, const Tensor& weight, Loc loc) {
+  return record(Op::embedding, {&indices, &weight}, {}, loc);
+}
+
+Tensor rms_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight,
+                std::optional<double> eps, Loc loc) {
+  Attrs a{{Attr::normalized_ndim, normalized_ndim}};
+  if (eps) a.set(Attr::eps, *eps);
+  if (weight.defined()) return record(Op::rms_norm, {&x, &weight}, std::move(a), loc);
+  return record(Op::rms_norm, {&x}, std::move(a), loc);
+}
+
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight, const Tensor& bias, bool training, double eps, Loc loc) {
+  if (!training && (!running_mean.defined() || !running_var.defined())) {
+    throw Error(ErrorCode::InvalidGraph,
+                "batch_norm in inference (training=false) needs running_mean and running_var");
+  }
+  // The op's five inputs are positional: absent statistics (unused in training) and an absent
+  // weight or bias become zeros and ones.
+  auto or_fill = [&](const Tensor& t, Op fill) {
+    return t.defined() ? t : channel_fill(x, fill, loc);
+  };
+  std::vector<Tensor> in{x, or_fill(running_mean, Op::zeros), or_fill(running_var, Op::ones),
+                         or_fill(weight, Op::ones), or_fill(bias, Op::zeros)};
+  return record(Op::batch_norm, std::span<const Tensor>(in),
+                {{Attr::training, training}, {Attr::eps, eps}}, loc);
+}
+
+Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
+                  double eps, Loc loc) {
+  return optional_inputs(Op::group_norm, {x}, weight, bias,
+                         {{Attr::groups, groups}, {Attr::eps, eps}}, loc);
+}
+
+Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps,
+                     Loc loc) {
+  return optional_inputs(Op::instance_norm, {x}, weight, bias, {{Attr::eps, eps}}, loc);
+}
+
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                    const Tensor& attn_mask, bool is_causal,
+                                    std::optional<double> scale, Loc loc) {
+  Attrs a{{Attr::is_causal, is_causal}};
+  if (scale) a.set(Attr::scale, *scale);
+  if (attn_mask.defined()) {
+    return record(Op::scaled_dot_product_attention, {&q, &k, &v, &attn_mask}, std::move(a), loc);
+  }
+  return record(Op::scaled_dot_product_attention, {&q, &k, &v}, std::move(a), loc);
+}
+
+Tensor dropout(const Tensor& x, double p, bool training, int64_t seed, Loc loc) {
+  return record(Op::dropout, {&x}, {{Attr::p, p}, {Attr::training, training}, {Attr::seed, seed}},
+                loc);
+}
+
+Tensor pixel_shuffle(const Tensor& x, int64_t upscale_factor, Loc loc) {
+  return record(Op::pixel_shuffle, {&x}, {{Attr::factor, upscale_factor}}, loc);
+}
+Tensor pixel_unshuffle(const Tensor& x, int64_t downscale_factor, Loc loc) {
+  return record(Op::pixel_unshuffle, {&x}, {{Attr::factor, downscale_factor}}, loc);
+}
+
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                const Tensor& target_lengths, int64_t blank, int64_t reduction, bool zero_infinity,
+                Loc loc) {
+  return record(
+      Op::ctc_loss, {&log_probs, &targets, &input_lengths, &target_lengths},
+      {{Attr::blank, blank}, {Attr::reduction, reduction}, {Attr::zero_infinity, zero_infinity}},
+      loc);
+}
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction r,
+                     int64_t ignore_index, double label_smoothing, Loc loc) {
+  Attrs a{{Attr::reduction, static_cast<int64_t>(r)},
+          {Attr::ignore_index, ignore_index},
+          {Attr::label_smoothing, label_smoothing}};
+  if (!weight.defined()) return record(Op::cross_entropy, {&input, &target}, std::move(a), loc);
+  return record(Op::cross_entropy, {&input, &target, &weight}, std::move(a), loc);
+}
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction r,
+                int64_t ignore_index, Loc loc) {
+  Attrs a{{Attr::reduction, static_cast<int64_t>(r)}, {Attr::ignore_index, ignore_index}};
+  if (!weight.defined()) return record(Op::nll_loss, {&input, &target}, std::move(a), loc);
+  return record(Op::nll_loss, {&input, &target, &weight}, std::move(a), loc);
+}
+
+}  // namespace tensord

@@ -1,0 +1,150 @@
+// Bindings of issue 4's neural-network ops (tensord/ops_nn.h) and the class-weighted losses,
+// each taking the Python caller's location. Recording errors become the builtin exception of
+// their kind, as in module.cpp (ValueError for shapes and attributes, TypeError for dtypes).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <source_location>
+#include <vector>
+
+#include "client/python/src/nn_bindings.h"
+#include "tensord/client.h"
+
+namespace py = pybind11;
+
+namespace tensord::python {
+namespace {
+
+using Loc = std::source_location;
+using Opt = std::optional<Tensor>;
+using Ints = std::vector<int64_t>;
+
+template <typename F>
+Tensor recorded(F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    switch (e.code()) {
+      case ErrorCode::DType:
+        throw py::type_error(e.what());
+      case ErrorCode::Shape:
+      case ErrorCode::InvalidGraph:
+        throw py::value_error(e.what());
+      default:
+        throw;
+    }
+  }
+}
+
+Tensor get(const Opt& t) {
+  return t.value_or(Tensor());
+}
+
+}  // namespace
+
+void bind_nn(py::module_& m) {
+  m.def("conv", [](int nd, const Tensor& x, const Tensor& w, const Opt& b, Ints stride,
+                   Ints padding, Ints dilation, int64_t groups, Loc loc) {
+    return recorded([&] {
+      switch (nd) {
+        case 1:
+          return tensord::conv1d(x, w, get(b), stride, padding, dilation, groups, loc);
+        case 3:
+          return tensord::conv3d(x, w, get(b), stride, padding, dilation, groups, loc);
+        default:
+          return tensord::conv2d(x, w, get(b), stride, padding, dilation, groups, loc);
+      }
+    });
+  });
+  m.def("conv_transpose2d",
+        [](const Tensor& x, const Tensor& w, const Opt& b, Ints stride, Ints padding,
+           Ints output_padding, int64_t groups, Ints dilation, Loc loc) {
+          return recorded([&] {
+            return tensord::conv_transpose2d(x, w, get(b), stride, padding, output_padding, groups,
+                                             dilation, loc);
+          });
+        });
+  m.def("max_pool", [](int nd, const Tensor& x, Ints kernel, Ints stride, Ints padding,
+                       Ints dilation, bool ceil_mode, Loc loc) {
+    return recorded([&] {
+      return nd == 1 ? tensord::max_pool1d(x, kernel, stride, padding, dilation, ceil_mode, loc)
+                     : tensord::max_pool2d(x, kernel, stride, padding, dilation, ceil_mode, loc);
+    });
+  });
+  m.def("avg_pool", [](int nd, const Tensor& x, Ints kernel, Ints stride, Ints padding,
+                       bool ceil_mode, bool count_include_pad, Loc loc) {
+    return recorded([&] {
+      return nd == 1 ? tensord::avg_pool1d(x, kernel, stride, padding, ceil_mode, count_include_pad,
+                                           loc)
+                     : tensord::avg_pool2d(x, kernel, stride, padding, ceil_mode, count_include_pad,
+                                           loc);
+    });
+  });
+  m.def("adaptive_avg_pool2d", [](const Tensor& x, Ints size, Loc loc) {
+    return recorded([&] { return tensord::adaptive_avg_pool2d(x, size, loc); });
+  });
+  m.def("interpolate",
+        [](const Tensor& x, Ints size, int64_t mode, std::optional<bool> corners, Loc loc) {
+          return recorded([&] {
+            return tensord::interpolate(x, size, static_cast<InterpolateMode>(mode), corners, loc);
+          });
+        });
+  m.def("linear", [](const Tensor& x, const Tensor& w, const Opt& b, Loc loc) {
+    return recorded([&] { return tensord::linear(x, w, get(b), loc); });
+  });
+  m.def("embedding", [](const Tensor& idx, const Tensor& w, Loc loc) {
+    return recorded([&] { return tensord::embedding(idx, w, loc); });
+  });
+  m.def("rms_norm",
+        [](const Tensor& x, int64_t nd, const Opt& w, std::optional<double> eps, Loc loc) {
+          return recorded([&] { return tensord::rms_norm(x, nd, get(w), eps, loc); });
+        });
+  m.def("batch_norm", [](const Tensor& x, const Opt& mean, const Opt& var, const Opt& w,
+                         const Opt& b, bool training, double eps, Loc loc) {
+    return recorded([&] {
+      return tensord::batch_norm(x, get(mean), get(var), get(w), get(b), training, eps, loc);
+    });
+  });
+  m.def("group_norm",
+        [](const Tensor& x, int64_t groups, const Opt& w, const Opt& b, double eps, Loc loc) {
+          return recorded([&] { return tensord::group_norm(x, groups, get(w), get(b), eps, loc); });
+        });
+  m.def("instance_norm", [](const Tensor& x, const Opt& w, const Opt& b, double eps, Loc loc) {
+    return recorded([&] { return tensord::instance_norm(x, get(w), get(b), eps, loc); });
+  });
+  m.def("scaled_dot_product_attention",
+        [](const Tensor& q, const Tensor& k, const Tensor& v, const Opt& mask, bool causal,
+           std::optional<double> scale, Loc loc) {
+          return recorded([&] {
+            return tensord::scaled_dot_product_attention(q, k, v, get(mask), causal, scale, loc);
+          });
+        });
+  m.def("dropout", [](const Tensor& x, double p, bool training, int64_t seed, Loc loc) {
+    return recorded([&] { return tensord::dropout(x, p, training, seed, loc); });
+  });
+  m.def("pixel_shuffle", [](const Tensor& x, int64_t r, Loc loc) {
+    return recorded([&] { return tensord::pixel_shuffle(x, r, loc); });
+  });
+  m.def("pixel_unshuffle", [](const Tensor& x, int64_t r, Loc loc) {
+    return recorded([&] { return tensord::pixel_unshuffle(x, r, loc); });
+  });
+  m.def("ctc_loss", [](const Tensor& lp, const Tensor& targets, const Tensor& il, const Tensor& tl,
+                       int64_t blank, int64_t r, bool zero_inf, Loc loc) {
+    return recorded(
+        [&] { return tensord::ctc_loss(lp, targets, il, tl, blank, r, zero_inf, loc); });
+  });
+  m.def("weighted_cross_entropy", [](const Tensor& x, const Tensor& y, const Tensor& w, int64_t r,
+                                     int64_t ignore, double smoothing, Loc loc) {
+    return recorded([&] {
+      return tensord::cross_entropy(x, y, w, static_cast<Reduction>(r), ignore, smoothing, loc);
+    });
+  });
+  m.def("weighted_nll_loss",
+        [](const Tensor& x, const Tensor& y, const Tensor& w, int64_t r, int64_t ignore, Loc loc) {
+          return recorded(
+              [&] { return tensord::nll_loss(x, y, w, static_cast<Reduction>(r), ignore, loc); });
+        });
+}
+
+}  // namespace tensord::python

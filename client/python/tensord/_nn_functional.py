@@ -1,0 +1,235 @@
+"""Neural-network ops of issue 4 in the style of torch.nn.functional (docs/ops.md
+"Neural-network ops"): convolutions, pooling, normalization, attention, dropout, interpolation
+and pixel shuffling. Each records one node; shape and dtype mistakes raise at the caller's line
+(ValueError for shapes and attributes, TypeError for dtypes)."""
+import math
+
+from . import _tensord
+from ._array import Array, _operand_array
+from ._location import caller
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose2d", "max_pool1d", "max_pool2d",
+           "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate", "linear",
+           "embedding", "rms_norm", "batch_norm", "group_norm", "instance_norm",
+           "scaled_dot_product_attention", "dropout", "pixel_shuffle", "pixel_unshuffle",
+           "ctc_loss"]
+
+
+def _t(x):
+    return _operand_array(x)._t
+
+
+def _opt(x):
+    return None if x is None else _t(x)
+
+
+def _ints(v, what):
+    if isinstance(v, bool):
+        raise TypeError(f"{what} must be an int or a sequence of ints, got {v!r}")
+    if isinstance(v, int):
+        return [v]
+    try:
+        return [int(i) for i in v]
+    except TypeError:
+        raise TypeError(f"{what} must be an int or a sequence of ints, got {v!r}") from None
+
+
+def _conv_padding(padding, weight, dilation, stride, nd):
+    """PyTorch's string paddings: 'valid' is 0; 'same' keeps the size (stride 1) and needs an
+    even total padding dilation * (k - 1) on each axis (no asymmetric padding here)."""
+    if not isinstance(padding, str):
+        return _ints(padding, "padding")
+    if padding == "valid":
+        return [0]
+    if padding != "same":
+        raise ValueError(f"padding must be 'valid', 'same' or ints, got {padding!r}")
+    if any(s != 1 for s in _ints(stride, "stride")):
+        raise ValueError("padding='same' needs stride 1")
+    kernel = _operand_array(weight).shape[2:]
+    dil = _ints(dilation, "dilation")
+    dil = dil * nd if len(dil) == 1 else dil
+    pads = []
+    for k, d in zip(kernel, dil):
+        total = d * (k - 1)
+        if total % 2:
+            raise ValueError("padding='same' with an even dilated kernel needs asymmetric "
+                             "padding, which tensord does not support")
+        pads.append(total // 2)
+    return pads
+
+
+def _conv(nd, input, weight, bias, stride, padding, dilation, groups):  # noqa: A002
+    pad = _conv_padding(padding, weight, dilation, stride, nd)
+    return Array(_tensord.conv(nd, _t(input), _t(weight), _opt(bias), _ints(stride, "stride"),
+                               pad, _ints(dilation, "dilation"), int(groups), caller()))
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    """input (N, C_in, L); weight (C_out, C_in / groups, k); bias (C_out,)."""
+    return _conv(1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    """input (N, C_in, H, W), also channels-last views; weight (C_out, C_in / groups, kH, kW)."""
+    return _conv(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    return _conv(3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0,  # noqa: A002
+                     output_padding=0, groups=1, dilation=1):
+    """weight (C_in, C_out / groups, kH, kW), PyTorch's layout and argument order."""
+    return Array(_tensord.conv_transpose2d(
+        _t(input), _t(weight), _opt(bias), _ints(stride, "stride"), _ints(padding, "padding"),
+        _ints(output_padding, "output_padding"), int(groups), _ints(dilation, "dilation"),
+        caller()))
+
+
+def _stride(stride):
+    return [] if stride is None else _ints(stride, "stride")
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+               ceil_mode=False):
+    return Array(_tensord.max_pool(1, _t(input), _ints(kernel_size, "kernel_size"),
+                                   _stride(stride), _ints(padding, "padding"),
+                                   _ints(dilation, "dilation"), bool(ceil_mode), caller()))
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+               ceil_mode=False):
+    return Array(_tensord.max_pool(2, _t(input), _ints(kernel_size, "kernel_size"),
+                                   _stride(stride), _ints(padding, "padding"),
+                                   _ints(dilation, "dilation"), bool(ceil_mode), caller()))
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # noqa: A002
+               count_include_pad=True):
+    return Array(_tensord.avg_pool(1, _t(input), _ints(kernel_size, "kernel_size"),
+                                   _stride(stride), _ints(padding, "padding"), bool(ceil_mode),
+                                   bool(count_include_pad), caller()))
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # noqa: A002
+               count_include_pad=True):
+    return Array(_tensord.avg_pool(2, _t(input), _ints(kernel_size, "kernel_size"),
+                                   _stride(stride), _ints(padding, "padding"), bool(ceil_mode),
+                                   bool(count_include_pad), caller()))
+
+
+def adaptive_avg_pool2d(input, output_size):  # noqa: A002
+    """output_size: an int or (height, width); None keeps that axis's input size."""
+    x = _operand_array(input)
+    size = [output_size, output_size] if isinstance(output_size, int) else list(output_size)
+    size = [x.shape[-2 + i] if s is None else int(s) for i, s in enumerate(size)]
+    return Array(_tensord.adaptive_avg_pool2d(_t(x), size, caller()))
+
+
+_MODES = {"nearest": 0, "linear": 1, "bilinear": 1}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A002
+                align_corners=None):
+    """mode 'nearest' (1-D, 2-D), 'linear' (1-D) or 'bilinear' (2-D). With scale_factor the
+    output size is floor(size * scale) and the sampling uses input / output sizes (PyTorch's
+    recompute_scale_factor=True)."""
+    x = _operand_array(input)
+    if mode not in _MODES:
+        raise ValueError(f"interpolate supports modes {sorted(_MODES)}, got {mode!r}")
+    nd = len(x.shape) - 2
+    if (mode == "linear" and nd != 1) or (mode == "bilinear" and nd != 2):
+        raise ValueError(f"interpolate mode {mode!r} needs a {3 if mode == 'linear' else 4}-D "
+                         f"input, got shape {tuple(x.shape)}")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("interpolate needs exactly one of size and scale_factor")
+    if size is not None:
+        out = _ints(size, "size")
+        out = out * nd if len(out) == 1 else out
+    else:
+        scales = [scale_factor] * nd if isinstance(scale_factor, (int, float)) else \
+            list(scale_factor)
+        out = [int(math.floor(s * f)) for s, f in zip(x.shape[2:], scales)]
+    return Array(_tensord.interpolate(_t(x), out, _MODES[mode], align_corners, caller()))
+
+
+def linear(input, weight, bias=None):  # noqa: A002
+    """input (..., in); weight (out, in); bias (out,)."""
+    return Array(_tensord.linear(_t(input), _t(weight), _opt(bias), caller()))
+
+
+def embedding(input, weight):  # noqa: A002
+    """Rows of weight (num, dim) at the integer indices `input` (any shape)."""
+    return Array(_tensord.embedding(_t(input), _t(weight), caller()))
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
+    nd = 1 if isinstance(normalized_shape, int) else len(normalized_shape)
+    return Array(_tensord.rms_norm(_t(input), nd, _opt(weight),
+                                   None if eps is None else float(eps), caller()))
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa: A002
+               training=False, momentum=0.1, eps=1e-5):
+    """training uses the batch's statistics; the running statistics are not updated (tensord's
+    ops have one output), so `momentum` has no effect."""
+    del momentum
+    return Array(_tensord.batch_norm(_t(input), _opt(running_mean), _opt(running_var),
+                                     _opt(weight), _opt(bias), bool(training), float(eps),
+                                     caller()))
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):  # noqa: A002
+    return Array(_tensord.group_norm(_t(input), int(num_groups), _opt(weight), _opt(bias),
+                                     float(eps), caller()))
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None,  # noqa: A002
+                  bias=None, use_input_stats=True, momentum=0.1, eps=1e-5):
+    """use_input_stats=False normalizes with the running statistics (batch_norm's inference)."""
+    del momentum
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, eps=eps)
+    return Array(_tensord.instance_norm(_t(input), _opt(weight), _opt(bias), float(eps),
+                                        caller()))
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None):
+    """softmax(q k^T * scale + mask) v. attn_mask: bool (True attends) or float (added).
+    A row with every position masked gives NaN, as in PyTorch."""
+    if dropout_p:
+        raise ValueError("scaled_dot_product_attention: dropout_p is not supported (apply "
+                         "td.dropout to the output of a softmax yourself)")
+    return Array(_tensord.scaled_dot_product_attention(
+        _t(query), _t(key), _t(value), _opt(attn_mask), bool(is_causal),
+        None if scale is None else float(scale), caller()))
+
+
+def dropout(input, p=0.5, training=True, seed=0):  # noqa: A002
+    """Zeroes elements with probability p using td.rand's Philox stream of `seed` (the same
+    seed gives the same mask), and scales the rest by 1 / (1 - p)."""
+    return Array(_tensord.dropout(_t(input), float(p), bool(training), int(seed), caller()))
+
+
+def pixel_shuffle(input, upscale_factor):  # noqa: A002
+    return Array(_tensord.pixel_shuffle(_t(input), int(upscale_factor), caller()))
+
+
+def pixel_unshuffle(input, downscale_factor):  # noqa: A002
+    return Array(_tensord.pixel_unshuffle(_t(input), int(downscale_factor), caller()))
+
+
+_CTC_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """Forward only. log_probs (T, N, C); targets padded (N, S) (the concatenated 1-D form is
+    not supported); lengths (N,) integer tensors or sequences."""
+    if reduction not in _CTC_REDUCTIONS:
+        raise ValueError(f"reduction must be one of {sorted(_CTC_REDUCTIONS)}, got {reduction!r}")
+    return Array(_tensord.ctc_loss(_t(log_probs), _t(targets), _t(input_lengths),
+                                   _t(target_lengths), int(blank), _CTC_REDUCTIONS[reduction],
+                                   bool(zero_infinity), caller()))

@@ -1,0 +1,577 @@
+// Issue 4's remaining indexing ops (docs/ops.md): searchsorted, scatter_reduce, index_put,
+// unfold, unique_inverse (static output shapes; run_movement hands them on), and the
+// data-dependent ones (nonzero, flatnonzero, masked_select, unique, unique_counts,
+// repeat_interleave_tensor), which size and allocate their own output (run_data_dependent).
+//
+// Like scatter, the arithmetic ones work on dense float64 (floats) or int64 (integers, bool)
+// copies of their inputs, so every dtype is exact until the one final rounding; integer sums
+// and products wrap (computed as uint64). Index positions are visited in row-major order:
+// with repeated targets the last write wins and reductions combine in that order.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "engine/backends/cpu/host_buffer.h"
+#include "engine/backends/cpu/kernels.h"
+#include "engine/ir/dynamic.h"
+
+namespace tensord::cpu {
+namespace {
+
+using ir::Attr;
+using ir::DType;
+using ir::Op;
+using ir::Shape;
+
+// A dense row-major copy of `v` in `dtype`, broadcast to `shape` (v's own when empty).
+TensorValue dense(const KernelContext& ctx, const TensorValue& v, DType dtype,
+                  const Shape* shape = nullptr) {
+  TensorValue out = allocate_value(ir::TensorType{dtype, shape ? *shape : v.type.shape});
+  cast_into(ctx, operand_of(v), operand_of(out));
+  return out;
+}
+
+DType acc_of(DType t) {
+  return ir::is_floating(t) ? DType::Float64 : DType::Int64;
+}
+
+[[noreturn]] void out_of_range(int64_t i, int64_t axis, int64_t size) {
+  throw Error(ErrorCode::Shape, "index " + std::to_string(i) + " is out of bounds for axis " +
+                                    std::to_string(axis) + " with size " + std::to_string(size));
+}
+
+int64_t wrap_index(int64_t i, int64_t axis, int64_t size) {
+  if (i < -size || i >= size) out_of_range(i, axis, size);
+  return i < 0 ? i + size : i;
+}
+
+// Row-major multi-index over `shape`, advanced one element at a time.
+struct Counter {
+  explicit Counter(const Shape& shape) : shape(shape), pos(shape.size(), 0) {}
+  void next() {
+    for (auto d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (++pos[d] < shape[d]) return;
+      pos[d] = 0;
+    }
+  }
+  const Shape& shape;
+  std::vector<int64_t> pos;
+};
+
+// Element strides of a row-major tensor of `from` broadcast to `to` (0 on broadcast dims).
+std::vector<int64_t> broadcast_strides(const Shape& from, const Shape& to) {
+  std::vector<int64_t> own = ir::contiguous_strides(from), out(to.size(), 0);
+  const size_t off = to.size() - from.size();
+  for (size_t d = 0; d < from.size(); ++d) out[off + d] = from[d] == 1 ? 0 : own[d];
+  return out;
+}
+
+// NaN sorts last, as in NumPy and PyTorch.
+bool less(double a, double b) {
+  return a < b || (!std::isnan(a) && std::isnan(b));
+}
+bool less(int64_t a, int64_t b) {
+  return a < b;
+}
+
+// ---- searchsorted ----------------------------------------------------------------------
+
+template <typename C>
+void search(const C* seq, const int64_t* sorter, int64_t rows, int64_t len, const C* values,
+            int64_t per_row, bool right, int64_t* out) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const C* s = seq + r * len;
+    const int64_t* order = sorter ? sorter + r * len : nullptr;
+    auto at = [&](int64_t j) { return order ? s[order[j]] : s[j]; };
+    for (int64_t k = 0; k < per_row; ++k) {
+      const C v = values[r * per_row + k];
+      int64_t lo = 0, hi = len;
+      while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        const bool go_right = right ? !less(v, at(mid)) : less(at(mid), v);
+        if (go_right) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      out[r * per_row + k] = lo;
+    }
+  }
+}
+
+void run_searchsorted(const KernelContext& ctx, const ir::Node& node,
+                      std::span<const TensorValue> inputs, const TensorValue& out) {
+  const TensorValue &seq_in = inputs[0], &values_in = inputs[1];
+  const bool floats = ir::is_floating(seq_in.type.dtype) || ir::is_floating(values_in.type.dtype);
+  const DType cmp = floats ? DType::Float64 : DType::Int64;
+  TensorValue seq = dense(ctx, seq_in, cmp), values = dense(ctx, values_in, cmp);
+  const int64_t len = seq.type.shape.back();
+  const int64_t rows = len == 0 ? 0 : seq.type.numel() / len;
+  TensorValue sorter;
+  if (inputs.size() == 3) {
+    sorter = dense(ctx, inputs[2], DType::Int64);
+    int64_t* s = sorter.data<int64_t>();
+    for (int64_t k = 0; k < sorter.type.numel(); ++k) {
+      s[k] = wrap_index(s[k], seq.type.rank() - 1, len);
+    }
+  }
+  const int64_t* order = inputs.size() == 3 ? sorter.data<int64_t>() : nullptr;
+  const bool right = node.attrs.get_bool(Attr::right, false);
+  const int64_t n = values.type.numel();
+  int64_t* o = out.data<int64_t>();
+  if (seq.type.rank() == 1) {
+    // One sequence for every value.
+    if (floats) {
+      search(seq.data<double>(), order, 1, len, values.data<double>(), n, right, o);
+    } else {
+      search(seq.data<int64_t>(), order, 1, len, values.data<int64_t>(), n, right, o);
+    }
+    return;
+  }
+  const int64_t per_row = rows == 0 ? 0 : n / std::max<int64_t>(rows, 1);
+  if (rows == 0) return;
+  if (floats) {
+    search(seq.data<double>(), order, rows, len, values.data<double>(), per_row, right, o);
+  } else {
+    search(seq.data<int64_t>(), order, rows, len, values.data<int64_t>(), per_row, right, o);
+  }
+}
+
+// ---- scatter_reduce ---------------------------------------------------------------------
+
+enum Reduction : int64_t { kSum = 0, kProd = 1, kMean = 2, kAmax = 3, kAmin = 4 };
+
+double combine(int64_t r, double a, double b) {
+  switch (r) {
+    case kSum:
+    case kMean:
+      return a + b;
+    case kProd:
+      return a * b;
+    case kAmax:
+      return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+    default:
+      return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+  }
+}
+int64_t combine(int64_t r, int64_t a, int64_t b) {
+  const auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+  switch (r) {
+    case kSum:
+    case kMean:
+      return static_cast<int64_t>(ua + ub);
+    case kProd:
+      return static_cast<int64_t>(ua * ub);
+    case kAmax:
+      return std::max(a, b);
+    default:
+      return std::min(a, b);
+  }
+}
+double mean_of(double sum, int64_t count) {
+  return sum / static_cast<double>(count);
+}
+int64_t mean_of(int64_t sum, int64_t count) {  // floor division, as PyTorch's integer mean
+  int64_t q = sum / count;
+  if (sum % count != 0 && sum < 0) --q;
+  return q;
+}
+
+template <typename A>
+void scatter_reduce_into(int64_t reduction, bool include_self, A* acc, const Shape& x_shape,
+                         const int64_t* index, const Shape& index_shape, const A* src,
+                         const Shape& src_shape, int64_t axis) {
+  const std::vector<int64_t> xs = ir::contiguous_strides(x_shape);
+  const std::vector<int64_t> ss = ir::contiguous_strides(src_shape);
+  std::vector<int64_t> count(static_cast<size_t>(ir::numel(x_shape)), include_self ? 1 : 0);
+  Counter c(index_shape);
+  const int64_t n = ir::numel(index_shape), size = x_shape[axis];
+  for (int64_t k = 0; k < n; ++k, c.next()) {
+    const int64_t i = wrap_index(index[k], axis, size);
+    int64_t o = 0, s = 0;
+    for (size_t d = 0; d < index_shape.size(); ++d) {
+      o += (static_cast<int64_t>(d) == axis ? i : c.pos[d]) * xs[d];
+      s += c.pos[d] * ss[d];
+    }
+    acc[o] = count[o] == 0 ? src[s] : combine(reduction, acc[o], src[s]);
+    ++count[o];
+  }
+  if (reduction == kMean) {
+    for (size_t o = 0; o < count.size(); ++o) {
+      if (count[o] > 1) acc[o] = mean_of(acc[o], count[o]);
+    }
+  }
+}
+
+void run_scatter_reduce(const KernelContext& ctx, const ir::Node& node,
+                        std::span<const TensorValue> inputs, const TensorValue& out) {
+  const DType acc = acc_of(out.type.dtype);
+  const int64_t axis = ir::normalize_axis(node.attrs.get_int(Attr::axis), out.type.rank());
+  const int64_t reduction = node.attrs.get_int(Attr::reduction);
+  const bool include_self = node.attrs.get_bool(Attr::include_self, true);
+  TensorValue result = dense(ctx, inputs[0], acc);
+  TensorValue index = dense(ctx, inputs[1], DType::Int64);
+  TensorValue src = dense(ctx, dense(ctx, inputs[2], out.type.dtype), acc);  // src in x's dtype
+  if (acc == DType::Float64) {
+    scatter_reduce_into(reduction, include_self, result.data<double>(), out.type.shape,
+                        index.data<int64_t>(), index.type.shape, src.data<double>(), src.type.shape,
+                        axis);
+  } else {
+    scatter_reduce_into(reduction, include_self, result.data<int64_t>(), out.type.shape,
+                        index.data<int64_t>(), index.type.shape, src.data<int64_t>(),
+                        src.type.shape, axis);
+  }
+  cast_into(ctx, operand_of(result), operand_of(out));
+}
+
+// ---- index_put --------------------------------------------------------------------------
+
+template <typename A>
+void put(A* x, int64_t o, A v, bool accumulate) {
+  if (!accumulate) {
+    x[o] = v;
+  } else if constexpr (std::is_floating_point_v<A>) {
+    x[o] += v;
+  } else {
+    x[o] = static_cast<int64_t>(static_cast<uint64_t>(x[o]) + static_cast<uint64_t>(v));
+  }
+}
+
+// Writes values (broadcast to `slot` = (rows,) + tail) at x offsets base(row) + t.
+template <typename A, typename Base>
+void put_rows(A* x, int64_t rows, int64_t tail, const A* values, const Shape& values_shape,
+              const Shape& slot, bool accumulate, Base base) {
+  const std::vector<int64_t> vs = broadcast_strides(values_shape, slot);
+  Counter c(slot);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t b = base(r);
+    for (int64_t t = 0; t < tail; ++t, c.next()) {
+      int64_t v = 0;
+      for (size_t d = 0; d < slot.size(); ++d) v += c.pos[d] * vs[d];
+      put(x, b + t, values[v], accumulate);
+    }
+  }
+}
+
+template <typename A>
+void index_put_into(const KernelContext& ctx, A* x, const Shape& x_shape,
+                    std::span<const TensorValue> indices, const A* values,
+                    const Shape& values_shape, bool accumulate) {
+  const std::vector<int64_t> xs = ir::contiguous_strides(x_shape);
+  if (indices.size() == 1 && indices[0].type.dtype == DType::Bool) {
+    TensorValue mask = dense(ctx, indices[0], DType::Int64);
+    const int64_t* m = mask.data<int64_t>();
+    const int64_t cells = mask.type.numel();
+    const Shape rest(x_shape.begin() + mask.type.rank(), x_shape.end());
+    const int64_t tail = ir::numel(rest);
+    std::vector<int64_t> rows;
+    for (int64_t k = 0; k < cells; ++k) {
+      if (m[k] != 0) rows.push_back(k);
+    }
+    Shape slot = rest;
+    slot.insert(slot.begin(), static_cast<int64_t>(rows.size()));
+    if (values_shape.size() == slot.size() && values_shape[0] != 1 &&
+        values_shape[0] != static_cast<int64_t>(rows.size())) {
+      throw Error(ErrorCode::Shape, "index_put's values " + ir::to_string(values_shape) +
+                                        " do not broadcast to the " + ir::to_string(slot) +
+                                        " elements the mask selects");
+    }
+    put_rows(x, static_cast<int64_t>(rows.size()), tail, values, values_shape, slot, accumulate,
+             [&](int64_t r) { return rows[r] * tail; });
+    return;
+  }
+  Shape b;
+  std::vector<TensorValue> idx;
+  for (const TensorValue& i : indices) {
+    b = ir::broadcast_shapes(b, i.type.shape);
+    idx.push_back(dense(ctx, i, DType::Int64));
+  }
+  const size_t k = indices.size();
+  std::vector<std::vector<int64_t>> strides;
+  for (const TensorValue& i : idx) strides.push_back(broadcast_strides(i.type.shape, b));
+  const Shape rest(x_shape.begin() + static_cast<int64_t>(k), x_shape.end());
+  const int64_t tail = ir::numel(rest), rows = ir::numel(b);
+  Shape slot = b;
+  slot.insert(slot.end(), rest.begin(), rest.end());
+  // The x offset of each row, checked before anything is written.
+  std::vector<int64_t> base(static_cast<size_t>(rows), 0);
+  Counter c(b);
+  for (int64_t r = 0; r < rows; ++r, c.next()) {
+    for (size_t d = 0; d < k; ++d) {
+      int64_t at = 0;
+      for (size_t e = 0; e < b.size(); ++e) at += c.pos[e] * strides[d][e];
+      const int64_t i = wrap_index(idx[d].data<int64_t>()[at], static_cast<int64_t>(d), x_shape[d]);
+      base[r] += i * xs[d];
+    }
+  }
+  put_rows(x, rows, tail, values, values_shape, slot, accumulate,
+           [&](int64_t r) { return base[r]; });
+}
+
+void run_index_put(const KernelContext& ctx, const ir::Node& node,
+                   std::span<const TensorValue> inputs, const TensorValue& out) {
+  const DType acc = acc_of(out.type.dtype);
+  const bool accumulate = node.attrs.get_bool(Attr::accumulate, false);
+  TensorValue result = dense(ctx, inputs[0], acc);
+  // Values are cast to x's dtype first (then widened), as assignment into x would.
+  TensorValue values = dense(ctx, dense(ctx, inputs[1], out.type.dtype), acc);
+  if (acc == DType::Float64) {
+    index_put_into(ctx, result.data<double>(), out.type.shape, inputs.subspan(2),
+                   values.data<double>(), values.type.shape, accumulate);
+  } else {
+    index_put_into(ctx, result.data<int64_t>(), out.type.shape, inputs.subspan(2),
+                   values.data<int64_t>(), values.type.shape, accumulate);
+  }
+  cast_into(ctx, operand_of(result), operand_of(out));
+}
+
+// ---- unfold -------------------------------------------------------------------------------
+
+void run_unfold(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
+                const TensorValue& out) {
+  TensorValue x = dense(ctx, in, in.type.dtype);
+  const int64_t rank = x.type.rank();
+  const int64_t axis =
+      ir::normalize_axis(node.attrs.get_int(Attr::axis), std::max<int64_t>(rank, 1));
+  const int64_t step = node.attrs.get_int(Attr::step);
+  const std::vector<int64_t> xs = ir::contiguous_strides(x.type.shape);
+  const size_t item = ir::itemsize(out.type.dtype);
+  const char* src = static_cast<const char*>(x.raw());
+  char* dst = static_cast<char*>(out.raw());
+  Counter c(out.type.shape);
+  const int64_t n = out.type.numel();
+  for (int64_t k = 0; k < n; ++k, c.next()) {
+    int64_t s = 0;
+    for (int64_t d = 0; d < rank; ++d) s += c.pos[d] * xs[d];
+    if (rank > 0) s += c.pos[rank] * xs[axis] + c.pos[axis] * (step - 1) * xs[axis];
+    std::memcpy(dst + k * item, src + s * item, item);
+  }
+}
+
+// ---- unique (sorting helpers) ------------------------------------------------------------
+
+// Group ids of the sorted distinct values: order (stable, NaN last) and, per position of
+// `order`, whether it starts a new group. NaNs never equal anything, so each is its own value.
+template <typename C>
+std::pair<std::vector<int64_t>, std::vector<bool>> sorted_groups(const C* v, int64_t n) {
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return less(v[a], v[b]); });
+  std::vector<bool> starts(static_cast<size_t>(n), true);
+  for (int64_t k = 1; k < n; ++k) starts[k] = !(v[order[k]] == v[order[k - 1]]);
+  return {std::move(order), std::move(starts)};
+}
+
+struct Groups {
+  TensorValue values;  // dense, in the comparison dtype
+  std::vector<int64_t> order;
+  std::vector<bool> starts;
+  int64_t count = 0;
+};
+
+Groups groups_of(const KernelContext& ctx, const TensorValue& in) {
+  Groups g;
+  const bool floats = ir::is_floating(in.type.dtype);
+  g.values = dense(ctx, in, floats ? DType::Float64 : DType::Int64);
+  const int64_t n = g.values.type.numel();
+  auto [order, starts] = floats ? sorted_groups(g.values.data<double>(), n)
+                                : sorted_groups(g.values.data<int64_t>(), n);
+  g.order = std::move(order);
+  g.starts = std::move(starts);
+  g.count = std::count(g.starts.begin(), g.starts.end(), true);
+  return g;
+}
+
+void run_unique_inverse(const KernelContext& ctx, const TensorValue& in, const TensorValue& out) {
+  Groups g = groups_of(ctx, in);
+  int64_t* o = out.data<int64_t>();
+  int64_t group = -1;
+  for (size_t k = 0; k < g.order.size(); ++k) {
+    if (g.starts[k]) ++group;
+    o[g.order[k]] = group;
+  }
+}
+
+// ---- data-dependent ops -------------------------------------------------------------------
+
+TensorValue allocate(DType t, Shape shape) {
+  return allocate_value(ir::TensorType{t, std::move(shape)});
+}
+
+// Flat indices of the non-zero elements (NaN counts as non-zero).
+std::vector<int64_t> nonzero_flat(const KernelContext& ctx, const TensorValue& in) {
+  const bool floats = ir::is_floating(in.type.dtype);
+  TensorValue x = dense(ctx, in, floats ? DType::Float64 : DType::Int64);
+  std::vector<int64_t> hits;
+  const int64_t n = x.type.numel();
+  if (floats) {
+    const double* p = x.data<double>();
+    for (int64_t k = 0; k < n; ++k) {
+      if (p[k] != 0) hits.push_back(k);  // NaN != 0 holds
+    }
+  } else {
+    const int64_t* p = x.data<int64_t>();
+    for (int64_t k = 0; k < n; ++k) {
+      if (p[k] != 0) hits.push_back(k);
+    }
+  }
+  return hits;
+}
+
+TensorValue select_rows(const KernelContext& ctx, const TensorValue& in, int64_t axis,
+                        const std::vector<int64_t>& repeats, int64_t total) {
+  TensorValue x = dense(ctx, in, in.type.dtype);
+  Shape shape = x.type.shape;
+  const int64_t len = shape[axis];
+  shape[axis] = total;
+  TensorValue out = allocate(x.type.dtype, shape);
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= x.type.shape[d];
+  for (int64_t d = axis + 1; d < x.type.rank(); ++d) inner *= x.type.shape[d];
+  const size_t bytes = static_cast<size_t>(inner) * ir::itemsize(x.type.dtype);
+  const char* src = static_cast<const char*>(x.raw());
+  char* dst = static_cast<char*>(out.raw());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < len; ++i) {
+      for (int64_t r = 0; r < repeats[i]; ++r) {
+        if (bytes) std::memcpy(dst, src + (o * len + i) * bytes, bytes);
+        dst += bytes;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool is_index_more(Op op) {
+  switch (op) {
+    case Op::searchsorted:
+    case Op::scatter_reduce:
+    case Op::index_put:
+    case Op::unfold:
+    case Op::unique_inverse:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void run_index_more(const KernelContext& ctx, const ir::Node& node,
+                    std::span<const TensorValue> inputs, const TensorValue& out) {
+  switch (node.op) {
+    case Op::searchsorted:
+      return run_searchsorted(ctx, node, inputs, out);
+    case Op::scatter_reduce:
+      return run_scatter_reduce(ctx, node, inputs, out);
+    case Op::index_put:
+      return run_index_put(ctx, node, inputs, out);
+    case Op::unfold:
+      return run_unfold(ctx, node, inputs[0], out);
+    case Op::unique_inverse:
+      return run_unique_inverse(ctx, inputs[0], out);
+    default:
+      break;
+  }
+  throw Error(ErrorCode::Internal, "no index kernel for " + std::string(ir::name(node.op)));
+}
+
+TensorValue run_data_dependent(const KernelContext& ctx, const ir::Node& node,
+                               std::span<const TensorValue> inputs) {
+  const TensorValue& in = inputs[0];
+  switch (node.op) {
+    case Op::nonzero: {
+      const std::vector<int64_t> hits = nonzero_flat(ctx, in);
+      const int64_t rank = in.type.rank();
+      TensorValue out = allocate(DType::Int64, {static_cast<int64_t>(hits.size()), rank});
+      int64_t* o = out.data<int64_t>();
+      const std::vector<int64_t> strides = ir::contiguous_strides(in.type.shape);
+      for (int64_t h : hits) {
+        for (int64_t d = 0; d < rank; ++d) *o++ = (h / strides[d]) % in.type.shape[d];
+      }
+      return out;
+    }
+    case Op::flatnonzero: {
+      const std::vector<int64_t> hits = nonzero_flat(ctx, in);
+      TensorValue out = allocate(DType::Int64, {static_cast<int64_t>(hits.size())});
+      if (!hits.empty()) std::memcpy(out.raw(), hits.data(), hits.size() * sizeof(int64_t));
+      return out;
+    }
+    case Op::masked_select: {
+      const Shape shape = ir::broadcast_shapes(in.type.shape, inputs[1].type.shape);
+      TensorValue x = dense(ctx, in, in.type.dtype, &shape);
+      TensorValue mask = dense(ctx, inputs[1], DType::Bool, &shape);
+      const bool* m = mask.data<bool>();
+      const int64_t n = x.type.numel();
+      const int64_t hits = std::count(m, m + n, true);
+      TensorValue out = allocate(in.type.dtype, {hits});
+      const size_t item = ir::itemsize(in.type.dtype);
+      const char* src = static_cast<const char*>(x.raw());
+      char* dst = static_cast<char*>(out.raw());
+      for (int64_t k = 0; k < n; ++k) {
+        if (m[k]) std::memcpy(dst, src + k * item, item), dst += item;
+      }
+      return out;
+    }
+    case Op::unique:
+    case Op::unique_counts: {
+      Groups g = groups_of(ctx, in);
+      const bool values = node.op == Op::unique;
+      // Both comparison dtypes (float64, int64) have 8-byte elements.
+      TensorValue acc = allocate(values ? g.values.type.dtype : DType::Int64, {g.count});
+      char* dst = static_cast<char*>(acc.raw());
+      const char* src = static_cast<const char*>(g.values.raw());
+      int64_t group = -1;
+      for (size_t k = 0; k < g.order.size(); ++k) {
+        if (g.starts[k]) {
+          ++group;
+          if (values) std::memcpy(dst + group * 8, src + g.order[k] * 8, 8);
+          if (!values) acc.data<int64_t>()[group] = 0;
+        }
+        if (!values) ++acc.data<int64_t>()[group];
+      }
+      if (!values) return acc;
+      TensorValue out = allocate(in.type.dtype, {g.count});
+      cast_into(ctx, operand_of(acc), operand_of(out));
+      return out;
+    }
+    case Op::repeat_interleave_tensor: {
+      TensorValue x = in;
+      int64_t axis = 0;
+      if (node.attrs.has(Attr::axis)) {
+        axis = ir::normalize_axis(node.attrs.get_int(Attr::axis), in.type.rank());
+      } else {
+        x = dense(ctx, in, in.type.dtype);
+        x.type.shape = {in.type.numel()};
+        x.strides = {1};
+      }
+      const int64_t len = x.type.shape[axis];
+      TensorValue r = dense(ctx, inputs[1], DType::Int64);
+      std::vector<int64_t> repeats(static_cast<size_t>(len));
+      int64_t total = 0;
+      for (int64_t i = 0; i < len; ++i) {
+        const int64_t v = r.type.numel() == 1 ? r.data<int64_t>()[0] : r.data<int64_t>()[i];
+        if (v < 0) {
+          throw Error(ErrorCode::Shape,
+                      "repeat_interleave got a negative repeat count " + std::to_string(v));
+        }
+        repeats[i] = v;
+        if (__builtin_add_overflow(total, v, &total)) {
+          throw Error(ErrorCode::OutOfMemory, "repeat_interleave's repeats overflow int64");
+        }
+      }
+      return select_rows(ctx, x, axis, repeats, total);
+    }
+    default:
+      break;
+  }
+  throw Error(ErrorCode::Internal,
+              std::string(ir::name(node.op)) + " is not a data-dependent op of the CPU backend");
+}
+
+}  // namespace tensord::cpu

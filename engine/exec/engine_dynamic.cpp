@@ -1,0 +1,195 @@
+// Graphs with data-dependent output shapes (docs/design-notes.md "Data-dependent output
+// shapes"). Inference gave such an op's output a kDynamic dimension, and everything computed
+// from it too. Engine::run_segmented runs the graph in segments:
+//
+//   1. keep only the nodes the requested outputs need;
+//   2. find the first data-dependent node D; if there is none, plan and run what is left as
+//      any graph (plan cache included) and return;
+//   3. run the nodes before D as one planned graph whose outputs are the values later nodes
+//      (or the caller) still need, "boundary values";
+//   4. run D on the backend, which sizes and allocates its output;
+//   5. make a new graph: the boundary values and D's output become its inputs, the nodes
+//      after D are added again, so inference sees D's actual size; go to 2.
+//
+// Each segment is an ordinary graph with concrete shapes, so it is planned, fused and cached
+// as usual: the plan cache keys the part after D by D's actual size. Errors are reported
+// against the caller's node (each segment's node keeps its origin).
+#include <numeric>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "engine/exec/engine.h"
+#include "engine/ir/dynamic.h"
+#include "engine/ir/error.h"
+
+namespace tensord::engine {
+namespace {
+
+uint64_t key(ir::ValueRef v) {
+  return (uint64_t{v.node} << 32) | v.output;
+}
+
+// The same error attributed to the caller's node instead of the segment's.
+Error attributed(const Error& e, const std::vector<uint32_t>& origin) {
+  if (!e.node() || *e.node() >= origin.size()) return e;
+  return Error(e.code(), e.message(), origin[*e.node()], e.op(), e.where());
+}
+
+// A validated graph restricted to the nodes `outputs` need, in order; `origin` maps the new
+// nodes to what `origin` said of the old ones.
+struct Pruned {
+  ir::Graph graph;
+  std::vector<ir::ValueRef> outputs;
+  std::vector<uint32_t> origin;
+};
+
+Pruned prune(const ir::Graph& g, std::span<const ir::ValueRef> outputs,
+             const std::vector<uint32_t>& origin) {
+  std::vector<char> live(g.nodes.size(), 0);
+  for (ir::ValueRef v : outputs) live[v.node] = 1;
+  for (size_t i = g.nodes.size(); i-- > 0;) {
+    if (!live[i]) continue;
+    for (ir::ValueRef v : g.nodes[i].inputs) live[v.node] = 1;
+  }
+  Pruned p;
+  p.graph.files = g.files;
+  std::vector<uint32_t> moved(g.nodes.size(), 0);
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (!live[i]) continue;
+    ir::Node node = g.nodes[i];
+    for (ir::ValueRef& v : node.inputs) v.node = moved[v.node];
+    moved[i] = static_cast<uint32_t>(p.graph.nodes.size());
+    p.graph.nodes.push_back(std::move(node));
+    p.origin.push_back(origin[i]);
+  }
+  for (ir::ValueRef v : outputs) p.outputs.push_back({moved[v.node], v.output});
+  return p;
+}
+
+}  // namespace
+
+bool has_data_dependent_op(const ir::Graph& graph) {
+  for (const ir::Node& node : graph.nodes) {
+    if (ir::is_data_dependent(node.op)) return true;
+  }
+  return false;
+}
+
+std::vector<TensorValue> Engine::run_segmented(const ir::Graph& user_graph,
+                                               std::span<const TensorValue> user_inputs,
+                                               std::span<const ir::ValueRef> user_outputs,
+                                               CompileMode mode, const RunProfile* profile) {
+  ir::Graph checked = user_graph;
+  std::vector<ir::TensorType> types;
+  for (const TensorValue& v : user_inputs) types.push_back(v.type);
+  ir::validate(checked, types, options_.limits);
+  ir::validate_outputs(checked, user_outputs);
+
+  std::vector<uint32_t> identity(checked.nodes.size());
+  std::iota(identity.begin(), identity.end(), 0u);
+  Pruned cur = prune(checked, user_outputs, identity);
+  std::vector<TensorValue> inputs(user_inputs.begin(), user_inputs.end());
+
+  // The values of `wanted` in graph `g` (whose nodes are all static): inputs directly, the
+  // rest from one planned run.
+  auto evaluate = [&](ir::Graph& g, const std::vector<ir::ValueRef>& wanted,
+                      const std::vector<uint32_t>& origin) {
+    std::vector<TensorValue> out(wanted.size());
+    std::vector<ir::ValueRef> computed;
+    std::vector<size_t> slot;
+    for (size_t k = 0; k < wanted.size(); ++k) {
+      const ir::Node& node = g.nodes[wanted[k].node];
+      if (node.op == ir::Op::input) {
+        out[k] = inputs[static_cast<size_t>(node.attrs.get_int(ir::Attr::index))];
+      } else {
+        computed.push_back(wanted[k]);
+        slot.push_back(k);
+      }
+    }
+    if (computed.empty()) return out;
+    std::vector<ir::TensorType> segment_types;
+    for (const TensorValue& v : inputs) segment_types.push_back(v.type);
+    try {
+      std::vector<TensorValue> values =
+          run_planned(g, segment_types, inputs, computed, mode, profile);
+      for (size_t k = 0; k < values.size(); ++k) out[slot[k]] = std::move(values[k]);
+    } catch (const Error& e) {
+      throw attributed(e, origin);
+    }
+    return out;
+  };
+
+  while (true) {
+    ir::Graph& g = cur.graph;
+    std::optional<uint32_t> first;
+    for (uint32_t i = 0; i < g.nodes.size() && !first; ++i) {
+      if (ir::is_data_dependent(g.nodes[i].op)) first = i;
+    }
+    if (!first) return evaluate(g, cur.outputs, cur.origin);
+    const uint32_t d = *first;
+
+    // Values made before d that d, later nodes or the caller read.
+    std::vector<ir::ValueRef> boundary;
+    std::unordered_map<uint64_t, size_t> boundary_index;
+    auto need = [&](ir::ValueRef v) {
+      if (v.node < d && boundary_index.emplace(key(v), boundary.size()).second) {
+        boundary.push_back(v);
+      }
+    };
+    for (uint32_t j = d; j < g.nodes.size(); ++j) {
+      for (ir::ValueRef v : g.nodes[j].inputs) need(v);
+    }
+    for (ir::ValueRef v : cur.outputs) need(v);
+
+    ir::Graph prefix;
+    prefix.files = g.files;
+    prefix.nodes.assign(g.nodes.begin(), g.nodes.begin() + d);
+    std::vector<TensorValue> values = evaluate(prefix, boundary, cur.origin);
+
+    std::vector<TensorValue> d_inputs;
+    for (ir::ValueRef v : g.nodes[d].inputs) d_inputs.push_back(values[boundary_index.at(key(v))]);
+    TensorValue made;
+    try {
+      made = backend_.run_data_dependent(g.nodes[d], d_inputs);
+    } catch (const Error& e) {
+      throw e.at_node(cur.origin[d], std::string(ir::name(g.nodes[d].op)), g.location(d));
+    }
+
+    // The rest, re-inferred with the sizes now known.
+    Pruned next;
+    next.graph.files = g.files;
+    std::unordered_map<uint64_t, ir::ValueRef> moved;
+    std::vector<TensorValue> next_inputs;
+    auto add_value = [&](ir::ValueRef old, TensorValue value) {
+      const auto index = static_cast<uint32_t>(next_inputs.size());
+      moved[key(old)] = next.graph.add_input(index, value.type, g.nodes[old.node].loc);
+      next.origin.push_back(cur.origin[old.node]);
+      next_inputs.push_back(std::move(value));
+    };
+    for (size_t k = 0; k < boundary.size(); ++k) add_value(boundary[k], std::move(values[k]));
+    add_value({d, 0}, std::move(made));
+    for (uint32_t j = d + 1; j < g.nodes.size(); ++j) {
+      const ir::Node& node = g.nodes[j];
+      std::vector<ir::ValueRef> ins;
+      for (ir::ValueRef v : node.inputs) ins.push_back(moved.at(key(v)));
+      next.origin.push_back(cur.origin[j]);
+      ir::ValueRef first_output;
+      try {
+        first_output = next.graph.add(node.op, std::move(ins), node.attrs, node.loc);
+      } catch (const Error& e) {
+        throw attributed(e, next.origin);
+      }
+      // Ops with several outputs: output k of the node is output k of its copy.
+      for (uint32_t k = 0; k < node.outputs.size(); ++k) {
+        moved[key({j, k})] = ir::ValueRef{first_output.node, k};
+      }
+    }
+    for (ir::ValueRef v : cur.outputs) next.outputs.push_back(moved.at(key(v)));
+    cur = std::move(next);
+    inputs = std::move(next_inputs);
+  }
+}
+
+}  // namespace tensord::engine

@@ -1,0 +1,147 @@
+// Window geometry of the neural-network ops (convolution, pooling): the spatial attributes
+// resolved to one value per spatial axis and the output sizes, as docs/ops.md defines them.
+// Shared by inference (infer_nn.cpp) and the CPU kernels, so both read attributes one way.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "engine/ir/attrs.h"
+#include "engine/ir/error.h"
+#include "engine/ir/op.h"
+
+namespace tensord::ir {
+
+inline constexpr int kMaxSpatial = 3;
+// Attribute values beyond this are refused (InvalidGraph): no window arithmetic overflows.
+inline constexpr int64_t kMaxWindowAttr = int64_t{1} << 31;
+
+using Spatial = std::array<int64_t, kMaxSpatial>;
+__extension__ typedef __int128 WideInt;  // window arithmetic without overflow
+
+// `attr` as nd values: absent -> `fallback` each; one value -> repeated; nd values -> as is.
+// Each value must be >= `lo`.
+inline Spatial spatial_attr(Op op, const Attrs& attrs, Attr attr, int nd, int64_t fallback,
+                            int64_t lo) {
+  Spatial v{fallback, fallback, fallback};
+  if (const AttrValue* a = attrs.find(attr)) {
+    const auto& list = std::get<std::vector<int64_t>>(*a);
+    if (list.size() != 1 && list.size() != static_cast<size_t>(nd)) {
+      throw Error(ErrorCode::InvalidGraph, std::string(name(op)) + "'s " + std::string(name(attr)) +
+                                               " needs 1 or " + std::to_string(nd) +
+                                               " values, got " + std::to_string(list.size()));
+    }
+    for (int d = 0; d < nd; ++d) v[d] = list.size() == 1 ? list[0] : list[d];
+  }
+  for (int d = 0; d < nd; ++d) {
+    if (v[d] < lo || v[d] > kMaxWindowAttr) {
+      throw Error(ErrorCode::InvalidGraph, std::string(name(op)) + "'s " + std::string(name(attr)) +
+                                               " must be in [" + std::to_string(lo) +
+                                               ", 2^31], got " + std::to_string(v[d]));
+    }
+  }
+  return v;
+}
+
+// How many spatial axes an op works on.
+inline int spatial_rank(Op op) {
+  switch (op) {
+    case Op::conv1d:
+    case Op::max_pool1d:
+    case Op::avg_pool1d:
+      return 1;
+    case Op::conv3d:
+      return 3;
+    default:
+      return 2;
+  }
+}
+
+// A convolution's resolved attributes.
+struct ConvGeometry {
+  int nd = 2;
+  Spatial stride{1, 1, 1}, padding{0, 0, 0}, dilation{1, 1, 1}, output_padding{0, 0, 0};
+  int64_t groups = 1;
+};
+
+inline ConvGeometry conv_geometry(Op op, const Attrs& attrs, int nd) {
+  ConvGeometry g;
+  g.nd = nd;
+  g.stride = spatial_attr(op, attrs, Attr::stride, nd, 1, 1);
+  g.padding = spatial_attr(op, attrs, Attr::padding, nd, 0, 0);
+  g.dilation = spatial_attr(op, attrs, Attr::dilation, nd, 1, 1);
+  if (op == Op::conv_transpose2d) {
+    g.output_padding = spatial_attr(op, attrs, Attr::output_padding, nd, 0, 0);
+  }
+  g.groups = attrs.get_int(Attr::groups, 1);
+  if (g.groups < 1 || g.groups > kMaxWindowAttr) {
+    throw Error(ErrorCode::InvalidGraph,
+                std::string(name(op)) + "'s groups must be >= 1, got " + std::to_string(g.groups));
+  }
+  return g;
+}
+
+// A pooling op's resolved attributes.
+struct PoolGeometry {
+  int nd = 2;
+  Spatial kernel{1, 1, 1}, stride{1, 1, 1}, padding{0, 0, 0}, dilation{1, 1, 1};
+  bool ceil_mode = false, count_include_pad = true;
+};
+
+inline PoolGeometry pool_geometry(Op op, const Attrs& attrs) {
+  PoolGeometry g;
+  g.nd = spatial_rank(op);
+  g.kernel = spatial_attr(op, attrs, Attr::kernel, g.nd, 1, 1);
+  // stride defaults to the kernel size (PyTorch's stride=None).
+  if (attrs.has(Attr::stride)) {
+    g.stride = spatial_attr(op, attrs, Attr::stride, g.nd, 1, 1);
+  } else {
+    g.stride = g.kernel;
+  }
+  g.padding = spatial_attr(op, attrs, Attr::padding, g.nd, 0, 0);
+  if (op == Op::max_pool1d || op == Op::max_pool2d) {
+    g.dilation = spatial_attr(op, attrs, Attr::dilation, g.nd, 1, 1);
+  }
+  g.ceil_mode = attrs.get_bool(Attr::ceil_mode, false);
+  g.count_include_pad = attrs.get_bool(Attr::count_include_pad, true);
+  for (int d = 0; d < g.nd; ++d) {
+    if (g.padding[d] > g.kernel[d] / 2) {
+      throw Error(ErrorCode::InvalidGraph,
+                  std::string(name(op)) + ": padding " + std::to_string(g.padding[d]) +
+                      " must be at most half the kernel size " + std::to_string(g.kernel[d]));
+    }
+  }
+  return g;
+}
+
+// PyTorch's pooling_output_shape: floor (or ceil) of (size + 2 pad - dilation (k - 1) - 1) /
+// stride, plus 1; with ceil_mode the last window must start inside the input or left padding.
+// May be < 1 (the caller rejects that). Arguments are bounded (kMaxWindowAttr, int64 sizes), so
+// the arithmetic runs in __int128 without overflow.
+inline int64_t pool_output_size(int64_t size, int64_t k, int64_t pad, int64_t stride,
+                                int64_t dilation, bool ceil_mode) {
+  const WideInt num =
+      static_cast<WideInt>(size) + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  const WideInt q = num >= 0 ? num / stride : -((-num + stride - 1) / stride);  // floor
+  WideInt out = q + 1;
+  if (ceil_mode && (out - 1) * stride >= static_cast<WideInt>(size) + pad) --out;
+  return static_cast<int64_t>(out);
+}
+
+// Convolution output size: floor((size + 2 pad - dilation (k - 1) - 1) / stride) + 1.
+inline int64_t conv_output_size(int64_t size, int64_t k, int64_t pad, int64_t stride,
+                                int64_t dilation) {
+  return pool_output_size(size, k, pad, stride, dilation, false);
+}
+
+// Transposed convolution: (size - 1) stride - 2 pad + dilation (k - 1) + output_padding + 1.
+inline int64_t conv_transpose_output_size(int64_t size, int64_t k, int64_t pad, int64_t stride,
+                                          int64_t dilation, int64_t output_padding) {
+  const WideInt v = static_cast<WideInt>(size - 1) * stride - 2 * static_cast<WideInt>(pad) +
+                    static_cast<WideInt>(dilation) * (k - 1) + output_padding + 1;
+  if (v > (static_cast<WideInt>(1) << 62)) return int64_t{1} << 62;
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace tensord::ir

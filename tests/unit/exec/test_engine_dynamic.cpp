@@ -1,0 +1,137 @@
+// Engine::run on graphs with data-dependent output shapes (engine_dynamic.cpp): segments
+// around each such node, the plan cache keyed by the sizes found, and errors attributed to
+// the caller's node.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <vector>
+
+#include "engine/backends/cpu/cpu_backend.h"
+#include "engine/exec/engine.h"
+#include "engine/ir/dynamic.h"
+
+namespace ir = tensord::ir;
+using tensord::Error;
+using tensord::ErrorCode;
+using tensord::engine::Engine;
+using tensord::engine::TensorValue;
+using Ints = std::vector<int64_t>;
+
+namespace {
+
+struct Fixture {
+  tensord::cpu::CpuBackend cpu{1};
+  Engine engine{cpu};
+
+  TensorValue upload(const std::vector<float>& data, Ints shape) {
+    ir::TensorType type{ir::DType::Float32, std::move(shape)};
+    TensorValue v = TensorValue::contiguous(cpu.allocate(type.nbytes()), type);
+    if (type.nbytes()) cpu.write(*v.buffer, 0, data.data(), type.nbytes());
+    return v;
+  }
+  template <typename T>
+  std::vector<T> download(const TensorValue& v) {
+    std::vector<T> out(static_cast<size_t>(v.type.numel()));
+    if (!out.empty()) cpu.read(*v.buffer, 0, out.data(), v.nbytes());
+    return out;
+  }
+};
+
+// y = sum(cast(nonzero(x)) * 10 + 1), z = nonzero(x) itself, and s = sum(x) (static).
+struct NonzeroGraph {
+  ir::Graph g;
+  ir::ValueRef nz, y, s, scaled;
+  explicit NonzeroGraph(Ints shape) {
+    const uint32_t file = g.intern_file("dyn.py");
+    auto x = g.add_input(0, {ir::DType::Float32, shape}, {file, 1});
+    nz = g.add(ir::Op::nonzero, {x}, {}, {file, 2});
+    auto f = g.add(ir::Op::cast, {nz}, {{ir::Attr::dtype, ir::DType::Float32}}, {file, 3});
+    auto ten = g.add(
+        ir::Op::full, {},
+        {{ir::Attr::shape, Ints{}}, {ir::Attr::value, 10.0}, {ir::Attr::dtype, ir::DType::Float32}},
+        {file, 3});
+    scaled = g.add(ir::Op::add, {g.add(ir::Op::mul, {f, ten}, {}, {file, 3}), ten}, {}, {file, 4});
+    y = g.add(ir::Op::sum, {scaled}, {}, {file, 5});
+    s = g.add(ir::Op::sum, {x}, {}, {file, 6});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a nonzero feeds elementwise ops and a sum in one run", "[engine][dynamic]") {
+  Fixture f;
+  NonzeroGraph ng({2, 3});
+  TensorValue x = f.upload({0, 1, 0, 2, 0, 3}, {2, 3});  // hits (0,1) (1,0) (1,2)
+  auto out = f.engine.run(ng.g, std::vector{x}, std::vector{ng.y, ng.nz, ng.s, ng.scaled});
+  REQUIRE(out.size() == 4);
+  CHECK(out[1].type == ir::TensorType{ir::DType::Int64, {3, 2}});
+  CHECK(f.download<int64_t>(out[1]) == std::vector<int64_t>{0, 1, 1, 0, 1, 2});
+  CHECK(out[3].type.shape == Ints{3, 2});
+  // sum of (10 * idx + 10) over the 6 entries: 10 * (0+1+1+0+1+2) + 60 = 110.
+  CHECK(f.download<float>(out[0]) == std::vector<float>{110});
+  CHECK(f.download<float>(out[2]) == std::vector<float>{6});
+}
+
+TEST_CASE("nonzero of an all-zero (2, 3) tensor has shape (0, 2)", "[engine][dynamic]") {
+  Fixture f;
+  NonzeroGraph ng({2, 3});
+  auto out = f.engine.run(ng.g, std::vector{f.upload({0, 0, 0, 0, 0, 0}, {2, 3})},
+                          std::vector{ng.nz, ng.y});
+  CHECK(out[0].type == ir::TensorType{ir::DType::Int64, {0, 2}});
+  CHECK(f.download<float>(out[1]) == std::vector<float>{0});
+}
+
+TEST_CASE("segments after a data-dependent node are cached by the size found",
+          "[engine][dynamic]") {
+  Fixture f;
+  NonzeroGraph ng({2, 3});
+  auto run = [&](std::vector<float> x) {
+    return f.engine.run(ng.g, std::vector{f.upload(x, {2, 3})}, std::vector{ng.y});
+  };
+  run({1, 0, 0, 0, 0, 0});  // n = 1
+  const auto misses = f.engine.stats().plan_cache_misses;
+  const auto hits = f.engine.stats().plan_cache_hits;
+  run({0, 0, 0, 0, 0, 5});  // n = 1 again: the segment after nonzero is a cache hit
+  CHECK(f.engine.stats().plan_cache_misses == misses);
+  CHECK(f.engine.stats().plan_cache_hits > hits);
+  run({1, 1, 0, 0, 0, 0});  // n = 2: a new plan for that size
+  CHECK(f.engine.stats().plan_cache_misses == misses + 1);
+}
+
+TEST_CASE("an error after a data-dependent node names the caller's node", "[engine][dynamic]") {
+  Fixture f;
+  ir::Graph g;
+  const uint32_t file = g.intern_file("dyn.py");
+  auto x = g.add_input(0, {ir::DType::Float32, {4}}, {file, 1});
+  auto picked =
+      g.add(ir::Op::masked_select, {x, g.add(ir::Op::gt, {x, x}, {}, {file, 2})}, {}, {file, 2});
+  // (n,) + (m,): accepted while both are unknown; they turn out to differ (0 and 4).
+  auto bad = g.add(ir::Op::add, {picked, g.add(ir::Op::unique, {x}, {}, {file, 4})}, {}, {file, 5});
+  try {
+    f.engine.run(g, std::vector{f.upload({1, 2, 3, 4}, {4})}, std::vector{bad});
+    FAIL("expected a shape error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Shape);
+    REQUIRE(e.node());
+    CHECK(*e.node() == bad.node);
+    CHECK(e.where().line == 5);
+  }
+  // The kernel's own errors are attributed to the data-dependent node.
+  ir::Graph h;
+  auto a = h.add_input(0, {ir::DType::Float32, {3}});
+  auto r = h.add_input(1, {ir::DType::Float32, {3}});
+  CHECK_THROWS_AS(h.add(ir::Op::repeat_interleave_tensor, {a, r}), Error);  // float repeats
+}
+
+TEST_CASE("explain-style planning of a data-dependent graph is refused clearly",
+          "[engine][dynamic]") {
+  Fixture f;
+  NonzeroGraph ng({2, 3});
+  std::vector<ir::TensorType> types{{ir::DType::Float32, {2, 3}}};
+  try {
+    f.engine.plan_for(ng.g, types, std::vector{ng.y}, tensord::engine::CompileMode::Default);
+    FAIL("expected Unsupported");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Unsupported);
+  }
+}
