@@ -41,6 +41,12 @@ namespace tensord::ir {
   X(threshold)           \
   X(negative_slope)      \
   X(ord)                 \
+  /* linear algebra */   \
+  X(upper)               \
+  X(full_matrices)       \
+  X(hermitian)           \
+  X(rtol)                \
+  X(atol)                \
   X(reduction)           \
   X(ignore_index)        \
   X(label_smoothing)     \

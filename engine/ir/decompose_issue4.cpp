@@ -61,6 +61,14 @@ ValueRef expand_issue4(Expansion& e, const Node& node, std::span<const ValueRef>
       return expand_shape_op(e, node, in);
     case Op::expit:
       return e.unary(Op::sigmoid, in[0]);
+    // linear algebra (decompose_linalg.cpp)
+    case Op::trace:
+    case Op::outer:
+    case Op::kron:
+    case Op::cross:
+    case Op::matrix_norm:
+    case Op::matrix_power:
+      return expand_linalg(e, node, in);
     case Op::index_add: {
       // scatter_add with the 1-D index expanded to the source's shape along `axis`.
       const Shape src_shape = e.type(in[2]).shape;

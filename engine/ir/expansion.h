@@ -85,6 +85,7 @@ ValueRef expand_activation(Expansion& e, const Node& node, std::span<const Value
 ValueRef expand_reduction(Expansion& e, const Node& node, std::span<const ValueRef> in);
 ValueRef expand_loss(Expansion& e, const Node& node, std::span<const ValueRef> in);
 ValueRef expand_shape_op(Expansion& e, const Node& node, std::span<const ValueRef> in);
+ValueRef expand_linalg(Expansion& e, const Node& node, std::span<const ValueRef> in);
 ValueRef expand_index_more(Expansion& e, const Node& node, std::span<const ValueRef> in);
 ValueRef expand_nn(Expansion& e, const Node& node, std::span<const ValueRef> in);  // decompose_nn
 // Every composite (decompose.cpp), for Expansion::call.

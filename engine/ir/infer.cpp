@@ -461,6 +461,29 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
       return infer_index_more(op, in, attrs);
     case Op::frexp:
       return infer_multi_output(op, in, attrs);
+    // linear algebra (infer_linalg.cpp)
+    case Op::det:
+    case Op::inv:
+    case Op::solve:
+    case Op::cholesky:
+    case Op::svdvals:
+    case Op::eigvalsh:
+    case Op::pinv:
+    case Op::matrix_rank:
+    case Op::lstsq:
+    case Op::cdist:
+    case Op::pdist:
+    case Op::trace:
+    case Op::outer:
+    case Op::kron:
+    case Op::cross:
+    case Op::matrix_norm:
+    case Op::matrix_power:
+    case Op::slogdet:
+    case Op::qr:
+    case Op::svd:
+    case Op::eigh:
+      return infer_linalg(op, in, attrs);
     // issue 4: neural-network ops (infer_nn.cpp)
     case Op::conv1d:
     case Op::conv2d:

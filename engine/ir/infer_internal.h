@@ -55,6 +55,8 @@ std::vector<TensorType> infer_with_dynamic(Op op, Inputs in, const Attrs& attrs,
                                                                                const Attrs&));
 // Ops with several outputs (infer_multi_output.cpp).
 std::vector<TensorType> infer_multi_output(Op op, Inputs in, const Attrs& attrs);
+// Linear algebra (infer_linalg.cpp).
+std::vector<TensorType> infer_linalg(Op op, Inputs in, const Attrs& attrs);
 // infer_nn.cpp: convolution, pooling, normalization, attention, ... (issue 4)
 std::vector<TensorType> infer_nn(Op op, Inputs in, const Attrs& attrs);
 // Issue 4: complex dtypes and FFT (infer_complex.cpp). reject_complex raises the DType error of

@@ -99,6 +99,19 @@ constexpr AttrSpec kIndexPut[] = {{Attr::accumulate, K::Bool, opt}};
 constexpr AttrSpec kUnfold[] = {
     {Attr::axis, K::Int, req}, {Attr::length, K::Int, req}, {Attr::step, K::Int, req}};
 constexpr AttrSpec kCosine[] = {{Attr::axis, K::Int, opt}, {Attr::eps, K::Float, opt}};
+// Linear algebra (docs/ops.md "Linear algebra").
+constexpr AttrSpec kUpper[] = {{Attr::upper, K::Bool, opt}};
+constexpr AttrSpec kRankTol[] = {
+    {Attr::rtol, K::Float, opt}, {Attr::atol, K::Float, opt}, {Attr::hermitian, K::Bool, opt}};
+constexpr AttrSpec kLstsq[] = {{Attr::rtol, K::Float, opt}};
+constexpr AttrSpec kDistance[] = {{Attr::ord, K::Float, opt}};
+constexpr AttrSpec kMatrixNorm[] = {{Attr::ord, K::Float, opt},
+                                    {Attr::mode, K::Int, opt},
+                                    {Attr::dims, K::Ints, opt},
+                                    {Attr::keepdim, K::Bool, opt}};
+constexpr AttrSpec kMatrixPower[] = {{Attr::n, K::Int, req}};
+constexpr AttrSpec kQr[] = {{Attr::mode, K::Int, opt}};  // 0 reduced, 1 complete
+constexpr AttrSpec kSvd[] = {{Attr::full_matrices, K::Bool, opt}};
 // Issue 4: neural-network ops. Spatial attributes (stride, padding, ...) hold one value for
 // every spatial axis or one per axis.
 constexpr AttrSpec kConv[] = {{Attr::stride, K::Ints, opt},
@@ -309,6 +322,31 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
     case Op::cummax:
     case Op::cummin:
       return kAxis;
+    // linear algebra
+    case Op::cholesky:
+    case Op::eigvalsh:
+    case Op::eigh:
+      return kUpper;
+    case Op::qr:
+      return kQr;
+    case Op::svd:
+      return kSvd;
+    case Op::pinv:
+    case Op::matrix_rank:
+      return kRankTol;
+    case Op::lstsq:
+      return kLstsq;
+    case Op::cdist:
+    case Op::pdist:
+      return kDistance;
+    case Op::trace:
+      return kK;
+    case Op::cross:
+      return kAxisOpt;
+    case Op::matrix_norm:
+      return kMatrixNorm;
+    case Op::matrix_power:
+      return kMatrixPower;
     // issue 4 (h/datadep)
     case Op::searchsorted:
     case Op::bucketize:

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ struct InputSpec {
 
 // An extra check of the output (moments of random tensors); returns "" or what is wrong.
 using Property = std::function<std::string(const RefTensor& got)>;
+// Checks of defining identities over the inputs and every output of the op (Q R = A with Q
+// orthonormal, U diag(S) Vh = A, ...), for ops whose outputs are unique only up to signs: when a
+// row has one, the runner fetches all outputs and checks the row's `output` for its type only.
+using Identities = std::function<std::string(std::span<const RefTensor> inputs,
+                                             std::span<const RefTensor> outputs)>;
 
 struct Case {
   ir::Op op = ir::Op::input;
@@ -40,6 +46,7 @@ struct Case {
   int repeat = 1;       // runs of the same graph (plan cache hits must give the same values)
   uint32_t output = 0;  // which output of an op with several outputs the row checks
   Property property;
+  Identities identities;
   std::string note;  // what the case is about, when the inputs do not say it
 };
 
@@ -73,6 +80,7 @@ void add_special_cases(
 void add_special_more_cases(std::vector<Case>& out);
 void add_sort_cases(std::vector<Case>& out);
 void add_view_cases(std::vector<Case>& out);
+void add_linalg_cases(std::vector<Case>& out);  // det ... matrix_power
 void add_movement_cases(std::vector<Case>& out);
 void add_matmul_cases(std::vector<Case>& out);
 void add_normalize_cases(std::vector<Case>& out);

@@ -68,6 +68,7 @@ std::vector<Case> all_cases() {
   add_special_cases(cases);
   add_special_more_cases(cases);  // issue 4: polygamma ... zeta
   add_sort_cases(cases);          // issue 4: sorting
+  add_linalg_cases(cases);
   add_view_cases(cases);
   add_movement_cases(cases);
   add_matmul_cases(cases);

@@ -299,6 +299,25 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::xlogy:
     case Op::xlog1py:
       return ref_special(op, in);
+    // linear algebra
+    case Op::det:
+    case Op::inv:
+    case Op::solve:
+    case Op::cholesky:
+    case Op::svdvals:
+    case Op::eigvalsh:
+    case Op::pinv:
+    case Op::matrix_rank:
+    case Op::lstsq:
+    case Op::cdist:
+    case Op::pdist:
+    case Op::trace:
+    case Op::outer:
+    case Op::kron:
+    case Op::cross:
+    case Op::matrix_norm:
+    case Op::matrix_power:
+      return ref_linalg(op, in, attrs);
     // issue 4: neural-network ops
     case Op::conv1d:
     case Op::conv2d:
@@ -347,6 +366,10 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::mode:
     case Op::cummax:
     case Op::cummin:
+    case Op::slogdet:
+    case Op::qr:
+    case Op::svd:
+    case Op::eigh:
       break;
   }
   reject(ErrorCode::Internal, "the reference has no rule for this op");

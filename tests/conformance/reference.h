@@ -61,6 +61,12 @@ Expected ref_index_more(ir::Op op, std::span<const RefTensor> inputs, const ir::
 bool is_multi_output(ir::Op op);
 Expected ref_multi_output(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,
                           uint32_t output);
+// Linear algebra (reference_linalg.cpp).
+Expected ref_linalg(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+// slogdet, qr, svd, eigh: output `output`. Outputs unique only up to signs (Q, R, U, Vh, the
+// eigenvectors) get their type and zeros: rows check them by identities (cases_linalg.cpp).
+Expected ref_linalg_multi(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,
+                          uint32_t output);
 // Issue 4: neural-network ops (reference_nn.cpp).
 Expected ref_nn(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
 // The reductions' shared planning (reference_reduce.cpp): which axes are reduced, and where

@@ -51,7 +51,7 @@ bool is_multi_output(Op op) {
     default:
       break;
   }
-  return op == Op::frexp;
+  return op == Op::frexp || op == Op::slogdet || op == Op::qr || op == Op::svd || op == Op::eigh;
 }
 
 Expected ref_multi_output(Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,
@@ -64,6 +64,12 @@ Expected ref_multi_output(Op op, std::span<const RefTensor> inputs, const ir::At
     case Op::frexp:
       if (output > 1) break;
       return ref_frexp(inputs[0], output);
+    case Op::slogdet:
+    case Op::qr:
+    case Op::svd:
+    case Op::eigh:  // reference_linalg.cpp
+      if (output > (op == Op::svd ? 2u : 1u)) break;
+      return ref_linalg_multi(op, inputs, attrs, output);
     default:
       break;
   }

@@ -223,7 +223,12 @@ bool Runner::run_case(const Case& c) {
   std::vector<engine::TensorValue> values;
   for (const MaterializedInput& in : inputs) values.push_back(upload(in.base));
 
-  const ir::ValueRef outputs[] = {*out};
+  std::vector<ir::ValueRef> outputs = {*out};
+  if (c.identities) {  // every output, the row's own first
+    for (uint32_t k = 0; k < graph.nodes[out->node].outputs.size(); ++k) {
+      if (k != out->output) outputs.push_back({out->node, k});
+    }
+  }
   for (int r = 0; r < c.repeat; ++r) {
     std::vector<engine::TensorValue> result;
     try {
@@ -234,10 +239,17 @@ bool Runner::run_case(const Case& c) {
                    (verdict.rejected ? "; expected " + verdict.describe_error() : std::string())};
     }
     if (verdict.rejected) throw Failed{"expected " + verdict.describe_error() + ", got a value"};
-    if (result.size() != 1) {
+    if (result.size() != outputs.size()) {
       throw Failed{"Engine::run returned " + std::to_string(result.size()) + " values"};
     }
     std::string broken = check_output(c, *verdict.expected, result[0]);
+    if (broken.empty() && c.identities) {
+      std::vector<RefTensor> got(graph.nodes[out->node].outputs.size());
+      for (size_t i = 0; i < outputs.size(); ++i) got[outputs[i].output] = read_back(result[i]);
+      std::vector<RefTensor> logical;
+      for (const MaterializedInput& in : inputs) logical.push_back(in.logical);
+      broken = c.identities(logical, got);
+    }
     if (!broken.empty()) {
       if (dump_requested()) {
         for (size_t i = 0; i < inputs.size(); ++i) {
@@ -259,6 +271,16 @@ engine::TensorValue Runner::upload(const RefTensor& t) {
   return engine::TensorValue::contiguous(std::move(buffer), ir::TensorType{t.dtype, t.shape});
 }
 
+RefTensor Runner::read_back(const engine::TensorValue& v) {
+  if (!v.is_contiguous()) throw Failed{"Engine::run returned a non-contiguous value"};
+  std::vector<std::byte> bytes(v.nbytes());
+  if (!bytes.empty()) {
+    backend_.read(*v.buffer, static_cast<size_t>(v.offset) * ir::itemsize(v.type.dtype),
+                  bytes.data(), bytes.size());
+  }
+  return decode(v.type.dtype, v.type.shape, bytes);
+}
+
 std::string Runner::check_output(const Case& c, const Expected& expected,
                                  const engine::TensorValue& v) {
   if (v.type.dtype != expected.value.dtype || v.type.shape != expected.value.shape) {
@@ -266,12 +288,8 @@ std::string Runner::check_output(const Case& c, const Expected& expected,
            type_str(expected.value.dtype, expected.value.shape);
   }
   if (!v.is_contiguous()) return "Engine::run returned a non-contiguous value";
-  std::vector<std::byte> bytes(v.nbytes());
-  if (!bytes.empty()) {
-    backend_.read(*v.buffer, static_cast<size_t>(v.offset) * ir::itemsize(v.type.dtype),
-                  bytes.data(), bytes.size());
-  }
-  RefTensor got = decode(v.type.dtype, v.type.shape, bytes);
+  if (c.identities) return {};  // values unique only up to signs: the identities check them
+  RefTensor got = read_back(v);
   std::string mismatch = compare(expected, got, c.accuracy);
   if (!mismatch.empty()) {
     if (dump_requested() && got.numel() <= 256) {

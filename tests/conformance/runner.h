@@ -46,6 +46,7 @@ class Runner {
  private:
   bool run_case(const Case& c);  // true: values matched; false: the expected error came
   engine::TensorValue upload(const RefTensor& t);
+  RefTensor read_back(const engine::TensorValue& v);
   std::string check_output(const Case& c, const Expected& expected, const engine::TensorValue& v);
 
   engine::Backend& backend_;

@@ -51,3 +51,5 @@ from ._sort import *  # noqa: E402,F401,F403 (issue 4: sort, argsort, quantile, 
 from ._dtypes import complex64, complex128  # noqa: E402
 from ._complex import *  # noqa: E402,F401,F403 (real, imag, conj, angle, complex)
 from . import fft  # noqa: E402
+from . import linalg  # noqa: E402 (the Array API linalg extension)
+from .linalg import einsum  # noqa: E402,F401

@@ -59,6 +59,17 @@ TensorValue run_data_dependent(const KernelContext& ctx, const ir::Node& node,
 bool is_special(ir::Op op);
 void run_special(const KernelContext& ctx, const ir::Node& node,
                  std::span<const TensorValue> inputs, const TensorValue& out);
+// Linear algebra over LAPACK (det ... lstsq: kernels_linalg.cpp) and distances (cdist, pdist:
+// kernels_distance.cpp), which run_movement hands on.
+bool is_linalg(ir::Op op);
+void run_linalg(const KernelContext& ctx, const ir::Node& node, std::span<const TensorValue> inputs,
+                const TensorValue& out);
+// slogdet, qr, svd, eigh (several outputs; run_multi_output hands them on).
+void run_linalg_multi(const KernelContext& ctx, const ir::Node& node,
+                      std::span<const TensorValue> inputs, std::span<const TensorValue> outputs);
+bool is_distance(ir::Op op);
+void run_distance(const KernelContext& ctx, const ir::Node& node,
+                  std::span<const TensorValue> inputs, const TensorValue& out);
 void run_scan(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
               const TensorValue& out);
 // issue 4: polygamma ... zeta and logit with eps (kernels_special_more.cpp), which run_special

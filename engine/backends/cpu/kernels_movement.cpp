@@ -160,6 +160,8 @@ void run_movement(const KernelContext& ctx, const ir::Node& node,
   };
   if (is_scatter(node.op)) return run_scatter(ctx, node, inputs, out);
   if (is_sort(node.op)) return run_sort(ctx, node, inputs, out);  // issue 4: sorting
+  if (is_linalg(node.op)) return run_linalg(ctx, node, inputs, out);
+  if (is_distance(node.op)) return run_distance(ctx, node, inputs, out);
   if (is_index_more(node.op)) return run_index_more(ctx, node, inputs, out);  // h/datadep
   if (is_nn(node.op)) return run_nn(ctx, node, inputs, out);  // issue 4: kernels_nn.cpp
   if (is_scan(node.op)) {

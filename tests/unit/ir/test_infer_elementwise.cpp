@@ -69,6 +69,13 @@ static size_t expected_outputs(Op op) {
     case Op::cummax:
     case Op::cummin:
       return 2;
+    // linear algebra
+    case Op::slogdet:
+    case Op::qr:
+    case Op::eigh:
+      return 2;
+    case Op::svd:
+      return 3;
     default:
       return 1;
   }
@@ -220,6 +227,28 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
         attrs = {{Attr::n, int64_t{4}}};
         inputs[0] = T(D::Int64, {2, 3});
         break;
+      // linear algebra: square matrices, outer's 1-D inputs, cross's 3-vectors
+      case Op::det:
+      case Op::inv:
+      case Op::solve:
+      case Op::cholesky:
+      case Op::eigvalsh:
+      case Op::slogdet:
+      case Op::eigh:
+        for (TensorType& t : inputs) t = F32({3, 3});
+        break;
+      case Op::outer:
+        for (TensorType& t : inputs) t = F32({3});
+        break;
+      case Op::cross:
+        for (TensorType& t : inputs) t = F32({2, 3});
+        break;
+      case Op::matrix_power:
+        attrs = {{Attr::n, int64_t{2}}};
+        for (TensorType& t : inputs) t = F32({3, 3});
+        break;
+      case Op::lstsq:
+        inputs[1] = F32({2, 1});
       // issue 4: neural-network ops
       case Op::conv1d:
         inputs = {F32({1, 2, 5}), F32({3, 2, 2})};

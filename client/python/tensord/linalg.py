@@ -1,0 +1,193 @@
+"""td.linalg: the Array API linear algebra extension (plus torch.linalg's lstsq, kron, cdist,
+pdist, multi_dot, chain_matmul and einsum), docs/ops.md "Linear algebra". The factorizations
+run LAPACK in the daemon on float32 and float64 (other dtypes raise TypeError); matrices are
+the last two axes and leading axes are a batch. A singular matrix for inv/solve, or one that is
+not positive-definite for cholesky, raises td.TensorError naming the op when the graph runs.
+Functions the engine lacks raise NotImplementedError naming the op."""
+import builtins
+import math
+from typing import NamedTuple
+
+from . import _functions, _tensord
+from ._array import Array, _operand_array
+from ._location import caller
+from ._math_extra import norm as _norm
+
+__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
+           "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv",
+           "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
+           "vector_norm", "lstsq", "kron", "cdist", "pdist", "multi_dot", "chain_matmul",
+           "einsum"]
+
+
+def _t(x):
+    return _operand_array(x)._t
+
+
+def cholesky(x, /, *, upper=False):
+    return Array(_tensord.linalg_cholesky(_t(x), builtins.bool(upper), caller()))
+
+
+def cross(x1, x2, /, *, axis=-1):
+    return Array(_tensord.linalg_cross(_t(x1), _t(x2), int(axis), caller()))
+
+
+def det(x, /):
+    return Array(_tensord.linalg_det(_t(x), caller()))
+
+
+def diagonal(x, /, *, offset=0):
+    return Array(_tensord.diagonal(_t(x), int(offset), -2, -1, caller()))
+
+
+def eigvalsh(x, /, *, UPLO="L"):
+    return Array(_tensord.linalg_eigvalsh(_t(x), _upper(UPLO), caller()))
+
+
+def inv(x, /):
+    return Array(_tensord.linalg_inv(_t(x), caller()))
+
+
+def matmul(x1, x2, /):
+    return _functions.matmul(x1, x2)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro", axis=(-2, -1)):
+    if not isinstance(ord, str):
+        ord = float(ord)
+    return Array(_tensord.linalg_matrix_norm(_t(x), ord, [int(a) for a in axis],
+                                             builtins.bool(keepdims), caller()))
+
+
+def matrix_power(x, n, /):
+    return Array(_tensord.linalg_matrix_power(_t(x), int(n), caller()))
+
+
+def _tol(v):
+    return None if v is None else float(v)
+
+
+def matrix_rank(x, /, *, rtol=None, atol=None, hermitian=False):
+    return Array(_tensord.linalg_matrix_rank(_t(x), _tol(rtol), _tol(atol),
+                                             builtins.bool(hermitian), caller()))
+
+
+def matrix_transpose(x, /):
+    return _functions.matrix_transpose(x)
+
+
+def outer(x1, x2, /):
+    return Array(_tensord.linalg_outer(_t(x1), _t(x2), caller()))
+
+
+def pinv(x, /, *, rtol=None, atol=None, hermitian=False):
+    return Array(_tensord.linalg_pinv(_t(x), _tol(rtol), _tol(atol), builtins.bool(hermitian),
+                                      caller()))
+
+
+def solve(x1, x2, /):
+    return Array(_tensord.linalg_solve(_t(x1), _t(x2), caller()))
+
+
+def svdvals(x, /):
+    return Array(_tensord.linalg_svdvals(_t(x), caller()))
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    return _functions.tensordot(x1, x2, axes=axes)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    r = Array(_tensord.linalg_trace(_t(x), int(offset), caller()))
+    return r if dtype is None else _functions.astype(r, dtype)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    return _functions.vecdot(x1, x2, axis=axis)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    return _norm(x, ord, axis=axis, keepdims=keepdims)
+
+
+def lstsq(a, b, /, *, rcond=None):
+    """The minimum-norm least-squares solution X of a X = b (LAPACK gelsd), b (..., m, k)."""
+    return Array(_tensord.linalg_lstsq(_t(a), _t(b), _tol(rcond), caller()))
+
+
+def kron(a, b, /):
+    return Array(_tensord.linalg_kron(_t(a), _t(b), caller()))
+
+
+def cdist(x1, x2, /, p=2.0):
+    return Array(_tensord.linalg_cdist(_t(x1), _t(x2), float(p), caller()))
+
+
+def pdist(x, /, p=2.0):
+    return Array(_tensord.linalg_pdist(_t(x), float(p), caller()))
+
+
+def multi_dot(arrays, /):
+    return Array(_tensord.linalg_multi_dot([_t(a) for a in arrays], caller()))
+
+
+def chain_matmul(*matrices):
+    return Array(_tensord.linalg_chain_matmul([_t(a) for a in matrices], caller()))
+
+
+def einsum(equation, /, *operands):
+    return Array(_tensord.linalg_einsum(str(equation), [_t(a) for a in operands], caller()))
+
+
+def _upper(uplo):
+    if uplo not in ("L", "U"):
+        raise ValueError(f"UPLO must be 'L' or 'U', got {uplo!r}")
+    return uplo == "U"
+
+
+class SlogdetResult(NamedTuple):
+    sign: Array
+    logabsdet: Array
+
+
+class QRResult(NamedTuple):
+    Q: Array
+    R: Array
+
+
+class SVDResult(NamedTuple):
+    U: Array
+    S: Array
+    Vh: Array
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+def slogdet(x, /):
+    """(sign, logabsdet) of det(x); a singular matrix gives (0, -inf). One node computes both."""
+    return SlogdetResult(*(Array(t) for t in _tensord.linalg_slogdet(_t(x), caller())))
+
+
+def qr(x, /, *, mode="reduced"):
+    """Householder QR: (Q, R) with Q R = x; the signs of Q's columns are LAPACK's."""
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"qr mode must be 'reduced' or 'complete', got {mode!r}")
+    return QRResult(*(Array(t) for t in _tensord.linalg_qr(_t(x), mode, caller())))
+
+
+def svd(x, /, *, full_matrices=True):
+    """(U, S, Vh) with U diag(S) Vh = x, S descending (LAPACK gesdd)."""
+    return SVDResult(*(Array(t) for t in _tensord.linalg_svd(_t(x), builtins.bool(full_matrices),
+                                                             caller())))
+
+
+def eigh(x, /, *, UPLO="L"):
+    """(eigenvalues ascending, eigenvectors as columns) of the symmetric matrix read from the
+    lower (UPLO="L") or upper triangle (LAPACK syevd)."""
+    return EighResult(*(Array(t) for t in _tensord.linalg_eigh(_t(x), _upper(UPLO), caller())))
+
+
+del math
