@@ -1,6 +1,7 @@
 // tensord: the daemon's entry point. Parses the command line, opens the device, listens, and
 // serves until SIGINT or SIGTERM.
 #include <kj/async-unix.h>
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -13,6 +14,28 @@
 #include "server/options.h"
 
 namespace {
+
+// The thread whose event loop reads SIGINT and SIGTERM (through kj's signalfd). A signal
+// handler can reach only static state.
+pthread_t g_signal_thread;
+
+// OpenBLAS (the CPU backend's LAPACK) starts its threads while the program loads, before main
+// can block the signals in them; the kernel may deliver SIGTERM to such a thread, where the
+// default action would kill the daemon. This handler runs there instead and hands the signal to
+// the event loop's thread, where it is blocked and so waits for kj's signalfd.
+void forward_to_event_loop(int signum) {
+  pthread_kill(g_signal_thread, signum);
+}
+
+void forward_stray_signals() {
+  g_signal_thread = pthread_self();
+  struct sigaction action {};
+  action.sa_handler = forward_to_event_loop;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
 
 std::string describe(const tensord::engine::DeviceInfo& d) {
   return d.kind + ":" + std::to_string(d.index) + " " + d.name;
@@ -48,6 +71,7 @@ int main(int argc, char** argv) {
   // Before any thread exists: the signals stay blocked in every thread but the event loop's.
   kj::UnixEventPort::captureSignal(SIGINT);
   kj::UnixEventPort::captureSignal(SIGTERM);
+  forward_stray_signals();
   signal(SIGPIPE, SIG_IGN);  // a vanished client is an error on its socket, not our death
 
   const char* token = std::getenv("TENSORD_TOKEN");

@@ -56,11 +56,17 @@ bool is_multi_output(Op op) {
 
 Expected ref_multi_output(Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,
                           uint32_t output) {
-  if (is_multi_output(op) && op != Op::frexp) {  // issue 4: sorting's (values, indices) ops
-    if (output > 1) throw std::logic_error("table bug: two outputs");
-    return ref_sort_multi(op, inputs, attrs, output);
-  }
   switch (op) {
+    case Op::sort:  // issue 4: sorting's (values, indices) ops (reference_sort.cpp)
+    case Op::topk:
+    case Op::kthvalue:
+    case Op::median_axis:
+    case Op::nanmedian_axis:
+    case Op::mode:
+    case Op::cummax:
+    case Op::cummin:
+      if (output > 1) break;
+      return ref_sort_multi(op, inputs, attrs, output);
     case Op::frexp:
       if (output > 1) break;
       return ref_frexp(inputs[0], output);

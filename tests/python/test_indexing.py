@@ -114,8 +114,6 @@ def test_item_assignment_keeps_other_handles_and_casts():
 
 def test_item_assignment_errors():
     x = td.asarray(A)
-    with pytest.raises(NotImplementedError, match="step"):
-        x[::2] = 1.0
     with pytest.raises(NotImplementedError, match="item assignment"):
         x[[0, 1], 1:] = 1.0  # index arrays mixed with slices
     with pytest.raises(IndexError, match="boolean index"):
@@ -124,3 +122,21 @@ def test_item_assignment_errors():
         x[3] = 1.0
     with pytest.raises(ValueError):
         x[0] = np.ones((3, 3), np.float32)  # does not broadcast to (4, 5)
+
+
+@pytest.mark.parametrize("key", [np.s_[::2], np.s_[1::3, :], np.s_[:, ::-2], np.s_[1, 5:0:-2],
+                                 np.s_[..., ::3], np.s_[2:2:2]])
+def test_stepped_item_assignment_matches_numpy(key):
+    a = np.arange(42, dtype=np.float32).reshape(6, 7)
+    x = td.asarray(a)
+    want = a.copy()
+    region = want[key]
+    value = np.arange(region.size, dtype=np.float32).reshape(region.shape) + 100
+    want[key] = value
+    x[key] = value
+    np.testing.assert_array_equal(np.asarray(x), want)
+    y = td.asarray(a)
+    y[key] = -1.0  # a scalar broadcasts
+    want2 = a.copy()
+    want2[key] = -1.0
+    np.testing.assert_array_equal(np.asarray(y), want2)

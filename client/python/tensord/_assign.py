@@ -1,9 +1,11 @@
 """Item assignment by rebinding: `x[key] = v` records where(mask, v placed, x) and points the
 handle `x` at the result. Arrays are values in the recorded graph, so other handles (including
 slices taken from `x` before) keep their values; NumPy's views would see the change.
-Supported keys: integers, step-1 slices and `...`; one boolean mask (x[mask] = v: where or
-index_put); integer index arrays alone (x[idx] = v, x[rows, cols] = v: index_put, the last
-write wins where indices repeat); other keys raise NotImplementedError."""
+Supported keys: integers, slices and `...` (step-1 slices: where over a padded value; other
+steps: index_put over the open grid of the selected positions); one boolean mask (x[mask] = v:
+where or index_put); integer index arrays alone (x[idx] = v, x[rows, cols] = v: index_put, the
+last write wins where indices repeat); other keys (arrays mixed with slices) raise
+NotImplementedError."""
 import builtins
 
 import numpy as np
@@ -45,13 +47,13 @@ def assign(x, key, value, loc):
         key = key[:i] + (slice(None),) * (x.ndim - used) + key[i + 1:]
     key = key + (slice(None),) * (x.ndim - len(key))
 
+    if builtins.any(isinstance(k, slice) and k.indices(n)[2] != 1 for k, n in zip(key, x.shape)):
+        return _stepped_assign(x, key, value, loc, integer_assign)
+
     starts, stops, region = [], [], []  # region: the value's shape (integer axes dropped)
     for axis, (k, n) in enumerate(zip(key, x.shape)):
         if isinstance(k, slice):
             start, stop, step = k.indices(n)
-            if step != 1:
-                raise NotImplementedError("tensord: item assignment with a slice step other "
-                                          "than 1 is not supported yet")
             stop = builtins.max(start, stop)
             region.append(stop - start)
         else:
@@ -90,3 +92,27 @@ def assign(x, key, value, loc):
     if mask is None:  # the whole array
         return placed
     return _tensord.where(mask, placed, x._t, loc)
+
+
+def _stepped_assign(x, key, value, loc, integer_assign):
+    """x[key] = value for a full basic key with a stepped slice: each slice becomes the index
+    array of its positions, shaped to broadcast as an open grid (np.ix_) over the slice axes,
+    each integer a 0-d index, so the grid has the shape of x[key]."""
+    slices = [k for k in key if isinstance(k, slice)]
+    grid = []
+    ordinal = 0
+    for axis, (k, n) in enumerate(zip(key, x.shape)):
+        if isinstance(k, slice):
+            positions = np.arange(*k.indices(n), dtype=np.int64)
+            shape = [1] * len(slices)
+            shape[ordinal] = positions.size
+            grid.append(positions.reshape(shape))
+            ordinal += 1
+        else:
+            i = int(k)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+            grid.append(np.asarray(i % n, dtype=np.int64))
+    if builtins.any(g.size == 0 for g in grid):
+        return x._t  # nothing selected
+    return integer_assign(x, tuple(grid), value, loc)
