@@ -75,6 +75,14 @@ Explanation explain(const std::vector<Tensor>& tensors, std::source_location loc
     }
     return out;
   } catch (const kj::Exception& e) {
+    // Upload chunks reference the leaves' bytes in place: they finish (or fail) before the
+    // leaves may go.
+    for (auto& u : uploads) {
+      try {
+        u.writes.wait(s.wait_scope());
+      } catch (const kj::Exception&) {
+      }
+    }
     throw detail::translate(e, &g, loc);
   }
 }

@@ -1,5 +1,6 @@
 #include "client/cpp/src/sync.h"
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -110,14 +111,17 @@ std::unordered_map<const TensorNode*, Bytes> run(
     try {
       return promise.wait(s.wait_scope());
     } catch (const kj::Exception& e) {
-      // A failed upload fails the run too; its own error says which input broke.
+      // A failed upload fails the run too; its own error says which input broke. Every
+      // upload's writes settle first: their chunks reference the leaves' bytes in place.
+      std::optional<Error> upload_error;
       for (auto& u : uploads) {
         try {
           u.upload.writes.wait(s.wait_scope());
         } catch (const kj::Exception& write_error) {
-          throw translate(write_error, &g, loc, u.wire_node);
+          if (!upload_error) upload_error = translate(write_error, &g, loc, u.wire_node);
         }
       }
+      if (upload_error) throw *upload_error;
       throw translate(e, &g, loc);
     }
   }();

@@ -24,7 +24,8 @@ struct Upload {
 };
 
 // Sends `bytes` as a tensor of `type`. Returns after every write has been sent, having waited
-// only for all but the last kChunksInFlight; `finish` is sent but not waited for.
+// only for all but the last kChunksInFlight; `finish` is sent but not waited for. Aligned chunks
+// go out from `bytes` in place, so `bytes` must stay alive until `writes` settles.
 Upload upload(SessionState& s, const ir::TensorType& type, std::span<const std::byte> bytes);
 
 // Reads all `nbytes` of `tensor` with up to kChunksInFlight reads outstanding.
