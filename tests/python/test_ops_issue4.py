@@ -137,3 +137,14 @@ def test_scatter():
     got = td.index_add(td.asarray(x), 0, td.asarray(np.array([2, 2])),
                        td.asarray(np.ones((2, 4), np.float32)), alpha=0.5)
     check(got, np.concatenate([np.zeros((2, 4)), np.ones((1, 4))]))
+
+
+def test_one_hot_infers_num_classes_like_torch():
+    idx = np.array([[0, 3], [2, 1]], dtype=np.int64)
+    got = td.one_hot(td.asarray(idx))
+    assert got.shape == (2, 2, 4)
+    np.testing.assert_array_equal(np.asarray(got), np.eye(4, dtype=np.int64)[idx])
+    with pytest.raises(ValueError, match="empty"):
+        td.one_hot(td.asarray(np.zeros(0, np.int64)))
+    with pytest.raises(ValueError, match="negative"):
+        td.one_hot(td.asarray(np.array([-1, -2], np.int64)))

@@ -62,6 +62,21 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value, Loc loc) {
   return record(Op::masked_fill, {&x, &mask}, {{Attr::value, detail::attr_value(value)}}, loc);
 }
 Tensor one_hot(const Tensor& x, int64_t num_classes, Loc loc) {
+  if (num_classes < 0) {
+    // Inferred as max(x) + 1, as torch.nn.functional.one_hot does: a sync point, because the
+    // output's shape depends on the data.
+    const auto& node = detail::TensorAccess::node(x, loc);
+    if (node->type.numel() == 0) {
+      throw Error(ErrorCode::Shape, "cannot infer num_classes from an empty tensor", std::nullopt,
+                  "one_hot", detail::where(loc));
+    }
+    const int64_t top = max(x, {}, false, loc).astype(ir::DType::Int64, loc).item<int64_t>(loc);
+    if (top < 0) {
+      throw Error(ErrorCode::Shape, "cannot infer num_classes: every class value is negative",
+                  std::nullopt, "one_hot", detail::where(loc));
+    }
+    num_classes = top + 1;
+  }
   return record(Op::one_hot, {&x}, {{Attr::n, num_classes}}, loc);
 }
 Tensor rot90(const Tensor& x, int64_t k, const std::vector<int64_t>& dims, Loc loc) {

@@ -53,7 +53,9 @@ def masked_fill(x, mask, value, /):
     return Array(_tensord.masked_fill(_t(x), _t(mask), value, caller()))
 
 
-def one_hot(x, num_classes, /):
+def one_hot(x, num_classes=-1, /):
+    """int64 (..., num_classes); num_classes=-1 means max(x) + 1, learned by a sync (as in
+    torch.nn.functional.one_hot)."""
     return Array(_tensord.one_hot(_t(x), int(num_classes), caller()))
 
 

@@ -92,3 +92,14 @@ TEST_CASE("a daemon-side error carries its code and the recording line", "[clien
   // The session goes on.
   CHECK((x + 1.0f).sum().item<float>() == 20);
 }
+
+TEST_CASE("one_hot without num_classes syncs to learn it; empty input is a shape error",
+          "[client]") {
+  tensord::test::ClientFixture f;
+  auto x = f.session.from_vector<int64_t>({2, 0, 1, 2});
+  auto h = tensord::one_hot(x * int64_t{1});
+  CHECK(h.shape() == tensord::ir::Shape{4, 3});
+  CHECK(h.to_vector<int64_t>() == std::vector<int64_t>{0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1});
+  auto empty = f.session.from_vector<int64_t>({});
+  CHECK_THROWS_AS(tensord::one_hot(empty), tensord::Error);
+}

@@ -223,8 +223,9 @@ Tensor take_along_dim(const Tensor& x, const Tensor& index,
                       std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current());
 // mask: bool, broadcasting to x's shape.
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value, Loc loc = Loc::current());
-// int64 (..., num_classes); indices outside [0, num_classes) give a row of zeros.
-Tensor one_hot(const Tensor& x, int64_t num_classes, Loc loc = Loc::current());
+// int64 (..., num_classes); indices outside [0, num_classes) give a row of zeros. A negative
+// num_classes means max(x) + 1, which syncs to learn it (the shape depends on the data).
+Tensor one_hot(const Tensor& x, int64_t num_classes = -1, Loc loc = Loc::current());
 Tensor rot90(const Tensor& x, int64_t k = 1, const std::vector<int64_t>& dims = {0, 1},
              Loc loc = Loc::current());
 Tensor diagonal(const Tensor& x, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1,
