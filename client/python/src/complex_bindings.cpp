@@ -8,6 +8,7 @@
 #include <source_location>
 #include <vector>
 
+#include "client/python/src/recording.h"
 #include "tensord/client.h"
 
 namespace py = pybind11;
@@ -17,26 +18,6 @@ namespace {
 
 using Loc = std::source_location;
 
-template <typename F>
-Tensor record(F&& f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    switch (e.code()) {
-      case ErrorCode::Shape:
-      case ErrorCode::InvalidGraph:
-        throw py::value_error(e.what());
-      case ErrorCode::DType:
-        throw py::type_error(e.what());
-      case ErrorCode::Unsupported:
-        PyErr_SetString(PyExc_NotImplementedError, e.what());
-        throw py::error_already_set();
-      default:
-        throw;
-    }
-  }
-}
-
 fft::Norm to_norm(int64_t code) {
   return code == 1 ? fft::Norm::Ortho : code == 2 ? fft::Norm::Forward : fft::Norm::Backward;
 }
@@ -44,35 +25,43 @@ fft::Norm to_norm(int64_t code) {
 }  // namespace
 
 void bind_complex(py::module_& m) {
-  m.def("real", [](const Tensor& x, Loc loc) { return record([&] { return real(x, loc); }); });
-  m.def("imag", [](const Tensor& x, Loc loc) { return record([&] { return imag(x, loc); }); });
-  m.def("angle", [](const Tensor& x, Loc loc) { return record([&] { return angle(x, loc); }); });
-  m.def("conj", [](const Tensor& x, Loc loc) { return record([&] { return conj(x, loc); }); });
+  m.def("real", [](const Tensor& x, Loc loc) {
+    return recorded_or_not_implemented([&] { return real(x, loc); });
+  });
+  m.def("imag", [](const Tensor& x, Loc loc) {
+    return recorded_or_not_implemented([&] { return imag(x, loc); });
+  });
+  m.def("angle", [](const Tensor& x, Loc loc) {
+    return recorded_or_not_implemented([&] { return angle(x, loc); });
+  });
+  m.def("conj", [](const Tensor& x, Loc loc) {
+    return recorded_or_not_implemented([&] { return conj(x, loc); });
+  });
   m.def("complex", [](const Tensor& re, const Tensor& im, Loc loc) {
-    return record([&] { return complex(re, im, loc); });
+    return recorded_or_not_implemented([&] { return complex(re, im, loc); });
   });
   // The primitives: axes, lengths (None: the defaults of docs/ops.md), norm code 0/1/2.
   using Lengths = std::optional<std::vector<int64_t>>;
   m.def("fftn_c2c", [](const Tensor& x, const std::vector<int64_t>& axes, Lengths s, int64_t norm,
                        bool inverse, Loc loc) {
-    return record([&] {
+    return recorded_or_not_implemented([&] {
       return inverse ? fft::ifftn(x, s, axes, to_norm(norm), loc)
                      : fft::fftn(x, s, axes, to_norm(norm), loc);
     });
   });
-  m.def("fftn_r2c",
-        [](const Tensor& x, const std::vector<int64_t>& axes, Lengths s, int64_t norm, Loc loc) {
-          return record([&] { return fft::rfftn(x, s, axes, to_norm(norm), loc); });
-        });
-  m.def("fftn_c2r",
-        [](const Tensor& x, const std::vector<int64_t>& axes, Lengths s, int64_t norm, Loc loc) {
-          return record([&] { return fft::irfftn(x, s, axes, to_norm(norm), loc); });
-        });
+  m.def("fftn_r2c", [](const Tensor& x, const std::vector<int64_t>& axes, Lengths s, int64_t norm,
+                       Loc loc) {
+    return recorded_or_not_implemented([&] { return fft::rfftn(x, s, axes, to_norm(norm), loc); });
+  });
+  m.def("fftn_c2r", [](const Tensor& x, const std::vector<int64_t>& axes, Lengths s, int64_t norm,
+                       Loc loc) {
+    return recorded_or_not_implemented([&] { return fft::irfftn(x, s, axes, to_norm(norm), loc); });
+  });
   m.def("fftfreq", [](Session& s, int64_t n, double d, ir::DType dtype, Loc loc) {
-    return record([&] { return fft::fftfreq(s, n, d, dtype, loc); });
+    return recorded_or_not_implemented([&] { return fft::fftfreq(s, n, d, dtype, loc); });
   });
   m.def("rfftfreq", [](Session& s, int64_t n, double d, ir::DType dtype, Loc loc) {
-    return record([&] { return fft::rfftfreq(s, n, d, dtype, loc); });
+    return recorded_or_not_implemented([&] { return fft::rfftfreq(s, n, d, dtype, loc); });
   });
 }
 

@@ -8,6 +8,7 @@
 #include <source_location>
 #include <vector>
 
+#include "client/python/src/recording.h"
 #include "tensord/client.h"
 
 namespace py = pybind11;
@@ -16,29 +17,6 @@ namespace tensord::python {
 namespace {
 
 using Loc = std::source_location;
-
-template <typename F>
-auto recorded(F&& f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    switch (e.code()) {
-      case ErrorCode::DType:
-        throw py::type_error(e.what());
-      case ErrorCode::Shape:
-      case ErrorCode::InvalidGraph:
-        throw py::value_error(e.what());
-      default:
-        throw;
-    }
-  }
-}
-
-Scalar scalar_of(py::handle h) {
-  if (PyBool_Check(h.ptr())) return Scalar(h.cast<bool>());
-  if (PyLong_Check(h.ptr())) return Scalar(h.cast<int64_t>());
-  return Scalar(h.cast<double>());
-}
 
 }  // namespace
 

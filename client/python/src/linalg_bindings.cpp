@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "client/python/src/recording.h"
 #include "tensord/client.h"
 
 namespace py = pybind11;
@@ -17,23 +18,6 @@ namespace tensord::python {
 namespace {
 
 using Loc = std::source_location;
-
-template <typename F>
-auto recorded(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    switch (e.code()) {
-      case ErrorCode::DType:
-        throw py::type_error(e.what());
-      case ErrorCode::Shape:
-      case ErrorCode::InvalidGraph:
-        throw py::value_error(e.what());
-      default:
-        throw;
-    }
-  }
-}
 
 linalg::RankTolerance tolerance(std::optional<double> rtol, std::optional<double> atol,
                                 bool hermitian) {

@@ -8,6 +8,7 @@
 #include <source_location>
 #include <string>
 
+#include "client/python/src/recording.h"
 #include "tensord/client.h"
 
 namespace py = pybind11;
@@ -16,28 +17,6 @@ namespace tensord::python {
 namespace {
 
 using Loc = std::source_location;
-
-// Errors found while recording raise the builtin exception of their kind (as module.cpp's ops
-// do); daemon errors stay TensorError.
-template <typename F>
-Tensor record(F&& f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    switch (e.code()) {
-      case ErrorCode::Shape:
-      case ErrorCode::InvalidGraph:
-        throw py::value_error(e.what());
-      case ErrorCode::DType:
-        throw py::type_error(e.what());
-      case ErrorCode::Unsupported:
-        PyErr_SetString(PyExc_NotImplementedError, e.what());
-        throw py::error_already_set();
-      default:
-        throw;
-    }
-  }
-}
 
 // A tensor or a weak Python scalar (bool, int, float). Operand points at its tensor, so the
 // tensor is held here for the call.
@@ -62,13 +41,15 @@ struct PyOperand {
   std::optional<Scalar> scalar;
 };
 
-#define TENSORD_MATH_UNARY(name) \
-  m.def(#name,                   \
-        [](const Tensor& x, Loc loc) { return record([&] { return tensord::name(x, loc); }); })
-#define TENSORD_MATH_BINARY(name)                                              \
-  m.def(#name, [](py::handle a, py::handle b, Loc loc) {                       \
-    PyOperand pa(a), pb(b);                                                    \
-    return record([&] { return tensord::name(pa.at(loc), pb.at(loc), loc); }); \
+#define TENSORD_MATH_UNARY(name)                                               \
+  m.def(#name, [](const Tensor& x, Loc loc) {                                  \
+    return recorded_or_not_implemented([&] { return tensord::name(x, loc); }); \
+  })
+#define TENSORD_MATH_BINARY(name)                                    \
+  m.def(#name, [](py::handle a, py::handle b, Loc loc) {             \
+    PyOperand pa(a), pb(b);                                          \
+    return recorded_or_not_implemented(                              \
+        [&] { return tensord::name(pa.at(loc), pb.at(loc), loc); }); \
   })
 
 }  // namespace

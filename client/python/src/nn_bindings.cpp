@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "client/python/src/nn_bindings.h"
+#include "client/python/src/recording.h"
 #include "tensord/client.h"
 
 namespace py = pybind11;
@@ -19,23 +20,6 @@ namespace {
 using Loc = std::source_location;
 using Opt = std::optional<Tensor>;
 using Ints = std::vector<int64_t>;
-
-template <typename F>
-Tensor recorded(F&& f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    switch (e.code()) {
-      case ErrorCode::DType:
-        throw py::type_error(e.what());
-      case ErrorCode::Shape:
-      case ErrorCode::InvalidGraph:
-        throw py::value_error(e.what());
-      default:
-        throw;
-    }
-  }
-}
 
 Tensor get(const Opt& t) {
   return t.value_or(Tensor());

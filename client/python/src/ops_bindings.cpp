@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "client/python/src/ops_bindings.h"
+#include "client/python/src/recording.h"
 #include "tensord/client.h"
 
 namespace py = pybind11;
@@ -18,29 +19,6 @@ namespace tensord::python {
 namespace {
 
 using Loc = std::source_location;
-
-template <typename F>
-auto recorded(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    switch (e.code()) {
-      case ErrorCode::DType:
-        throw py::type_error(e.what());
-      case ErrorCode::Shape:
-      case ErrorCode::InvalidGraph:
-        throw py::value_error(e.what());
-      default:
-        throw;
-    }
-  }
-}
-
-Scalar scalar_of(py::handle h) {
-  if (PyBool_Check(h.ptr())) return Scalar(h.cast<bool>());
-  if (PyLong_Check(h.ptr())) return Scalar(h.cast<int64_t>());
-  return Scalar(h.cast<double>());
-}
 
 // A tensor or a Python number (a weak scalar).
 struct Arg {
@@ -288,20 +266,19 @@ void bind_sort(py::module_& m) {
   m.def("sort", [pair](const Tensor& x, int64_t axis, bool descending, bool stable, Loc loc) {
     return pair(recorded([&] { return tensord::sort(x, axis, descending, stable, loc); }));
   });
-  m.def("topk", [pair](const Tensor& x, int64_t k, int64_t axis, bool largest, bool sorted,
-                       Loc loc) {
-    return pair(recorded([&] { return tensord::topk(x, k, axis, largest, sorted, loc); }));
-  });
+  m.def("topk",
+        [pair](const Tensor& x, int64_t k, int64_t axis, bool largest, bool sorted, Loc loc) {
+          return pair(recorded([&] { return tensord::topk(x, k, axis, largest, sorted, loc); }));
+        });
   m.def("kthvalue", [pair](const Tensor& x, int64_t k, int64_t axis, bool keepdim, Loc loc) {
     return pair(recorded([&] { return tensord::kthvalue(x, k, axis, keepdim, loc); }));
   });
-  m.def("median_axis",
-        [pair](const Tensor& x, int64_t axis, bool keepdim, bool skip_nan, Loc loc) {
-          return pair(recorded([&] {
-            return skip_nan ? tensord::nanmedian(x, axis, keepdim, loc)
-                            : tensord::median(x, axis, keepdim, loc);
-          }));
-        });
+  m.def("median_axis", [pair](const Tensor& x, int64_t axis, bool keepdim, bool skip_nan, Loc loc) {
+    return pair(recorded([&] {
+      return skip_nan ? tensord::nanmedian(x, axis, keepdim, loc)
+                      : tensord::median(x, axis, keepdim, loc);
+    }));
+  });
   m.def("mode", [pair](const Tensor& x, int64_t axis, bool keepdim, Loc loc) {
     return pair(recorded([&] { return tensord::mode(x, axis, keepdim, loc); }));
   });
@@ -314,8 +291,8 @@ void bind_sort(py::module_& m) {
   m.def("argsort", [](const Tensor& x, int64_t axis, bool descending, bool stable, Loc loc) {
     return recorded([&] { return tensord::argsort(x, axis, descending, stable, loc); });
   });
-  m.def("quantile", [](const Tensor& x, const Tensor& q, std::optional<int64_t> axis,
-                       bool keepdim, int64_t mode, bool skip_nan, Loc loc) {
+  m.def("quantile", [](const Tensor& x, const Tensor& q, std::optional<int64_t> axis, bool keepdim,
+                       int64_t mode, bool skip_nan, Loc loc) {
     return recorded([&] {
       const auto i = static_cast<Interpolation>(mode);
       return skip_nan ? tensord::nanquantile(x, q, axis, keepdim, i, loc)
@@ -323,7 +300,8 @@ void bind_sort(py::module_& m) {
     });
   });
   m.def("median", [](const Tensor& x, bool skip_nan, Loc loc) {
-    return recorded([&] { return skip_nan ? tensord::nanmedian(x, loc) : tensord::median(x, loc); });
+    return recorded(
+        [&] { return skip_nan ? tensord::nanmedian(x, loc) : tensord::median(x, loc); });
   });
 }
 
