@@ -14,7 +14,8 @@ namespace {
 #if TENSORD_WITH_CUDA
 // Every visible GPU, one backend (and so one scheduler worker) each; empty with `why_not` set
 // when none is usable.
-std::vector<std::unique_ptr<engine::Backend>> open_cuda(Logger& log, std::string& why_not) {
+std::vector<std::unique_ptr<engine::Backend>> open_cuda(const std::string& cache_dir, Logger& log,
+                                                        std::string& why_not) {
   std::vector<std::unique_ptr<engine::Backend>> devices;
   cuda::CudaDiscovery found = cuda::discover_cuda_devices();
   if (found.devices.empty()) {
@@ -23,7 +24,9 @@ std::vector<std::unique_ptr<engine::Backend>> open_cuda(Logger& log, std::string
   }
   for (const cuda::CudaDeviceProperties& d : found.devices) {
     try {
-      devices.push_back(std::make_unique<cuda::CudaBackend>(d));
+      cuda::CudaBackendOptions options;
+      options.kernel_cache_dir = cache_dir;
+      devices.push_back(std::make_unique<cuda::CudaBackend>(d, options));
       log.info("opened " + cuda::describe(d));
     } catch (const Error& e) {
       log.warn("skipping " + cuda::describe(d) + ": " + e.message());
@@ -33,7 +36,8 @@ std::vector<std::unique_ptr<engine::Backend>> open_cuda(Logger& log, std::string
   return devices;
 }
 #else
-std::vector<std::unique_ptr<engine::Backend>> open_cuda(Logger&, std::string& why_not) {
+std::vector<std::unique_ptr<engine::Backend>> open_cuda(const std::string&, Logger&,
+                                                        std::string& why_not) {
   why_not = "this build has no CUDA backend (the CUDA toolkit was not found, or TENSORD_CUDA=OFF)";
   return {};
 }
@@ -55,7 +59,8 @@ std::vector<std::unique_ptr<engine::Backend>> open_devices(
   std::vector<std::unique_ptr<engine::Backend>> devices;
   if (options.device == "cuda" || options.device == "auto") {
     std::string why_not;
-    devices = open_cuda(log, why_not);
+    // The CUDA kernels share the CPU kernels' directory (a "cuda" folder in it).
+    devices = open_cuda(kernels->private_dir() ? "" : kernels->dir(), log, why_not);
     if (!devices.empty()) return devices;
     if (options.device == "cuda") {
       throw Error(ErrorCode::Unsupported, "--device cuda: no usable CUDA device: " + why_not);

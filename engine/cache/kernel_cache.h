@@ -60,6 +60,8 @@ class KernelCache {
   KernelCacheStats stats() const;
   const KernelCacheOptions& options() const { return options_; }
   const std::string& dir() const { return dir_; }
+  // Whether dir() is a temporary directory of this cache's own (no --cache-dir): removed with it.
+  bool private_dir() const { return private_dir_; }
   // What besides the source decides an entry: compiler, its version, flags and target CPU.
   const std::string& identity();
   // Whether the compiler runs at all (`--version` succeeds); without it nothing compiles.

@@ -7,6 +7,7 @@
 #include "engine/backends/cuda/caching_allocator.h"
 #include "engine/backends/cuda/cublaslt_matmul.h"
 #include "engine/backends/cuda/cuda_check.h"
+#include "engine/backends/cuda/cuda_ops.h"
 #include "engine/backends/cuda/cuda_resources.h"
 #include "engine/ir/error.h"
 
@@ -35,7 +36,10 @@ struct CudaBackend::State {
         staging(options.staging_bytes),
         workspace_bytes(options.matmul_workspace_bytes),
         workspace(allocator.allocate(workspace_bytes, stream.id())),
-        matmul(workspace, workspace_bytes) {}
+        matmul(workspace, workspace_bytes),
+        arch(device.compute_major * 10 + device.compute_minor),
+        sm_count(device.sm_count),
+        kernels(CudaKernelCacheOptions{options.kernel_cache_dir, arch}) {}
   ~State() {
     cudaStreamSynchronize(stream.get());
     allocator.free(workspace);
@@ -49,6 +53,10 @@ struct CudaBackend::State {
   size_t workspace_bytes;
   void* workspace;
   LtMatmul matmul;
+  int arch;
+  int sm_count;
+  CudaKernelCache kernels;
+  FamilyStates families;
 };
 
 namespace {
@@ -139,19 +147,32 @@ void CudaBackend::read(const engine::Buffer& src, size_t offset, void* dst, size
 
 void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
                       std::span<const engine::TensorValue> outputs) {
-  if (outputs.size() != 1) {
-    throw Error(ErrorCode::Internal, std::string(ir::name(node.op)) + " expects one output");
-  }
   DeviceGuard guard(device_);
+  State& st = *state_;
   if (ir::op_info(node.op).kind == ir::OpKind::Matmul) {
-    if (inputs.size() != 2) throw Error(ErrorCode::Internal, "matmul expects two inputs");
-    state_->matmul.run(inputs[0], inputs[1], outputs[0], precision_, state_->stream.get());
+    if (inputs.size() != 2 || outputs.size() != 1) {
+      throw Error(ErrorCode::Internal, "matmul expects two inputs and one output");
+    }
+    st.matmul.run(inputs[0], inputs[1], outputs[0], precision_, st.stream.get());
     return;
   }
+  CudaContext ctx{
+      device_,    st.arch,     st.sm_count, st.stream.get(),
+      st.kernels, st.families, precision_,  [this](size_t bytes) { return allocate(bytes); }};
+  using Family = bool (*)(CudaContext&, const ir::Node&, Values, Values);
+  static constexpr Family kFamilies[] = {run_loop_ir, run_creation, run_movement, run_index,
+                                         run_reduce,  run_scan,     run_sort,     run_dnn,
+                                         run_fft,     run_solver};
+  for (Family family : kFamilies) {
+    if (family(ctx, node, inputs, outputs)) return;
+  }
+  std::string dtypes;
+  for (const engine::TensorValue& v : inputs) {
+    dtypes += (dtypes.empty() ? "" : ", ") + std::string(ir::name(v.type.dtype));
+  }
   throw Error(ErrorCode::Unsupported,
-              "the CUDA backend does not run " + std::string(ir::name(node.op)) +
-                  " yet: its CUDA kernels (generated at run time with NVRTC) are not written; "
-                  "only matmul runs on CUDA so far (docs/cuda.md)");
+              "the CUDA backend does not run " + std::string(ir::name(node.op)) + " on (" + dtypes +
+                  ") yet (docs/cuda.md lists the ops without CUDA kernels)");
 }
 
 }  // namespace tensord::cuda

@@ -1,11 +1,14 @@
 // The CUDA backend: one device, device memory from the caching allocator, transfers through
-// pinned staging buffers on the backend's stream, matmul through cuBLASLt. Every other op
-// throws Error(Unsupported): its CUDA kernels are not written yet (docs/cuda.md).
-// Free of CUDA headers, so that the server and the tests can include it.
+// pinned staging buffers on the backend's stream, matmul through cuBLASLt, every other op
+// through the op families of cuda_ops.h (kernels compiled at run time by NVRTC and cached by
+// CudaKernelCache, and the CUDA libraries). An op no family runs throws Error(Unsupported)
+// naming it (docs/cuda.md lists them). Free of CUDA headers, so that the server and the tests
+// can include it.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "engine/backends/cuda/allocator_stats.h"
 #include "engine/backends/cuda/device_discovery.h"
@@ -17,6 +20,7 @@ struct CudaBackendOptions {
   uint64_t max_reserved = 0;               // bytes the allocator may reserve; 0: the device's
   size_t staging_bytes = size_t{8} << 20;  // each of the two pinned staging buffers
   size_t matmul_workspace_bytes = size_t{32} << 20;
+  std::string kernel_cache_dir;  // compiled kernels on disk; "" keeps them in memory only
 };
 
 class CachingAllocator;

@@ -1,0 +1,168 @@
+#include "engine/backends/cuda/cuda_kernel_cache.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/backends/cuda/cuda_check.h"
+#include "engine/backends/cuda/nvrtc_compiler.h"
+#include "engine/codegen/emitter.h"
+#include "engine/ir/error.h"
+
+namespace tensord::cuda {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The seal in front of a CUBIN on disk: its size and hash, so a torn write is never loaded.
+std::string seal_of(const std::string& image) {
+  return "tensord-cubin " + std::to_string(image.size()) + " " +
+         codegen::hex64(codegen::text_hash(image)) + "\n";
+}
+
+// Writes `bytes` under a name unique to this process and renames it into place: readers see
+// the old file, the new one, or none, never half of one.
+void write_atomically(const std::string& path, const std::string& bytes) {
+  const std::string tmp =
+      path + ".tmp" + std::to_string(getpid()) + "-" +
+      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << bytes;
+    if (!out) return;  // a full disk costs a recompile next time, never a failure now
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) fs::remove(tmp, ec);
+}
+
+}  // namespace
+
+struct CudaKernelCache::Library {
+  cudaLibrary_t handle = nullptr;
+  std::unordered_map<std::string, cudaKernel_t> kernels;
+};
+
+CudaKernelCache::CudaKernelCache(CudaKernelCacheOptions options) : options_(std::move(options)) {
+  identity_ = "sm_" + std::to_string(options_.arch) + " nvrtc " + std::to_string(nvrtc_version());
+  for (const std::string& o : options_.options) identity_ += " " + o;
+  if (!options_.dir.empty()) {
+    options_.dir += "/cuda";
+    std::error_code ec;
+    fs::create_directories(options_.dir, ec);
+    if (ec) {
+      throw Error(ErrorCode::Internal,
+                  "cannot create the kernel cache directory " + options_.dir + ": " + ec.message());
+    }
+  }
+}
+
+CudaKernelCache::~CudaKernelCache() {
+  for (Library* lib : libraries_) {
+    cudaLibraryUnload(lib->handle);
+    delete lib;
+  }
+}
+
+CudaKernelCache::Library& CudaKernelCache::library_for(const std::string& source) {
+  const std::string key = codegen::hex64(codegen::text_hash(source)) +
+                          codegen::hex64(codegen::text_hash(identity_ + "\n" + source));
+  if (auto it = loaded_.find(key); it != loaded_.end()) {
+    ++stats_.memory_hits;
+    return *it->second;
+  }
+  const std::string path = options_.dir.empty() ? "" : options_.dir + "/" + key + ".cubin";
+  std::string image;
+  if (!path.empty() && access(path.c_str(), F_OK) == 0) {
+    const std::string file = read_file(path);
+    const size_t eol = file.find('\n');
+    if (eol != std::string::npos && file.substr(0, eol + 1) == seal_of(file.substr(eol + 1))) {
+      image = file.substr(eol + 1);
+      ++stats_.disk_hits;
+    } else {
+      ++stats_.corrupt;
+    }
+  }
+  if (image.empty()) {
+    const auto start = std::chrono::steady_clock::now();
+    NvrtcRequest request;
+    request.source = source;
+    request.name = "tensord_" + key.substr(0, 16) + ".cu";
+    request.arch = options_.arch;
+    request.cubin = true;
+    request.options = options_.options;
+    image = nvrtc_compile(request).image;
+    stats_.compile_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                   std::chrono::steady_clock::now() - start)
+                                                   .count());
+    ++stats_.compiles;
+    ++stats_.misses;
+    if (!path.empty()) write_atomically(path, seal_of(image) + image);
+  }
+  auto lib = std::make_unique<Library>();
+  check(cudaLibraryLoadData(&lib->handle, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+        "cudaLibraryLoadData (a compiled kernel)");
+  libraries_.push_back(lib.get());
+  Library* raw = lib.release();
+  loaded_.emplace(key, raw);
+  return *raw;
+}
+
+std::vector<cudaKernel_t> CudaKernelCache::load(const std::string& source,
+                                                std::span<const std::string> names) {
+  std::lock_guard lock(mutex_);
+  Library& lib = library_for(source);
+  std::vector<cudaKernel_t> out;
+  out.reserve(names.size());
+  for (const std::string& name : names) {
+    auto it = lib.kernels.find(name);
+    if (it == lib.kernels.end()) {
+      cudaKernel_t k = nullptr;
+      const cudaError_t status = cudaLibraryGetKernel(&k, lib.handle, name.c_str());
+      if (status != cudaSuccess) {
+        throw Error(ErrorCode::Internal,
+                    "compiled CUDA source has no kernel " + name + ": " + error_text(status));
+      }
+      it = lib.kernels.emplace(name, k).first;
+    }
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+cudaKernel_t CudaKernelCache::kernel(const std::string& source, const std::string& name) {
+  const std::string names[] = {name};
+  return load(source, names).front();
+}
+
+bool CudaKernelCache::has(const std::string& source) const {
+  const std::string key = codegen::hex64(codegen::text_hash(source)) +
+                          codegen::hex64(codegen::text_hash(identity_ + "\n" + source));
+  std::lock_guard lock(mutex_);
+  return loaded_.count(key) > 0;
+}
+
+cache::KernelCacheStats CudaKernelCache::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared_bytes,
+            cudaStream_t stream, const char* what) {
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
+  check(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, shared_bytes,
+                         stream),
+        what);
+}
+
+}  // namespace tensord::cuda

@@ -1,0 +1,70 @@
+// The CUDA half of the compiled-kernel cache: CUDA C source in, loaded kernels out. A source is
+// compiled once by NVRTC to a CUBIN for the device's architecture, kept in memory (loaded into
+// the device with cudaLibraryLoadData) and on disk under `dir`, keyed by the source's hash,
+// the architecture, NVRTC's version and the compile options; a second daemon on the same
+// directory loads what the first compiled. Disk entries are written under a temporary name
+// and renamed into place, and carry a seal (size and hash): a torn or foreign file is
+// ignored, counted as corrupt and rebuilt.
+//
+// Sources include no toolkit header, so NVRTC needs nothing but itself, and every generated or
+// hand-written kernel of the backend goes through this one cache.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/cache/kernel_cache.h"
+
+namespace tensord::cuda {
+
+struct CudaKernelCacheOptions {
+  std::string dir;  // "" keeps compiled kernels in memory only
+  int arch = 90;    // compute capability of the device, 90 for sm_90
+  std::vector<std::string> options = {"--use_fast_math=false", "-default-device", "-std=c++17"};
+};
+
+class CudaKernelCache {
+ public:
+  explicit CudaKernelCache(CudaKernelCacheOptions options);
+  ~CudaKernelCache();
+  CudaKernelCache(const CudaKernelCache&) = delete;
+  CudaKernelCache& operator=(const CudaKernelCache&) = delete;
+
+  // The kernels `names` (extern "C" __global__ entry points) of `source`, in order, compiling
+  // and loading the source if this process has not yet. Throws tensord::Error(Internal) with
+  // NVRTC's log when it does not compile, and naming the entry point when one is missing.
+  std::vector<cudaKernel_t> load(const std::string& source, std::span<const std::string> names);
+  cudaKernel_t kernel(const std::string& source, const std::string& name);
+
+  // Whether `source` is loaded already (explain: "cached").
+  bool has(const std::string& source) const;
+
+  cache::KernelCacheStats stats() const;
+  const CudaKernelCacheOptions& options() const { return options_; }
+  // The part of every key that is not the source: "sm_90 nvrtc 13000 <options>".
+  const std::string& identity() const { return identity_; }
+
+ private:
+  struct Library;
+  Library& library_for(const std::string& source);
+
+  CudaKernelCacheOptions options_;
+  std::string identity_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, Library*> loaded_;  // key -> library
+  std::vector<Library*> libraries_;                   // owned; unloaded with the cache
+  cache::KernelCacheStats stats_;
+};
+
+// Launches `kernel` with one argument block per parameter (`args[i]` points at parameter i's
+// bytes, as cudaLaunchKernel wants) and checks the launch; `what` names it in errors.
+void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared_bytes,
+            cudaStream_t stream, const char* what);
+
+}  // namespace tensord::cuda

@@ -1,0 +1,53 @@
+// The CUDA C emitter: loop IR in, CUDA C for NVRTC out, the sibling of the C++ one
+// (emitter.h). Each entry point is
+//   extern "C" __global__ void NAME(const td_params p)
+// whose one parameter is a block of 8-byte words, in this order: the domain's sizes
+// [rank], every operand's strides in elements [operands * rank] (inputs then outputs, as in
+// LaunchShape), the operands' device addresses [operands], and the constants
+// [max(1, constants)] as doubles. cuda_params() packs it; cuda_launch_config() says how to
+// launch it. Pointwise kernels are grid-stride loops over the flat domain; kernels with
+// inner dimensions run one block per outer row and reduce within the block.
+//
+// The generated text includes no header (NVRTC needs nothing but itself); 16-bit floats are
+// stored as bits and computed in float with the same rounding as engine/ir/half.h.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/codegen/emitter.h"
+
+namespace tensord::codegen {
+
+class CudaEmitter final : public Emitter {
+ public:
+  std::string_view target() const override { return "cuda"; }
+  EmittedKernel emit(const LoopKernel& kernel) const override;
+  std::string unit(std::span<const EmittedKernel> kernels) const override;
+};
+
+struct CudaLaunchConfig {
+  unsigned grid = 1;
+  unsigned block = 256;
+  size_t shared_bytes = 0;
+};
+
+// How to launch `kernel` over `launch` on a device with `sm_count` multiprocessors. An empty
+// domain gives grid 0: launch nothing.
+CudaLaunchConfig cuda_launch_config(const LoopKernel& kernel, const LaunchShape& launch,
+                                    int sm_count);
+
+// The parameter block of one launch; `ptrs` are the operands' device addresses, inputs then
+// outputs.
+std::vector<uint64_t> cuda_params(const LoopKernel& kernel, const LaunchShape& launch,
+                                  std::span<void* const> ptrs);
+
+// What the CUDA emitter can express: every dtype but the complex ones for the elementwise ops
+// and casts the eager CPU kernels define, and sum/max/min reductions. Wider than
+// expressible() (which fusion uses for every backend): the CUDA backend also runs single
+// unfused nodes through the emitter.
+bool cuda_expressible(ir::Op op, std::span<const ir::DType> inputs, ir::DType result);
+bool cuda_expressible_reduction(ir::Op op, ir::DType input, ir::DType result);
+
+}  // namespace tensord::codegen
