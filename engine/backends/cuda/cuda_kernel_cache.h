@@ -26,7 +26,7 @@ namespace tensord::cuda {
 struct CudaKernelCacheOptions {
   std::string dir;  // "" keeps compiled kernels in memory only
   int arch = 90;    // compute capability of the device, 90 for sm_90
-  std::vector<std::string> options = {"--use_fast_math=false", "-default-device", "-std=c++17"};
+  std::vector<std::string> options = {"-default-device", "-std=c++17"};
 };
 
 class CudaKernelCache {
