@@ -251,8 +251,8 @@ __device__ double td_lgamma(double x) {
   // Reflection where CUDA's lgamma is less accurate: log|Gamma(x)| = log(pi / |sin(pi x)|) -
   // lgamma(1 - x); 1 - x is exact below 2^52 (beyond, every x is a pole).
   if (x < -2.0 && x > -4503599627370496.0) {
+    if (x == trunc(x)) return td_op_dinf();  // poles
     const double s = sinpi(x);
-    if (s == 0) return td_op_dinf();
     return log(3.141592653589793 / fabs(s)) - lgamma(1.0 - x);
   }
   return lgamma(x);
