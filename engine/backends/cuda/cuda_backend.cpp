@@ -76,7 +76,7 @@ class CudaBuffer final : public engine::Buffer {
 }  // namespace
 
 CudaBackend::CudaBackend(const CudaDeviceProperties& device, CudaBackendOptions options)
-    : device_(device.index) {
+    : device_(device.index), fuse_(options.fuse) {
   cudaError_t status = cudaSetDevice(device.index);
   if (status == cudaSuccess) status = cudaFree(nullptr);  // creates the primary context now
   if (status != cudaSuccess) {
@@ -143,6 +143,17 @@ void CudaBackend::read(const engine::Buffer& src, size_t offset, void* dst, size
     state_->stream.synchronize();  // queued kernels writing src finish first: same stream
     std::memcpy(static_cast<char*>(dst) + done, state_->staging.data(), len);
   }
+}
+
+const CudaKernelCache& CudaBackend::state_kernels() const {
+  return state_->kernels;
+}
+
+CudaContext CudaBackend::context() {
+  State& st = *state_;
+  return CudaContext{
+      device_,    st.arch,     st.sm_count, st.stream.get(),
+      st.kernels, st.families, precision_,  [this](size_t bytes) { return allocate(bytes); }};
 }
 
 void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
