@@ -6,6 +6,7 @@
 
 #include "engine/backends/cuda/caching_allocator.h"
 #include "engine/backends/cuda/cublaslt_matmul.h"
+#include "engine/backends/cuda/capture_pool.h"
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/cuda_ops.h"
 #include "engine/backends/cuda/cuda_resources.h"
@@ -108,6 +109,11 @@ void CudaBackend::synchronize() {
 
 std::shared_ptr<engine::Buffer> CudaBackend::allocate(size_t bytes) {
   DeviceGuard guard(device_);
+  if (capture_) return capture_->allocate(bytes, [&] { return allocate_block(bytes); });
+  return allocate_block(bytes);
+}
+
+std::shared_ptr<engine::Buffer> CudaBackend::allocate_block(size_t bytes) {
   void* ptr = state_->allocator.allocate(bytes, state_->stream.id());
   return std::make_shared<CudaBuffer>(state_, ptr, bytes);
 }
@@ -130,6 +136,18 @@ void CudaBackend::write(engine::Buffer& dst, size_t offset, const void* src, siz
   state_->stream.synchronize();
 }
 
+void CudaBackend::copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src,
+                       size_t src_offset, size_t n) {
+  check_range(dst.bytes(), dst_offset, n);
+  check_range(src.bytes(), src_offset, n);
+  if (n == 0) return;
+  DeviceGuard guard(device_);
+  check(cudaMemcpyAsync(static_cast<char*>(dst.data()) + dst_offset,
+                        static_cast<const char*>(src.data()) + src_offset, n,
+                        cudaMemcpyDeviceToDevice, state_->stream.get()),
+        "cudaMemcpyAsync (device to device)");
+}
+
 void CudaBackend::read(const engine::Buffer& src, size_t offset, void* dst, size_t n) {
   check_range(src.bytes(), offset, n);
   DeviceGuard guard(device_);
@@ -147,6 +165,10 @@ void CudaBackend::read(const engine::Buffer& src, size_t offset, void* dst, size
 
 const CudaKernelCache& CudaBackend::state_kernels() const {
   return state_->kernels;
+}
+
+cudaStream_t CudaBackend::stream() const {
+  return state_->stream.get();
 }
 
 CudaContext CudaBackend::context() {

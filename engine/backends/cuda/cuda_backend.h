@@ -14,6 +14,8 @@
 #include "engine/backends/cuda/device_discovery.h"
 #include "engine/exec/backend.h"
 
+struct CUstream_st;  // cudaStream_t, without the CUDA headers
+
 namespace tensord::cuda {
 
 struct CudaBackendOptions {
@@ -27,6 +29,7 @@ struct CudaBackendOptions {
 class CachingAllocator;
 struct CudaContext;
 class CudaKernelCache;
+class CapturePool;
 
 class CudaBackend final : public engine::Backend {
  public:
@@ -47,6 +50,12 @@ class CudaBackend final : public engine::Backend {
                  const engine::FusedGroup& fused, std::span<const engine::TensorValue> inputs,
                  std::span<const engine::TensorValue> outputs) override;
   bool kernels_cached(std::span<const engine::FusedGroup> groups) const override;
+  bool can_capture() const override { return true; }
+  void begin_capture() override;
+  std::unique_ptr<engine::CapturedRun> end_capture() override;
+  void replay(engine::CapturedRun& run) override;
+  void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,
+            size_t n) override;
   void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override;
   void read(const engine::Buffer& src, size_t offset, void* dst, size_t n) override;
   void set_float32_matmul_precision(engine::Float32MatmulPrecision precision) override {
@@ -65,7 +74,10 @@ class CudaBackend final : public engine::Backend {
   bool fuse_;
   engine::Float32MatmulPrecision precision_ = engine::Float32MatmulPrecision::Highest;
   std::shared_ptr<State> state_;
+  std::shared_ptr<CapturePool> capture_;  // set between begin_capture and end_capture
   CudaContext context();
+  CUstream_st* stream() const;
+  std::shared_ptr<engine::Buffer> allocate_block(size_t bytes);
   const CudaKernelCache& state_kernels() const;
 };
 
