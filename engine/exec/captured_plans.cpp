@@ -57,6 +57,13 @@ std::optional<std::vector<TensorValue>> CapturedPlans::run(const std::shared_ptr
   return out;
 }
 
+CapturedPlans::Status CapturedPlans::status(const Plan* plan) const {
+  const auto it = states_.find(plan);
+  if (it == states_.end() || it->second.plan.lock().get() != plan) return Status::Pending;
+  if (it->second.unusable) return Status::Unusable;
+  return it->second.recording ? Status::Recorded : Status::Pending;
+}
+
 bool CapturedPlans::record(State& state, const Plan& plan, Backend& backend,
                            std::span<const TensorValue> inputs, const ir::Graph& user_graph) {
   state.inputs.clear();

@@ -37,6 +37,10 @@ class CapturedPlans {
                                               std::span<const TensorValue> inputs,
                                               const ir::Graph& user_graph);
 
+  // What happens to `plan` in reduce-overhead mode, for explain.
+  enum class Status : uint8_t { Pending, Recorded, Unusable };
+  Status status(const Plan* plan) const;
+
   const CaptureStats& stats() const { return stats_; }
   size_t size() const { return states_.size(); }
 
