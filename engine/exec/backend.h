@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/exec/matmul_precision.h"
+#include "engine/exec/run_profile.h"
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
 #include "engine/plan/plan.h"
@@ -78,6 +79,13 @@ class Backend {
   virtual void begin_capture() {}
   virtual std::unique_ptr<CapturedRun> end_capture() { return nullptr; }
   virtual void replay(CapturedRun&) {}
+
+  // Device-side tracing of a profiled run: trace_step() before each step (the device work it
+  // enqueues belongs to that step), trace_end() after the last one (the backend adds what ran
+  // on the device, kernels and copies with their times, to the profile). Backends whose work
+  // is the host's own (the CPU) have nothing to add.
+  virtual void trace_step(const RunProfile& profile, uint32_t step) {}
+  virtual void trace_end(const RunProfile& profile) {}
 
   // Device-to-device bytes, in order with the backend's other work.
   virtual void copy(Buffer& dst, size_t dst_offset, const Buffer& src, size_t src_offset,

@@ -36,7 +36,12 @@ std::optional<std::vector<TensorValue>> CapturedPlans::run(const std::shared_ptr
       if (!v.is_contiguous()) return std::nullopt;  // the planner's inputs are; be safe
     }
     if (!record(state, *plan, backend, inputs, user_graph)) {
-      state = State{plan, state.runs, true, state.last_use};
+      const uint32_t runs = state.runs;
+      state = State{};
+      state.plan = plan;
+      state.runs = runs;
+      state.unusable = true;
+      state.last_use = clock_;
       ++stats_.failures;
       return std::nullopt;
     }

@@ -33,8 +33,7 @@ class CapturedPlans {
   // The outputs of `plan` on `inputs` by replay (recording it first on its second run), or
   // nullopt when the caller must execute the plan itself.
   std::optional<std::vector<TensorValue>> run(const std::shared_ptr<const Plan>& plan,
-                                              Backend& backend,
-                                              std::span<const TensorValue> inputs,
+                                              Backend& backend, std::span<const TensorValue> inputs,
                                               const ir::Graph& user_graph);
 
   // What happens to `plan` in reduce-overhead mode, for explain.
@@ -54,8 +53,8 @@ class CapturedPlans {
     std::vector<TensorValue> inputs;   // the buffers the recording reads its inputs from
     std::vector<TensorValue> outputs;  // where the recording leaves its outputs
   };
-  bool record(State& state, const Plan& plan, Backend& backend,
-              std::span<const TensorValue> inputs, const ir::Graph& user_graph);
+  bool record(State& state, const Plan& plan, Backend& backend, std::span<const TensorValue> inputs,
+              const ir::Graph& user_graph);
   void evict();
 
   size_t capacity_;

@@ -33,10 +33,10 @@ class CapturePool : public std::enable_shared_from_this<CapturePool> {
     }
     engine::Buffer* raw = block.get();
     std::weak_ptr<CapturePool> pool = weak_from_this();
-    return std::shared_ptr<engine::Buffer>(raw, [pool, block = std::move(block), bytes](
-                                                    engine::Buffer*) mutable {
-      if (auto p = pool.lock()) p->idle_[bytes].push_back(std::move(block));
-    });
+    return std::shared_ptr<engine::Buffer>(
+        raw, [pool, block = std::move(block), bytes](engine::Buffer*) mutable {
+          if (auto p = pool.lock()) p->idle_[bytes].push_back(std::move(block));
+        });
   }
 
   size_t bytes() const {

@@ -5,11 +5,12 @@
 #include <string>
 
 #include "engine/backends/cuda/caching_allocator.h"
-#include "engine/backends/cuda/cublaslt_matmul.h"
 #include "engine/backends/cuda/capture_pool.h"
+#include "engine/backends/cuda/cublaslt_matmul.h"
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/cuda_ops.h"
 #include "engine/backends/cuda/cuda_resources.h"
+#include "engine/backends/cuda/cupti_tracer.h"
 #include "engine/ir/error.h"
 
 namespace tensord::cuda {
@@ -134,6 +135,17 @@ void CudaBackend::write(engine::Buffer& dst, size_t offset, const void* src, siz
           "cudaMemcpyAsync (host to device)");
   }
   state_->stream.synchronize();
+}
+
+void CudaBackend::trace_step(const engine::RunProfile& profile, uint32_t step) {
+  DeviceGuard guard(device_);
+  if (!tracer_) tracer_ = std::make_unique<CuptiTracer>(device_);
+  tracer_->step(profile, step);
+}
+
+void CudaBackend::trace_end(const engine::RunProfile& profile) {
+  DeviceGuard guard(device_);
+  if (tracer_) tracer_->finish(profile, state_->stream.get());
 }
 
 void CudaBackend::copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src,

@@ -30,6 +30,7 @@ class CachingAllocator;
 struct CudaContext;
 class CudaKernelCache;
 class CapturePool;
+class CuptiTracer;
 
 class CudaBackend final : public engine::Backend {
  public:
@@ -54,6 +55,8 @@ class CudaBackend final : public engine::Backend {
   void begin_capture() override;
   std::unique_ptr<engine::CapturedRun> end_capture() override;
   void replay(engine::CapturedRun& run) override;
+  void trace_step(const engine::RunProfile& profile, uint32_t step) override;
+  void trace_end(const engine::RunProfile& profile) override;
   void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,
             size_t n) override;
   void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override;
@@ -74,7 +77,9 @@ class CudaBackend final : public engine::Backend {
   bool fuse_;
   engine::Float32MatmulPrecision precision_ = engine::Float32MatmulPrecision::Highest;
   std::shared_ptr<State> state_;
-  std::shared_ptr<CapturePool> capture_;  // set between begin_capture and end_capture
+  std::shared_ptr<CapturePool> capture_;
+  std::unique_ptr<CuptiTracer>
+      tracer_;  // made on the first traced step  // set between begin_capture and end_capture
   CudaContext context();
   CUstream_st* stream() const;
   std::shared_ptr<engine::Buffer> allocate_block(size_t bytes);

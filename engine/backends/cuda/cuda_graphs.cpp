@@ -32,8 +32,7 @@ class CudaGraphRun final : public engine::CapturedRun {
 void CudaBackend::begin_capture() {
   if (capture_) throw Error(ErrorCode::Internal, "a CUDA graph capture is already running");
   DeviceGuard guard(device_);
-  check(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeRelaxed),
-        "cudaStreamBeginCapture");
+  check(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeRelaxed), "cudaStreamBeginCapture");
   capture_ = std::make_shared<CapturePool>();
 }
 

@@ -54,8 +54,7 @@ TEST_CASE("reduce-overhead records a repeated plan once and replays it with fres
   std::vector<std::vector<engine::TensorValue>> results;
   for (int run = 0; run < 4; ++run) {
     std::vector<engine::TensorValue> in{upload(cuda, input_values(run), {64, 300})};
-    results.push_back(
-        engine.run(program(outs), in, outs, engine::CompileMode::ReduceOverhead));
+    results.push_back(engine.run(program(outs), in, outs, engine::CompileMode::ReduceOverhead));
   }
   CHECK(engine.capture_stats().captures == 1);
   CHECK(engine.capture_stats().replays == 3);  // the recording run is replayed too
