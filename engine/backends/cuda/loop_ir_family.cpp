@@ -61,7 +61,7 @@ bool run_loop_ir(CudaContext& ctx, const ir::Node& node, Values in, Values out) 
   group.members = {static_cast<uint32_t>(in.size())};
   ir::Node& self = nodes.back();
   self.op = node.op;
-  self.outputs = node.outputs;
+  self.outputs = {out[0].type};
   for (size_t i = 0; i < in.size(); ++i) {
     nodes[i].op = ir::Op::input;
     nodes[i].outputs = {in[i].type};
@@ -85,11 +85,16 @@ bool run_loop_ir(CudaContext& ctx, const ir::Node& node, Values in, Values out) 
       shape.push_back(in[0].type.shape[d]);
       strides.push_back(in[0].strides[d]);
     }
+    // Reducing over no axis (axes=() or a scalar) is the reduction over one of size 1.
+    if (axes.empty()) {
+      shape.push_back(1);
+      strides.push_back(0);
+    }
     values[0].type.shape = shape;
     values[0].layout.strides = strides;
     nodes[0].outputs[0].shape = shape;
     group.domain = shape;
-    group.inner = static_cast<int>(axes.size());
+    group.inner = std::max<int>(1, static_cast<int>(axes.size()));
   } else {
     group.domain = out[0].type.shape;
   }
