@@ -44,7 +44,7 @@ CudaProbe probe_cuda() {
   cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
     p.why_not = std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
-    cudaGetLastError();  // clear the sticky-free error so that later calls start clean
+    cudaGetLastError();  // reset the last-error state: later CUDA calls start clean
     return p;
   }
   if (count == 0) {
