@@ -95,6 +95,12 @@ void CpuBackend::write(engine::Buffer& dst, size_t offset, const void* src, size
   if (n) std::memcpy(static_cast<char*>(dst.data()) + offset, src, n);
 }
 
+void CpuBackend::copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src,
+                      size_t src_offset, size_t n) {
+  check_range(src.bytes(), src_offset, n);
+  write(dst, dst_offset, static_cast<const char*>(src.data()) + src_offset, n);
+}
+
 void CpuBackend::read(const engine::Buffer& src, size_t offset, void* dst, size_t n) {
   check_range(src.bytes(), offset, n);
   if (n) std::memcpy(dst, static_cast<const char*>(src.data()) + offset, n);

@@ -24,7 +24,7 @@ class FamilyState {
 };
 
 struct FamilyStates {
-  std::unique_ptr<FamilyState> dnn, fft, solver, sort;
+  std::unique_ptr<FamilyState> loop_ir, dnn, fft, solver, sort;
 };
 
 struct CudaContext {

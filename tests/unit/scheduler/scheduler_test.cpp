@@ -256,6 +256,10 @@ class PrecisionRecordingBackend final : public engine::Backend {
            std::span<const engine::TensorValue> outputs) override {
     cpu_.run(node, inputs, outputs);
   }
+  void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,
+            size_t n) override {
+    cpu_.copy(dst, dst_offset, src, src_offset, n);
+  }
   void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override {
     cpu_.write(dst, offset, src, n);
   }
