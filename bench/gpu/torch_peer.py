@@ -151,6 +151,7 @@ def main():
     only = {n for n in args.only.split(",") if n}
     impls = [i for i in args.impls.split(",") if i]
     failures = 0
+    run = None
     for w in workloads(torch):
         name = w.name
         if only and name not in only:
@@ -180,7 +181,7 @@ def main():
             except Exception as e:  # noqa: BLE001 (report and go on)
                 emit(bench=name, impl=impl, error=f"{type(e).__name__}: {e}")
                 failures += 1
-        del fn
+        run = fn = None  # the inputs, compiled code and captured graph of this workload go
         torch.cuda.empty_cache()
     torch.set_float32_matmul_precision("highest")
     return 1 if failures else 0
