@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/exec/matmul_precision.h"
+#include "engine/exec/memory_stats.h"
 #include "engine/exec/run_profile.h"
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
@@ -98,6 +99,11 @@ class Backend {
   // The precision float32 matmuls may use from now on (the scheduler sets the session's before
   // running its work). Backends that always compute in full float32 keep the default.
   virtual void set_float32_matmul_precision(Float32MatmulPrecision) {}
+
+  // What the device can say about its memory (Session.memoryStats); the default, nothing.
+  // Called from the RPC thread while the device's worker runs: implementations take their
+  // allocator's lock and never wait for the device.
+  virtual DeviceMemoryStats memory_stats() const { return {}; }
 };
 
 }  // namespace tensord::engine

@@ -83,6 +83,13 @@ std::shared_ptr<engine::Buffer> CpuBackend::allocate(size_t bytes) {
   return blocks_->allocate(bytes);
 }
 
+engine::DeviceMemoryStats CpuBackend::memory_stats() const {
+  const HostBlockCache::Stats s = blocks_->stats();
+  engine::DeviceMemoryStats out;
+  out.host_cache = engine::HostCacheMemoryStats{s.cached_bytes, s.hits, s.misses, s.evictions};
+  return out;
+}
+
 void CpuBackend::write(engine::Buffer& dst, size_t offset, const void* src, size_t n) {
   check_range(dst.bytes(), offset, n);
   if (n) std::memcpy(static_cast<char*>(dst.data()) + offset, src, n);

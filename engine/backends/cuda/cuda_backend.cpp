@@ -100,8 +100,14 @@ CachingAllocator& CudaBackend::allocator() {
   return state_->allocator;
 }
 
-AllocatorStats CudaBackend::memory_stats() const {
+AllocatorStats CudaBackend::allocator_stats() const {
   return state_->allocator.stats();
+}
+
+engine::DeviceMemoryStats CudaBackend::memory_stats() const {
+  engine::DeviceMemoryStats out;
+  out.allocator = to_allocator_memory_stats(state_->allocator.stats());
+  return out;
 }
 
 void CudaBackend::synchronize() {

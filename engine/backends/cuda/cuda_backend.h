@@ -65,7 +65,9 @@ class CudaBackend final : public engine::Backend {
     precision_ = precision;
   }
 
-  AllocatorStats memory_stats() const;
+  // The caching allocator's statistics (thread-safe), and the same in the engine's form.
+  AllocatorStats allocator_stats() const;
+  engine::DeviceMemoryStats memory_stats() const override;
   struct State;  // shared with the buffers it hands out
   CachingAllocator& allocator();
   // Waits for everything queued on the backend's stream.

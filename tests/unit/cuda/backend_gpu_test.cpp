@@ -43,7 +43,7 @@ TEST_CASE("bytes round-trip through pinned staging, across chunk boundaries") {
   cuda.write(*buffer, 0, in.data(), in.size());
   cuda.read(*buffer, 0, out.data(), out.size());
   CHECK(in == out);
-  CHECK(cuda.memory_stats().allocated_bytes.current >= int64_t(10240));
+  CHECK(cuda.allocator_stats().allocated_bytes.current >= int64_t(10240));
 }
 
 TEST_CASE("float32 matmul through cuBLASLt agrees with a host loop at every precision") {
