@@ -246,6 +246,8 @@ interface Session {
 
   # (protocol 1.1) "eager" (no fusion), "default" (fuse), "reduce-overhead", "max-autotune" (on the CPU both
   # plan as "default": capture and launch tuning are GPU things). Unknown names: invalidGraph.
+  # A new session starts in "reduce-overhead" on a daemon whose device is a GPU (repeated
+  # plans replay as CUDA graphs), else in "default".
   setCompileMode @5 (mode :Text);
 
   # The plan `run` would use for this graph in the session's mode; builds (and caches) it
