@@ -47,7 +47,7 @@ template <class R> __device__ void load(const f16* p, R& re, R& im) {
   re = (R)f; im = (R)0;
 }
 template <class R> __device__ void load(const bf16* p, R& re, R& im) {
-  re = (R)__int_as_float(((int)p->bits) << 16); im = (R)0;
+  re = (R)__int_as_float((int)(((unsigned)p->bits) << 16)); im = (R)0;
 }
 template <class R> __device__ void load(const float* p, R& re, R& im) { re = (R)*p; im = (R)0; }
 template <class R> __device__ void load(const double* p, R& re, R& im) { re = (R)*p; im = (R)0; }

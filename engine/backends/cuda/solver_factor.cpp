@@ -1,7 +1,9 @@
 // det, slogdet, inv, solve (getrf/getrs), cholesky (potrf), eigvalsh, eigh (syevd), qr
-// (geqrf/orgqr) on the CUDA backend. Each matrix of the batch is copied row-major into
-// scratch, which cuSOLVER reads as A^T (column-major); the transpose is folded into the call
-// where the algebra allows (solver_layout.h), only qr copies A transposed.
+// (geqrf/orgqr) on the CUDA backend. Each matrix of the batch is copied column-major into
+// scratch (the strided copy with the last two dims swapped, batch broadcast included), so that
+// cuSOLVER factors the very matrix the CPU's LAPACK factors: the same pivots come out exactly
+// zero for singular inputs, the same triangle is read. Results go back row-major through the
+// same copy, or are solved transposed straight into the output (inv).
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/solver_common.h"
 #include "engine/backends/cuda/solver_layout.h"
@@ -28,12 +30,12 @@ Batch batch_of(const engine::TensorValue& a) {
   return b;
 }
 
-// The batch of `a` (broadcast to `batch`) as contiguous row-major matrices: A^T column-major.
+// The batch of `a` (broadcast to `batch`) as contiguous column-major matrices.
 template <typename T>
-T* copy_plain(CudaContext& ctx, Scratch& scratch, const engine::TensorValue& a,
-              const ir::Shape& batch) {
+T* copy_colmajor(CudaContext& ctx, Scratch& scratch, const engine::TensorValue& a,
+                 const ir::Shape& batch) {
   const DeviceView v =
-      batch_view(data_of(a), a.type.dtype, a.type.shape, strides_of(a), batch, 2, false);
+      batch_view(data_of(a), a.type.dtype, a.type.shape, strides_of(a), batch, 2, true);
   return contiguous_copy<T>(ctx, scratch, v, a.type.dtype);
 }
 
@@ -67,8 +69,10 @@ void run_det(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   const Batch b = batch_of(in[0]);
   if (b.count == 0) return;
   Scratch scratch(ctx);
-  // det(A^T) = det(A): the LU of the plain copy serves. n = 0 leaves det 1, sign 1, log 0.
-  T* a = copy_plain<T>(ctx, scratch, in[0], b.batch);
+  // The LU of A itself (not of A^T, though the determinant is the same): the factors, and so
+  // which pivots come out exactly zero, are those of the CPU's LAPACK. n = 0 leaves det 1,
+  // sign 1, log 0.
+  T* a = copy_colmajor<T>(ctx, scratch, in[0], b.batch);
   int* ipiv = scratch.alloc<int>(b.count * b.n);
   int* info = scratch.alloc<int>(b.count);
   if (b.n > 0) lu(ctx, scratch, node.op, a, b.count, b.n, ipiv, info);
@@ -87,14 +91,14 @@ void run_det(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   }
 }
 
-// inv(A^T) = inv(A)^T: solving A^T X = I (getrs on the plain copy's LU) gives inv(A)^T
-// column-major, which is inv(A) row-major: written straight into the output.
+// The LU of A (column-major, as the CPU's getrf sees it); getrs(trans) solves A^T X = I, and
+// X = inv(A)^T column-major is inv(A) row-major: solved straight in the output.
 template <typename T>
 void run_inv(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   const Batch b = batch_of(in[0]);
   if (b.count == 0 || b.n == 0) return;
   Scratch scratch(ctx);
-  T* a = copy_plain<T>(ctx, scratch, in[0], b.batch);
+  T* a = copy_colmajor<T>(ctx, scratch, in[0], b.batch);
   int* ipiv = scratch.alloc<int>(b.count * b.n);
   int* info = scratch.alloc<int>(b.count);
   lu(ctx, scratch, node.op, a, b.count, b.n, ipiv, info);
@@ -106,12 +110,12 @@ void run_inv(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   cusolverDnHandle_t h = handle(ctx);
   const int ni = as_int(node.op, n);
   for (int64_t k = 0; k < count; ++k) {
-    Dn<T>::getrs(h, CUBLAS_OP_N, ni, ni, a + k * n * n, ni, ipiv + k * n, y + k * n * n, ni,
+    Dn<T>::getrs(h, CUBLAS_OP_T, ni, ni, a + k * n * n, ni, ipiv + k * n, y + k * n * n, ni,
                  info + k);
   }
 }
 
-// A X = B from the LU of A^T (the plain copy) with getrs(trans): (A^T)^T X = B.
+// A X = B from the LU of A (column-major, as the CPU's gesv), B and X column-major.
 template <typename T>
 void run_solve(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   const engine::TensorValue &a = in[0], &bv = in[1], &x = out[0];
@@ -124,7 +128,7 @@ void run_solve(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   const int64_t nrhs = vector ? 1 : bv.type.shape.back();
   if (count == 0 || n == 0 || nrhs == 0) return;
   Scratch scratch(ctx);
-  T* lu_a = copy_plain<T>(ctx, scratch, a, batch);
+  T* lu_a = copy_colmajor<T>(ctx, scratch, a, batch);
   int* ipiv = scratch.alloc<int>(count * n);
   int* info = scratch.alloc<int>(count);
   lu(ctx, scratch, node.op, lu_a, count, n, ipiv, info);
@@ -138,7 +142,7 @@ void run_solve(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   cusolverDnHandle_t h = handle(ctx);
   const int ni = as_int(node.op, n), ri = as_int(node.op, nrhs);
   for (int64_t k = 0; k < count; ++k) {
-    Dn<T>::getrs(h, CUBLAS_OP_T, ni, ri, lu_a + k * n * n, ni, ipiv + k * n, rhs + k * n * nrhs, ni,
+    Dn<T>::getrs(h, CUBLAS_OP_N, ni, ri, lu_a + k * n * n, ni, ipiv + k * n, rhs + k * n * nrhs, ni,
                  info + k);
   }
   if (!vector) {
@@ -148,19 +152,19 @@ void run_solve(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   }
 }
 
-// potrf of A^T reading its upper triangle (= A's lower) gives U with U^T U = A; U column-major
-// read row-major is L = U^T. upper = true: the mirror image.
+// potrf of A reading its lower triangle gives L (column-major) with L L^T = A; upper = true:
+// the upper triangle and U with U^T U = A. The other triangle is zeroed on the way out.
 template <typename T>
 void run_cholesky(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   const Batch b = batch_of(in[0]);
   if (b.count == 0 || b.n == 0) return;
   const bool upper = node.attrs.get_bool(Attr::upper, false);
   Scratch scratch(ctx);
-  T* a = copy_plain<T>(ctx, scratch, in[0], b.batch);
+  T* a = copy_colmajor<T>(ctx, scratch, in[0], b.batch);
   int* info = scratch.alloc<int>(b.count);
   cusolverDnHandle_t h = handle(ctx);
   const int ni = as_int(node.op, b.n);
-  const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+  const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
   const int lwork = Dn<T>::potrf_lwork(h, uplo, ni, a, ni);
   T* work = scratch.alloc<T>(lwork);
   for (int64_t k = 0; k < b.count; ++k) {
@@ -175,14 +179,14 @@ void run_cholesky(CudaContext& ctx, const ir::Node& node, Values in, Values out)
                    std::to_string(r) + " is not positive)",
                bad, b.count);
   }
-  const DeviceView v = matrices(a, out[0].type.dtype, b.batch, b.n * b.n, b.n, b.n, b.n, 1);
+  const DeviceView v = matrices(a, out[0].type.dtype, b.batch, b.n * b.n, b.n, b.n, 1, b.n);
   CopyOptions keep;
   keep.triangle = upper ? 2 : 1;
   strided_copy(ctx, v, v.shape, out[0].raw(), out[0].type.dtype,
                ir::contiguous_strides(out[0].type.shape), keep);
 }
 
-// syevd of A^T: its upper triangle is A's lower one. Eigenvalues ascending, straight into the
+// syevd of A reading its lower (upper) triangle. Eigenvalues ascending, straight into the
 // output; eigenvectors are the columns of the column-major result.
 template <typename T>
 void run_eigh(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
@@ -191,12 +195,12 @@ void run_eigh(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   const bool upper = node.attrs.get_bool(Attr::upper, false);
   const bool vectors = node.op == Op::eigh;
   Scratch scratch(ctx);
-  T* a = copy_plain<T>(ctx, scratch, in[0], b.batch);
+  T* a = copy_colmajor<T>(ctx, scratch, in[0], b.batch);
   T* w = out[0].data<T>();
   int* info = scratch.alloc<int>(b.count);
   cusolverDnHandle_t h = handle(ctx);
   const int ni = as_int(node.op, b.n);
-  const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+  const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
   const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
   const int lwork = Dn<T>::syevd_lwork(h, jobz, uplo, ni, a, ni, w);
   T* work = scratch.alloc<T>(lwork);

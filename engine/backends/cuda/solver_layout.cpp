@@ -42,8 +42,9 @@ SvdLayout svd_layout(int64_t m, int64_t n, bool vectors, bool full) {
   s.vh_rows = full ? n : s.k;
   if (!vectors) return s;
   // gesvd's U is rows x (jobu 'A': rows, 'S': k); its VT is cols x cols either way (k = cols).
+  // jobu = jobvt, as PyTorch calls it.
   s.jobu = full ? 'A' : 'S';
-  s.jobvt = 'A';
+  s.jobvt = s.jobu;
   s.ldu = s.rows;
   s.ldvt = s.cols;
   s.u_elems = s.rows * (full ? s.rows : s.k);

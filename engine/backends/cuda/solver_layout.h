@@ -1,8 +1,8 @@
 // Host-side layout decisions of the cuSOLVER family (unit-tested without a GPU). cuSOLVER is
-// column-major; tensors are row-major views. A row-major m x n matrix read column-major is its
-// transpose, so most ops factor A^T from a plain contiguous copy and fold the transpose into
-// the algebra (det(A^T) = det(A); A^T's LU solves A X = B with trans; potrf/syevd of A^T read
-// the other triangle); the rest copy A transposed. Batch dims broadcast by zero strides.
+// column-major; tensors are row-major strided views. The family copies A column-major (a
+// strided copy of the view with its last two dims swapped) so that cuSOLVER factors what the
+// CPU's LAPACK factors; gesvd, which needs rows >= cols, factors a wide A as A^T (a plain
+// row-major copy) instead. Batch dims broadcast by zero strides.
 #pragma once
 
 #include <cstdint>

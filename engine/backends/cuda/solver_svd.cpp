@@ -63,16 +63,16 @@ T* syevd_lower(CudaContext& ctx, Scratch& scratch, Op op, const engine::TensorVa
                const ir::Shape& batch, int64_t n, bool vectors, T* w) {
   const int64_t count = ir::numel(batch);
   const DeviceView view =
-      batch_view(data_of(a), a.type.dtype, a.type.shape, strides_of(a), batch, 2, false);
+      batch_view(data_of(a), a.type.dtype, a.type.shape, strides_of(a), batch, 2, true);
   T* c = contiguous_copy<T>(ctx, scratch, view, a.type.dtype);
   int* info = scratch.alloc<int>(count);
   cusolverDnHandle_t h = handle(ctx);
   const int ni = as_int(op, n);
   const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
-  const int lwork = Dn<T>::syevd_lwork(h, jobz, CUBLAS_FILL_MODE_UPPER, ni, c, ni, w);
+  const int lwork = Dn<T>::syevd_lwork(h, jobz, CUBLAS_FILL_MODE_LOWER, ni, c, ni, w);
   T* work = scratch.alloc<T>(lwork);
   for (int64_t b = 0; b < count; ++b) {
-    Dn<T>::syevd(h, jobz, CUBLAS_FILL_MODE_UPPER, ni, c + b * n * n, ni, w + b * n, work, lwork,
+    Dn<T>::syevd(h, jobz, CUBLAS_FILL_MODE_LOWER, ni, c + b * n * n, ni, w + b * n, work, lwork,
                  info + b);
   }
   const std::vector<int> infos = read_infos(ctx, info, count);
