@@ -118,13 +118,6 @@ std::vector<int64_t> strides_of(const engine::TensorValue& v) {
   return v.strides.empty() ? ir::contiguous_strides(v.type.shape) : v.strides;
 }
 
-bool is_identity(const std::vector<int>& order) {
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (order[i] != static_cast<int>(i)) return false;
-  }
-  return true;
-}
-
 void execute(CudaContext& ctx, const FftStage& stage, bool dbl, void* in, void* out) {
   CachedPlan& plan = fft_state(ctx).plan(stage, dbl, ctx.stream);
   check_cufft(cufftSetStream(plan.handle, ctx.stream), "cufftSetStream");
@@ -171,6 +164,28 @@ void execute(CudaContext& ctx, const FftStage& stage, bool dbl, void* in, void* 
   }
 }
 
+// The device side of the stages: scratch from the allocator, the strided copy kernel, cuFFT.
+class DeviceRunner final : public FftStageRunner {
+ public:
+  DeviceRunner(CudaContext& ctx, bool dbl) : ctx_(ctx), dbl_(dbl) {}
+  void* allocate(size_t bytes) override {
+    scratch_.push_back(ctx_.scratch(bytes));
+    return scratch_.back()->data();
+  }
+  void copy(const DeviceView& src, const ir::Shape& shape, void* dst, DType dst_dtype,
+            const std::vector<int64_t>& dst_strides, const CopyOptions& options) override {
+    strided_copy(ctx_, src, shape, dst, dst_dtype, dst_strides, options);
+  }
+  void transform(const FftStage& stage, void* in, void* out) override {
+    execute(ctx_, stage, dbl_, in, out);
+  }
+
+ private:
+  CudaContext& ctx_;
+  bool dbl_;
+  std::vector<std::shared_ptr<engine::Buffer>> scratch_;
+};
+
 void run(CudaContext& ctx, const ir::Node& node, const engine::TensorValue& x,
          const engine::TensorValue& y) {
   const DType out_t = y.type.dtype;
@@ -188,60 +203,9 @@ void run(CudaContext& ctx, const ir::Node& node, const engine::TensorValue& x,
   }
   if (y.type.numel() == 0) return;
   const FftPlanSpec spec = plan_fft(node.op, node.attrs, x.type.shape, y.type.shape);
-  const DType complex_t = dbl ? DType::Complex128 : DType::Complex64;
-  const DType real_t = dbl ? DType::Float64 : DType::Float32;
-
-  DeviceView view{x.buffer ? x.raw() : nullptr, x.type.dtype, x.type.shape, strides_of(x)};
-  bool view_is_scratch = false;  // the stage may overwrite it
-  std::vector<std::shared_ptr<engine::Buffer>> scratch;
-  auto allocate = [&](const ir::Shape& shape, DType t) {
-    scratch.push_back(ctx.scratch(static_cast<size_t>(ir::numel(shape)) * ir::itemsize(t)));
-    return scratch.back()->data();
-  };
-  for (size_t s = 0; s < spec.stages.size(); ++s) {
-    const FftStage& st = spec.stages[s];
-    const bool last_stage = s + 1 == spec.stages.size();
-    const bool identity = is_identity(st.order);
-    const DType in_t = st.kind == FftKind::R2C ? real_t : complex_t;
-    const DType stage_out_t = st.kind == FftKind::C2R ? real_t : complex_t;
-    const std::vector<int64_t> in_strides = permuted_strides(st.in_shape, st.order);
-    CopyOptions copy;
-    if (st.kind == FftKind::C2R) {
-      copy.herm_dim = spec.herm_dim;
-      copy.herm_n = spec.herm_n;
-    }
-    void* in = nullptr;
-    if (view_is_scratch && view.dtype == in_t && view.shape == st.in_shape &&
-        view.strides == in_strides) {
-      // Already laid out for this stage: transform in place (after dropping c2r's ignored
-      // imaginary parts, in place too).
-      in = const_cast<void*>(view.data);
-      if (copy.herm_dim >= 0) strided_copy(ctx, view, st.in_shape, in, in_t, in_strides, copy);
-    } else {
-      // The last c2c stage over the innermost dims in order transforms the output in place.
-      in = st.kind == FftKind::C2C && last_stage && identity && out_t == complex_t
-               ? y.raw()
-               : allocate(st.in_shape, in_t);
-      strided_copy(ctx, view, st.in_shape, in, in_t, in_strides, copy);
-    }
-    void* out = in;
-    if (st.kind != FftKind::C2C) {
-      out = last_stage && identity && out_t == stage_out_t ? y.raw()
-                                                           : allocate(st.out_shape, stage_out_t);
-    }
-    execute(ctx, st, dbl, in, out);
-    view = DeviceView{out, stage_out_t, st.out_shape, permuted_strides(st.out_shape, st.order)};
-    view_is_scratch = true;
-  }
-  const std::vector<int64_t> y_strides = ir::contiguous_strides(y.type.shape);
-  if (view.data == y.raw()) {
-    if (spec.scale != 1) {
-      strided_copy(ctx, view, y.type.shape, y.raw(), out_t, y_strides, CopyOptions{spec.scale});
-    }
-    return;
-  }
-  // No stage (every length 1) copies the input: pad, cast, and for c2r the real part.
-  strided_copy(ctx, view, y.type.shape, y.raw(), out_t, y_strides, CopyOptions{spec.scale});
+  DeviceRunner runner(ctx, dbl);
+  const DeviceView input{x.buffer ? x.raw() : nullptr, x.type.dtype, x.type.shape, strides_of(x)};
+  run_fft_plan(spec, input, y.raw(), out_t, runner);
 }
 
 }  // namespace

@@ -124,4 +124,71 @@ std::string fft_plan_key(const FftStage& stage, bool double_precision) {
   return key;
 }
 
+namespace {
+
+bool is_identity(const std::vector<int>& order) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] != static_cast<int>(i)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void run_fft_plan(const FftPlanSpec& spec, const DeviceView& input, void* y, ir::DType out_t,
+                  FftStageRunner& runner) {
+  using ir::DType;
+  const bool dbl = out_t == DType::Complex128 || out_t == DType::Float64;
+  const DType complex_t = dbl ? DType::Complex128 : DType::Complex64;
+  const DType real_t = dbl ? DType::Float64 : DType::Float32;
+  DeviceView view = input;
+  bool view_is_scratch = false;  // a stage may overwrite it
+  for (size_t s = 0; s < spec.stages.size(); ++s) {
+    const FftStage& st = spec.stages[s];
+    const bool last_stage = s + 1 == spec.stages.size();
+    const bool identity = is_identity(st.order);
+    const DType in_t = st.kind == FftKind::R2C ? real_t : complex_t;
+    const DType stage_out_t = st.kind == FftKind::C2R ? real_t : complex_t;
+    const std::vector<int64_t> in_strides = permuted_strides(st.in_shape, st.order);
+    CopyOptions copy;
+    if (st.kind == FftKind::C2R) {
+      copy.herm_dim = spec.herm_dim;
+      copy.herm_n = spec.herm_n;
+    }
+    void* in = nullptr;
+    if (view_is_scratch && view.dtype == in_t && view.shape == st.in_shape &&
+        view.strides == in_strides) {
+      // Already laid out for this stage: transform in place (after dropping c2r's ignored
+      // imaginary parts, in place too).
+      in = const_cast<void*>(view.data);
+      if (copy.herm_dim >= 0) runner.copy(view, st.in_shape, in, in_t, in_strides, copy);
+    } else {
+      // The last c2c stage over the innermost dims in order transforms the output in place.
+      in = st.kind == FftKind::C2C && last_stage && identity && out_t == complex_t
+               ? y
+               : runner.allocate(static_cast<size_t>(ir::numel(st.in_shape)) * ir::itemsize(in_t));
+      runner.copy(view, st.in_shape, in, in_t, in_strides, copy);
+    }
+    void* out = in;
+    if (st.kind != FftKind::C2C) {
+      out = last_stage && identity && out_t == stage_out_t
+                ? y
+                : runner.allocate(static_cast<size_t>(ir::numel(st.out_shape)) *
+                                  ir::itemsize(stage_out_t));
+    }
+    runner.transform(st, in, out);
+    view = DeviceView{out, stage_out_t, st.out_shape, permuted_strides(st.out_shape, st.order)};
+    view_is_scratch = true;
+  }
+  const std::vector<int64_t> y_strides = ir::contiguous_strides(spec.out_shape);
+  CopyOptions scale;
+  scale.scale = spec.scale;
+  if (view.data == y) {
+    if (spec.scale != 1) runner.copy(view, spec.out_shape, y, out_t, y_strides, scale);
+    return;
+  }
+  // Also the whole run when there is no stage (every length 1): pad, cast, c2r's real part.
+  runner.copy(view, spec.out_shape, y, out_t, y_strides, scale);
+}
+
 }  // namespace tensord::cuda

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/backends/cuda/fft_strided_copy.h"
 #include "engine/ir/graph.h"
 
 namespace tensord::cuda {
@@ -55,5 +56,26 @@ FftPlanSpec plan_fft(ir::Op op, const ir::Attrs& attrs, const ir::Shape& in_shap
 // The cuFFT plan a stage needs, as a cache key: kind, direction-free (the direction is an
 // argument of cufftExec), precision, lengths and batch. "c2c f64 n=4x6 batch=3".
 std::string fft_plan_key(const FftStage& stage, bool double_precision);
+
+// What running a plan needs from a device (fft_family.cpp: the caching allocator, the strided
+// copy kernel, cuFFT; the unit test: host memory, a host copy, a direct DFT).
+class FftStageRunner {
+ public:
+  virtual ~FftStageRunner() = default;
+  virtual void* allocate(size_t bytes) = 0;
+  virtual void copy(const DeviceView& src, const ir::Shape& shape, void* dst, ir::DType dst_dtype,
+                    const std::vector<int64_t>& dst_strides, const CopyOptions& options) = 0;
+  // The unnormalised transform of `stage` (the direction is stage.inverse): c2c in place (in ==
+  // out), r2c/c2r out of place, contiguous in the stage's layout, `stage.batch` transforms.
+  virtual void transform(const FftStage& stage, void* in, void* out) = 0;
+};
+
+// Runs `spec` from `input` into the contiguous output `y` (dtype `out_t`, shape
+// spec.out_shape): each stage's input copied into its layout (the first copy casts, pads and
+// truncates; the user's input is never written), the transform, and the scale applied by the
+// last copy. The last stage writes `y` itself when its layout is the output's (c2c: copied
+// into y and transformed there; r2c/c2r: transformed into y), then scales it in place.
+void run_fft_plan(const FftPlanSpec& spec, const DeviceView& input, void* y, ir::DType out_t,
+                  FftStageRunner& runner);
 
 }  // namespace tensord::cuda
