@@ -40,13 +40,15 @@ SvdLayout svd_layout(int64_t m, int64_t n, bool vectors, bool full) {
   s.k = s.cols;
   s.u_cols = full ? m : s.k;
   s.vh_rows = full ? n : s.k;
+  // Leading dimensions valid for every job (LAPACK asks ldu >= rows for 'A'/'S', ldvt >= cols
+  // for 'A'), as PyTorch passes them.
+  s.ldu = s.rows;
+  s.ldvt = s.cols;
   if (!vectors) return s;
   // gesvd's U is rows x (jobu 'A': rows, 'S': k); its VT is cols x cols either way (k = cols).
   // jobu = jobvt, as PyTorch calls it.
   s.jobu = full ? 'A' : 'S';
   s.jobvt = s.jobu;
-  s.ldu = s.rows;
-  s.ldvt = s.cols;
   s.u_elems = s.rows * (full ? s.rows : s.k);
   s.vt_elems = s.cols * s.cols;
   if (s.transpose_input) {

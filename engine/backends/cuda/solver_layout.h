@@ -27,7 +27,7 @@ struct SvdLayout {
   bool transpose_input = false;  // copy A transposed (true) or plainly (false)
   int64_t rows = 0, cols = 0, k = 0;
   signed char jobu = 'N', jobvt = 'N';
-  int64_t ldu = 1, ldvt = 1;
+  int64_t ldu = 1, ldvt = 1;          // rows, cols
   int64_t u_elems = 0, vt_elems = 0;  // per matrix, 0 when not computed
   // U_A(i, l) = buffer[i * us0 + l * us1] of gesvd's VT (ua_in_vt) or U; Vh_A(l, j) =
   // buffer[l * vs0 + j * vs1] of the other one.

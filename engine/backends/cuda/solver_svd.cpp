@@ -36,6 +36,8 @@ SvdResult<T> gesvd_batch(CudaContext& ctx, Scratch& scratch, Op op, const engine
   SvdResult<T> r;
   r.u = layout.u_elems > 0 ? scratch.alloc<T>(count * layout.u_elems) : nullptr;
   r.vt = layout.vt_elems > 0 ? scratch.alloc<T>(count * layout.vt_elems) : nullptr;
+  // Jobs 'N' do not reference U / VT; they get a valid pointer all the same.
+  T* unused = r.u && r.vt ? nullptr : scratch.alloc<T>(1);
   int* info = scratch.alloc<int>(count);
   T* rwork = scratch.alloc<T>(layout.k);
   cusolverDnHandle_t h = handle(ctx);
@@ -46,8 +48,8 @@ SvdResult<T> gesvd_batch(CudaContext& ctx, Scratch& scratch, Op op, const engine
   const int64_t per = layout.rows * layout.cols;
   for (int64_t b = 0; b < count; ++b) {
     Dn<T>::gesvd(h, layout.jobu, layout.jobvt, rows, cols, c + b * per, rows, s + b * layout.k,
-                 r.u ? r.u + b * layout.u_elems : nullptr, ldu,
-                 r.vt ? r.vt + b * layout.vt_elems : nullptr, ldvt, work, lwork, rwork, info + b);
+                 r.u ? r.u + b * layout.u_elems : unused, ldu,
+                 r.vt ? r.vt + b * layout.vt_elems : unused, ldvt, work, lwork, rwork, info + b);
   }
   const std::vector<int> infos = read_infos(ctx, info, count);
   if (const int64_t bad = first_bad(infos); bad >= 0) {
