@@ -205,7 +205,7 @@ void run(CudaContext& ctx, const ir::Node& node, const engine::TensorValue& x,
   const FftPlanSpec spec = plan_fft(node.op, node.attrs, x.type.shape, y.type.shape);
   DeviceRunner runner(ctx, dbl);
   const DeviceView input{x.buffer ? x.raw() : nullptr, x.type.dtype, x.type.shape, strides_of(x)};
-  run_fft_plan(spec, input, y.raw(), out_t, runner);
+  run_fft_plan(spec, input, y.raw(), out_t, runner);  // y has elements: a buffer
 }
 
 }  // namespace

@@ -135,6 +135,14 @@ int as_int(ir::Op op, int64_t v);
 int64_t numel_prefix(const ir::Shape& s, size_t drop);
 std::vector<int64_t> strides_of(const engine::TensorValue& v);
 const void* data_of(const engine::TensorValue& v);
+// An output's first element (null for a value without a buffer: an empty one).
+inline void* out_ptr(const engine::TensorValue& v) {
+  return v.buffer ? v.raw() : nullptr;
+}
+template <typename T>
+T* out_data(const engine::TensorValue& v) {
+  return static_cast<T*>(out_ptr(v));
+}
 
 // A view of `count` matrices (batch dims `batch`, `per_matrix` elements apart) whose element
 // (i, j) of rows x cols is at i * s0 + j * s1 of its matrix.

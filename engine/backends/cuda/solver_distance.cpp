@@ -31,7 +31,7 @@ void run_distance(CudaContext& ctx, const ir::Node& node, Values in, Values out)
   const ir::Shape& s1 = x1.type.shape;
   int64_t m = s1.back();
   Scratch scratch(ctx);
-  void* yp = y.raw();
+  void* yp = out_ptr(y);
   if (node.op == ir::Op::pdist) {
     int64_t n = s1[0];
     const DeviceView v = batch_view(data_of(x1), t, s1, strides_of(x1), {}, 2, false);

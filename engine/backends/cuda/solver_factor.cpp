@@ -80,12 +80,12 @@ void run_det(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   const DType t = in[0].type.dtype;
   int64_t count = b.count, n = b.n;
   if (node.op == Op::det) {
-    void* y = out[0].raw();
+    void* y = out_ptr(out[0]);
     void* args[] = {&a, &ipiv, &count, &n, &y};
     launch_solver_kernel(ctx, "lu_det", t, count, args);
   } else {
-    void* sign = out[0].raw();
-    void* logabs = out[1].raw();
+    void* sign = out_ptr(out[0]);
+    void* logabs = out_ptr(out[1]);
     void* args[] = {&a, &ipiv, &count, &n, &sign, &logabs};
     launch_solver_kernel(ctx, "lu_slogdet", t, count, args);
   }
@@ -103,7 +103,7 @@ void run_inv(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   int* info = scratch.alloc<int>(b.count);
   lu(ctx, scratch, node.op, a, b.count, b.n, ipiv, info);
   singular_check<T>(ctx, node.op, info, b.count, "the matrix");
-  T* y = out[0].data<T>();
+  T* y = out_data<T>(out[0]);
   int64_t count = b.count, n = b.n;
   void* args[] = {&y, &count, &n, &n};
   launch_solver_kernel(ctx, "eye", in[0].type.dtype, count * n * n, args);
@@ -137,7 +137,7 @@ void run_solve(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   // transposed. Vectors are solved in the output itself.
   const DeviceView bview =
       batch_view(data_of(bv), bv.type.dtype, bv.type.shape, strides_of(bv), batch, core, !vector);
-  T* rhs = vector ? x.data<T>() : scratch.alloc<T>(count * n * nrhs);
+  T* rhs = vector ? out_data<T>(x) : scratch.alloc<T>(count * n * nrhs);
   strided_copy(ctx, bview, bview.shape, rhs, bv.type.dtype, ir::contiguous_strides(bview.shape));
   cusolverDnHandle_t h = handle(ctx);
   const int ni = as_int(node.op, n), ri = as_int(node.op, nrhs);
@@ -148,7 +148,7 @@ void run_solve(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   if (!vector) {
     // X column-major -> the row-major output.
     const DeviceView xv = matrices(rhs, x.type.dtype, batch, n * nrhs, n, nrhs, 1, n);
-    strided_copy(ctx, xv, xv.shape, x.raw(), x.type.dtype, ir::contiguous_strides(os));
+    strided_copy(ctx, xv, xv.shape, out_ptr(x), x.type.dtype, ir::contiguous_strides(os));
   }
 }
 
@@ -182,7 +182,7 @@ void run_cholesky(CudaContext& ctx, const ir::Node& node, Values in, Values out)
   const DeviceView v = matrices(a, out[0].type.dtype, b.batch, b.n * b.n, b.n, b.n, 1, b.n);
   CopyOptions keep;
   keep.triangle = upper ? 2 : 1;
-  strided_copy(ctx, v, v.shape, out[0].raw(), out[0].type.dtype,
+  strided_copy(ctx, v, v.shape, out_ptr(out[0]), out[0].type.dtype,
                ir::contiguous_strides(out[0].type.shape), keep);
 }
 
@@ -196,7 +196,7 @@ void run_eigh(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   const bool vectors = node.op == Op::eigh;
   Scratch scratch(ctx);
   T* a = copy_colmajor<T>(ctx, scratch, in[0], b.batch);
-  T* w = out[0].data<T>();
+  T* w = out_data<T>(out[0]);
   int* info = scratch.alloc<int>(b.count);
   cusolverDnHandle_t h = handle(ctx);
   const int ni = as_int(node.op, b.n);
@@ -213,7 +213,7 @@ void run_eigh(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   }
   if (vectors) {
     const DeviceView v = matrices(a, out[1].type.dtype, b.batch, b.n * b.n, b.n, b.n, 1, b.n);
-    strided_copy(ctx, v, v.shape, out[1].raw(), out[1].type.dtype,
+    strided_copy(ctx, v, v.shape, out_ptr(out[1]), out[1].type.dtype,
                  ir::contiguous_strides(out[1].type.shape));
   }
 }
@@ -260,10 +260,10 @@ void run_qr(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   const DeviceView rv = matrices(a, t, b.batch, per, rrows, n, 1, m);
   CopyOptions upper;
   upper.triangle = 2;
-  strided_copy(ctx, rv, rv.shape, out[1].raw(), t, ir::contiguous_strides(out[1].type.shape),
+  strided_copy(ctx, rv, rv.shape, out_ptr(out[1]), t, ir::contiguous_strides(out[1].type.shape),
                upper);
   if (qcols == 0) return;
-  T* q = out[0].data<T>();
+  T* q = out_data<T>(out[0]);
   if (k == 0) {  // no reflectors: Q is the identity
     int64_t count = b.count, rows = m, qc = qcols;
     void* args[] = {&q, &count, &rows, &qc};

@@ -163,26 +163,26 @@ void run_svdvals_svd(CudaContext& ctx, const ir::Node& node, Values in, Values o
     if (k == 0) return;
     Scratch scratch(ctx);
     gesvd_batch<T>(ctx, scratch, node.op, a, batch, svd_layout(m, n, false, false),
-                   out[0].data<T>());
+                   out_data<T>(out[0]));
     return;
   }
   const bool full = node.attrs.get_bool(Attr::full_matrices, true);
   const SvdLayout l = svd_layout(m, n, true, full);
   if (k == 0) {  // no singular values: the full bases are identities
-    fill_eye(ctx, t, out[0].raw(), count, m, l.u_cols);
-    fill_eye(ctx, t, out[2].raw(), count, l.vh_rows, n);
+    fill_eye(ctx, t, out_ptr(out[0]), count, m, l.u_cols);
+    fill_eye(ctx, t, out_ptr(out[2]), count, l.vh_rows, n);
     return;
   }
   Scratch scratch(ctx);
-  const SvdResult<T> r = gesvd_batch<T>(ctx, scratch, node.op, a, batch, l, out[1].data<T>());
+  const SvdResult<T> r = gesvd_batch<T>(ctx, scratch, node.op, a, batch, l, out_data<T>(out[1]));
   const T* ua = l.ua_in_vt ? r.vt : r.u;
   const T* vh = l.ua_in_vt ? r.u : r.vt;
   const DeviceView uv =
       matrices(ua, t, batch, l.ua_in_vt ? l.vt_elems : l.u_elems, m, l.u_cols, l.us0, l.us1);
-  strided_copy(ctx, uv, uv.shape, out[0].raw(), t, ir::contiguous_strides(out[0].type.shape));
+  strided_copy(ctx, uv, uv.shape, out_ptr(out[0]), t, ir::contiguous_strides(out[0].type.shape));
   const DeviceView vv =
       matrices(vh, t, batch, l.ua_in_vt ? l.u_elems : l.vt_elems, l.vh_rows, n, l.vs0, l.vs1);
-  strided_copy(ctx, vv, vv.shape, out[2].raw(), t, ir::contiguous_strides(out[2].type.shape));
+  strided_copy(ctx, vv, vv.shape, out_ptr(out[2]), t, ir::contiguous_strides(out[2].type.shape));
 }
 
 template <typename T>
@@ -196,7 +196,7 @@ void run_pinv_rank(CudaContext& ctx, const ir::Node& node, Values in, Values out
   if (k == 0) {
     // pinv is (n, m) with n or m zero: empty. matrix_rank: 0 per matrix.
     if (node.op == Op::matrix_rank) {
-      check(cudaMemsetAsync(out[0].raw(), 0, out[0].nbytes(), ctx.stream),
+      check(cudaMemsetAsync(out_ptr(out[0]), 0, out[0].nbytes(), ctx.stream),
             "cudaMemsetAsync (matrix_rank)");
     }
     return;
@@ -206,10 +206,11 @@ void run_pinv_rank(CudaContext& ctx, const ir::Node& node, Values in, Values out
   const bool hermitian = node.attrs.get_bool(Attr::hermitian, false);
   Scratch scratch(ctx);
   if (node.op == Op::pinv) {
-    pinv_or_rank<T>(ctx, scratch, node.op, a, batch, hermitian, atol, rtol, out[0].data<T>(),
+    pinv_or_rank<T>(ctx, scratch, node.op, a, batch, hermitian, atol, rtol, out_data<T>(out[0]),
                     nullptr);
   } else {
-    pinv_or_rank<T>(ctx, scratch, node.op, a, batch, hermitian, atol, rtol, nullptr, out[0].raw());
+    pinv_or_rank<T>(ctx, scratch, node.op, a, batch, hermitian, atol, rtol, nullptr,
+                    out_ptr(out[0]));
   }
 }
 
@@ -227,7 +228,7 @@ void run_lstsq(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   if (count == 0 || n == 0 || nrhs == 0) return;
   const DType t = a.type.dtype;
   if (m == 0) {  // no equations: the minimum-norm solution is 0
-    check(cudaMemsetAsync(x.raw(), 0, x.nbytes(), ctx.stream), "cudaMemsetAsync (lstsq)");
+    check(cudaMemsetAsync(out_ptr(x), 0, x.nbytes(), ctx.stream), "cudaMemsetAsync (lstsq)");
     return;
   }
   const double rcond = node.attrs.get_float(
@@ -238,7 +239,7 @@ void run_lstsq(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   const DeviceView bview =
       batch_view(data_of(bv), bv.type.dtype, bv.type.shape, strides_of(bv), batch, core, false);
   T* bc = contiguous_copy<T>(ctx, scratch, bview, t);
-  T* y = x.data<T>();
+  T* y = out_data<T>(x);
   int64_t cnt = count, nn = n, mm = m, r = nrhs;
   void* args[] = {&p, &bc, &cnt, &nn, &mm, &r, &y};
   launch_solver_kernel(ctx, "bmm", t, count * n * nrhs, args);
