@@ -90,34 +90,42 @@ class CudnnConv {
     handle_ = state_.handle(ctx.stream);
     std::array<int, 5> w{};
     for (size_t d = 0; d < p.w.size(); ++d) w[d] = static_cast<int>(p.w[d]);
-    check(cudnnSetFilterNdDescriptor(
-              filter_.d, cudnn_dtype(dtype),
-              ops.layout == Layout::ChannelsLast ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
-              static_cast<int>(p.w.size()), w.data()),
-          "cudnnSetFilterNdDescriptor");
+    accepted_ =
+        accept(cudnnSetFilterNdDescriptor(
+                   filter_.d, cudnn_dtype(dtype),
+                   ops.layout == Layout::ChannelsLast ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+                   static_cast<int>(p.w.size()), w.data()),
+               "cudnnSetFilterNdDescriptor");
     std::array<int, 3> pad{}, stride{}, dil{};
     for (int d = 0; d < p.spatial; ++d) {
       pad[d] = static_cast<int>(p.pad[d]);
       stride[d] = static_cast<int>(p.stride[d]);
       dil[d] = static_cast<int>(p.dilation[d]);
     }
-    check(cudnnSetConvolutionNdDescriptor(
-              conv_.d, p.spatial, pad.data(), stride.data(), dil.data(), CUDNN_CROSS_CORRELATION,
-              dtype == ir::DType::Float64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT),
-          "cudnnSetConvolutionNdDescriptor");
-    check(cudnnSetConvolutionGroupCount(conv_.d, static_cast<int>(p.groups)),
-          "cudnnSetConvolutionGroupCount");
-    check(cudnnSetConvolutionMathType(conv_.d, requested_math(dtype, ctx.precision)),
-          "cudnnSetConvolutionMathType");
+    accepted_ =
+        accepted_ && accept(cudnnSetConvolutionNdDescriptor(
+                                conv_.d, p.spatial, pad.data(), stride.data(), dil.data(),
+                                CUDNN_CROSS_CORRELATION,
+                                dtype == ir::DType::Float64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT),
+                            "cudnnSetConvolutionNdDescriptor");
+    accepted_ =
+        accepted_ && accept(cudnnSetConvolutionGroupCount(conv_.d, static_cast<int>(p.groups)),
+                            "cudnnSetConvolutionGroupCount");
+    accepted_ = accepted_ &&
+                accept(cudnnSetConvolutionMathType(conv_.d, requested_math(dtype, ctx.precision)),
+                       "cudnnSetConvolutionMathType");
   }
 
   // False when cuDNN declines every algorithm for this batch size.
   bool run(int64_t batch, const void* x_ptr, void* y_ptr, double beta) {
+    if (!accepted_) return false;
     std::vector<int64_t> xd = p_.x, yd = p_.y;
     xd[0] = yd[0] = batch;
     TensorDesc x, y;
-    x.set(dtype_, xd, packed_strides(xd, ops_.layout));
-    y.set(dtype_, yd, packed_strides(yd, Layout::RowMajor));
+    if (!x.set(dtype_, xd, packed_strides(xd, ops_.layout)) ||
+        !y.set(dtype_, yd, packed_strides(yd, Layout::RowMajor))) {
+      return false;
+    }
     const std::string key = std::string(p_.transposed ? "T" : "F") + std::string(ir::name(dtype_)) +
                             "|" + dims_text(xd) + "|" + dims_text(p_.w) + "|" + dims_text(yd) +
                             "|" + dims_text(p_.pad) + dims_text(p_.stride) +
@@ -152,28 +160,47 @@ class CudnnConv {
   }
 
  private:
+  // Winograd and FFT transform the operands: their rounding is far from a sum of products, and
+  // one inf input turns a whole tile (FFT: the whole plane) into NaN. Precision "highest" (the
+  // default) keeps to the algorithms that sum products; "high"/"medium" take any.
+  bool exact_sums(cudnnConvolutionFwdAlgo_t algo) const {
+    return ctx_.precision != Float32MatmulPrecision::Highest ||
+           algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM ||
+           algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
+           algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM || algo == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+  }
+  bool exact_sums(cudnnConvolutionBwdDataAlgo_t algo) const {
+    return ctx_.precision != Float32MatmulPrecision::Highest ||
+           algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_0 || algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+  }
+
   std::vector<ConvChoice> candidates(const TensorDesc& x, const TensorDesc& y) {
     std::vector<ConvChoice> out;
     int count = 0;
     if (!p_.transposed) {
       cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-      check(cudnnGetConvolutionForwardAlgorithm_v7(handle_, x.d, filter_.d, conv_.d, y.d,
-                                                   CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf),
-            "cudnnGetConvolutionForwardAlgorithm_v7");
+      if (!accept(cudnnGetConvolutionForwardAlgorithm_v7(handle_, x.d, filter_.d, conv_.d, y.d,
+                                                         CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count,
+                                                         perf),
+                  "cudnnGetConvolutionForwardAlgorithm_v7")) {
+        return out;
+      }
       for (int i = 0; i < count; ++i) {
-        if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+        if (perf[i].status != CUDNN_STATUS_SUCCESS || !exact_sums(perf[i].algo)) continue;
         if (auto m = usable_math(perf[i].mathType, dtype_, ctx_.precision)) {
           out.push_back(ConvChoice{static_cast<int>(perf[i].algo), *m});
         }
       }
     } else {
       cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-      check(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle_, filter_.d, x.d, conv_.d, y.d,
-                                                        CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
-                                                        &count, perf),
-            "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+      if (!accept(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle_, filter_.d, x.d, conv_.d, y.d,
+                                                              CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+                                                              &count, perf),
+                  "cudnnGetConvolutionBackwardDataAlgorithm_v7")) {
+        return out;
+      }
       for (int i = 0; i < count; ++i) {
-        if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+        if (perf[i].status != CUDNN_STATUS_SUCCESS || !exact_sums(perf[i].algo)) continue;
         if (auto m = usable_math(perf[i].mathType, dtype_, ctx_.precision)) {
           out.push_back(ConvChoice{static_cast<int>(perf[i].algo), *m});
         }
@@ -184,9 +211,9 @@ class CudnnConv {
 
   cudnnStatus_t run_one(const ConvChoice& c, const TensorDesc& x, const TensorDesc& y,
                         const void* x_ptr, void* y_ptr, double beta) {
-    check(cudnnSetConvolutionMathType(conv_.d, c.math), "cudnnSetConvolutionMathType");
+    cudnnStatus_t status = cudnnSetConvolutionMathType(conv_.d, c.math);
+    if (status != CUDNN_STATUS_SUCCESS) return status;
     size_t bytes = 0;
-    cudnnStatus_t status;
     if (!p_.transposed) {
       status = cudnnGetConvolutionForwardWorkspaceSize(
           handle_, x.d, filter_.d, conv_.d, y.d, static_cast<cudnnConvolutionFwdAlgo_t>(c.algo),
@@ -228,6 +255,7 @@ class CudnnConv {
   cudnnHandle_t handle_ = nullptr;
   FilterDesc filter_;
   ConvDesc conv_;
+  bool accepted_ = true;  // false: cuDNN declined the descriptors, the kernel runs
 };
 
 bool run_cudnn(CudaContext& ctx, const ConvProblem& p, Values in, const TensorValue& y,

@@ -62,16 +62,16 @@ cudnnDataType_t cudnn_dtype(ir::DType dtype) {
   }
 }
 
-void TensorDesc::set(ir::DType dtype, std::span<const int64_t> dims,
+bool TensorDesc::set(ir::DType dtype, std::span<const int64_t> dims,
                      std::span<const int64_t> strides) {
   std::array<int, 8> d{}, s{};
   for (size_t i = 0; i < dims.size(); ++i) {
     d[i] = static_cast<int>(dims[i]);
     s[i] = static_cast<int>(strides[i]);
   }
-  check(cudnnSetTensorNdDescriptor(this->d, cudnn_dtype(dtype), static_cast<int>(dims.size()),
-                                   d.data(), s.data()),
-        "cudnnSetTensorNdDescriptor");
+  return accept(cudnnSetTensorNdDescriptor(this->d, cudnn_dtype(dtype),
+                                           static_cast<int>(dims.size()), d.data(), s.data()),
+                "cudnnSetTensorNdDescriptor");
 }
 
 cudaKernel_t typed_kernel(CudaContext& ctx, ir::DType dtype, const char* name) {

@@ -29,6 +29,14 @@ inline bool declined(cudnnStatus_t status) {
   return category == CUDNN_STATUS_NOT_SUPPORTED || category == CUDNN_STATUS_BAD_PARAM;
 }
 
+// True on success, false when cuDNN declines; throws (check) on any other failure.
+inline bool accept(cudnnStatus_t status, const char* what) {
+  if (status == CUDNN_STATUS_SUCCESS) return true;
+  if (declined(status)) return false;
+  check(status, what);
+  return false;
+}
+
 // What the family keeps per backend: the cuDNN handle (created on first use, on the backend's
 // device) and the algorithm chosen for each convolution problem.
 struct ConvChoice {
@@ -62,8 +70,9 @@ struct TensorDesc {
   ~TensorDesc() { cudnnDestroyTensorDescriptor(d); }
   TensorDesc(const TensorDesc&) = delete;
   TensorDesc& operator=(const TensorDesc&) = delete;
-  // dims and strides as int (the caller checked they fit: cudnn_describes / cudnn_pools).
-  void set(ir::DType dtype, std::span<const int64_t> dims, std::span<const int64_t> strides);
+  // dims and strides as int (the caller checked they fit: cudnn_describes / cudnn_pools);
+  // false when cuDNN declines the descriptor.
+  bool set(ir::DType dtype, std::span<const int64_t> dims, std::span<const int64_t> strides);
 };
 
 struct FilterDesc {

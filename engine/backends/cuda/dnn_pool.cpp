@@ -31,15 +31,20 @@ bool pool_with_cudnn(CudaContext& ctx, const PoolProblem& p, const TensorValue& 
                                   : p.count_include_pad
                                       ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
                                       : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
-  check(cudnnSetPooling2dDescriptor(pool.d, mode, CUDNN_PROPAGATE_NAN,
-                                    static_cast<int>(p.kernel[0]), static_cast<int>(p.kernel[1]),
-                                    static_cast<int>(p.pad[0]), static_cast<int>(p.pad[1]),
-                                    static_cast<int>(p.stride[0]), static_cast<int>(p.stride[1])),
-        "cudnnSetPooling2dDescriptor");
+  if (!accept(
+          cudnnSetPooling2dDescriptor(pool.d, mode, CUDNN_PROPAGATE_NAN,
+                                      static_cast<int>(p.kernel[0]), static_cast<int>(p.kernel[1]),
+                                      static_cast<int>(p.pad[0]), static_cast<int>(p.pad[1]),
+                                      static_cast<int>(p.stride[0]), static_cast<int>(p.stride[1])),
+          "cudnnSetPooling2dDescriptor")) {
+    return false;
+  }
   const std::vector<int64_t> xd = {p.n, p.c, p.ih, p.iw}, yd = {p.n, p.c, p.oh, p.ow};
   TensorDesc xdesc, ydesc;
-  xdesc.set(dtype, xd, packed_strides(xd, layout));
-  ydesc.set(dtype, yd, packed_strides(yd, Layout::RowMajor));
+  if (!xdesc.set(dtype, xd, packed_strides(xd, layout)) ||
+      !ydesc.set(dtype, yd, packed_strides(yd, Layout::RowMajor))) {
+    return false;
+  }
   const Scale one(1.0), zero(0.0);
   const cudnnStatus_t status = cudnnPoolingForward(handle, pool.d, one.of(dtype), xdesc.d, x.raw(),
                                                    zero.of(dtype), ydesc.d, y.raw());
