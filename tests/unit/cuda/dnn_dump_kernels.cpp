@@ -2,9 +2,28 @@
 // directory argv[1] with `extern "C"` removed, so that dnn_emulation_test.cpp can compile them
 // as host C++ (one thread, the CUDA built-ins shimmed) and compare them with the CPU backend.
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "engine/backends/cuda/dnn_kernels.h"
+
+namespace {
+
+void write(const char* dir, const char* file, std::string text) {
+  const std::string linkage = "extern \"C\" ";
+  for (size_t at = text.find(linkage); at != std::string::npos; at = text.find(linkage, at)) {
+    text.erase(at, linkage.size());
+  }
+  const std::string path = std::string(dir) + "/" + file;
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr || std::fwrite(text.data(), 1, text.size(), f) != text.size() ||
+      std::fclose(f) != 0) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    std::exit(1);
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -20,18 +39,8 @@ int main(int argc, char** argv) {
                  {DType::Float16, "dnn_float16.inc"},
                  {DType::BFloat16, "dnn_bfloat16.inc"}};
   for (const auto& s : sources) {
-    std::string text = tensord::cuda::dnn::kernel_source(s.dtype);
-    const std::string linkage = "extern \"C\" ";
-    for (size_t at = text.find(linkage); at != std::string::npos; at = text.find(linkage, at)) {
-      text.erase(at, linkage.size());
-    }
-    const std::string path = std::string(argv[1]) + "/" + s.file;
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (f == nullptr || std::fwrite(text.data(), 1, text.size(), f) != text.size() ||
-        std::fclose(f) != 0) {
-      std::fprintf(stderr, "cannot write %s\n", path.c_str());
-      return 1;
-    }
+    write(argv[1], s.file, tensord::cuda::dnn::kernel_source(s.dtype));
   }
+  write(argv[1], "dnn_copy.inc", tensord::cuda::dnn::copy_source());
   return 0;
 }

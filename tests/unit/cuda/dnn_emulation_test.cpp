@@ -91,6 +91,10 @@ namespace emu_bf16 {
 }
 #undef TD_DTYPE
 #undef TD_LOOP
+namespace emu_copy {
+#include "dnn_copy.inc"
+}
+#undef TD_LOOP
 #pragma GCC diagnostic pop
 
 #include "engine/backends/cpu/cpu_backend.h"
@@ -108,6 +112,15 @@ using ir::DType;
 using ir::Op;
 using I = std::vector<int64_t>;
 
+// A host argument struct as its device twin (same 64-bit fields).
+template <typename Device, typename Host>
+Device bits(const Host& h) {
+  static_assert(sizeof(Device) == sizeof(Host));
+  Device d;
+  std::memcpy(&d, &h, sizeof d);
+  return d;
+}
+
 // One dtype's kernels, with the host argument structs (same layout as the device ones).
 struct Kernels {
   void (*pool)(const void*, void*, const PoolArgs&);
@@ -122,25 +135,25 @@ struct Kernels {
   Kernels {                                                                                     \
     [](const void* x, void* y, const PoolArgs& a) {                                             \
       ns::dnn_pool(static_cast<const ns::st_t*>(x), static_cast<ns::st_t*>(y),                  \
-                   reinterpret_cast<const ns::PoolArgs&>(a));                                   \
+                   bits<ns::PoolArgs>(a));                                                      \
     },                                                                                          \
         [](const void* x, void* y, const PlaneArgs& a) {                                        \
           ns::dnn_adaptive_avg(static_cast<const ns::st_t*>(x), static_cast<ns::st_t*>(y),      \
-                               reinterpret_cast<const ns::PlaneArgs&>(a));                      \
+                               bits<ns::PlaneArgs>(a));                                         \
         },                                                                                      \
         [](const void* x, void* y, const PlaneArgs& a) {                                        \
           ns::dnn_interpolate(static_cast<const ns::st_t*>(x), static_cast<ns::st_t*>(y),       \
-                              reinterpret_cast<const ns::PlaneArgs&>(a));                       \
+                              bits<ns::PlaneArgs>(a));                                          \
         },                                                                                      \
         [](const void* x, const void* w, const void* b, void* y, const ConvArgs& a) {           \
           ns::dnn_conv_direct(static_cast<const ns::st_t*>(x), static_cast<const ns::st_t*>(w), \
                               static_cast<const ns::st_t*>(b), static_cast<ns::st_t*>(y),       \
-                              reinterpret_cast<const ns::ConvArgs&>(a));                        \
+                              bits<ns::ConvArgs>(a));                                           \
         },                                                                                      \
         [](const void* lp, const long long* ints, double* work, double* losses,                 \
            const CtcArgs& a) {                                                                  \
           ns::dnn_ctc_alpha(static_cast<const ns::st_t*>(lp), ints, work, losses,               \
-                            reinterpret_cast<const ns::CtcArgs&>(a));                           \
+                            bits<ns::CtcArgs>(a));                                              \
         },                                                                                      \
         [](const double* losses, const long long* tl, void* y, long long n, long long r) {      \
           ns::dnn_ctc_reduce(losses, tl, static_cast<ns::st_t*>(y), n, r);                      \
@@ -567,6 +580,67 @@ TEST_CASE("CTC loss kernels = CPU backend (reductions, empty targets, impossible
           });
     }
   }
+}
+
+int64_t offset(const I& index, const I& strides) {
+  int64_t o = 0;
+  for (size_t d = 0; d < index.size(); ++d) o += index[d] * strides[d];
+  return o;
+}
+
+// Every index of `shape` in row-major order.
+template <typename Fn>
+void for_each_index(const I& shape, Fn&& fn) {
+  I index(shape.size(), 0);
+  for (int64_t k = 0; k < ir::numel(shape); ++k) {
+    fn(index);
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+TEST_CASE("strided copies into packed layouts, and the bias broadcast") {
+  const I shape = {2, 3, 4, 5};
+  // A column-major view, then a flipped one (negative stride, from the last element).
+  for (const I& src_strides : {I{1, 2, 6, 24}, I{-60, 20, 5, 1}}) {
+    const int64_t base = src_strides[0] < 0 ? 60 : 0;
+    for (Layout layout : {Layout::RowMajor, Layout::ChannelsLast}) {
+      const I dst_strides = packed_strides(shape, layout);
+      CopyArgs a;
+      a.n = 120;
+      a.rank = 4;
+      for (int d = 0; d < 4; ++d) {
+        a.size[d] = shape[d];
+        a.src[d] = src_strides[d];
+        a.dst[d] = dst_strides[d];
+      }
+      const auto args = bits<emu_copy::CopyArgs>(a);
+      std::vector<long long> src8(120), dst8(120);
+      for (size_t i = 0; i < 120; ++i) src8[i] = static_cast<long long>(i) * 5;
+      emu_copy::dnn_copy_8(src8.data() + base, dst8.data(), args);
+      std::vector<unsigned> src4(120), dst4(120);
+      for (size_t i = 0; i < 120; ++i) src4[i] = static_cast<unsigned>(i) * 3;
+      emu_copy::dnn_copy_4(src4.data() + base, dst4.data(), args);
+      std::vector<uint16_t> src2(120), dst2(120);
+      for (size_t i = 0; i < 120; ++i) src2[i] = static_cast<uint16_t>(i);
+      emu_copy::dnn_copy_2(src2.data() + base, dst2.data(), args);
+      int bad = 0;
+      for_each_index(shape, [&](const I& index) {
+        const int64_t from = base + offset(index, src_strides), to = offset(index, dst_strides);
+        bad += dst8[to] != src8[from] || dst4[to] != src4[from] || dst2[to] != src2[from];
+      });
+      CHECK(bad == 0);
+    }
+  }
+  // y (2, 3, 4) gets bias[c] through a flipped bias view.
+  const std::vector<unsigned> bias = {10, 20, 30};
+  std::vector<unsigned> y(24, 1);
+  BiasArgs b;
+  b.n = 24, b.c = 3, b.inner = 4, b.bias_stride = -1;
+  emu_copy::dnn_fill_bias_4(bias.data() + 2, y.data(), bits<emu_copy::BiasArgs>(b));
+  for (int64_t k = 0; k < 24; ++k) CHECK(y[k] == bias[2 - k / 4 % 3]);
 }
 
 }  // namespace
