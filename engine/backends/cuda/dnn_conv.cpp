@@ -282,33 +282,12 @@ bool run_cudnn(CudaContext& ctx, const ConvProblem& p, Values in, const TensorVa
 // The CPU's direct loop on the GPU (three spatial axes, leading ones of size 1): any layout,
 // any size, sums in double.
 void run_direct(CudaContext& ctx, const ConvProblem& p, Values in, const TensorValue& y) {
-  ConvArgs a{};
-  a.n = p.x[0];
-  a.cin = p.x[1];
-  a.cout = p.y[1];
-  a.groups = p.groups;
-  a.transposed = p.transposed ? 1 : 0;
-  a.has_bias = in.size() > 2 ? 1 : 0;
-  a.bias_stride = a.has_bias ? in[2].strides[0] : 0;
-  for (int e = 0; e < 3; ++e) {
-    a.in[e] = a.k[e] = a.o[e] = a.s[e] = a.dil[e] = 1;
-    a.pad[e] = 0;
-  }
-  for (int d = 0; d < p.spatial; ++d) {
-    const int e = 3 - p.spatial + d;
-    a.in[e] = p.x[2 + d], a.k[e] = p.w[2 + d], a.o[e] = p.y[2 + d];
-    a.s[e] = p.stride[d], a.pad[e] = p.pad[d], a.dil[e] = p.dilation[d];
-  }
-  ConvProblem five = p;
-  five.spatial = 3;
-  const View xv = padded(in[0], five), wv = padded(in[1], five);
-  for (int d = 0; d < 5; ++d) {
-    a.xs[d] = xv.strides[d];
-    a.ws[d] = wv.strides[d];
-  }
+  const bool has_bias = in.size() > 2;
+  ConvArgs a =
+      conv_args(p, view_of(in[0]), view_of(in[1]), has_bias, has_bias ? in[2].strides[0] : 0);
   const void* x = in[0].raw();
   const void* w = in[1].raw();
-  const void* bias = a.has_bias ? in[2].raw() : nullptr;
+  const void* bias = has_bias ? in[2].raw() : nullptr;
   void* out = y.raw();
   void* args[] = {&x, &w, &bias, &out, &a};
   launch(typed_kernel(ctx, y.type.dtype, kConvDirect), grid_for(ctx, y.type.numel()), dim3(256),

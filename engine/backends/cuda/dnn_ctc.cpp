@@ -141,11 +141,7 @@ void run_ctc(CudaContext& ctx, const ir::Node& node, Values in, const TensorValu
           "cudaMemcpyAsync (ctc_loss targets to device)");
   }
 
-  CtcArgs a{};
-  a.t_max = t_max, a.n = n, a.c = c, a.s_max = s_max;
-  a.blank = node.attrs.get_int(ir::Attr::blank, 0);
-  a.zero_inf = node.attrs.get_bool(ir::Attr::zero_infinity, false) ? 1 : 0;
-  a.st_t = lp.strides[0], a.st_n = lp.strides[1], a.st_c = lp.strides[2];
+  CtcArgs a = ctc_args(node.attrs, view_of(lp), s_max);
   const void* x = lp.raw();
   const int64_t* ints_arg = dev_ints;
   void* args[] = {&x, &ints_arg, &work, &losses, &a};

@@ -165,4 +165,67 @@ bool cudnn_pools(const PoolProblem& p) {
          p.oh * p.ow <= INT_MAX / planes;
 }
 
+PoolArgs pool_args(const PoolProblem& p, const View& x) {
+  PoolArgs a{};
+  a.n = p.n, a.c = p.c, a.ih = p.ih, a.iw = p.iw, a.oh = p.oh, a.ow = p.ow;
+  a.sn = x.strides[0], a.sc = x.strides[1], a.sh = x.strides[2], a.sw = x.strides[3];
+  a.kh = p.kernel[0], a.kw = p.kernel[1];
+  a.sy = p.stride[0], a.sx = p.stride[1];
+  a.py = p.pad[0], a.px = p.pad[1];
+  a.dy = p.dilation[0], a.dx = p.dilation[1];
+  a.is_max = p.is_max ? 1 : 0;
+  a.include_pad = p.count_include_pad ? 1 : 0;
+  return a;
+}
+
+PlaneArgs plane_args(const View& x, const ir::Shape& y, int nd, bool linear, bool align_corners) {
+  PlaneArgs a{};
+  a.n = x.shape[0], a.c = x.shape[1], a.ih = x.shape[2], a.iw = x.shape[3];
+  a.oh = nd == 2 ? y[y.size() - 2] : 1;
+  a.ow = y.back();
+  a.sn = x.strides[0], a.sc = x.strides[1], a.sh = x.strides[2], a.sw = x.strides[3];
+  a.linear = linear ? 1 : 0;
+  a.align_corners = align_corners ? 1 : 0;
+  return a;
+}
+
+ConvArgs conv_args(const ConvProblem& p, const View& x, const View& w, bool has_bias,
+                   int64_t bias_stride) {
+  ConvArgs a{};
+  a.n = p.x[0];
+  a.cin = p.x[1];
+  a.cout = p.y[1];
+  a.groups = p.groups;
+  a.transposed = p.transposed ? 1 : 0;
+  a.has_bias = has_bias ? 1 : 0;
+  a.bias_stride = has_bias ? bias_stride : 0;
+  for (int e = 0; e < 3; ++e) {
+    a.in[e] = a.k[e] = a.o[e] = a.s[e] = a.dil[e] = 1;
+    a.pad[e] = 0;
+  }
+  // Three spatial axes, leading ones of size 1, as the CPU's direct loop.
+  for (int d = 0; d < p.spatial; ++d) {
+    const int e = 3 - p.spatial + d;
+    a.in[e] = p.x[2 + d], a.k[e] = p.w[2 + d], a.o[e] = p.y[2 + d];
+    a.s[e] = p.stride[d], a.pad[e] = p.pad[d], a.dil[e] = p.dilation[d];
+  }
+  View xv = x, wv = w;
+  while (xv.shape.size() < 5) xv = with_unit_axis(xv, 2);
+  while (wv.shape.size() < 5) wv = with_unit_axis(wv, 2);
+  for (int d = 0; d < 5; ++d) {
+    a.xs[d] = xv.strides[d];
+    a.ws[d] = wv.strides[d];
+  }
+  return a;
+}
+
+CtcArgs ctc_args(const ir::Attrs& attrs, const View& lp, int64_t s_max) {
+  CtcArgs a{};
+  a.t_max = lp.shape[0], a.n = lp.shape[1], a.c = lp.shape[2], a.s_max = s_max;
+  a.blank = attrs.get_int(ir::Attr::blank, 0);
+  a.zero_inf = attrs.get_bool(ir::Attr::zero_infinity, false) ? 1 : 0;
+  a.st_t = lp.strides[0], a.st_n = lp.strides[1], a.st_c = lp.strides[2];
+  return a;
+}
+
 }  // namespace tensord::cuda::dnn

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/backends/cuda/dnn_kernels.h"
 #include "engine/ir/attrs.h"
 #include "engine/ir/nn_geometry.h"
 #include "engine/ir/op.h"
@@ -72,5 +73,14 @@ PoolProblem pool_problem(ir::Op op, const ir::Attrs& attrs, const ir::Shape& x, 
 // Whether cuDNN's pooling computes PyTorch's result: no dilation, ceil_mode adds no window
 // (so the average divisor of count_include_pad is the whole window), int-sized.
 bool cudnn_pools(const PoolProblem& p);
+
+// The family's kernel arguments (dnn_kernels.h), from the problems above and the input views.
+// x views are as_nchw (pool, plane) or the op's own (conv: padded inside; ctc: (T, N, C)).
+PoolArgs pool_args(const PoolProblem& p, const View& x_nchw);
+PlaneArgs plane_args(const View& x_nchw, const ir::Shape& y, int nd, bool linear,
+                     bool align_corners);
+ConvArgs conv_args(const ConvProblem& p, const View& x, const View& w, bool has_bias,
+                   int64_t bias_stride);
+CtcArgs ctc_args(const ir::Attrs& attrs, const View& log_probs, int64_t s_max);
 
 }  // namespace tensord::cuda::dnn

@@ -53,15 +53,6 @@ bool pool_with_cudnn(CudaContext& ctx, const PoolProblem& p, const TensorValue& 
   return true;
 }
 
-PlaneArgs plane_args(const View& xv, const TensorValue& y, int nd) {
-  PlaneArgs a{};
-  a.n = xv.shape[0], a.c = xv.shape[1], a.ih = xv.shape[2], a.iw = xv.shape[3];
-  a.oh = nd == 2 ? y.type.shape[y.type.shape.size() - 2] : 1;
-  a.ow = y.type.shape.back();
-  a.sn = xv.strides[0], a.sc = xv.strides[1], a.sh = xv.strides[2], a.sw = xv.strides[3];
-  return a;
-}
-
 template <typename Args>
 void launch_planes(CudaContext& ctx, ir::DType dtype, const char* name, const TensorValue& x,
                    const TensorValue& y, Args& a) {
@@ -82,21 +73,13 @@ void run_pool(CudaContext& ctx, const ir::Node& node, const TensorValue& x,
       pool_with_cudnn(ctx, p, x, xv, out)) {
     return;
   }
-  PoolArgs a{};
-  a.n = p.n, a.c = p.c, a.ih = p.ih, a.iw = p.iw, a.oh = p.oh, a.ow = p.ow;
-  a.sn = xv.strides[0], a.sc = xv.strides[1], a.sh = xv.strides[2], a.sw = xv.strides[3];
-  a.kh = p.kernel[0], a.kw = p.kernel[1];
-  a.sy = p.stride[0], a.sx = p.stride[1];
-  a.py = p.pad[0], a.px = p.pad[1];
-  a.dy = p.dilation[0], a.dx = p.dilation[1];
-  a.is_max = p.is_max ? 1 : 0;
-  a.include_pad = p.count_include_pad ? 1 : 0;
+  PoolArgs a = pool_args(p, xv);
   launch_planes(ctx, x.type.dtype, kPool, x, out, a);
 }
 
 void run_adaptive_avg(CudaContext& ctx, const TensorValue& x, const TensorValue& out) {
   const View xv = as_nchw(view_of(x), 2);
-  PlaneArgs a = plane_args(xv, out, 2);
+  PlaneArgs a = plane_args(xv, out.type.shape, 2, false, false);
   launch_planes(ctx, x.type.dtype, kAdaptiveAvg, x, out, a);
 }
 
@@ -107,9 +90,8 @@ void run_interpolate(CudaContext& ctx, const ir::Node& node, const TensorValue& 
     throw Error(ErrorCode::Internal, "interpolate of rank " + std::to_string(out.type.rank()));
   }
   const View xv = as_nchw(view_of(x), nd);
-  PlaneArgs a = plane_args(xv, out, nd);
-  a.linear = node.attrs.get_int(ir::Attr::mode, 0) == 1 ? 1 : 0;
-  a.align_corners = node.attrs.get_bool(ir::Attr::align_corners, false) ? 1 : 0;
+  PlaneArgs a = plane_args(xv, out.type.shape, nd, node.attrs.get_int(ir::Attr::mode, 0) == 1,
+                           node.attrs.get_bool(ir::Attr::align_corners, false));
   launch_planes(ctx, x.type.dtype, kInterpolate, x, out, a);
 }
 

@@ -343,25 +343,11 @@ TEST_CASE("pooling kernel = CPU backend (max with NaN, average divisors, ceil_mo
       compare_with_cpu(r.op, {x}, r.attrs, 0, [&](auto& v, const ir::TensorType& y, char* out) {
         const PoolProblem p = pool_problem(r.op, r.attrs, r.shape, y.shape);
         const View xv = as_nchw(View{v[0].type.shape, v[0].strides}, ir::spatial_rank(r.op));
-        PoolArgs a{};
-        a.n = p.n, a.c = p.c, a.ih = p.ih, a.iw = p.iw, a.oh = p.oh, a.ow = p.ow;
-        a.sn = xv.strides[0], a.sc = xv.strides[1], a.sh = xv.strides[2], a.sw = xv.strides[3];
-        a.kh = p.kernel[0], a.kw = p.kernel[1], a.sy = p.stride[0], a.sx = p.stride[1];
-        a.py = p.pad[0], a.px = p.pad[1], a.dy = p.dilation[0], a.dx = p.dilation[1];
-        a.is_max = p.is_max, a.include_pad = p.count_include_pad;
+        const PoolArgs a = pool_args(p, xv);
         kernels(t).pool(v[0].raw(), out, a);
       });
     }
   }
-}
-
-PlaneArgs plane_args(const View& xv, const ir::TensorType& y, int nd) {
-  PlaneArgs a{};
-  a.n = xv.shape[0], a.c = xv.shape[1], a.ih = xv.shape[2], a.iw = xv.shape[3];
-  a.oh = nd == 2 ? y.shape[y.shape.size() - 2] : 1;
-  a.ow = y.shape.back();
-  a.sn = xv.strides[0], a.sc = xv.strides[1], a.sh = xv.strides[2], a.sw = xv.strides[3];
-  return a;
 }
 
 TEST_CASE("adaptive average pooling and interpolation kernels = CPU backend") {
@@ -405,9 +391,8 @@ TEST_CASE("adaptive average pooling and interpolation kernels = CPU backend") {
       compare_with_cpu(r.op, {x}, r.attrs, tol, [&](auto& v, const ir::TensorType& y, char* out) {
         const int nd = r.op == Op::interpolate ? static_cast<int>(y.shape.size()) - 2 : 2;
         const View xv = as_nchw(View{v[0].type.shape, v[0].strides}, nd);
-        PlaneArgs a = plane_args(xv, y, nd);
-        a.linear = linear;
-        a.align_corners = r.attrs.get_bool(Attr::align_corners, false);
+        const PlaneArgs a =
+            plane_args(xv, y.shape, nd, linear, r.attrs.get_bool(Attr::align_corners, false));
         if (r.op == Op::interpolate) {
           kernels(t).interpolate(v[0].raw(), out, a);
         } else {
@@ -484,30 +469,9 @@ TEST_CASE("direct convolution kernel (cuDNN's fallback) = CPU backend") {
       const double tol = t == DType::Float64 ? 1e-12 : 64 * ulp(t);
       compare_with_cpu(r.op, in, r.attrs, tol, [&](auto& v, const ir::TensorType& y, char* out) {
         const ConvProblem p = conv_problem(r.op, r.attrs, r.x, r.w, y.shape);
-        ConvArgs a{};
-        a.n = p.x[0], a.cin = p.x[1], a.cout = p.y[1], a.groups = p.groups;
-        a.transposed = p.transposed;
-        a.has_bias = r.bias;
-        a.bias_stride = r.bias ? v[2].strides[0] : 0;
-        for (int e = 0; e < 3; ++e) {
-          a.in[e] = a.k[e] = a.o[e] = a.s[e] = a.dil[e] = 1;
-          a.pad[e] = 0;
-        }
-        for (int d = 0; d < p.spatial; ++d) {
-          const int e = 3 - p.spatial + d;
-          a.in[e] = p.x[2 + d], a.k[e] = p.w[2 + d], a.o[e] = p.y[2 + d];
-          a.s[e] = p.stride[d], a.pad[e] = p.pad[d], a.dil[e] = p.dilation[d];
-        }
-        auto five = [](View view) {
-          while (view.shape.size() < 5) view = with_unit_axis(view, 2);
-          return view;
-        };
-        const View xv = five({v[0].type.shape, v[0].strides});
-        const View wv = five({v[1].type.shape, v[1].strides});
-        for (int d = 0; d < 5; ++d) {
-          a.xs[d] = xv.strides[d];
-          a.ws[d] = wv.strides[d];
-        }
+        const ConvArgs a =
+            conv_args(p, View{v[0].type.shape, v[0].strides}, View{v[1].type.shape, v[1].strides},
+                      r.bias, r.bias ? v[2].strides[0] : 0);
         kernels(t).conv(v[0].raw(), v[1].raw(), r.bias ? v[2].raw() : nullptr, out, a);
       });
     }
@@ -568,11 +532,7 @@ TEST_CASE("CTC loss kernels = CPU backend (reductions, empty targets, impossible
             for (double d : r.target_lengths) ints.push_back(static_cast<long long>(d));
             const int64_t s_max = r.target_shape[1];
             std::vector<double> work(static_cast<size_t>(n * 2 * (2 * s_max + 1))), losses(n);
-            CtcArgs a{};
-            a.t_max = r.lp[0], a.n = n, a.c = r.lp[2], a.s_max = s_max;
-            a.blank = r.attrs.get_int(Attr::blank, 0);
-            a.zero_inf = r.attrs.get_bool(Attr::zero_infinity, false);
-            a.st_t = v[0].strides[0], a.st_n = v[0].strides[1], a.st_c = v[0].strides[2];
+            const CtcArgs a = ctc_args(r.attrs, View{v[0].type.shape, v[0].strides}, s_max);
             kernels(t).ctc_alpha(v[0].raw(), ints.data(), work.data(), losses.data(), a);
             kernels(t).ctc_reduce(losses.data(), ints.data() + n * s_max + n, out, n,
                                   r.attrs.get_int(Attr::reduction, 1));
