@@ -109,6 +109,28 @@ bool try_transpose(CudaContext& ctx, const Walk& w, const StridedView& dst, cons
   return true;
 }
 
+// The widest item (16, 8 or 4 bytes) that moves the copy's rows whole: both operands
+// contiguous along the last dimension, whose byte length, the other strides in bytes and both
+// addresses divide by it. Permutes that keep the last axis (attention heads) copy 16 bytes a
+// thread this way.
+size_t widened_item(const Walk& w, const char* dst, const char* src, size_t item) {
+  if (w.rank == 0) return item;
+  const int last = w.rank - 1;
+  if (w.ds[last] != 1 || w.ss[last] != 1) return item;
+  for (size_t wide : {size_t{16}, size_t{8}, size_t{4}}) {
+    if (wide <= item) break;
+    const auto bytes = static_cast<int64_t>(wide);
+    const auto it = static_cast<int64_t>(item);
+    bool ok = (w.size[last] * it) % bytes == 0 && reinterpret_cast<uintptr_t>(dst) % wide == 0 &&
+              reinterpret_cast<uintptr_t>(src) % wide == 0;
+    for (int j = 0; ok && j < last; ++j) {
+      ok = (w.ds[j] * it) % bytes == 0 && (w.ss[j] * it) % bytes == 0;
+    }
+    if (ok) return wide;
+  }
+  return item;
+}
+
 // cast_scalar's rules on the host, for fills.
 float round_to_odd_float(double d) {
   float f = static_cast<float>(d);
@@ -201,8 +223,10 @@ void copy(CudaContext& ctx, std::span<const int64_t> shape, const StridedView& d
         "cudaMemcpyAsync (contiguous copy)");
     return;
   }
+  constexpr int64_t kMaxPitch = int64_t{1} << 30;  // well inside cudaMemcpy2D's limits
   if (plain && w.rank == 2 && w.ds[1] == 1 && w.ss[1] == 1 && w.ds[0] >= w.size[1] &&
-      w.ss[0] >= w.size[1]) {
+      w.ss[0] >= w.size[1] && w.ds[0] * static_cast<int64_t>(item) < kMaxPitch &&
+      w.ss[0] * static_cast<int64_t>(item) < kMaxPitch) {
     // Rows of contiguous elements at two pitches: the copy engine's 2-D copy.
     check(cudaMemcpy2DAsync(d, static_cast<size_t>(w.ds[0]) * item, s,
                             static_cast<size_t>(w.ss[0]) * item,
@@ -212,10 +236,24 @@ void copy(CudaContext& ctx, std::span<const int64_t> shape, const StridedView& d
     return;
   }
   if (try_transpose(ctx, w, dst, src, item, mask)) return;
-  const CopyKernels k = copy_kernels(ctx, item);
+  size_t wide = item;
+  if (plain) {
+    wide = widened_item(w, d, s, item);
+    if (wide != item) {
+      const auto f = static_cast<int64_t>(wide / item);
+      const int last = w.rank - 1;
+      dims.size[last] /= f;
+      for (int j = 0; j < last; ++j) {
+        ds.s[j] /= f;
+        ss.s[j] /= f;
+      }
+      count /= f;
+    }
+  }
+  const CopyKernels k = copy_kernels(ctx, wide);
   uint64_t lo = mask.lo, hi = mask.hi;
   void* args[] = {&d, &s, &count, &dims, &ds, &ss, &lo, &hi};
-  launch(fits_i32(n) ? k.copy_i32 : k.copy_i64, grid_of(ctx, n), dim3(kThreads), args, 0,
+  launch(fits_i32(count) ? k.copy_i32 : k.copy_i64, grid_of(ctx, count), dim3(kThreads), args, 0,
          ctx.stream, "td_copy");
 }
 
