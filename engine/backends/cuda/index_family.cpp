@@ -128,6 +128,13 @@ bool run_index(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   }
   if (out.size() != 1) throw Error(ErrorCode::Internal, "index ops have one output");
   const TensorValue& o = out[0];
+  // The accumulating ops compute in float64 or int64, which has no room for an imaginary part
+  // (inference rejects complex operands of these ops; docs/ops.md "Complex numbers").
+  if (node.op != Op::index_select && node.op != Op::gather) {
+    for (const TensorValue& v : in) {
+      if (ir::is_complex(v.type.dtype)) unsupported(node.op, v.type.dtype);
+    }
+  }
   switch (node.op) {
     case Op::index_select:
       want(node, in, 2, 2);

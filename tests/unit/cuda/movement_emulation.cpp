@@ -105,12 +105,22 @@ const KernelSource* find_source(const std::string& text) {
   return nullptr;
 }
 
+// The shared libraries go when the test ends.
+struct ScratchDir {
+  std::string path = "/tmp/tensord_emu_" + std::to_string(getpid());
+  ~ScratchDir() {
+    const std::string cmd = "rm -rf " + path;
+    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", path.c_str());
+  }
+};
+
 const EmuLibrary& library(const std::string& text) {
+  static ScratchDir scratch;
   auto it = g_libraries.find(text);
   if (it != g_libraries.end()) return it->second;
   const KernelSource* source = find_source(text);
   if (source == nullptr) throw Error(ErrorCode::Internal, "emulation: unknown kernel source");
-  const std::string dir = "/tmp/tensord_emu_" + std::to_string(getpid());
+  const std::string& dir = scratch.path;
   const std::string stem = dir + "/" + source->name;
   std::string cmd = "mkdir -p " + dir;
   if (std::system(cmd.c_str()) != 0) throw Error(ErrorCode::Internal, "emulation: mkdir");
@@ -121,7 +131,8 @@ const EmuLibrary& library(const std::string& text) {
       f << "extern \"C\" void " << e << "_thunk(void** a) { td_invoke(&" << e << ", a); }\n";
     }
   }
-  cmd = "c++ -std=c++20 -O1 -ffp-contract=off -fno-fast-math -shared -fPIC -w -o " + stem + ".so " +
+  cmd = std::string(TENSORD_EMU_CXX) +
+        " -std=c++20 -O1 -ffp-contract=off -fno-fast-math -shared -fPIC -w -o " + stem + ".so " +
         stem + ".cpp";
   if (std::system(cmd.c_str()) != 0) {
     throw Error(ErrorCode::Internal, "emulation: the host compiler rejected " + source->name);
