@@ -35,8 +35,8 @@ void run_arange(CudaContext& ctx, const ir::Node& node, const engine::TensorValu
   char* p = static_cast<char*>(out.raw());
   int code = dtype_code(out.type.dtype);
   void* args[] = {&p, &code, &n, &start, &step};
-  launch(ctx.kernels.kernel(creation_kernel_source(), "td_arange"), grid_of(ctx, n), dim3(kThreads),
-         args, 0, ctx.stream, "td_arange");
+  launch(movement::kernel(ctx, creation_kernel_source(), "td_arange"), grid_of(ctx, n),
+         dim3(kThreads), args, 0, ctx.stream, "td_arange");
 }
 
 void run_eye(CudaContext& ctx, const ir::Node& node, const engine::TensorValue& out) {
@@ -64,8 +64,8 @@ void run_random(CudaContext& ctx, const ir::Node& node, const engine::TensorValu
   char* p = static_cast<char*>(out.raw());
   int code = dtype_code(t), normal = node.op == Op::randn ? 1 : 0;
   void* args[] = {&p, &code, &n, &seed, &normal};
-  launch(ctx.kernels.kernel(creation_kernel_source(), "td_random"), grid_of(ctx, n), dim3(kThreads),
-         args, 0, ctx.stream, "td_random");
+  launch(movement::kernel(ctx, creation_kernel_source(), "td_random"), grid_of(ctx, n),
+         dim3(kThreads), args, 0, ctx.stream, "td_random");
 }
 
 }  // namespace

@@ -36,10 +36,6 @@ void want(const ir::Node& node, Values in, size_t lo, size_t hi) {
   }
 }
 
-cudaKernel_t index_kernel(CudaContext& ctx, const char* name) {
-  return ctx.kernels.kernel(index_kernel_source(), name);
-}
-
 // The index values as dense int64, wrapped and checked against an axis of `size`.
 TensorValue checked_indices(CudaContext& ctx, const TensorValue& index, int64_t axis,
                             int64_t size) {
@@ -75,8 +71,8 @@ void gather_into(CudaContext& ctx, const TensorValue& x, int axis, const TensorV
   const std::string name =
       "td_gather" + std::to_string(ir::itemsize(out.type.dtype)) + (fits_i32(n) ? "_i32" : "_i64");
   void* args[] = {&o, &xp, &ip, &n, &dims, &xs, &is, &jump};
-  launch(ctx.kernels.kernel(gather_kernel_source(), name), grid_of(ctx, n), dim3(kThreads), args, 0,
-         ctx.stream, "td_gather");
+  launch(movement::kernel(ctx, gather_kernel_source(), name), grid_of(ctx, n), dim3(kThreads), args,
+         0, ctx.stream, "td_gather");
 }
 
 void run_index_select(CudaContext& ctx, const ir::Node& node, const TensorValue& x,

@@ -22,8 +22,8 @@ using namespace movement;
 enum Reduction : int64_t { kSum = 0, kProd = 1, kMean = 2, kAmax = 3, kAmin = 4 };
 
 void run(CudaContext& ctx, const char* name, int64_t n, void** args) {
-  launch(ctx.kernels.kernel(index_kernel_source(), name), grid_of(ctx, n), dim3(kThreads), args, 0,
-         ctx.stream, name);
+  launch(movement::kernel(ctx, index_kernel_source(), name), grid_of(ctx, n), dim3(kThreads), args,
+         0, ctx.stream, name);
 }
 
 // `v` cast to the output's dtype first (as assignment into x would), then widened to `acc`.

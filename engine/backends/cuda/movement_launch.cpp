@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/movement_sources.h"
@@ -18,12 +20,31 @@ struct CopyKernels {
   cudaKernel_t copy_i32, copy_i64, transpose, fill;
 };
 
+// Loaded kernels by (source text address, entry name); the texts are static.
+class KernelMemo final : public FamilyState {
+ public:
+  cudaKernel_t get(CudaKernelCache& cache, const std::string& source, const std::string& name) {
+    std::lock_guard lock(mutex_);
+    auto key = std::make_pair(&source, name);
+    auto it = kernels_.find(key);
+    if (it != kernels_.end()) return it->second;
+    cudaKernel_t k = cache.kernel(source, name);
+    kernels_.emplace(std::move(key), k);
+    return k;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<const std::string*, std::string>, cudaKernel_t> kernels_;
+};
+
+std::mutex g_memo_mutex;  // creates the per-backend memo once
+
 CopyKernels copy_kernels(CudaContext& ctx, size_t itemsize) {
   const std::string n = std::to_string(itemsize);
-  const std::string names[] = {"td_copy" + n + "_i32", "td_copy" + n + "_i64", "td_transpose" + n,
-                               "td_fill" + n};
-  std::vector<cudaKernel_t> k = ctx.kernels.load(copy_kernel_source(), names);
-  return {k[0], k[1], k[2], k[3]};
+  const std::string& src = copy_kernel_source();
+  return {kernel(ctx, src, "td_copy" + n + "_i32"), kernel(ctx, src, "td_copy" + n + "_i64"),
+          kernel(ctx, src, "td_transpose" + n), kernel(ctx, src, "td_fill" + n)};
 }
 
 // The copy's dimensions with size-1 ones dropped and neighbours merged where both operands walk
@@ -168,6 +189,16 @@ uint64_t to_int(bool is_int, int64_t i, double d) {
 
 }  // namespace
 
+cudaKernel_t kernel(CudaContext& ctx, const std::string& source, const std::string& name) {
+  KernelMemo* memo = nullptr;
+  {
+    std::lock_guard lock(g_memo_mutex);
+    if (!ctx.states.movement) ctx.states.movement = std::make_unique<KernelMemo>();
+    memo = static_cast<KernelMemo*>(ctx.states.movement.get());
+  }
+  return memo->get(ctx.kernels, source, name);
+}
+
 int dtype_code(ir::DType t) {
   return static_cast<int>(t);
 }
@@ -210,8 +241,8 @@ void copy(CudaContext& ctx, std::span<const int64_t> shape, const StridedView& d
   if (dst.dtype != src.dtype) {
     int dcode = dtype_code(dst.dtype), scode = dtype_code(src.dtype), flag = conj ? 1 : 0;
     void* args[] = {&d, &dcode, &s, &scode, &count, &dims, &ds, &ss, &flag};
-    launch(ctx.kernels.kernel(convert_kernel_source(), "td_convert"), grid_of(ctx, n),
-           dim3(kThreads), args, 0, ctx.stream, "td_convert");
+    launch(kernel(ctx, convert_kernel_source(), "td_convert"), grid_of(ctx, n), dim3(kThreads),
+           args, 0, ctx.stream, "td_convert");
     return;
   }
   const size_t item = ir::itemsize(dst.dtype);
@@ -366,8 +397,8 @@ void check_indices(CudaContext& ctx, std::span<const IndexCheck> checks) {
     int64_t size = checks[c].size;
     uint64_t* slot = bad + c;
     void* args[] = {&p, &n, &size, &slot};
-    launch(ctx.kernels.kernel(index_kernel_source(), "td_check_index"), grid_of(ctx, n),
-           dim3(kThreads), args, 0, ctx.stream, "td_check_index");
+    launch(kernel(ctx, index_kernel_source(), "td_check_index"), grid_of(ctx, n), dim3(kThreads),
+           args, 0, ctx.stream, "td_check_index");
   }
   if (!any) return;
   std::vector<uint64_t> first(checks.size());

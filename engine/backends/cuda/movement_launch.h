@@ -72,6 +72,11 @@ struct IndexCheck {
 };
 void check_indices(CudaContext& ctx, std::span<const IndexCheck> checks);
 
+// The kernel `name` of `source` (one of movement_sources.h's), loaded through ctx.kernels once
+// per backend and then found by (source, name) without hashing the source text again: the
+// strided copy is on every plan's path, and the cache's key is a hash of the whole text.
+cudaKernel_t kernel(CudaContext& ctx, const std::string& source, const std::string& name);
+
 // The dtype's code in the kernels (engine/ir/dtype.h's order).
 int dtype_code(ir::DType t);
 // Launch shape for `n` grid-stride items.
