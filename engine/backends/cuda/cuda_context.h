@@ -25,6 +25,7 @@ class FamilyState {
 
 struct FamilyStates {
   std::unique_ptr<FamilyState> loop_ir, dnn, fft, solver, sort;
+  std::unique_ptr<FamilyState> movement;  // creation, movement, index: their loaded kernels
 };
 
 struct CudaContext {
