@@ -40,6 +40,10 @@ class EmulatedCudaFamilies final : public engine::Backend {
   void read(const engine::Buffer& src, size_t offset, void* dst, size_t n) override {
     cpu_.read(src, offset, dst, n);
   }
+  void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,
+            size_t n) override {
+    cpu_.copy(dst, dst_offset, src, src_offset, n);
+  }
 
  private:
   cpu::CpuBackend cpu_{2};
