@@ -18,7 +18,7 @@
 @0xd0057a9e31298522;
 
 const protocolMajor :UInt16 = 1;
-const protocolMinor :UInt16 = 1;
+const protocolMinor :UInt16 = 2;
 
 # The largest `Data` any single message carries (upload chunks, reads, inline results).
 # Cap'n Proto refuses messages over 64 MiB; chunks stay far below that.
@@ -149,6 +149,50 @@ struct SessionStats {
   kernelCompiles @8 :UInt64;      # compiler runs (one per plan with missing kernels)
   kernelCompileNanos @9 :UInt64;  # wall time in the compiler
   compileMode @10 :Text;          # this session's mode (Session.setCompileMode)
+  # (protocol 1.2) this session's float32 matmul precision (Session.setFloat32MatmulPrecision):
+  # "highest", "high" or "medium". Empty from a 1.1 daemon, which computes at "highest".
+  float32MatmulPrecision @11 :Text;
+}
+
+# Session.memoryStats (protocol 1.2): one device's memory, in the sense of PyTorch's
+# torch.cuda.memory_stats() ("all" pool). A part the device does not have is left unset
+# (hasAllocator() / hasHostCache() false): a CPU has no caching allocator, and a GPU no host
+# block cache. No figure is made up.
+struct MemoryStat {
+  current @0 :Int64;               # now
+  peak @1 :Int64;                  # highest value
+  allocated @2 :Int64;             # total ever added
+  freed @3 :Int64;                 # total ever removed
+}
+
+struct AllocatorStats {
+  allocatedBytes @0 :MemoryStat;      # blocks handed out (rounded to 512 bytes)
+  reservedBytes @1 :MemoryStat;       # segments held from the device (cudaMalloc)
+  activeBytes @2 :MemoryStat;         # allocated, plus freed blocks still used by other streams
+  inactiveSplitBytes @3 :MemoryStat;  # free blocks inside split segments (fragmentation)
+  requestedBytes @4 :MemoryStat;      # sizes as requested, before rounding
+  allocation @5 :MemoryStat;          # the same as counts: blocks handed out
+  segment @6 :MemoryStat;             # segments
+  active @7 :MemoryStat;
+  inactiveSplit @8 :MemoryStat;
+  numAllocRetries @9 :Int64;          # device allocations retried after emptying the cache
+  numOoms @10 :Int64;                 # requests that failed with out of memory
+  numDeviceAlloc @11 :Int64;          # segments obtained from the device
+  numDeviceFree @12 :Int64;           # segments given back
+}
+
+struct HostCacheStats {
+  cachedBytes @0 :UInt64;          # freed large host blocks kept for reuse now
+  hits @1 :UInt64;                 # allocations served from the cache
+  misses @2 :UInt64;               # cacheable allocations that needed new memory
+  evictions @3 :UInt64;            # blocks freed to keep the cache within its capacity
+}
+
+struct DeviceMemoryStats {
+  device @0 :DeviceInfo;           # which device ("cpu" or "cuda", and its index)
+  sessionDevice @1 :Bool;          # this session's work runs on it
+  allocator @2 :AllocatorStats;    # set for devices with a caching allocator (CUDA)
+  hostCache @3 :HostCacheStats;    # set for the CPU
 }
 
 # Session.explain: how a graph would be planned (fusion, issue 6).
@@ -202,11 +246,23 @@ interface Session {
 
   # (protocol 1.1) "eager" (no fusion), "default" (fuse), "reduce-overhead", "max-autotune" (on the CPU both
   # plan as "default": capture and launch tuning are GPU things). Unknown names: invalidGraph.
+  # A new session starts in "reduce-overhead" on a daemon whose device is a GPU (repeated
+  # plans replay as CUDA graphs), else in "default".
   setCompileMode @5 (mode :Text);
 
   # The plan `run` would use for this graph in the session's mode; builds (and caches) it
   # and its kernels, runs nothing.
   explain @6 (graph :Graph, outputs :List(Output)) -> (explanation :Explanation);
+
+  # (protocol 1.2) The memory statistics of every device the daemon runs, in device order
+  # (ServerInfo.devices). Read without waiting for queued work, as PyTorch's memory_stats().
+  memoryStats @7 () -> (devices :List(DeviceMemoryStats));
+
+  # (protocol 1.2) PyTorch's torch.set_float32_matmul_precision for this session's runs:
+  # "highest" (float32), "high" (may use TF32) or "medium" (may use bfloat16 inputs). Runs
+  # already sent keep the precision they were sent with. The CPU always computes in float32.
+  # Unknown names: invalidGraph.
+  setFloat32MatmulPrecision @8 (precision :Text);
 }
 
 struct ProfileOptions {

@@ -52,7 +52,7 @@ void DeviceWorker::submit(uint64_t session, std::unique_ptr<Job> job) {
     auto it = sessions_.find(session);
     if (!stopping_ && it != sessions_.end()) {
       if (it->second.jobs.empty()) ready_.push_back(session);
-      it->second.jobs.push_back(std::move(job));
+      it->second.jobs.push_back(Queued{std::move(job), it->second.precision});
     } else {
       reason = stopping_ ? "the daemon is shutting down" : "the session is closed";
     }
@@ -63,6 +63,13 @@ void DeviceWorker::submit(uint64_t session, std::unique_ptr<Job> job) {
   }
   // No worker will take it: complete it here, outside the lock.
   job->done(cancelled_error(reason));
+}
+
+void DeviceWorker::set_float32_matmul_precision(uint64_t session,
+                                                engine::Float32MatmulPrecision precision) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(session);
+  if (it != sessions_.end()) it->second.precision = precision;
 }
 
 size_t DeviceWorker::queued(uint64_t session) const {
@@ -91,7 +98,7 @@ void DeviceWorker::stop() {
 }
 
 void DeviceWorker::cancel_locked(Session& session, const std::string& reason) {
-  for (auto& job : session.jobs) cancelled_.emplace_back(std::move(job), reason);
+  for (auto& queued : session.jobs) cancelled_.emplace_back(std::move(queued.job), reason);
   session.jobs.clear();
 }
 
@@ -103,6 +110,7 @@ void DeviceWorker::loop() {
   for (;;) {
     std::vector<Cancelled> cancelled;
     std::unique_ptr<Job> job;
+    auto precision = engine::Float32MatmulPrecision::Highest;
     {
       std::unique_lock lock(mu_);
       // No spinning before sleeping: on small machines a spinning worker takes the CPU the
@@ -114,7 +122,8 @@ void DeviceWorker::loop() {
         uint64_t id = ready_.front();
         ready_.pop_front();
         Session& s = sessions_.at(id);
-        job = std::move(s.jobs.front());
+        job = std::move(s.jobs.front().job);
+        precision = s.jobs.front().precision;
         s.jobs.pop_front();
         if (!s.jobs.empty()) ready_.push_back(id);
       }
@@ -123,6 +132,8 @@ void DeviceWorker::loop() {
     if (!job) continue;
     std::exception_ptr error;
     try {
+      // Sessions take turns on one backend: each job runs under its own session's setting.
+      backend_->set_float32_matmul_precision(precision);
       job->run(engine_);
     } catch (...) {
       error = std::current_exception();

@@ -27,11 +27,15 @@ class DeviceWorker {
   DeviceWorker& operator=(const DeviceWorker&) = delete;
 
   const engine::DeviceInfo& info() const { return backend_->info(); }
+  // Any thread: Backend::memory_stats is thread-safe.
+  engine::DeviceMemoryStats memory_stats() const { return backend_->memory_stats(); }
 
   uint64_t open_session();
   // Cancels the session's queued jobs; a job already running finishes.
   void close_session(uint64_t session);
   void submit(uint64_t session, std::unique_ptr<Job> job);
+  // For the session's jobs submitted from now on (SessionQueue::set_float32_matmul_precision).
+  void set_float32_matmul_precision(uint64_t session, engine::Float32MatmulPrecision precision);
   size_t queued(uint64_t session) const;
   size_t queued() const;
 
@@ -39,8 +43,14 @@ class DeviceWorker {
   void stop();
 
  private:
+  // A job with the float32 matmul precision its session had when it was submitted.
+  struct Queued {
+    std::unique_ptr<Job> job;
+    engine::Float32MatmulPrecision precision;
+  };
   struct Session {
-    std::deque<std::unique_ptr<Job>> jobs;
+    std::deque<Queued> jobs;
+    engine::Float32MatmulPrecision precision = engine::Float32MatmulPrecision::Highest;
   };
   using Cancelled = std::pair<std::unique_ptr<Job>, std::string>;
 

@@ -34,7 +34,10 @@ SessionQueue::SessionQueue(std::shared_ptr<DeviceWorker> worker, uint64_t id, si
     : worker_(std::move(worker)), id_(id), device_(device) {}
 
 SessionQueue::SessionQueue(SessionQueue&& other) noexcept
-    : worker_(std::move(other.worker_)), id_(other.id_), device_(other.device_) {}
+    : worker_(std::move(other.worker_)),
+      id_(other.id_),
+      device_(other.device_),
+      precision_(other.precision_) {}
 
 SessionQueue& SessionQueue::operator=(SessionQueue&& other) noexcept {
   if (this != &other) {
@@ -42,6 +45,7 @@ SessionQueue& SessionQueue::operator=(SessionQueue&& other) noexcept {
     worker_ = std::move(other.worker_);
     id_ = other.id_;
     device_ = other.device_;
+    precision_ = other.precision_;
   }
   return *this;
 }
@@ -58,6 +62,15 @@ void SessionQueue::close() {
   if (!worker_) return;
   worker_->close_session(id_);
   worker_.reset();
+}
+
+void SessionQueue::set_float32_matmul_precision(engine::Float32MatmulPrecision precision) {
+  precision_ = precision;
+  if (worker_) worker_->set_float32_matmul_precision(id_, precision);
+}
+
+engine::Float32MatmulPrecision SessionQueue::float32_matmul_precision() const {
+  return precision_;
 }
 
 size_t SessionQueue::queued() const {
@@ -78,6 +91,10 @@ Scheduler::~Scheduler() {
 
 const engine::DeviceInfo& Scheduler::device_info(size_t device) const {
   return workers_.at(device)->info();
+}
+
+engine::DeviceMemoryStats Scheduler::memory_stats(size_t device) const {
+  return workers_.at(device)->memory_stats();
 }
 
 SessionQueue Scheduler::open_session(size_t device) {

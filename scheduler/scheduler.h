@@ -32,6 +32,11 @@ class SessionQueue {
 
   void close();
   bool is_open() const { return worker_ != nullptr; }
+  // The float32 matmul precision of the jobs submitted from now on (PyTorch's
+  // torch.set_float32_matmul_precision, per session): the worker gives it to the backend
+  // before running each of them. Jobs already queued keep theirs. Default: Highest.
+  void set_float32_matmul_precision(engine::Float32MatmulPrecision precision);
+  engine::Float32MatmulPrecision float32_matmul_precision() const;
   size_t queued() const;  // jobs waiting, not counting one that is running
   size_t device() const { return device_; }
 
@@ -42,6 +47,8 @@ class SessionQueue {
   std::shared_ptr<DeviceWorker> worker_;
   uint64_t id_ = 0;
   size_t device_ = 0;
+  // Kept here too, so that a closed queue still answers.
+  engine::Float32MatmulPrecision precision_ = engine::Float32MatmulPrecision::Highest;
 };
 
 class Scheduler {
@@ -55,6 +62,9 @@ class Scheduler {
 
   size_t device_count() const { return workers_.size(); }
   const engine::DeviceInfo& device_info(size_t device) const;
+  // The device's memory figures (Backend::memory_stats), read now from the calling thread,
+  // without waiting for queued work.
+  engine::DeviceMemoryStats memory_stats(size_t device) const;
 
   SessionQueue open_session(size_t device = 0);
 

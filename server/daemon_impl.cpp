@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "engine/ir/error.h"
+#include "server/device_wire.h"
 #include "server/exceptions.h"
 #include "server/session_core.h"
 #include "server/session_impl.h"
@@ -27,12 +28,7 @@ void fill_server_info(const DaemonState& state, ::ServerInfo::Builder info) {
   const scheduler::Scheduler& scheduler = *state.scheduler;
   auto devices = info.initDevices(scheduler.device_count());
   for (size_t i = 0; i < scheduler.device_count(); ++i) {
-    const engine::DeviceInfo& d = scheduler.device_info(i);
-    devices[i].setKind(d.kind);
-    devices[i].setIndex(static_cast<uint32_t>(d.index));
-    devices[i].setName(d.name);
-    devices[i].setTotalMemory(d.total_memory);
-    devices[i].setThreads(static_cast<uint32_t>(d.threads));
+    device_info_to_wire(scheduler.device_info(i), devices[i]);
   }
   info.setMaxChunkBytes(state.config.max_chunk_bytes);
   info.setMaxTensorBytes(state.config.max_tensor_bytes);

@@ -59,8 +59,11 @@ std::vector<std::unique_ptr<engine::Backend>> open_devices(
   std::vector<std::unique_ptr<engine::Backend>> devices;
   if (options.device == "cuda" || options.device == "auto") {
     std::string why_not;
-    // The CUDA kernels share the CPU kernels' directory (a "cuda" folder in it).
-    devices = open_cuda(kernels->private_dir() ? "" : kernels->dir(), log, why_not);
+    // The CUDA kernels share the CPU kernels' directory (a "cuda" folder in it). Without a
+    // working C++ compiler the daemon passes no CPU kernel cache: CUDA kernels then stay in
+    // memory (NVRTC needs no host compiler).
+    const bool on_disk = kernels && !kernels->private_dir();
+    devices = open_cuda(on_disk ? kernels->dir() : "", log, why_not);
     if (!devices.empty()) return devices;
     if (options.device == "cuda") {
       throw Error(ErrorCode::Unsupported, "--device cuda: no usable CUDA device: " + why_not);

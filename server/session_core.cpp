@@ -23,6 +23,11 @@ SessionCore::SessionCore(std::shared_ptr<DaemonState> daemon, std::string name)
              "'"),
       queue_(daemon_->scheduler->open_session()),
       account_(std::make_shared<Account>(daemon_->usage)) {
+  // As torch.compile's advice for GPUs: fuse and replay repeated plans as CUDA graphs. On the
+  // CPU there is nothing to capture, so "default" says what happens.
+  if (daemon_->scheduler->device_info(0).kind == "cuda") {
+    compile_mode_ = engine::CompileMode::ReduceOverhead;
+  }
   daemon_->log.info(label_ + " opened");
 }
 

@@ -1,5 +1,6 @@
 #include "server/session_impl.h"
 
+#include "server/device_wire.h"
 #include "server/exceptions.h"
 #include "server/profile_stream.h"
 #include "server/run_graph.h"
@@ -40,6 +41,7 @@ kj::Promise<void> SessionImpl::stats(StatsContext context) {
     s.setKernelCompileNanos(k.compile_ns);
   }
   s.setCompileMode(std::string(engine::name(core_->compile_mode())));
+  s.setFloat32MatmulPrecision(std::string(engine::name(core_->queue().float32_matmul_precision())));
   return kj::READY_NOW;
 }
 
@@ -69,6 +71,32 @@ kj::Promise<void> SessionImpl::setCompileMode(SetCompileModeContext context) {
                       "': expected eager, default, reduce-overhead or max-autotune");
     }
     core_->set_compile_mode(*m);
+    return kj::READY_NOW;
+  });
+}
+
+kj::Promise<void> SessionImpl::setFloat32MatmulPrecision(SetFloat32MatmulPrecisionContext context) {
+  return with_wire_errors([&]() -> kj::Promise<void> {
+    const std::string precision = context.getParams().getPrecision();
+    auto p = engine::float32_matmul_precision_from_name(precision);
+    if (!p) {
+      throw Error(ErrorCode::InvalidGraph, "unknown float32 matmul precision '" + precision +
+                                               "': expected highest, high or medium");
+    }
+    core_->queue().set_float32_matmul_precision(*p);
+    return kj::READY_NOW;
+  });
+}
+
+kj::Promise<void> SessionImpl::memoryStats(MemoryStatsContext context) {
+  return with_wire_errors([&]() -> kj::Promise<void> {
+    const scheduler::Scheduler& scheduler = *core_->daemon().scheduler;
+    auto devices =
+        context.getResults().initDevices(static_cast<unsigned>(scheduler.device_count()));
+    for (size_t i = 0; i < scheduler.device_count(); ++i) {
+      memory_stats_to_wire(scheduler.device_info(i), scheduler.memory_stats(i), devices[i]);
+      devices[i].setSessionDevice(i == core_->queue().device());
+    }
     return kj::READY_NOW;
   });
 }

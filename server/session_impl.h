@@ -23,6 +23,8 @@ class SessionImpl final : public ::Session::Server {
   kj::Promise<void> uploadShared(UploadSharedContext context) override;
   kj::Promise<void> setCompileMode(SetCompileModeContext context) override;
   kj::Promise<void> explain(ExplainContext context) override;
+  kj::Promise<void> memoryStats(MemoryStatsContext context) override;
+  kj::Promise<void> setFloat32MatmulPrecision(SetFloat32MatmulPrecisionContext context) override;
 
  private:
   std::shared_ptr<SessionCore> core_;

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "engine/exec/matmul_precision.h"
+#include "engine/exec/memory_stats.h"
+#include "engine/exec/run_profile.h"
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
 #include "engine/plan/plan.h"
@@ -20,6 +22,13 @@ struct DeviceInfo {
   std::string name;
   uint64_t total_memory = 0;  // bytes
   int threads = 1;            // CPU: worker threads; CUDA: SM count
+};
+
+// A recording of one plan run's device work (a CUDA graph), replayed instead of launching the
+// plan's kernels one by one. Owns every buffer the recorded work touches.
+class CapturedRun {
+ public:
+  virtual ~CapturedRun() = default;
 };
 
 class Backend {
@@ -61,6 +70,28 @@ class Backend {
   // Whether compile() would find every kernel of `groups` loaded already (for explain).
   virtual bool kernels_cached(std::span<const FusedGroup> groups) const { return false; }
 
+  // Graph capture, for backends with a launch overhead worth saving (CUDA graphs). Between
+  // begin_capture() and end_capture(), run() and run_fused() record their device work instead
+  // of doing it, and allocate() draws from a pool that the capture owns, so that replays find
+  // the same addresses and nothing recorded is handed to anyone else. end_capture() returns
+  // nullptr when the recorded work cannot be replayed (a step needed the host, say); the
+  // engine then runs the plan as usual. Nothing recorded has run: replay() runs it.
+  virtual bool can_capture() const { return false; }
+  virtual void begin_capture() {}
+  virtual std::unique_ptr<CapturedRun> end_capture() { return nullptr; }
+  virtual void replay(CapturedRun&) {}
+
+  // Device-side tracing of a profiled run: trace_step() before each step (the device work it
+  // enqueues belongs to that step), trace_end() after the last one (the backend adds what ran
+  // on the device, kernels and copies with their times, to the profile). Backends whose work
+  // is the host's own (the CPU) have nothing to add.
+  virtual void trace_step(const RunProfile& profile, uint32_t step) {}
+  virtual void trace_end(const RunProfile& profile) {}
+
+  // Device-to-device bytes, in order with the backend's other work.
+  virtual void copy(Buffer& dst, size_t dst_offset, const Buffer& src, size_t src_offset,
+                    size_t n) = 0;
+
   // Host <-> device bytes for a range of a buffer.
   virtual void write(Buffer& dst, size_t offset, const void* src, size_t n) = 0;
   virtual void read(const Buffer& src, size_t offset, void* dst, size_t n) = 0;
@@ -68,6 +99,11 @@ class Backend {
   // The precision float32 matmuls may use from now on (the scheduler sets the session's before
   // running its work). Backends that always compute in full float32 keep the default.
   virtual void set_float32_matmul_precision(Float32MatmulPrecision) {}
+
+  // What the device can say about its memory (Session.memoryStats); the default, nothing.
+  // Called from the RPC thread while the device's worker runs: implementations take their
+  // allocator's lock and never wait for the device.
+  virtual DeviceMemoryStats memory_stats() const { return {}; }
 };
 
 }  // namespace tensord::engine

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/exec/backend.h"
+#include "engine/exec/captured_plans.h"
 #include "engine/exec/compile_mode.h"
 #include "engine/exec/run_profile.h"
 #include "engine/exec/tensor_value.h"
@@ -73,6 +74,8 @@ class Engine {
 
   Backend& backend() { return backend_; }
   const EngineStats& stats() const { return stats_; }
+  const CaptureStats& capture_stats() const { return captured_.stats(); }
+  CapturedPlans::Status capture_status(const Plan* plan) const { return captured_.status(plan); }
 
  private:
   // validate -> plan (cached) -> execute, for graphs without data-dependent ops.
@@ -91,6 +94,7 @@ class Engine {
   EngineOptions options_;
   std::unique_ptr<PlanCache> plans_;
   EngineStats stats_;
+  CapturedPlans captured_;  // reduce-overhead: recorded plans (engine/exec/captured_plans.h)
 };
 
 }  // namespace tensord::engine

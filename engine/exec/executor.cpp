@@ -90,6 +90,7 @@ std::vector<TensorValue> execute(const Plan& plan, Backend& backend,
     try {
       if (hook) [[unlikely]] {
         hook->before(step);
+        if (profile->tracing()) backend.trace_step(*profile, i);
         execution.run(step);
         hook->after(i, step);
       } else {
@@ -107,6 +108,8 @@ std::vector<TensorValue> execute(const Plan& plan, Backend& backend,
                          Error(ErrorCode::Internal, "unknown exception from the backend"));
     }
   }
+  if (hook && profile->tracing()) [[unlikely]]
+    backend.trace_end(*profile);
   std::vector<TensorValue> outputs;
   outputs.reserve(plan.outputs.size());
   for (ValueId v : plan.outputs) outputs.push_back(execution.output(v));

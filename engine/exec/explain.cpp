@@ -13,6 +13,25 @@ Explanation explain(Engine& engine, ir::Graph graph, std::span<const ir::TensorT
   e.plan_cached = info.plan_cached;
   e.kernels_cached = info.kernels_cached;
   e.steps = static_cast<uint32_t>(plan->steps.size());
+  if (mode != CompileMode::ReduceOverhead) {
+    e.capture = "not captured (mode " + std::string(name(mode)) + ")";
+  } else if (!engine.backend().can_capture()) {
+    e.capture = "not captured (" + engine.backend().info().kind + ": nothing to capture)";
+  } else {
+    switch (engine.capture_status(plan.get())) {
+      case CapturedPlans::Status::Pending:
+        e.captured = true;
+        e.capture = "captured as a CUDA graph on its second run, replayed from then on";
+        break;
+      case CapturedPlans::Status::Recorded:
+        e.captured = true;
+        e.capture = "replays a CUDA graph";
+        break;
+      case CapturedPlans::Status::Unusable:
+        e.capture = "not captured: its recording could not be replayed (a step needs the host)";
+        break;
+    }
+  }
   for (const FusedGroup& g : plan->groups) {
     ExplainedGroup out;
     out.kernel = codegen::describe(g.kernel);
@@ -45,7 +64,9 @@ std::string Explanation::text() const {
   s += plan_cached ? "cached" : "built";
   s += ", kernels ";
   s += kernels_cached ? "cached" : "compiled";
-  s += captured ? ", captured as a CUDA graph\n" : ", not captured (CPU)\n";
+  s += ", ";
+  s += capture;
+  s += '\n';
   for (size_t i = 0; i < groups.size(); ++i) {
     s += "group ";
     s += std::to_string(i);

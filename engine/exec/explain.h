@@ -30,7 +30,8 @@ struct Explanation {
   uint32_t steps = 0;
   bool plan_cached = false;
   bool kernels_cached = false;
-  bool captured = false;  // CUDA graph replay: no backend captures yet
+  bool captured = false;  // replayed as a CUDA graph (from its second run on)
+  std::string capture;    // why or why not, in words
 
   std::string text() const;
 };

@@ -1,5 +1,7 @@
 // The backends the conformance table runs on. A new backend joins the table by adding one
 // entry here; an entry that cannot open its device reports why, and its cases count as skipped.
+#include <cstdlib>
+
 #include "engine/backends/cpu/cpu_backend.h"
 #include "engine/cache/kernel_cache.h"
 #if TENSORD_WITH_CUDA
@@ -8,6 +10,32 @@
 #include "tests/conformance/runner.h"
 
 namespace tensord::conformance {
+
+namespace {
+
+// TENSORD_CONFORMANCE_CACHE_DIR keeps the compiled CUDA kernels between runs (and between the
+// cuda and cuda-fused entries); without it they live in memory for the run.
+std::unique_ptr<engine::Backend> open_cuda(bool fuse, std::string& why_not) {
+#if TENSORD_WITH_CUDA
+  cuda::CudaDiscovery found = cuda::discover_cuda_devices();
+  if (found.devices.empty()) {
+    why_not = "no usable CUDA device: " + found.why_none;
+    return nullptr;
+  }
+  cuda::CudaBackendOptions options;
+  options.fuse = fuse;
+  if (const char* dir = std::getenv("TENSORD_CONFORMANCE_CACHE_DIR")) {
+    options.kernel_cache_dir = dir;
+  }
+  return std::make_unique<cuda::CudaBackend>(found.devices.front(), options);
+#else
+  (void)fuse;
+  why_not = "no CUDA backend in this build (no CUDA toolkit, or TENSORD_CUDA=OFF)";
+  return nullptr;
+#endif
+}
+
+}  // namespace
 
 std::vector<BackendUnderTest> backends_under_test() {
   return {
@@ -23,22 +51,11 @@ std::vector<BackendUnderTest> backends_under_test() {
          return std::make_unique<cpu::CpuBackend>(
              2, std::make_shared<cache::KernelCache>(cache::KernelCacheOptions{}));
        }},
-      // The first CUDA device. Ops it has no kernels for yet fail their cases with
-      // Unsupported, and the table lists them by op: the gap shows on a GPU, never hides.
-      {"cuda",
-       [](std::string& why_not) -> std::unique_ptr<engine::Backend> {
-#if TENSORD_WITH_CUDA
-         cuda::CudaDiscovery found = cuda::discover_cuda_devices();
-         if (found.devices.empty()) {
-           why_not = "no usable CUDA device: " + found.why_none;
-           return nullptr;
-         }
-         return std::make_unique<cuda::CudaBackend>(found.devices.front());
-#else
-         why_not = "no CUDA backend in this build (no CUDA toolkit, or TENSORD_CUDA=OFF)";
-         return nullptr;
-#endif
-       }},
+      // The first CUDA device, one kernel per node. Ops it has no kernels for fail their cases
+      // with Unsupported, and the table lists them by op: the gap shows on a GPU, never hides.
+      {"cuda", [](std::string& why_not) { return open_cuda(false, why_not); }},
+      // The same with fusion on: composite ops become generated CUDA kernels.
+      {"cuda-fused", [](std::string& why_not) { return open_cuda(true, why_not); }},
   };
 }
 

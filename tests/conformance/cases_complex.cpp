@@ -1031,7 +1031,13 @@ std::vector<ir::Op> complex_table_ops() {
 TEST_CASE("complex dtypes and FFT conform to docs/ops.md on every backend", "[conformance]") {
   const std::vector<CCase> cases = complex_cases();
   const char* filter = std::getenv("TENSORD_CONFORMANCE_FILTER");
+  // As the main table: TENSORD_CONFORMANCE_BACKEND picks one backend; of several shards
+  // (TENSORD_CONFORMANCE_SHARD=k/n) the first runs this table.
+  const char* only = std::getenv("TENSORD_CONFORMANCE_BACKEND");
+  const char* shard = std::getenv("TENSORD_CONFORMANCE_SHARD");
+  if (shard && *shard && shard[0] != '0') return;
   for (const BackendUnderTest& b : backends_under_test()) {
+    if (only && *only && b.name != only) continue;
     std::string why;
     std::unique_ptr<engine::Backend> backend = b.open(why);
     if (!backend) {

@@ -1,11 +1,13 @@
 // The conformance table on every backend, and self-checks of the reference it compares with.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "tests/conformance/case.h"
 #include "tests/conformance/complex_table.h"
@@ -22,13 +24,34 @@ const char* case_filter() {
   return filter && *filter ? filter : nullptr;
 }
 
+// TENSORD_CONFORMANCE_SHARD=k/n runs every n-th case from the k-th (0-based), so that n
+// processes share a slow backend's table (on a GPU most of the time goes to compiling
+// kernels, which parallelises across processes). Each shard prints its per-op coverage
+// instead of checking it: scripts/gpu-session merges them.
+struct Shard {
+  size_t index = 0, count = 1;
+};
+std::optional<Shard> shard() {
+  const char* s = std::getenv("TENSORD_CONFORMANCE_SHARD");
+  if (s == nullptr || *s == '\0') return std::nullopt;
+  Shard out;
+  if (std::sscanf(s, "%zu/%zu", &out.index, &out.count) != 2 || out.count == 0 ||
+      out.index >= out.count) {
+    return std::nullopt;
+  }
+  return out;
+}
+
 std::vector<Case> selected_cases() {
   std::vector<Case> cases = all_cases();
   const char* filter = case_filter();
-  if (!filter) return cases;
+  const std::optional<Shard> part = shard();
+  if (!filter && !part) return cases;
   std::vector<Case> out;
-  for (Case& c : cases) {
-    if (describe(c).find(filter) != std::string::npos) out.push_back(std::move(c));
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (part && i % part->count != part->index) continue;
+    if (filter && describe(cases[i]).find(filter) == std::string::npos) continue;
+    out.push_back(std::move(cases[i]));
   }
   return out;
 }
@@ -75,7 +98,20 @@ TEST_CASE("every op conforms to docs/ops.md on every backend", "[conformance]") 
     INFO("backend " << s.backend);
     CHECK(s.failed == 0);
     // A backend that ran must have matched real values of every op, not only error cases.
-    if (s.skipped == 0 && !case_filter()) {
+    if (shard()) {
+      for (const auto& [op, c] : s.coverage) {
+        if (c.values > 0) std::cout << "coverage " << s.backend << " " << op << "\n";
+      }
+      if (shard()->index == 0) {  // what the shards' coverage must add up to
+        const std::vector<ir::Op> complex_ops = complex_table_ops();
+        for (const ir::OpInfo& info : ir::all_ops()) {
+          if (info.op != ir::Op::input &&
+              std::find(complex_ops.begin(), complex_ops.end(), info.op) == complex_ops.end()) {
+            std::cout << "needs " << s.backend << " " << info.name << "\n";
+          }
+        }
+      }
+    } else if (s.skipped == 0 && !case_filter()) {
       std::string missing;
       const std::vector<ir::Op> complex_ops = complex_table_ops();  // issue 4: their own table
       auto in_complex_table = [&](ir::Op op) {

@@ -38,6 +38,7 @@ SessionStats Session::stats() {
     out.kernel_compiles = stats.getKernelCompiles();
     out.kernel_compile_ns = stats.getKernelCompileNanos();
     out.compile_mode = stats.getCompileMode();
+    out.float32_matmul_precision = stats.getFloat32MatmulPrecision();
     return out;
   } catch (const kj::Exception& e) {
     throw detail::translate(e, nullptr, std::source_location::current());

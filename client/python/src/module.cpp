@@ -405,6 +405,7 @@ void bind_errors(py::module_& m) {
 void bind_profile(py::module_& m);  // profile_bindings.cpp
 
 void bind_fusion(py::module_& m);  // fusion.cpp
+void bind_device_settings(py::module_& m);  // device_bindings.cpp
 void bind_linalg(py::module_& m);  // linalg_bindings.cpp
 void bind_index_ops(py::module_& m);  // index_bindings.cpp (h/datadep)
 }  // namespace tensord::python
@@ -419,6 +420,7 @@ PYBIND11_MODULE(_tensord, m) {
   tensord::python::bind_transfers(m);
   tensord::python::bind_math_ops(m);
   tensord::python::bind_fusion(m);
+  tensord::python::bind_device_settings(m);
   tensord::python::bind_linalg(m);
   tensord::python::bind_ops(m);
   tensord::python::bind_index_ops(m);

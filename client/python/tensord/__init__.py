@@ -21,6 +21,7 @@ from ._functions import *  # noqa: F401,F403 (the namespace's functions)
 from ._functions import sync
 from ._math import *  # noqa: F401,F403 (issue 4's elementwise math)
 from ._fusion import explain, kernel_cache_stats, set_compile_mode
+from ._device import get_float32_matmul_precision, memory_stats, set_float32_matmul_precision
 from ._missing import FUNCTIONS as _MISSING
 from ._session import connect, info, session
 from .profiler import profile

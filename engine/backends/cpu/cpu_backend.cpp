@@ -83,9 +83,22 @@ std::shared_ptr<engine::Buffer> CpuBackend::allocate(size_t bytes) {
   return blocks_->allocate(bytes);
 }
 
+engine::DeviceMemoryStats CpuBackend::memory_stats() const {
+  const HostBlockCache::Stats s = blocks_->stats();
+  engine::DeviceMemoryStats out;
+  out.host_cache = engine::HostCacheMemoryStats{s.cached_bytes, s.hits, s.misses, s.evictions};
+  return out;
+}
+
 void CpuBackend::write(engine::Buffer& dst, size_t offset, const void* src, size_t n) {
   check_range(dst.bytes(), offset, n);
   if (n) std::memcpy(static_cast<char*>(dst.data()) + offset, src, n);
+}
+
+void CpuBackend::copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src,
+                      size_t src_offset, size_t n) {
+  check_range(src.bytes(), src_offset, n);
+  write(dst, dst_offset, static_cast<const char*>(src.data()) + src_offset, n);
 }
 
 void CpuBackend::read(const engine::Buffer& src, size_t offset, void* dst, size_t n) {

@@ -39,11 +39,15 @@ class CpuBackend final : public engine::Backend {
                  std::span<const engine::TensorValue> outputs) override;
   bool kernels_cached(std::span<const engine::FusedGroup> groups) const override;
   void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override;
+  void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,
+            size_t n) override;
   void read(const engine::Buffer& src, size_t offset, void* dst, size_t n) override;
+  // The host block cache's figures; the CPU has no caching allocator to report.
+  engine::DeviceMemoryStats memory_stats() const override;
 
  private:
   engine::DeviceInfo info_;
-  std::unique_ptr<Matmul> matmul_;  // oneDNN engine, stream and primitive cache
+  std::unique_ptr<Matmul> matmul_;   // oneDNN engine, stream and primitive cache
   std::unique_ptr<FftPlanner> fft_;  // issue 4: FFTW plans, one planner mutex per backend
   std::shared_ptr<cache::KernelCache> kernels_;
   std::unique_ptr<HostBlockCache> blocks_;  // tensors' large buffers, reused

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "engine/exec/memory_stats.h"
+
 namespace tensord::cuda {
 
 struct Stat {
@@ -39,5 +41,28 @@ struct AllocatorStats {
   int64_t num_device_alloc = 0;   // segments obtained from the device
   int64_t num_device_free = 0;    // segments given back
 };
+
+// The engine's backend-neutral form (Session.memoryStats): the same figures, field by field.
+inline engine::MemoryStat to_memory_stat(const Stat& s) {
+  return engine::MemoryStat{s.current, s.peak, s.allocated, s.freed};
+}
+
+inline engine::AllocatorMemoryStats to_allocator_memory_stats(const AllocatorStats& s) {
+  engine::AllocatorMemoryStats out;
+  out.allocated_bytes = to_memory_stat(s.allocated_bytes);
+  out.reserved_bytes = to_memory_stat(s.reserved_bytes);
+  out.active_bytes = to_memory_stat(s.active_bytes);
+  out.inactive_split_bytes = to_memory_stat(s.inactive_split_bytes);
+  out.requested_bytes = to_memory_stat(s.requested_bytes);
+  out.allocation = to_memory_stat(s.allocation);
+  out.segment = to_memory_stat(s.segment);
+  out.active = to_memory_stat(s.active);
+  out.inactive_split = to_memory_stat(s.inactive_split);
+  out.num_alloc_retries = s.num_alloc_retries;
+  out.num_ooms = s.num_ooms;
+  out.num_device_alloc = s.num_device_alloc;
+  out.num_device_free = s.num_device_free;
+  return out;
+}
 
 }  // namespace tensord::cuda

@@ -5,10 +5,12 @@
 #include <string>
 
 #include "engine/backends/cuda/caching_allocator.h"
+#include "engine/backends/cuda/capture_pool.h"
 #include "engine/backends/cuda/cublaslt_matmul.h"
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/cuda_ops.h"
 #include "engine/backends/cuda/cuda_resources.h"
+#include "engine/backends/cuda/cupti_tracer.h"
 #include "engine/ir/error.h"
 
 namespace tensord::cuda {
@@ -76,7 +78,7 @@ class CudaBuffer final : public engine::Buffer {
 }  // namespace
 
 CudaBackend::CudaBackend(const CudaDeviceProperties& device, CudaBackendOptions options)
-    : device_(device.index) {
+    : device_(device.index), fuse_(options.fuse) {
   cudaError_t status = cudaSetDevice(device.index);
   if (status == cudaSuccess) status = cudaFree(nullptr);  // creates the primary context now
   if (status != cudaSuccess) {
@@ -98,8 +100,14 @@ CachingAllocator& CudaBackend::allocator() {
   return state_->allocator;
 }
 
-AllocatorStats CudaBackend::memory_stats() const {
+AllocatorStats CudaBackend::allocator_stats() const {
   return state_->allocator.stats();
+}
+
+engine::DeviceMemoryStats CudaBackend::memory_stats() const {
+  engine::DeviceMemoryStats out;
+  out.allocator = to_allocator_memory_stats(state_->allocator.stats());
+  return out;
 }
 
 void CudaBackend::synchronize() {
@@ -108,6 +116,11 @@ void CudaBackend::synchronize() {
 
 std::shared_ptr<engine::Buffer> CudaBackend::allocate(size_t bytes) {
   DeviceGuard guard(device_);
+  if (capture_) return capture_->allocate(bytes, [&] { return allocate_block(bytes); });
+  return allocate_block(bytes);
+}
+
+std::shared_ptr<engine::Buffer> CudaBackend::allocate_block(size_t bytes) {
   void* ptr = state_->allocator.allocate(bytes, state_->stream.id());
   return std::make_shared<CudaBuffer>(state_, ptr, bytes);
 }
@@ -130,6 +143,29 @@ void CudaBackend::write(engine::Buffer& dst, size_t offset, const void* src, siz
   state_->stream.synchronize();
 }
 
+void CudaBackend::trace_step(const engine::RunProfile& profile, uint32_t step) {
+  DeviceGuard guard(device_);
+  if (!tracer_) tracer_ = std::make_unique<CuptiTracer>(device_);
+  tracer_->step(profile, step);
+}
+
+void CudaBackend::trace_end(const engine::RunProfile& profile) {
+  DeviceGuard guard(device_);
+  if (tracer_) tracer_->finish(profile, state_->stream.get());
+}
+
+void CudaBackend::copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src,
+                       size_t src_offset, size_t n) {
+  check_range(dst.bytes(), dst_offset, n);
+  check_range(src.bytes(), src_offset, n);
+  if (n == 0) return;
+  DeviceGuard guard(device_);
+  check(cudaMemcpyAsync(static_cast<char*>(dst.data()) + dst_offset,
+                        static_cast<const char*>(src.data()) + src_offset, n,
+                        cudaMemcpyDeviceToDevice, state_->stream.get()),
+        "cudaMemcpyAsync (device to device)");
+}
+
 void CudaBackend::read(const engine::Buffer& src, size_t offset, void* dst, size_t n) {
   check_range(src.bytes(), offset, n);
   DeviceGuard guard(device_);
@@ -143,6 +179,21 @@ void CudaBackend::read(const engine::Buffer& src, size_t offset, void* dst, size
     state_->stream.synchronize();  // queued kernels writing src finish first: same stream
     std::memcpy(static_cast<char*>(dst) + done, state_->staging.data(), len);
   }
+}
+
+const CudaKernelCache& CudaBackend::state_kernels() const {
+  return state_->kernels;
+}
+
+cudaStream_t CudaBackend::stream() const {
+  return state_->stream.get();
+}
+
+CudaContext CudaBackend::context() {
+  State& st = *state_;
+  return CudaContext{
+      device_,    st.arch,     st.sm_count, st.stream.get(),
+      st.kernels, st.families, precision_,  [this](size_t bytes) { return allocate(bytes); }};
 }
 
 void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue> inputs,

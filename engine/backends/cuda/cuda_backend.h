@@ -14,6 +14,8 @@
 #include "engine/backends/cuda/device_discovery.h"
 #include "engine/exec/backend.h"
 
+struct CUstream_st;  // cudaStream_t, without the CUDA headers
+
 namespace tensord::cuda {
 
 struct CudaBackendOptions {
@@ -21,9 +23,14 @@ struct CudaBackendOptions {
   size_t staging_bytes = size_t{8} << 20;  // each of the two pinned staging buffers
   size_t matmul_workspace_bytes = size_t{32} << 20;
   std::string kernel_cache_dir;  // compiled kernels on disk; "" keeps them in memory only
+  bool fuse = true;              // generate fused kernels for the plans of non-eager sessions
 };
 
 class CachingAllocator;
+struct CudaContext;
+class CudaKernelCache;
+class CapturePool;
+class CuptiTracer;
 
 class CudaBackend final : public engine::Backend {
  public:
@@ -37,13 +44,30 @@ class CudaBackend final : public engine::Backend {
   std::shared_ptr<engine::Buffer> allocate(size_t bytes) override;
   void run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
            std::span<const engine::TensorValue> outputs) override;
+  bool can_fuse() const override { return fuse_; }
+  std::shared_ptr<const engine::CompiledKernels> compile(
+      std::span<const engine::FusedGroup> groups) override;
+  void run_fused(const engine::CompiledKernels& kernels, uint32_t group,
+                 const engine::FusedGroup& fused, std::span<const engine::TensorValue> inputs,
+                 std::span<const engine::TensorValue> outputs) override;
+  bool kernels_cached(std::span<const engine::FusedGroup> groups) const override;
+  bool can_capture() const override { return true; }
+  void begin_capture() override;
+  std::unique_ptr<engine::CapturedRun> end_capture() override;
+  void replay(engine::CapturedRun& run) override;
+  void trace_step(const engine::RunProfile& profile, uint32_t step) override;
+  void trace_end(const engine::RunProfile& profile) override;
+  void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,
+            size_t n) override;
   void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override;
   void read(const engine::Buffer& src, size_t offset, void* dst, size_t n) override;
   void set_float32_matmul_precision(engine::Float32MatmulPrecision precision) override {
     precision_ = precision;
   }
 
-  AllocatorStats memory_stats() const;
+  // The caching allocator's statistics (thread-safe), and the same in the engine's form.
+  AllocatorStats allocator_stats() const;
+  engine::DeviceMemoryStats memory_stats() const override;
   struct State;  // shared with the buffers it hands out
   CachingAllocator& allocator();
   // Waits for everything queued on the backend's stream.
@@ -52,8 +76,16 @@ class CudaBackend final : public engine::Backend {
  private:
   engine::DeviceInfo info_;
   int device_;
+  bool fuse_;
   engine::Float32MatmulPrecision precision_ = engine::Float32MatmulPrecision::Highest;
   std::shared_ptr<State> state_;
+  std::shared_ptr<CapturePool> capture_;
+  std::unique_ptr<CuptiTracer>
+      tracer_;  // made on the first traced step  // set between begin_capture and end_capture
+  CudaContext context();
+  CUstream_st* stream() const;
+  std::shared_ptr<engine::Buffer> allocate_block(size_t bytes);
+  const CudaKernelCache& state_kernels() const;
 };
 
 }  // namespace tensord::cuda

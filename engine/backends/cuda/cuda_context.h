@@ -24,7 +24,8 @@ class FamilyState {
 };
 
 struct FamilyStates {
-  std::unique_ptr<FamilyState> dnn, fft, solver, sort;
+  std::unique_ptr<FamilyState> loop_ir, dnn, fft, solver, sort;
+  std::unique_ptr<FamilyState> movement;  // creation, movement, index: their loaded kernels
 };
 
 struct CudaContext {

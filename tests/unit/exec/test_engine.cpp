@@ -59,6 +59,10 @@ class WatchedBackend final : public Backend {
   void read(const Buffer& src, size_t offset, void* dst, size_t n) override {
     cpu_.read(src, offset, dst, n);
   }
+  void copy(Buffer& dst, size_t dst_offset, const Buffer& src, size_t src_offset,
+            size_t n) override {
+    cpu_.copy(dst, dst_offset, src, src_offset, n);
+  }
 
   TensorValue upload(const std::vector<float>& data, Ints shape) {
     ir::TensorType type{ir::DType::Float32, std::move(shape)};

@@ -247,5 +247,90 @@ TEST_CASE("jobs run the device's engine") {
   REQUIRE(future.get() == std::vector<float>{3, 3, 3});
 }
 
+// The CPU backend, remembering the float32 matmul precision the worker last gave it.
+class PrecisionRecordingBackend final : public engine::Backend {
+ public:
+  const engine::DeviceInfo& info() const override { return cpu_.info(); }
+  std::shared_ptr<engine::Buffer> allocate(size_t bytes) override { return cpu_.allocate(bytes); }
+  void run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
+           std::span<const engine::TensorValue> outputs) override {
+    cpu_.run(node, inputs, outputs);
+  }
+  void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,
+            size_t n) override {
+    cpu_.copy(dst, dst_offset, src, src_offset, n);
+  }
+  void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override {
+    cpu_.write(dst, offset, src, n);
+  }
+  void read(const engine::Buffer& src, size_t offset, void* dst, size_t n) override {
+    cpu_.read(src, offset, dst, n);
+  }
+  void set_float32_matmul_precision(engine::Float32MatmulPrecision p) override { precision = p; }
+
+  engine::Float32MatmulPrecision precision = engine::Float32MatmulPrecision::Highest;
+
+ private:
+  cpu::CpuBackend cpu_{1};
+};
+
+TEST_CASE("each job runs under the float32 matmul precision its session had when submitting") {
+  std::vector<std::unique_ptr<engine::Backend>> backends;
+  backends.push_back(std::make_unique<PrecisionRecordingBackend>());
+  Scheduler scheduler(std::move(backends));
+  Gate gate;
+  std::mutex mu;
+  std::vector<std::pair<std::string, engine::Float32MatmulPrecision>> seen;
+  std::promise<void> all_done;
+  auto job = [&](
+                 std::string name, std::function<void()> body = [] {}) {
+    return make_job(
+        [&, name, body](engine::Engine& engine) {
+          body();
+          std::lock_guard lock(mu);
+          seen.emplace_back(name,
+                            static_cast<PrecisionRecordingBackend&>(engine.backend()).precision);
+        },
+        [&, name](std::exception_ptr) {
+          if (name == "a2") all_done.set_value();
+        });
+  };
+  SessionQueue blocker = scheduler.open_session();
+  SessionQueue a = scheduler.open_session();
+  SessionQueue b = scheduler.open_session();
+  REQUIRE(a.float32_matmul_precision() == engine::Float32MatmulPrecision::Highest);
+  blocker.submit(job("gate", gate.body()));
+  gate.wait_started();
+  a.submit(job("a0"));
+  a.set_float32_matmul_precision(engine::Float32MatmulPrecision::Medium);
+  REQUIRE(a.float32_matmul_precision() == engine::Float32MatmulPrecision::Medium);
+  a.submit(job("a1"));
+  b.submit(job("b0"));
+  a.set_float32_matmul_precision(engine::Float32MatmulPrecision::High);
+  a.submit(job("a2"));
+  gate.open();
+  REQUIRE(all_done.get_future().wait_for(10s) == std::future_status::ready);
+  using P = engine::Float32MatmulPrecision;
+  std::lock_guard lock(mu);
+  REQUIRE(seen == std::vector<std::pair<std::string, P>>{{"gate", P::Highest},
+                                                         {"a0", P::Highest},
+                                                         {"b0", P::Highest},
+                                                         {"a1", P::Medium},
+                                                         {"a2", P::High}});
+}
+
+TEST_CASE("the scheduler reads a device's memory figures without queueing") {
+  Scheduler scheduler(one_cpu());
+  Gate gate;
+  SessionQueue a = scheduler.open_session();
+  a.submit(make_job([&](engine::Engine&) { gate.body()(); }, [](std::exception_ptr) {}));
+  gate.wait_started();
+  // The worker is busy: the figures come anyway.
+  const engine::DeviceMemoryStats stats = scheduler.memory_stats(0);
+  CHECK_FALSE(stats.allocator.has_value());  // the CPU has no caching allocator
+  CHECK(stats.host_cache.has_value());
+  gate.open();
+}
+
 }  // namespace
 }  // namespace tensord::scheduler

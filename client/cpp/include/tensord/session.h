@@ -6,14 +6,15 @@
 #include <optional>
 #include <source_location>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/ir/dtype.h"
 #include "engine/ir/error.h"
 #include "engine/ir/shape.h"
 #include "tensord/element.h"
-#include "tensord/profile.h"
 #include "tensord/host_buffer.h"
+#include "tensord/profile.h"
 #include "tensord/scalar.h"
 #include "tensord/tensor.h"
 
@@ -32,6 +33,49 @@ struct DeviceInfo {
   uint64_t total_memory = 0;  // bytes
   uint32_t threads = 0;       // CPU worker threads, or CUDA SM count
 };
+
+// One statistic of a device's memory, as in PyTorch's torch.cuda.memory_stats(): its value now,
+// its highest value, and the totals ever added and removed.
+struct MemoryStat {
+  int64_t current = 0;
+  int64_t peak = 0;
+  int64_t allocated = 0;
+  int64_t freed = 0;
+};
+
+// A GPU's caching allocator (PyTorch's "all" pool). Bytes: allocated (blocks handed out,
+// rounded to 512 bytes), reserved (segments held from the device), active, inactive_split
+// (free blocks inside split segments), requested (before rounding); then the same as counts.
+struct AllocatorMemoryStats {
+  MemoryStat allocated_bytes, reserved_bytes, active_bytes, inactive_split_bytes, requested_bytes;
+  MemoryStat allocation, segment, active, inactive_split;
+  int64_t num_alloc_retries = 0;  // device allocations retried after emptying the cache
+  int64_t num_ooms = 0;           // requests that failed with out of memory
+  int64_t num_device_alloc = 0;   // segments obtained from the device
+  int64_t num_device_free = 0;    // segments given back
+};
+
+// The CPU's cache of large freed host blocks.
+struct HostCacheMemoryStats {
+  uint64_t cached_bytes = 0;
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t evictions = 0;
+};
+
+// One device of the daemon (Session::memory_stats). A part the device does not have is empty:
+// the CPU has no caching allocator, a GPU no host block cache.
+struct DeviceMemoryStats {
+  DeviceInfo device;
+  bool session_device = false;  // this session's work runs on it
+  std::optional<AllocatorMemoryStats> allocator;
+  std::optional<HostCacheMemoryStats> host_cache;
+};
+
+// The allocator's figures under PyTorch's torch.cuda.memory_stats() key names
+// ("allocated_bytes.all.current", ..., "num_alloc_retries", "num_ooms"), in PyTorch's order;
+// empty for a device without a caching allocator.
+std::vector<std::pair<std::string, int64_t>> torch_memory_stats(const DeviceMemoryStats& stats);
 
 struct ServerInfo {
   uint16_t protocol_major = 0;
@@ -55,6 +99,7 @@ struct SessionStats {
   uint64_t kernel_compiles = 0;
   uint64_t kernel_compile_ns = 0;
   std::string compile_mode;
+  std::string float32_matmul_precision;  // "highest", "high" or "medium"
 };
 
 struct ConnectOptions {
@@ -89,6 +134,15 @@ class Session {
   // "eager" (no fusion), "default", "reduce-overhead" or "max-autotune" for the runs that
   // follow (tensord/explain.h shows the effect). Unknown names: tensord::Error(InvalidGraph).
   void set_compile_mode(const std::string& mode);
+  // torch.set_float32_matmul_precision for this session's runs sent from now on: "highest"
+  // (float32), "high" (GPU matmuls may use TF32) or "medium" (may use bfloat16). The CPU always
+  // computes in float32. Unknown names: tensord::Error(InvalidGraph).
+  void set_float32_matmul_precision(const std::string& precision);
+  std::string float32_matmul_precision();  // the session's, from the daemon
+
+  // The memory figures of every device the daemon runs, in the order of info().devices; read
+  // at once, without waiting for this session's queued work.
+  std::vector<DeviceMemoryStats> memory_stats();
 
   // Makes every tensor given materialized on the daemon, in one `run` for all of them.
   void sync(const std::vector<Tensor>& tensors, Loc loc = Loc::current());

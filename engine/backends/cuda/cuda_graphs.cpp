@@ -1,0 +1,63 @@
+// CUDA graphs: a plan's launches recorded once on the backend's stream and replayed with one
+// cudaGraphLaunch. Recording runs in relaxed capture mode so that the caching allocator may
+// still cudaMalloc a new segment; anything that needs the host mid-plan (a device value read
+// back, a synchronization) invalidates the capture, and end_capture() reports it unusable.
+#include "engine/backends/cuda/capture_pool.h"
+#include "engine/backends/cuda/cuda_backend.h"
+#include "engine/backends/cuda/cuda_check.h"
+#include "engine/backends/cuda/cuda_resources.h"
+#include "engine/ir/error.h"
+
+namespace tensord::cuda {
+namespace {
+
+class CudaGraphRun final : public engine::CapturedRun {
+ public:
+  CudaGraphRun(cudaGraph_t graph, cudaGraphExec_t exec, std::shared_ptr<CapturePool> pool)
+      : graph_(graph), exec_(exec), pool_(std::move(pool)) {}
+  ~CudaGraphRun() override {
+    cudaGraphExecDestroy(exec_);
+    cudaGraphDestroy(graph_);
+  }
+  cudaGraphExec_t exec() const { return exec_; }
+
+ private:
+  cudaGraph_t graph_;
+  cudaGraphExec_t exec_;
+  std::shared_ptr<CapturePool> pool_;  // the addresses the graph replays
+};
+
+}  // namespace
+
+void CudaBackend::begin_capture() {
+  if (capture_) throw Error(ErrorCode::Internal, "a CUDA graph capture is already running");
+  DeviceGuard guard(device_);
+  check(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeRelaxed), "cudaStreamBeginCapture");
+  capture_ = std::make_shared<CapturePool>();
+}
+
+std::unique_ptr<engine::CapturedRun> CudaBackend::end_capture() {
+  DeviceGuard guard(device_);
+  std::shared_ptr<CapturePool> pool = std::move(capture_);
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream(), &graph);
+  if (ended != cudaSuccess || graph == nullptr) {
+    cudaGetLastError();  // an invalidated capture leaves its error behind: not ours to keep
+    if (graph) cudaGraphDestroy(graph);
+    return nullptr;
+  }
+  cudaGraphExec_t exec = nullptr;
+  if (cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) {
+    cudaGetLastError();
+    cudaGraphDestroy(graph);
+    return nullptr;
+  }
+  return std::make_unique<CudaGraphRun>(graph, exec, std::move(pool));
+}
+
+void CudaBackend::replay(engine::CapturedRun& run) {
+  DeviceGuard guard(device_);
+  check(cudaGraphLaunch(static_cast<CudaGraphRun&>(run).exec(), stream()), "cudaGraphLaunch");
+}
+
+}  // namespace tensord::cuda

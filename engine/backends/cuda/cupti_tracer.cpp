@@ -1,0 +1,224 @@
+#include "engine/backends/cuda/cupti_tracer.h"
+
+#include <cupti.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/ir/error.h"
+
+namespace tensord::cuda {
+namespace {
+
+constexpr CUpti_ExternalCorrelationKind kStepKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
+constexpr size_t kBufferBytes = size_t{4} << 20;
+
+void check(CUptiResult status, const char* what) {
+  if (status != CUPTI_SUCCESS) {
+    const char* text = nullptr;
+    cuptiGetResultString(status, &text);
+    throw Error(ErrorCode::Internal,
+                std::string(what) + " failed: " + (text ? text : "unknown CUPTI error"));
+  }
+}
+
+struct DeviceWork {
+  bool kernel = true;
+  uint32_t correlation = 0;
+  uint64_t start = 0, end = 0;
+  uint32_t stream = 0;
+  std::string name;
+  int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  uint32_t registers = 0, static_smem = 0, dynamic_smem = 0;
+  uint8_t copy_kind = 0;
+  uint64_t bytes = 0;
+};
+
+// CUPTI's buffer callbacks are plain C functions without a user pointer, and its activity
+// switches are process-wide: what the callbacks parse has to wait in process-wide storage
+// until the tracer of its device takes it. This is that storage and nothing else.
+struct Collected {
+  std::mutex mutex;
+  int enabled = 0;                                             // tracers with activity on
+  std::unordered_map<uint32_t, std::vector<DeviceWork>> work;  // by device
+  std::unordered_map<uint32_t, uint64_t> external;             // correlation -> step id
+};
+Collected& collected() {
+  static Collected c;
+  return c;
+}
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  Collected& c = collected();
+  std::lock_guard lock(c.mutex);
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+        record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      DeviceWork w;
+      w.correlation = k->correlationId;
+      w.start = k->start;
+      w.end = k->end;
+      w.stream = k->streamId;
+      w.name = k->name ? k->name : "kernel";
+      w.grid[0] = k->gridX, w.grid[1] = k->gridY, w.grid[2] = k->gridZ;
+      w.block[0] = k->blockX, w.block[1] = k->blockY, w.block[2] = k->blockZ;
+      w.registers = k->registersPerThread;
+      w.static_smem = static_cast<uint32_t>(k->staticSharedMemory);
+      w.dynamic_smem = static_cast<uint32_t>(k->dynamicSharedMemory);
+      c.work[k->deviceId].push_back(std::move(w));
+    } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+      DeviceWork w;
+      w.kernel = false;
+      w.correlation = m->correlationId;
+      w.start = m->start;
+      w.end = m->end;
+      w.stream = m->streamId;
+      w.copy_kind = m->copyKind;
+      w.bytes = m->bytes;
+      c.work[m->deviceId].push_back(std::move(w));
+    } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+      const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+      if (e->externalKind == kStepKind) c.external[e->correlationId] = e->externalId;
+    }
+  }
+  std::free(buffer);
+}
+
+uint8_t memcpy_kind(uint8_t cupti) {
+  switch (cupti) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+      return static_cast<uint8_t>(profiler::MemcpyKind::HostToDevice);
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+      return static_cast<uint8_t>(profiler::MemcpyKind::DeviceToHost);
+    default:
+      return static_cast<uint8_t>(profiler::MemcpyKind::DeviceToDevice);
+  }
+}
+
+}  // namespace
+
+CuptiTracer::CuptiTracer(int device) : device_(device) {
+  cudaDeviceGetAttribute(&regs_per_sm_, cudaDevAttrMaxRegistersPerMultiprocessor, device);
+  cudaDeviceGetAttribute(&threads_per_sm_, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+  cudaDeviceGetAttribute(&smem_per_sm_, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+  cudaDeviceGetAttribute(&blocks_per_sm_, cudaDevAttrMaxBlocksPerMultiprocessor, device);
+}
+
+CuptiTracer::~CuptiTracer() {
+  if (!enabled_) return;
+  Collected& c = collected();
+  std::lock_guard lock(c.mutex);
+  if (--c.enabled == 0) {
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+  }
+}
+
+void CuptiTracer::step(const engine::RunProfile& profile, uint32_t step) {
+  if (!enabled_) {
+    Collected& c = collected();
+    std::lock_guard lock(c.mutex);
+    if (c.enabled++ == 0) {
+      check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
+            "cuptiActivityRegisterCallbacks");
+      check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable");
+      check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), "cuptiActivityEnable");
+      check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION), "cuptiActivityEnable");
+    }
+    enabled_ = true;
+  }
+  if (pushed_) {
+    uint64_t last = 0;
+    cuptiActivityPopExternalCorrelationId(kStepKind, &last);
+  } else {
+    uint64_t now = 0;
+    cuptiGetTimestamp(&now);
+    clock_offset_ = profile.profiler->now() - static_cast<int64_t>(now);
+  }
+  // Ids are unique within the process's lifetime of this tracer: request and step.
+  const uint64_t id =
+      (profile.request << 24) ^ (uint64_t{static_cast<uint32_t>(device_)} << 56) ^ step;
+  step_of_[id] = step;
+  check(cuptiActivityPushExternalCorrelationId(kStepKind, id),
+        "cuptiActivityPushExternalCorrelationId");
+  pushed_ = true;
+}
+
+void CuptiTracer::finish(const engine::RunProfile& profile, cudaStream_t stream) {
+  if (!pushed_) return;
+  uint64_t last = 0;
+  cuptiActivityPopExternalCorrelationId(kStepKind, &last);
+  pushed_ = false;
+  cudaStreamSynchronize(stream);
+  cuptiActivityFlushAll(0);
+  std::vector<DeviceWork> work;
+  std::unordered_map<uint32_t, uint64_t> external;
+  {
+    Collected& c = collected();
+    std::lock_guard lock(c.mutex);
+    work.swap(c.work[static_cast<uint32_t>(device_)]);
+    for (const DeviceWork& w : work) {
+      if (auto it = c.external.find(w.correlation); it != c.external.end()) {
+        external.emplace(w.correlation, it->second);
+        c.external.erase(it);
+      }
+    }
+  }
+  profiler::Profiler& p = *profile.profiler;
+  for (const DeviceWork& w : work) {
+    const auto ext = external.find(w.correlation);
+    if (ext == external.end()) continue;  // not launched by a traced step of this backend
+    const auto step = step_of_.find(ext->second);
+    if (step == step_of_.end()) continue;
+    profiler::Record r;
+    r.flags = profiler::kOnGpu;
+    r.thread = profiler::kGpuStreamThread + (w.stream % 1024);
+    r.request = profile.request;
+    r.id = step->second;
+    r.start_ns = static_cast<int64_t>(w.start) + clock_offset_;
+    r.dur_ns = static_cast<int64_t>(w.end - w.start);
+    if (w.kernel) {
+      r.kind = profiler::RecordKind::Kernel;
+      r.name = p.intern(w.name);
+      for (int d = 0; d < 3; ++d) {
+        r.grid[d] = static_cast<uint32_t>(w.grid[d]);
+        r.block[d] = static_cast<uint32_t>(w.block[d]);
+      }
+      r.registers = w.registers;
+      r.static_smem = w.static_smem;
+      r.dynamic_smem = w.dynamic_smem;
+      // Blocks per SM as the tightest of the register, thread, shared-memory and block limits.
+      const int threads = std::max(1, w.block[0] * w.block[1] * w.block[2]);
+      const int warps = (threads + 31) / 32;
+      int blocks = std::min(blocks_per_sm_, threads_per_sm_ / (warps * 32));
+      if (w.registers > 0) {
+        blocks = std::min(blocks, regs_per_sm_ / static_cast<int>(w.registers * 32 * warps));
+      }
+      const uint32_t smem = w.static_smem + w.dynamic_smem;
+      if (smem > 0) blocks = std::min(blocks, smem_per_sm_ / static_cast<int>(smem));
+      r.occupancy_permille =
+          static_cast<uint32_t>(std::max(0, blocks) * warps * 32 * 1000 / threads_per_sm_);
+    } else {
+      r.kind = profiler::RecordKind::Memcpy;
+      r.stage = memcpy_kind(w.copy_kind);
+      r.bytes = w.bytes;
+    }
+    p.add(r);
+  }
+  step_of_.clear();
+}
+
+}  // namespace tensord::cuda

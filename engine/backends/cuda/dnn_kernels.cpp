@@ -1,0 +1,366 @@
+#include "engine/backends/cuda/dnn_kernels.h"
+
+#include "engine/ir/error.h"
+
+namespace tensord::cuda::dnn {
+namespace {
+
+static_assert(sizeof(CopyArgs) == 8 * (2 + 3 * kCopyRank));
+static_assert(sizeof(BiasArgs) == 8 * 4);
+static_assert(sizeof(PoolArgs) == 8 * 20);
+static_assert(sizeof(PlaneArgs) == 8 * 12);
+static_assert(sizeof(ConvArgs) == 8 * (7 + 18 + 10));
+static_assert(sizeof(CtcArgs) == 8 * 9);
+
+// Grid-stride loops, 64-bit indices, and the 16-bit conversions of engine/ir/half.h (the same
+// rounding as the CPU backend: round to nearest even, quiet NaNs).
+constexpr const char* kCommon = R"(
+typedef long long i64;
+typedef unsigned short u16;
+typedef unsigned int u32;
+#define TD_LOOP(k, total) \
+  for (i64 k = blockIdx.x * (i64)blockDim.x + threadIdx.x; k < (total); \
+       k += (i64)gridDim.x * blockDim.x)
+__device__ __forceinline__ double td_inf() { return __longlong_as_double(0x7ff0000000000000LL); }
+__device__ __forceinline__ float td_h2f(u16 h) {
+  u32 sign = (u32)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  if (e == 0x1f) return __uint_as_float(sign | 0x7f800000u | (mant << 13));
+  if (e == 0) { float v = (float)mant * 5.9604644775390625e-8f; return sign ? -v : v; }
+  return __uint_as_float(sign | ((e + 112u) << 23) | (mant << 13));
+}
+__device__ __forceinline__ u16 td_f2h(float f) {
+  u32 x = __float_as_uint(f), sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
+  if (a >= 0x7f800000u) return (u16)(sign | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u));
+  if (a >= 0x477ff000u) return (u16)(sign | 0x7c00u);
+  if (a < 0x38800000u) {
+    float r = __fadd_rn(__uint_as_float(a), 0.5f);
+    return (u16)(sign | (__float_as_uint(r) - 0x3f000000u));
+  }
+  a += 0xc8000fffu + ((a >> 13) & 1u);
+  return (u16)(sign | (a >> 13));
+}
+__device__ __forceinline__ float td_b2f(u16 b) { return __uint_as_float((u32)b << 16); }
+__device__ __forceinline__ u16 td_f2b(float f) {
+  u32 x = __float_as_uint(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (u16)((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (u16)(x >> 16);
+}
+)";
+
+// Loads widen to double (exact); stores round once to float32 (the CPU's work dtype for every
+// dtype but float64) and then to the storage format, as the CPU does.
+constexpr const char* kAccessors = R"(
+#if TD_DTYPE == 0
+typedef float st_t;
+__device__ __forceinline__ double ld(const st_t* p, i64 i) { return (double)p[i]; }
+__device__ __forceinline__ void st(st_t* p, i64 i, double v) { p[i] = (float)v; }
+#elif TD_DTYPE == 1
+typedef double st_t;
+__device__ __forceinline__ double ld(const st_t* p, i64 i) { return p[i]; }
+__device__ __forceinline__ void st(st_t* p, i64 i, double v) { p[i] = v; }
+#elif TD_DTYPE == 2
+typedef u16 st_t;
+__device__ __forceinline__ double ld(const st_t* p, i64 i) { return (double)td_h2f(p[i]); }
+__device__ __forceinline__ void st(st_t* p, i64 i, double v) { p[i] = td_f2h((float)v); }
+#else
+typedef u16 st_t;
+__device__ __forceinline__ double ld(const st_t* p, i64 i) { return (double)td_b2f(p[i]); }
+__device__ __forceinline__ void st(st_t* p, i64 i, double v) { p[i] = td_f2b((float)v); }
+#endif
+)";
+
+// The CPU kernels of kernels_nn.cpp and kernels_ctc.cpp, one output element per thread (one
+// sample per block for the CTC recursion). Products and sums use the _rn intrinsics so that
+// no multiply-add is contracted: the source positions of interpolation must agree with the
+// CPU's to the bit.
+constexpr const char* kBody = R"(
+struct PoolArgs {
+  i64 n, c, ih, iw, oh, ow, sn, sc, sh, sw;
+  i64 kh, kw, sy, sx, py, px, dy, dx, is_max, include_pad;
+};
+struct PlaneArgs { i64 n, c, ih, iw, oh, ow, sn, sc, sh, sw, linear, align_corners; };
+struct ConvArgs {
+  i64 n, cin, cout, groups, transposed, has_bias, bias_stride;
+  i64 in[3], k[3], o[3], s[3], pad[3], dil[3];
+  i64 xs[5], ws[5];
+};
+struct CtcArgs { i64 t_max, n, c, s_max, blank, zero_inf, st_t, st_n, st_c; };
+
+extern "C" __global__ void dnn_pool(const st_t* x, st_t* y, PoolArgs a) {
+  TD_LOOP(k, a.n * a.c * a.oh * a.ow) {
+    const i64 ox = k % a.ow, oy = k / a.ow % a.oh, plane = k / (a.ow * a.oh);
+    const st_t* src = x + plane / a.c * a.sn + plane % a.c * a.sc;
+    const i64 y0 = oy * a.sy - a.py, x0 = ox * a.sx - a.px;
+    double r;
+    if (a.is_max) {
+      double m = -td_inf();
+      for (i64 i = 0; i < a.kh; ++i) {
+        const i64 yy = y0 + i * a.dy;
+        if (yy < 0 || yy >= a.ih) continue;
+        for (i64 j = 0; j < a.kw; ++j) {
+          const i64 xx = x0 + j * a.dx;
+          if (xx < 0 || xx >= a.iw) continue;
+          const double v = ld(src, yy * a.sh + xx * a.sw);
+          if (v > m || v != v) m = v;
+          if (m != m) break;
+        }
+      }
+      r = m;
+    } else {
+      // PyTorch's divisor: the window clipped to the padded input, or to the input alone.
+      i64 ye = min(y0 + a.kh, a.ih + a.py), xe = min(x0 + a.kw, a.iw + a.px);
+      const i64 padded = (ye - y0) * (xe - x0);
+      const i64 ys = max(y0, (i64)0), xs = max(x0, (i64)0);
+      ye = min(ye, a.ih);
+      xe = min(xe, a.iw);
+      double sum = 0;
+      for (i64 yy = ys; yy < ye; ++yy)
+        for (i64 xx = xs; xx < xe; ++xx) sum += ld(src, yy * a.sh + xx * a.sw);
+      const i64 inside = max(ye - ys, (i64)0) * max(xe - xs, (i64)0);
+      r = sum / (double)(a.include_pad ? padded : inside);
+    }
+    st(y, k, r);
+  }
+}
+
+extern "C" __global__ void dnn_adaptive_avg(const st_t* x, st_t* y, PlaneArgs a) {
+  TD_LOOP(k, a.n * a.c * a.oh * a.ow) {
+    const i64 ox = k % a.ow, oy = k / a.ow % a.oh, plane = k / (a.ow * a.oh);
+    const st_t* src = x + plane / a.c * a.sn + plane % a.c * a.sc;
+    const i64 ys = oy * a.ih / a.oh, ye = ((oy + 1) * a.ih + a.oh - 1) / a.oh;
+    const i64 xs = ox * a.iw / a.ow, xe = ((ox + 1) * a.iw + a.ow - 1) / a.ow;
+    double sum = 0;
+    for (i64 yy = ys; yy < ye; ++yy)
+      for (i64 xx = xs; xx < xe; ++xx) sum += ld(src, yy * a.sh + xx * a.sw);
+    st(y, k, sum / (double)((ye - ys) * (xe - xs)));
+  }
+}
+
+// PyTorch's nearest_idx: the float32 scale in / out, floor, clamped to the last element.
+__device__ i64 nearest_source(i64 o, i64 in, i64 out) {
+  if (out == in) return o;
+  if (out == 2 * in) return o >> 1;
+  const float scale = __fdiv_rn((float)in, (float)out);
+  return min((i64)floorf(__fmul_rn((float)o, scale)), in - 1);
+}
+
+struct Tap { i64 i0, i1; double l0, l1; };
+
+__device__ Tap linear_source(i64 o, i64 in, i64 out, bool align_corners) {
+  double src;
+  if (align_corners) {
+    const double scale = out > 1 ? __ddiv_rn((double)(in - 1), (double)(out - 1)) : 0.0;
+    src = __dmul_rn(scale, (double)o);
+  } else {
+    const double scale = __ddiv_rn((double)in, (double)out);
+    src = fmax(__dadd_rn(__dmul_rn(scale, __dadd_rn((double)o, 0.5)), -0.5), 0.0);
+  }
+  Tap t;
+  t.i0 = min((i64)src, in - 1);
+  t.i1 = t.i0 + (t.i0 < in - 1 ? 1 : 0);
+  t.l1 = fmin(__dadd_rn(src, -(double)t.i0), 1.0);
+  t.l0 = __dadd_rn(1.0, -t.l1);
+  return t;
+}
+
+extern "C" __global__ void dnn_interpolate(const st_t* x, st_t* y, PlaneArgs a) {
+  TD_LOOP(k, a.n * a.c * a.oh * a.ow) {
+    const i64 ox = k % a.ow, oy = k / a.ow % a.oh, plane = k / (a.ow * a.oh);
+    const st_t* src = x + plane / a.c * a.sn + plane % a.c * a.sc;
+    if (!a.linear) {
+      const i64 iy = nearest_source(oy, a.ih, a.oh), ix = nearest_source(ox, a.iw, a.ow);
+      y[k] = src[iy * a.sh + ix * a.sw];
+      continue;
+    }
+    const Tap ty = linear_source(oy, a.ih, a.oh, a.align_corners != 0);
+    const Tap tx = linear_source(ox, a.iw, a.ow, a.align_corners != 0);
+    const double s00 = ld(src, ty.i0 * a.sh + tx.i0 * a.sw);
+    const double s01 = ld(src, ty.i0 * a.sh + tx.i1 * a.sw);
+    const double s10 = ld(src, ty.i1 * a.sh + tx.i0 * a.sw);
+    const double s11 = ld(src, ty.i1 * a.sh + tx.i1 * a.sw);
+    const double top = __dadd_rn(__dmul_rn(tx.l0, s00), __dmul_rn(tx.l1, s01));
+    const double bottom = __dadd_rn(__dmul_rn(tx.l0, s10), __dmul_rn(tx.l1, s11));
+    st(y, k, __dadd_rn(__dmul_rn(ty.l0, top), __dmul_rn(ty.l1, bottom)));
+  }
+}
+
+// Gather form of (transposed) convolution, one output element per thread, sums in double.
+extern "C" __global__ void dnn_conv_direct(const st_t* x, const st_t* w, const st_t* bias,
+                                           st_t* y, ConvArgs a) {
+  const i64 out_sp = a.o[0] * a.o[1] * a.o[2];
+  const i64 cin_g = a.cin / a.groups, cout_g = a.cout / a.groups;
+  TD_LOOP(idx, a.n * a.cout * out_sp) {
+    const i64 b = idx / (a.cout * out_sp), co = idx / out_sp % a.cout, pos = idx % out_sp;
+    const i64 op[3] = {pos / (a.o[1] * a.o[2]), pos / a.o[2] % a.o[1], pos % a.o[2]};
+    const i64 grp = co / cout_g, col = co % cout_g;
+    double acc = a.has_bias ? ld(bias, co * a.bias_stride) : 0.0;
+    for (i64 ci = 0; ci < cin_g; ++ci) {
+      const i64 c = grp * cin_g + ci;
+      const st_t* xc = x + b * a.xs[0] + c * a.xs[1];
+      const st_t* wc = a.transposed ? w + c * a.ws[0] + col * a.ws[1]
+                                    : w + co * a.ws[0] + ci * a.ws[1];
+      for (i64 k0 = 0; k0 < a.k[0]; ++k0) {
+        i64 i[3];
+        bool ok = true;
+        i64 kk[3] = {k0, 0, 0};
+        for (kk[1] = 0; kk[1] < a.k[1]; ++kk[1]) {
+          for (kk[2] = 0; kk[2] < a.k[2]; ++kk[2]) {
+            ok = true;
+            for (int d = 0; d < 3 && ok; ++d) {
+              if (a.transposed) {
+                const i64 t = op[d] + a.pad[d] - kk[d] * a.dil[d];
+                ok = t >= 0 && t % a.s[d] == 0 && (i[d] = t / a.s[d]) < a.in[d];
+              } else {
+                i[d] = op[d] * a.s[d] - a.pad[d] + kk[d] * a.dil[d];
+                ok = i[d] >= 0 && i[d] < a.in[d];
+              }
+            }
+            if (!ok) continue;
+            acc += ld(xc, i[0] * a.xs[2] + i[1] * a.xs[3] + i[2] * a.xs[4]) *
+                   ld(wc, kk[0] * a.ws[2] + kk[1] * a.ws[3] + kk[2] * a.ws[4]);
+          }
+        }
+      }
+    }
+    st(y, idx, acc);
+  }
+}
+
+__device__ __forceinline__ double log_add(double a, double b) {
+  if (a == -td_inf()) return b;
+  if (b == -td_inf()) return a;
+  const double m = fmax(a, b);
+  return m + log1p(exp(-fabs(a - b)));
+}
+
+// The alpha recursion of one sample per block (threads over the extended label positions);
+// the extended sequence is blank, l1, blank, l2, ..., blank.
+extern "C" __global__ void dnn_ctc_alpha(const st_t* lp, const i64* ints, double* work,
+                                         double* losses, CtcArgs a) {
+  const i64* targets = ints;
+  const i64* in_len = ints + a.n * a.s_max;
+  const i64* tgt_len = in_len + a.n;
+  const i64 full = 2 * a.s_max + 1;
+  for (i64 b = blockIdx.x; b < a.n; b += gridDim.x) {
+    const i64 steps = in_len[b], len = tgt_len[b], width = 2 * len + 1;
+    double* cur = work + b * 2 * full;
+    double* nxt = cur + full;
+    double nll = 0;
+    if (steps == 0) {
+      nll = len == 0 ? 0.0 : td_inf();
+    } else {
+      for (i64 s = threadIdx.x; s < width; s += blockDim.x) {
+        const i64 label = s % 2 ? targets[b * a.s_max + s / 2] : a.blank;
+        cur[s] = s < 2 ? ld(lp, b * a.st_n + label * a.st_c) : -td_inf();
+      }
+      __syncthreads();
+      for (i64 t = 1; t < steps; ++t) {
+        for (i64 s = threadIdx.x; s < width; s += blockDim.x) {
+          const i64 label = s % 2 ? targets[b * a.s_max + s / 2] : a.blank;
+          double v = cur[s];
+          if (s >= 1) v = log_add(v, cur[s - 1]);
+          if (s >= 2 && label != a.blank && label != targets[b * a.s_max + s / 2 - 1])
+            v = log_add(v, cur[s - 2]);
+          nxt[s] = v == -td_inf() ? -td_inf() : v + ld(lp, t * a.st_t + b * a.st_n + label * a.st_c);
+        }
+        __syncthreads();
+        double* swap = cur;
+        cur = nxt;
+        nxt = swap;
+      }
+      double total = cur[width - 1];
+      if (width > 1) total = log_add(total, cur[width - 2]);
+      nll = -total;
+    }
+    if (threadIdx.x == 0) {
+      if (a.zero_inf && fabs(nll) == td_inf()) nll = 0;
+      losses[b] = nll;
+    }
+    __syncthreads();
+  }
+}
+
+// PyTorch's reductions, in the CPU's order: mean divides each loss by its target length (at
+// least 1), then by the batch.
+extern "C" __global__ void dnn_ctc_reduce(const double* losses, const i64* tgt_len, st_t* y,
+                                          i64 n, i64 reduction) {
+  if (threadIdx.x != 0 || blockIdx.x != 0) return;
+  if (reduction == 0) {
+    for (i64 b = 0; b < n; ++b) st(y, b, losses[b]);
+    return;
+  }
+  double total = 0;
+  for (i64 b = 0; b < n; ++b)
+    total += reduction == 1 ? losses[b] / (double)max(tgt_len[b], (i64)1) : losses[b];
+  st(y, 0, reduction == 1 ? total / (double)n : total);
+}
+)";
+
+constexpr const char* kCopyBody = R"(
+struct CopyArgs { i64 n, rank, size[6], src[6], dst[6]; };
+struct BiasArgs { i64 n, c, inner, bias_stride; };
+template <typename T>
+__device__ void copy_impl(const T* src, T* dst, const CopyArgs& a) {
+  TD_LOOP(k, a.n) {
+    i64 rem = k, so = 0, doff = 0;
+    for (int r = (int)a.rank - 1; r >= 0; --r) {
+      const i64 i = rem % a.size[r];
+      rem /= a.size[r];
+      so += i * a.src[r];
+      doff += i * a.dst[r];
+    }
+    dst[doff] = src[so];
+  }
+}
+template <typename T>
+__device__ void fill_bias_impl(const T* bias, T* y, const BiasArgs& a) {
+  TD_LOOP(k, a.n) { y[k] = bias[k / a.inner % a.c * a.bias_stride]; }
+}
+extern "C" __global__ void dnn_copy_2(const u16* s, u16* d, CopyArgs a) { copy_impl(s, d, a); }
+extern "C" __global__ void dnn_copy_4(const u32* s, u32* d, CopyArgs a) { copy_impl(s, d, a); }
+extern "C" __global__ void dnn_copy_8(const i64* s, i64* d, CopyArgs a) { copy_impl(s, d, a); }
+extern "C" __global__ void dnn_fill_bias_2(const u16* b, u16* y, BiasArgs a) { fill_bias_impl(b, y, a); }
+extern "C" __global__ void dnn_fill_bias_4(const u32* b, u32* y, BiasArgs a) { fill_bias_impl(b, y, a); }
+extern "C" __global__ void dnn_fill_bias_8(const i64* b, i64* y, BiasArgs a) { fill_bias_impl(b, y, a); }
+)";
+
+int dtype_code(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::Float32:
+      return 0;
+    case ir::DType::Float64:
+      return 1;
+    case ir::DType::Float16:
+      return 2;
+    case ir::DType::BFloat16:
+      return 3;
+    default:
+      throw Error(ErrorCode::Internal,
+                  "no neural-network kernels for " + std::string(ir::name(dtype)));
+  }
+}
+
+}  // namespace
+
+std::string kernel_source(ir::DType dtype) {
+  return "// tensord: neural-network kernels, " + std::string(ir::name(dtype)) +
+         "\n#define TD_DTYPE " + std::to_string(dtype_code(dtype)) + "\n" + kCommon + kAccessors +
+         kBody;
+}
+
+const std::string& copy_source() {
+  static const std::string source =
+      std::string("// tensord: neural-network copies\n") + kCommon + kCopyBody;
+  return source;
+}
+
+std::string copy_kernel(size_t element_bytes) {
+  return "dnn_copy_" + std::to_string(element_bytes);
+}
+
+std::string fill_bias_kernel(size_t element_bytes) {
+  return "dnn_fill_bias_" + std::to_string(element_bytes);
+}
+
+}  // namespace tensord::cuda::dnn

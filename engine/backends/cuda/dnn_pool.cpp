@@ -1,0 +1,98 @@
+// max/avg pooling, adaptive_avg_pool2d and interpolate. Every op sees its input as planes
+// (N, C) of (H, W) through strides (as_nchw): the kernels read any view without a copy.
+//
+// Pooling goes to cuDNN (cudnnPoolingForward, NaN-propagating max, average with or without the
+// padding in the count) when cuDNN's result is PyTorch's: no dilation, ceil_mode adding no
+// window, float32/float16/float64 (no bfloat16 pooling in the legacy API), an input packed
+// NCHW or NHWC. Otherwise, and when cuDNN declines, the kernel of dnn_kernels.cpp runs: the
+// CPU's loop, sums in double.
+#include "engine/backends/cuda/cuda_check.h"
+#include "engine/backends/cuda/dnn_internal.h"
+#include "engine/backends/cuda/dnn_kernels.h"
+#include "engine/ir/error.h"
+
+namespace tensord::cuda::dnn {
+namespace {
+
+bool pool_with_cudnn(CudaContext& ctx, const PoolProblem& p, const TensorValue& x, const View& xv,
+                     const TensorValue& y) {
+  const ir::DType dtype = x.type.dtype;
+  Layout layout;
+  if (has_layout(xv.shape, xv.strides, Layout::RowMajor)) {
+    layout = Layout::RowMajor;
+  } else if (has_layout(xv.shape, xv.strides, Layout::ChannelsLast)) {
+    layout = Layout::ChannelsLast;
+  } else {
+    return false;
+  }
+  const cudnnHandle_t handle = state(ctx).handle(ctx.stream);
+  PoolDesc pool;
+  const cudnnPoolingMode_t mode = p.is_max ? CUDNN_POOLING_MAX
+                                  : p.count_include_pad
+                                      ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                      : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+  if (!accept(
+          cudnnSetPooling2dDescriptor(pool.d, mode, CUDNN_PROPAGATE_NAN,
+                                      static_cast<int>(p.kernel[0]), static_cast<int>(p.kernel[1]),
+                                      static_cast<int>(p.pad[0]), static_cast<int>(p.pad[1]),
+                                      static_cast<int>(p.stride[0]), static_cast<int>(p.stride[1])),
+          "cudnnSetPooling2dDescriptor")) {
+    return false;
+  }
+  const std::vector<int64_t> xd = {p.n, p.c, p.ih, p.iw}, yd = {p.n, p.c, p.oh, p.ow};
+  TensorDesc xdesc, ydesc;
+  if (!xdesc.set(dtype, xd, packed_strides(xd, layout)) ||
+      !ydesc.set(dtype, yd, packed_strides(yd, Layout::RowMajor))) {
+    return false;
+  }
+  const Scale one(1.0), zero(0.0);
+  const cudnnStatus_t status = cudnnPoolingForward(handle, pool.d, one.of(dtype), xdesc.d, x.raw(),
+                                                   zero.of(dtype), ydesc.d, y.raw());
+  if (declined(status)) return false;
+  check(status, "cudnnPoolingForward");
+  return true;
+}
+
+template <typename Args>
+void launch_planes(CudaContext& ctx, ir::DType dtype, const char* name, const TensorValue& x,
+                   const TensorValue& y, Args& a) {
+  const void* src = x.raw();
+  void* dst = y.raw();
+  void* args[] = {&src, &dst, &a};
+  launch(typed_kernel(ctx, dtype, name), grid_for(ctx, y.type.numel()), dim3(256), args, 0,
+         ctx.stream, name);
+}
+
+}  // namespace
+
+void run_pool(CudaContext& ctx, const ir::Node& node, const TensorValue& x,
+              const TensorValue& out) {
+  const PoolProblem p = pool_problem(node.op, node.attrs, x.type.shape, out.type.shape);
+  const View xv = as_nchw(view_of(x), ir::spatial_rank(node.op));
+  if (x.type.dtype != ir::DType::BFloat16 && cudnn_pools(p) &&
+      pool_with_cudnn(ctx, p, x, xv, out)) {
+    return;
+  }
+  PoolArgs a = pool_args(p, xv);
+  launch_planes(ctx, x.type.dtype, kPool, x, out, a);
+}
+
+void run_adaptive_avg(CudaContext& ctx, const TensorValue& x, const TensorValue& out) {
+  const View xv = as_nchw(view_of(x), 2);
+  PlaneArgs a = plane_args(xv, out.type.shape, 2, false, false);
+  launch_planes(ctx, x.type.dtype, kAdaptiveAvg, x, out, a);
+}
+
+void run_interpolate(CudaContext& ctx, const ir::Node& node, const TensorValue& x,
+                     const TensorValue& out) {
+  const int nd = static_cast<int>(out.type.rank()) - 2;
+  if (nd != 1 && nd != 2) {
+    throw Error(ErrorCode::Internal, "interpolate of rank " + std::to_string(out.type.rank()));
+  }
+  const View xv = as_nchw(view_of(x), nd);
+  PlaneArgs a = plane_args(xv, out.type.shape, nd, node.attrs.get_int(ir::Attr::mode, 0) == 1,
+                           node.attrs.get_bool(ir::Attr::align_corners, false));
+  launch_planes(ctx, x.type.dtype, kInterpolate, x, out, a);
+}
+
+}  // namespace tensord::cuda::dnn

@@ -1,0 +1,220 @@
+#include "engine/backends/cuda/sort_common.h"
+
+#include "engine/ir/error.h"
+
+namespace tensord::cuda {
+
+void LineGroup::push_inner(int64_t n, int64_t s) {
+  if (n == 1) return;
+  // The previous (outer) dim continues this one: one dim of n * size with this stride.
+  if (rank > 0 && size[rank - 1] != 0 && n != 0 && stride[rank - 1] == s * n) {
+    size[rank - 1] *= n;
+    stride[rank - 1] = s;
+    return;
+  }
+  size[rank] = n;
+  stride[rank] = s;
+  ++rank;
+}
+
+int64_t LineGroup::count() const {
+  int64_t c = 1;
+  for (int d = 0; d < rank; ++d) c *= size[d];
+  return c;
+}
+
+LineGeo lines_along(const engine::TensorValue& x, int64_t axis) {
+  LineGeo g;
+  g.offset = x.offset;
+  const auto rank = static_cast<int64_t>(x.type.shape.size());
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t n = x.type.shape[d];
+    if (d == axis) {
+      g.line.push_inner(n, x.strides[d]);
+      g.n = n;
+    } else {
+      g.batch.push_inner(n, x.strides[d]);
+      g.lines *= n;
+      if (d > axis) g.inner *= n;
+    }
+  }
+  g.m = g.n;
+  return g;
+}
+
+LineGeo lines_over(const engine::TensorValue& x, const bool* reduced) {
+  LineGeo g;
+  g.offset = x.offset;
+  g.n = 1;
+  const auto rank = static_cast<int64_t>(x.type.shape.size());
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t n = x.type.shape[d];
+    if (reduced[d]) {
+      g.line.push_inner(n, x.strides[d]);
+      g.n *= n;
+    } else {
+      g.batch.push_inner(n, x.strides[d]);
+      g.lines *= n;
+    }
+  }
+  g.m = 1;
+  return g;
+}
+
+void launch_named(CudaContext& ctx, const std::string& source, const char* name, dim3 grid,
+                  dim3 block, void** args) {
+  launch(ctx.kernels.kernel(source, name), grid, block, args, 0, ctx.stream, name);
+}
+
+void throw_unsupported_on_cuda(ir::Op op, ir::DType dtype) {
+  throw Error(ErrorCode::Unsupported, "the CUDA backend has no " + std::string(ir::name(op)) +
+                                          " kernel for " + std::string(ir::name(dtype)));
+}
+
+dim3 blocks_for(int64_t units, int64_t cap) {
+  const int64_t b = units < 1 ? 1 : units < cap ? units : cap;
+  return dim3(static_cast<unsigned>(b < 1 ? 1 : b));
+}
+
+int64_t next_pow2(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+const std::string& sort_prelude() {
+  static const std::string text = R"(
+typedef long long i64;
+typedef unsigned long long u64;
+typedef unsigned int u32;
+typedef unsigned short u16;
+struct f16 { u16 bits; };
+struct bf16 { u16 bits; };
+struct c64 { float re, im; };
+struct c128 { double re, im; };
+struct Group { int rank; int pad; i64 size[16]; i64 stride[16]; };
+struct LineGeo { i64 offset, lines, n, inner, m; Group batch, line; };
+static_assert(sizeof(Group) == 264 && sizeof(LineGeo) == 568, "host and device layouts differ");
+#define I64_MAX 0x7fffffffffffffffLL
+
+__device__ __forceinline__ i64 group_offset(const Group& g, i64 i) {
+  i64 off = 0;
+  for (int d = g.rank - 1; d >= 0; --d) {
+    const i64 s = g.size[d];
+    off += (i % s) * g.stride[d];
+    i /= s;
+  }
+  return off;
+}
+__device__ __forceinline__ i64 line_base(const LineGeo& g, i64 line) {
+  return g.offset + group_offset(g.batch, line);
+}
+__device__ __forceinline__ i64 in_at(const LineGeo& g, i64 line, i64 k) {
+  return line_base(g, line) + group_offset(g.line, k);
+}
+__device__ __forceinline__ i64 out_at(const LineGeo& g, i64 line, i64 k) {
+  return (line / g.inner) * g.m * g.inner + k * g.inner + line % g.inner;
+}
+__device__ __forceinline__ i64 global_thread() {
+  return (i64)blockIdx.x * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ i64 global_threads() {
+  return (i64)gridDim.x * blockDim.x;
+}
+
+// 16-bit floats: hardware conversions (round to nearest even) for float16; bfloat16 by bits,
+// exactly as engine/ir/half.h.
+__device__ __forceinline__ float h2f(u16 h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ u16 f2h(float f) {
+  u16 h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ float b2f(u16 b) { return __uint_as_float(((u32)b) << 16); }
+__device__ __forceinline__ u16 f2b(float f) {
+  u32 x = __float_as_uint(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (u16)((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (u16)(x >> 16);
+}
+__device__ __forceinline__ double d_inf() { return __longlong_as_double(0x7ff0000000000000LL); }
+
+// Sort keys: unsigned integers whose order is the value order, NaN above +inf (all NaNs one
+// key), -0.0 the key of 0.0.
+__device__ __forceinline__ u64 key_f32(float f) {
+  u32 b = __float_as_uint(f);
+  if (f != f) b = 0x7fc00000u;
+  else if (f == 0.0f) b = 0u;
+  return (b & 0x80000000u) ? (u64)(~b) : (u64)(b | 0x80000000u);
+}
+__device__ __forceinline__ u64 key_f64(double f) {
+  u64 b = (u64)__double_as_longlong(f);
+  if (f != f) b = 0x7ff8000000000000ull;
+  else if (f == 0.0) b = 0ull;
+  return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
+}
+__device__ __forceinline__ u64 key_i64(i64 v) { return (u64)v ^ 0x8000000000000000ull; }
+)";
+  return text;
+}
+
+std::string dtype_prelude(ir::DType t) {
+  using ir::DType;
+  auto integer = [](const char* storage) {
+    return std::string("#define IS_FLOAT 0\n#define IS_COMPLEX 0\ntypedef ") + storage +
+           " In;\ntypedef i64 Cmp;\n"
+           "__device__ __forceinline__ Cmp to_cmp(In v) { return (i64)v; }\n"
+           "__device__ __forceinline__ In from_cmp(Cmp c) { return (In)c; }\n"
+           "__device__ __forceinline__ u64 key_of(In v) { return key_i64((i64)v); }\n"
+           "__device__ __forceinline__ double to_f64(In v) { return (double)(i64)v; }\n";
+  };
+  auto floating = [](const char* storage, const char* cmp, const char* load, const char* store,
+                     const char* key) {
+    return std::string("#define IS_FLOAT 1\n#define IS_COMPLEX 0\ntypedef ") + storage +
+           " In;\ntypedef " + cmp + " Cmp;\n" +
+           "__device__ __forceinline__ Cmp to_cmp(In v) { return " + load + "; }\n" +
+           "__device__ __forceinline__ In from_cmp(Cmp c) { In r; " + store + "; return r; }\n" +
+           "__device__ __forceinline__ u64 key_of(In v) { return " + key + "(to_cmp(v)); }\n" +
+           "__device__ __forceinline__ u64 nan_key() { return " + key +
+           "((Cmp)__longlong_as_double(0x7ff8000000000000LL)); }\n" +
+           "__device__ __forceinline__ double to_f64(In v) { return (double)to_cmp(v); }\n" +
+           "__device__ __forceinline__ In from_f64(double d) { return from_cmp((Cmp)d); }\n";
+  };
+  auto complex = [](const char* storage, const char* part) {
+    return std::string("#define IS_FLOAT 0\n#define IS_COMPLEX 1\ntypedef ") + storage +
+           " In;\ntypedef " + part + " Part;\n";
+  };
+  switch (t) {
+    case DType::Bool:
+      return integer("unsigned char");
+    case DType::Int8:
+      return integer("signed char");
+    case DType::UInt8:
+      return integer("unsigned char");
+    case DType::Int16:
+      return integer("short");
+    case DType::Int32:
+      return integer("int");
+    case DType::Int64:
+      return integer("long long");
+    case DType::Float16:
+      return floating("f16", "float", "h2f(v.bits)", "r.bits = f2h(c)", "key_f32");
+    case DType::BFloat16:
+      return floating("bf16", "float", "b2f(v.bits)", "r.bits = f2b(c)", "key_f32");
+    case DType::Float32:
+      return floating("float", "float", "v", "r = c", "key_f32");
+    case DType::Float64:
+      return floating("double", "double", "v", "r = c", "key_f64");
+    case DType::Complex64:
+      return complex("c64", "float");
+    case DType::Complex128:
+      return complex("c128", "double");
+  }
+  throw Error(ErrorCode::Internal, "invalid dtype " + std::to_string(static_cast<int>(t)));
+}
+
+}  // namespace tensord::cuda

@@ -1,0 +1,24 @@
+// Pieces of the CUDA emitter's structure (emit_cuda.cpp) shared by its files and by host code
+// that has to agree with the generated kernels.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace tensord::codegen {
+
+// What every CUDA unit starts with, before cuda_math_prelude(): types, the parameter block,
+// 16-bit float conversions, group reductions and td_group.
+std::string_view cuda_structure_prelude();
+
+// Elements one thread takes per step of a pass (independent loads in flight): TD_U.
+inline constexpr int kCudaLanes = 4;
+
+// How many threads work on one outer row of a kernel with inner dimensions: 1..32 (a power of
+// two; several rows per warp), or 0 for the whole block. `strided` says that the rows are read
+// across the innermost stride and written nowhere, where neighbouring threads on neighbouring
+// rows coalesce better. The device function td_group of the prelude computes the same; the
+// kernels are correct for any answer, the launch configuration merely assumes this one.
+int cuda_row_group(int64_t inner, int64_t rows, bool strided);
+
+}  // namespace tensord::codegen

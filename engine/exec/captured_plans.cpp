@@ -1,0 +1,100 @@
+#include "engine/exec/captured_plans.h"
+
+#include <algorithm>
+
+#include "engine/exec/executor.h"
+
+namespace tensord::engine {
+namespace {
+
+void copy_into(Backend& backend, const TensorValue& dst, const TensorValue& src) {
+  const size_t n = src.nbytes();
+  if (n == 0) return;
+  backend.copy(*dst.buffer, static_cast<size_t>(dst.offset) * ir::itemsize(dst.type.dtype),
+               *src.buffer, static_cast<size_t>(src.offset) * ir::itemsize(src.type.dtype), n);
+}
+
+}  // namespace
+
+std::optional<std::vector<TensorValue>> CapturedPlans::run(const std::shared_ptr<const Plan>& plan,
+                                                           Backend& backend,
+                                                           std::span<const TensorValue> inputs,
+                                                           const ir::Graph& user_graph) {
+  if (!backend.can_capture()) return std::nullopt;
+  auto [it, fresh] = states_.try_emplace(plan.get());
+  State& state = it->second;
+  if (!fresh && state.plan.lock() != plan) state = State{};  // an evicted plan's address reused
+  state.plan = plan;
+  state.last_use = ++clock_;
+  ++state.runs;
+  if (state.unusable || (state.runs < 2 && !state.recording)) {
+    if (fresh && states_.size() > capacity_) evict();
+    return std::nullopt;
+  }
+  if (!state.recording) {
+    for (const TensorValue& v : inputs) {
+      if (!v.is_contiguous()) return std::nullopt;  // the planner's inputs are; be safe
+    }
+    if (!record(state, *plan, backend, inputs, user_graph)) {
+      const uint32_t runs = state.runs;
+      state = State{};
+      state.plan = plan;
+      state.runs = runs;
+      state.unusable = true;
+      state.last_use = clock_;
+      ++stats_.failures;
+      return std::nullopt;
+    }
+    ++stats_.captures;
+  } else {
+    for (size_t i = 0; i < inputs.size(); ++i) copy_into(backend, state.inputs[i], inputs[i]);
+  }
+  backend.replay(*state.recording);
+  ++stats_.replays;
+  std::vector<TensorValue> out;
+  out.reserve(state.outputs.size());
+  for (const TensorValue& o : state.outputs) {
+    TensorValue copy = o;
+    copy.buffer = backend.allocate(o.buffer->bytes());
+    if (o.buffer->bytes() != 0) backend.copy(*copy.buffer, 0, *o.buffer, 0, o.buffer->bytes());
+    out.push_back(std::move(copy));
+  }
+  return out;
+}
+
+CapturedPlans::Status CapturedPlans::status(const Plan* plan) const {
+  const auto it = states_.find(plan);
+  if (it == states_.end() || it->second.plan.lock().get() != plan) return Status::Pending;
+  if (it->second.unusable) return Status::Unusable;
+  return it->second.recording ? Status::Recorded : Status::Pending;
+}
+
+bool CapturedPlans::record(State& state, const Plan& plan, Backend& backend,
+                           std::span<const TensorValue> inputs, const ir::Graph& user_graph) {
+  state.inputs.clear();
+  for (const TensorValue& v : inputs) {
+    TensorValue mine = TensorValue::contiguous(backend.allocate(v.nbytes()), v.type);
+    copy_into(backend, mine, v);
+    state.inputs.push_back(std::move(mine));
+  }
+  backend.begin_capture();
+  try {
+    state.outputs = execute(plan, backend, state.inputs, user_graph);
+  } catch (...) {
+    // The caller runs the plan as usual, which reports the error if it is one.
+    backend.end_capture();
+    return false;
+  }
+  state.recording = backend.end_capture();
+  return state.recording != nullptr;
+}
+
+void CapturedPlans::evict() {
+  // The least recently used half goes: eviction stays rare and cheap.
+  std::vector<std::pair<uint64_t, const Plan*>> order;
+  for (const auto& [plan, state] : states_) order.emplace_back(state.last_use, plan);
+  std::sort(order.begin(), order.end());
+  for (size_t i = 0; i < order.size() / 2; ++i) states_.erase(order[i].second);
+}
+
+}  // namespace tensord::engine

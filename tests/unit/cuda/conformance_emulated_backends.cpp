@@ -1,0 +1,63 @@
+// The conformance table's backend list for tensord_conformance_cuda_emulated: the CUDA backend's
+// creation, movement and index families with their kernels run on the host
+// (movement_emulation.cpp), every other op on the CPU backend. It checks those families against
+// the table's float64 reference on a machine without a GPU.
+#include "engine/backends/cpu/cpu_backend.h"
+#include "engine/backends/cuda/cuda_ops.h"
+#include "tests/conformance/runner.h"
+
+namespace tensord::conformance {
+namespace {
+
+class EmulatedCudaFamilies final : public engine::Backend {
+ public:
+  EmulatedCudaFamilies()
+      : ctx_{0,
+             90,
+             1,
+             nullptr,
+             kernels_,
+             states_,
+             engine::Float32MatmulPrecision::Highest,
+             [this](size_t bytes) { return cpu_.allocate(bytes); }} {}
+  const engine::DeviceInfo& info() const override { return cpu_.info(); }
+  std::shared_ptr<engine::Buffer> allocate(size_t bytes) override { return cpu_.allocate(bytes); }
+  void run(const ir::Node& node, std::span<const engine::TensorValue> in,
+           std::span<const engine::TensorValue> out) override {
+    if (cuda::run_creation(ctx_, node, in, out) || cuda::run_movement(ctx_, node, in, out) ||
+        cuda::run_index(ctx_, node, in, out)) {
+      return;
+    }
+    cpu_.run(node, in, out);
+  }
+  engine::TensorValue run_data_dependent(const ir::Node& node,
+                                         std::span<const engine::TensorValue> in) override {
+    return cpu_.run_data_dependent(node, in);
+  }
+  void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override {
+    cpu_.write(dst, offset, src, n);
+  }
+  void read(const engine::Buffer& src, size_t offset, void* dst, size_t n) override {
+    cpu_.read(src, offset, dst, n);
+  }
+  void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,
+            size_t n) override {
+    cpu_.copy(dst, dst_offset, src, src_offset, n);
+  }
+
+ private:
+  cpu::CpuBackend cpu_{2};
+  cuda::CudaKernelCache kernels_{cuda::CudaKernelCacheOptions{}};
+  cuda::FamilyStates states_;
+  cuda::CudaContext ctx_;
+};
+
+}  // namespace
+
+std::vector<BackendUnderTest> backends_under_test() {
+  return {{"cuda-emulated", [](std::string&) -> std::unique_ptr<engine::Backend> {
+             return std::make_unique<EmulatedCudaFamilies>();
+           }}};
+}
+
+}  // namespace tensord::conformance

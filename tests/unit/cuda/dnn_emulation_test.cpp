@@ -1,0 +1,607 @@
+// The neural-network family's CUDA kernels run on the host: the CUDA C text the kernel cache
+// compiles (dnn_dump_kernels writes it, without `extern "C"`) is compiled here as C++ with the
+// CUDA built-ins shimmed for one thread (a grid-stride loop then covers everything; the CTC
+// recursion's block barriers become no-ops), fed with the arguments the family's host code
+// builds (dnn_geometry.h), and compared with the CPU backend on the conformance table's shapes:
+// strided, channels-last and unbatched inputs, ceil_mode, dilation, groups, output_padding,
+// NaN/inf, impossible CTC alignments. What this cannot check: cuDNN, launches, device memory.
+#include <math.h>
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+// CUDA built-ins for one host thread.
+struct EmuDim3 {
+  unsigned x = 0, y = 0, z = 0;
+};
+inline EmuDim3 blockIdx{0, 0, 0}, threadIdx{0, 0, 0}, blockDim{1, 1, 1}, gridDim{1, 1, 1};
+#define __global__
+#define __device__
+#define __forceinline__ inline
+inline void __syncthreads() {}
+inline double __longlong_as_double(long long v) {
+  double d;
+  std::memcpy(&d, &v, 8);
+  return d;
+}
+inline float __uint_as_float(unsigned v) {
+  float d;
+  std::memcpy(&d, &v, 4);
+  return d;
+}
+inline unsigned __float_as_uint(float v) {
+  unsigned d;
+  std::memcpy(&d, &v, 4);
+  return d;
+}
+// volatile: one rounding per operation, no contraction into a multiply-add.
+inline float __fadd_rn(float a, float b) {
+  volatile float r = a + b;
+  return r;
+}
+inline float __fmul_rn(float a, float b) {
+  volatile float r = a * b;
+  return r;
+}
+inline float __fdiv_rn(float a, float b) {
+  volatile float r = a / b;
+  return r;
+}
+inline double __dadd_rn(double a, double b) {
+  volatile double r = a + b;
+  return r;
+}
+inline double __dmul_rn(double a, double b) {
+  volatile double r = a * b;
+  return r;
+}
+inline double __ddiv_rn(double a, double b) {
+  volatile double r = a / b;
+  return r;
+}
+using std::max;
+using std::min;
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wpedantic"
+namespace emu_f32 {
+#include "dnn_float32.inc"
+}
+#undef TD_DTYPE
+#undef TD_LOOP
+namespace emu_f64 {
+#include "dnn_float64.inc"
+}
+#undef TD_DTYPE
+#undef TD_LOOP
+namespace emu_f16 {
+#include "dnn_float16.inc"
+}
+#undef TD_DTYPE
+#undef TD_LOOP
+namespace emu_bf16 {
+#include "dnn_bfloat16.inc"
+}
+#undef TD_DTYPE
+#undef TD_LOOP
+namespace emu_copy {
+#include "dnn_copy.inc"
+}
+#undef TD_LOOP
+#pragma GCC diagnostic pop
+
+#include "engine/backends/cpu/cpu_backend.h"
+#include "engine/backends/cuda/dnn_geometry.h"
+#include "engine/backends/cuda/dnn_kernels.h"
+#include "engine/ir/graph.h"
+#include "engine/ir/half.h"
+
+namespace tensord::cuda::dnn::test {
+namespace {
+
+using ir::Attr;
+using ir::Attrs;
+using ir::DType;
+using ir::Op;
+using I = std::vector<int64_t>;
+
+// A host argument struct as its device twin (same 64-bit fields).
+template <typename Device, typename Host>
+Device bits(const Host& h) {
+  static_assert(sizeof(Device) == sizeof(Host));
+  Device d;
+  std::memcpy(&d, &h, sizeof d);
+  return d;
+}
+
+// One dtype's kernels, with the host argument structs (same layout as the device ones).
+struct Kernels {
+  void (*pool)(const void*, void*, const PoolArgs&);
+  void (*adaptive)(const void*, void*, const PlaneArgs&);
+  void (*interpolate)(const void*, void*, const PlaneArgs&);
+  void (*conv)(const void*, const void*, const void*, void*, const ConvArgs&);
+  void (*ctc_alpha)(const void*, const long long*, double*, double*, const CtcArgs&);
+  void (*ctc_reduce)(const double*, const long long*, void*, long long, long long);
+};
+
+#define TD_KERNELS(ns)                                                                          \
+  Kernels {                                                                                     \
+    [](const void* x, void* y, const PoolArgs& a) {                                             \
+      ns::dnn_pool(static_cast<const ns::st_t*>(x), static_cast<ns::st_t*>(y),                  \
+                   bits<ns::PoolArgs>(a));                                                      \
+    },                                                                                          \
+        [](const void* x, void* y, const PlaneArgs& a) {                                        \
+          ns::dnn_adaptive_avg(static_cast<const ns::st_t*>(x), static_cast<ns::st_t*>(y),      \
+                               bits<ns::PlaneArgs>(a));                                         \
+        },                                                                                      \
+        [](const void* x, void* y, const PlaneArgs& a) {                                        \
+          ns::dnn_interpolate(static_cast<const ns::st_t*>(x), static_cast<ns::st_t*>(y),       \
+                              bits<ns::PlaneArgs>(a));                                          \
+        },                                                                                      \
+        [](const void* x, const void* w, const void* b, void* y, const ConvArgs& a) {           \
+          ns::dnn_conv_direct(static_cast<const ns::st_t*>(x), static_cast<const ns::st_t*>(w), \
+                              static_cast<const ns::st_t*>(b), static_cast<ns::st_t*>(y),       \
+                              bits<ns::ConvArgs>(a));                                           \
+        },                                                                                      \
+        [](const void* lp, const long long* ints, double* work, double* losses,                 \
+           const CtcArgs& a) {                                                                  \
+          ns::dnn_ctc_alpha(static_cast<const ns::st_t*>(lp), ints, work, losses,               \
+                            bits<ns::CtcArgs>(a));                                              \
+        },                                                                                      \
+        [](const double* losses, const long long* tl, void* y, long long n, long long r) {      \
+          ns::dnn_ctc_reduce(losses, tl, static_cast<ns::st_t*>(y), n, r);                      \
+        },                                                                                      \
+  }
+
+Kernels kernels(DType t) {
+  switch (t) {
+    case DType::Float32:
+      return TD_KERNELS(emu_f32);
+    case DType::Float64:
+      return TD_KERNELS(emu_f64);
+    case DType::Float16:
+      return TD_KERNELS(emu_f16);
+    default:
+      return TD_KERNELS(emu_bf16);
+  }
+}
+
+constexpr DType kDTypes[] = {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16};
+
+std::vector<char> encode(const std::vector<double>& v, DType t) {
+  const size_t item = ir::itemsize(t);
+  std::vector<char> b(v.size() * item);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (t == DType::Float32) {
+      const auto f = static_cast<float>(v[i]);
+      std::memcpy(&b[i * item], &f, item);
+    } else if (t == DType::Float64) {
+      std::memcpy(&b[i * item], &v[i], item);
+    } else if (t == DType::Int64) {
+      const auto k = static_cast<int64_t>(v[i]);
+      std::memcpy(&b[i * item], &k, item);
+    } else {
+      const uint16_t h = t == DType::Float16 ? ir::Float16::from_float(static_cast<float>(v[i]))
+                                             : ir::BFloat16::from_float(static_cast<float>(v[i]));
+      std::memcpy(&b[i * item], &h, item);
+    }
+  }
+  return b;
+}
+
+double decode(const char* p, DType t) {
+  if (t == DType::Float32) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  if (t == DType::Float64) {
+    double d;
+    std::memcpy(&d, p, 8);
+    return d;
+  }
+  uint16_t h;
+  std::memcpy(&h, p, 2);
+  return t == DType::Float16 ? ir::Float16::to_float(h) : ir::BFloat16::to_float(h);
+}
+
+// One unit in the last place of the dtype, relative.
+double ulp(DType t) {
+  return t == DType::Float64   ? 0x1p-52
+         : t == DType::Float32 ? 0x1p-23
+         : t == DType::Float16 ? 0x1p-10
+                               : 0x1p-7;
+}
+
+std::vector<double> random_values(int64_t n, uint32_t seed, bool specials = false) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> d(-2, 2);
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double& x : v) x = d(rng);
+  if (specials && n > 5) {
+    v[1] = NAN;
+    v[3] = INFINITY;
+    v[4] = -INFINITY;
+  }
+  return v;
+}
+
+struct Input {
+  DType dtype;
+  I shape;
+  I strides;                   // empty: contiguous
+  std::vector<double> values;  // the buffer's elements
+};
+
+// Runs `op` on the CPU backend and `emulated(inputs, output type, output bytes)`, and compares.
+template <typename Emulated>
+void compare_with_cpu(Op op, const std::vector<Input>& inputs, const Attrs& attrs, double tol,
+                      Emulated&& emulated) {
+  cpu::CpuBackend cpu(1);
+  ir::Graph g;
+  std::vector<ir::ValueRef> refs;
+  std::vector<engine::TensorValue> values;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ir::TensorType type{inputs[i].dtype, inputs[i].shape};
+    refs.push_back(g.add_input(static_cast<uint32_t>(i), type));
+    const std::vector<char> bytes = encode(inputs[i].values, inputs[i].dtype);
+    auto buffer = cpu.allocate(std::max<size_t>(bytes.size(), 1));
+    if (!bytes.empty()) cpu.write(*buffer, 0, bytes.data(), bytes.size());
+    engine::TensorValue v = engine::TensorValue::contiguous(buffer, type);
+    if (!inputs[i].strides.empty()) v.strides = inputs[i].strides;
+    values.push_back(v);
+  }
+  const ir::ValueRef y = g.add(op, refs, attrs);
+  const ir::Node& node = g.nodes[y.node];
+  const ir::TensorType out_type = node.outputs[0];
+  auto out_buffer = cpu.allocate(std::max<size_t>(out_type.nbytes(), 1));
+  const engine::TensorValue out = engine::TensorValue::contiguous(out_buffer, out_type);
+  cpu.run(node, values, std::span<const engine::TensorValue>(&out, 1));
+  std::vector<char> want(out_type.nbytes()), got(out_type.nbytes());
+  if (!want.empty()) cpu.read(*out_buffer, 0, want.data(), want.size());
+  emulated(values, out_type, got.data());
+  const size_t item = ir::itemsize(out_type.dtype);
+  int bad = 0;
+  for (size_t i = 0; i < want.size() / item; ++i) {
+    const double a = decode(&want[i * item], out_type.dtype);
+    const double b = decode(&got[i * item], out_type.dtype);
+    const bool same =
+        (std::isnan(a) && std::isnan(b)) || a == b || std::fabs(a - b) <= tol * (1 + std::fabs(a));
+    if (!same && bad++ < 3) {
+      UNSCOPED_INFO("element " << i << ": cpu " << a << ", kernel " << b);
+    }
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("pooling kernel = CPU backend (max with NaN, average divisors, ceil_mode, dilation)") {
+  struct Row {
+    Op op;
+    I shape, strides;
+    Attrs attrs;
+    bool specials = false;
+  };
+  const std::vector<Row> rows = {
+      {Op::max_pool1d, {2, 3, 10}, {}, {{Attr::kernel, I{3}}}},
+      {Op::max_pool1d,
+       {3, 11},
+       {},
+       {{Attr::kernel, I{4}},
+        {Attr::stride, I{2}},
+        {Attr::padding, I{2}},
+        {Attr::dilation, I{2}},
+        {Attr::ceil_mode, true}}},
+      {Op::max_pool1d, {2, 2, 9}, {}, {{Attr::kernel, I{2}}}, true},
+      {Op::max_pool2d,
+       {2, 3, 7, 8},
+       {168, 1, 24, 3},
+       {{Attr::kernel, I{3, 2}},
+        {Attr::stride, I{2, 1}},
+        {Attr::padding, I{1}},
+        {Attr::ceil_mode, true}}},
+      {Op::max_pool2d,
+       {1, 2, 9, 9},
+       {162, 1, 2, 18},
+       {{Attr::kernel, I{3}}, {Attr::dilation, I{2}}, {Attr::padding, I{1}}}},
+      {Op::max_pool2d, {2, 2, 6, 7}, {}, {{Attr::kernel, I{2}}}, true},
+      {Op::avg_pool1d,
+       {2, 3, 10},
+       {},
+       {{Attr::kernel, I{3}},
+        {Attr::stride, I{2}},
+        {Attr::padding, I{1}},
+        {Attr::ceil_mode, true},
+        {Attr::count_include_pad, false}}},
+      {Op::avg_pool2d,
+       {2, 3, 7, 8},
+       {168, 1, 24, 3},
+       {{Attr::kernel, I{3}}, {Attr::stride, I{2}}, {Attr::padding, I{1}}}},
+      {Op::avg_pool2d,
+       {2, 3, 7, 8},
+       {},
+       {{Attr::kernel, I{3}},
+        {Attr::stride, I{2}},
+        {Attr::padding, I{1}},
+        {Attr::count_include_pad, false},
+        {Attr::ceil_mode, true}}},
+      {Op::avg_pool2d,
+       {3, 5, 6},
+       {},
+       {{Attr::kernel, I{2, 3}}, {Attr::padding, I{1}}, {Attr::ceil_mode, true}}},
+  };
+  for (const Row& r : rows) {
+    for (DType t : kDTypes) {
+      INFO(ir::name(r.op) << " " << ir::name(t) << " rank " << r.shape.size());
+      const Input x{t, r.shape, r.strides, random_values(ir::numel(r.shape), 1, r.specials)};
+      compare_with_cpu(r.op, {x}, r.attrs, 0, [&](auto& v, const ir::TensorType& y, char* out) {
+        const PoolProblem p = pool_problem(r.op, r.attrs, r.shape, y.shape);
+        const View xv = as_nchw(View{v[0].type.shape, v[0].strides}, ir::spatial_rank(r.op));
+        const PoolArgs a = pool_args(p, xv);
+        kernels(t).pool(v[0].raw(), out, a);
+      });
+    }
+  }
+}
+
+TEST_CASE("adaptive average pooling and interpolation kernels = CPU backend") {
+  struct Row {
+    Op op;
+    I shape, strides;
+    Attrs attrs;
+  };
+  const std::vector<Row> rows = {
+      {Op::adaptive_avg_pool2d, {2, 3, 7, 9}, {}, {{Attr::shape, I{3, 4}}}},
+      {Op::adaptive_avg_pool2d, {3, 5, 5}, {1, 15, 3}, {{Attr::shape, I{1, 1}}}},
+      {Op::adaptive_avg_pool2d, {1, 2, 4, 3}, {}, {{Attr::shape, I{6, 7}}}},
+      {Op::interpolate, {2, 3, 5}, {}, {{Attr::shape, I{10}}}},
+      {Op::interpolate, {2, 3, 5}, {}, {{Attr::shape, I{7}}}},
+      {Op::interpolate, {2, 3, 7}, {}, {{Attr::shape, I{3}}}},
+      {Op::interpolate, {2, 2, 4, 5}, {40, 1, 10, 2}, {{Attr::shape, I{3, 7}}}},
+      {Op::interpolate, {2, 3, 6}, {}, {{Attr::shape, I{11}}, {Attr::mode, int64_t{1}}}},
+      {Op::interpolate,
+       {2, 3, 6},
+       {},
+       {{Attr::shape, I{4}}, {Attr::mode, int64_t{1}}, {Attr::align_corners, true}}},
+      {Op::interpolate, {2, 2, 4, 5}, {}, {{Attr::shape, I{7, 9}}, {Attr::mode, int64_t{1}}}},
+      {Op::interpolate,
+       {2, 2, 4, 5},
+       {1, 2, 20, 4},
+       {{Attr::shape, I{7, 9}}, {Attr::mode, int64_t{1}}, {Attr::align_corners, true}}},
+      {Op::interpolate, {1, 2, 5, 6}, {}, {{Attr::shape, I{2, 3}}, {Attr::mode, int64_t{1}}}},
+      {Op::interpolate,
+       {1, 1, 1, 1},
+       {},
+       {{Attr::shape, I{3, 2}}, {Attr::mode, int64_t{1}}, {Attr::align_corners, true}}},
+  };
+  for (const Row& r : rows) {
+    for (DType t : kDTypes) {
+      INFO(ir::name(r.op) << " " << ir::name(t) << " rank " << r.shape.size());
+      const Input x{t, r.shape, r.strides, random_values(ir::numel(r.shape), 2)};
+      const bool linear = r.attrs.get_int(Attr::mode, 0) == 1;
+      // Linear weights: the CPU build may contract a multiply-add (-march=native), the kernel
+      // does not; one rounding apart at most.
+      const double tol = linear ? 4 * ulp(t) : 0;
+      compare_with_cpu(r.op, {x}, r.attrs, tol, [&](auto& v, const ir::TensorType& y, char* out) {
+        const int nd = r.op == Op::interpolate ? static_cast<int>(y.shape.size()) - 2 : 2;
+        const View xv = as_nchw(View{v[0].type.shape, v[0].strides}, nd);
+        const PlaneArgs a =
+            plane_args(xv, y.shape, nd, linear, r.attrs.get_bool(Attr::align_corners, false));
+        if (r.op == Op::interpolate) {
+          kernels(t).interpolate(v[0].raw(), out, a);
+        } else {
+          kernels(t).adaptive(v[0].raw(), out, a);
+        }
+      });
+    }
+  }
+}
+
+TEST_CASE("direct convolution kernel (cuDNN's fallback) = CPU backend") {
+  struct Row {
+    Op op;
+    I x, x_strides, w;
+    Attrs attrs;
+    bool bias = true;
+  };
+  const std::vector<Row> rows = {
+      {Op::conv1d, {2, 3, 9}, {}, {4, 3, 3}, {}},
+      {Op::conv1d,
+       {2, 4, 11},
+       {},
+       {6, 2, 3},
+       {{Attr::stride, I{2}},
+        {Attr::padding, I{2}},
+        {Attr::dilation, I{2}},
+        {Attr::groups, int64_t{2}}}},
+      {Op::conv2d, {2, 3, 7, 6}, {126, 1, 18, 3}, {5, 3, 3, 3}, {}},
+      {Op::conv2d,
+       {2, 6, 9, 7},
+       {},
+       {4, 3, 3, 2},
+       {{Attr::stride, I{2, 1}},
+        {Attr::padding, I{1, 2}},
+        {Attr::dilation, I{1, 2}},
+        {Attr::groups, int64_t{2}}}},
+      {Op::conv2d, {1, 2, 5, 6}, {}, {3, 2, 3, 3}, {{Attr::padding, I{4}}}, false},
+      {Op::conv3d,
+       {2, 4, 5, 4, 5},
+       {},
+       {4, 2, 3, 1, 3},
+       {{Attr::stride, I{2}}, {Attr::padding, I{1}}, {Attr::groups, int64_t{2}}}},
+      {Op::conv_transpose2d, {2, 3, 4, 5}, {}, {3, 2, 3, 3}, {}},
+      {Op::conv_transpose2d,
+       {2, 4, 4, 3},
+       {},
+       {4, 3, 3, 2},
+       {{Attr::stride, I{2}},
+        {Attr::padding, I{1}},
+        {Attr::output_padding, I{1}},
+        {Attr::groups, int64_t{2}}}},
+      {Op::conv_transpose2d,
+       {1, 2, 3, 3},
+       {18, 1, 6, 2},
+       {2, 2, 2, 2},
+       {{Attr::stride, I{3, 2}}, {Attr::dilation, I{2, 1}}},
+       false},
+      // output_padding at the stride (below the dilation): the case cuDNN cannot describe
+      {Op::conv_transpose2d,
+       {1, 2, 3, 3},
+       {},
+       {2, 2, 2, 2},
+       {{Attr::output_padding, I{1}}, {Attr::dilation, I{2}}}},
+  };
+  for (const Row& r : rows) {
+    for (DType t : kDTypes) {
+      INFO(ir::name(r.op) << " " << ir::name(t));
+      std::vector<Input> in = {{t, r.x, r.x_strides, random_values(ir::numel(r.x), 3)},
+                               {t, r.w, {}, random_values(ir::numel(r.w), 4)}};
+      const int64_t cout =
+          r.op == Op::conv_transpose2d ? r.w[1] * r.attrs.get_int(Attr::groups, 1) : r.w[0];
+      if (r.bias) in.push_back({t, {cout}, {}, random_values(cout, 5)});
+      // The CPU sums float32 through oneDNN (float64 in double, as the kernel does).
+      const double tol = t == DType::Float64 ? 1e-12 : 64 * ulp(t);
+      compare_with_cpu(r.op, in, r.attrs, tol, [&](auto& v, const ir::TensorType& y, char* out) {
+        const ConvProblem p = conv_problem(r.op, r.attrs, r.x, r.w, y.shape);
+        const ConvArgs a =
+            conv_args(p, View{v[0].type.shape, v[0].strides}, View{v[1].type.shape, v[1].strides},
+                      r.bias, r.bias ? v[2].strides[0] : 0);
+        kernels(t).conv(v[0].raw(), v[1].raw(), r.bias ? v[2].raw() : nullptr, out, a);
+      });
+    }
+  }
+}
+
+TEST_CASE("CTC loss kernels = CPU backend (reductions, empty targets, impossible alignments)") {
+  struct Row {
+    I lp, lp_strides;
+    std::vector<double> targets;
+    I target_shape;
+    std::vector<double> input_lengths, target_lengths;
+    Attrs attrs;
+  };
+  std::vector<Row> rows;
+  for (int64_t r = 0; r <= 2; ++r) {
+    rows.push_back({{6, 3, 3},
+                    {},
+                    {1, 1, 2, 2, 0, 0, 2, 1, 9},
+                    {3, 3},
+                    {6, 5, 4},
+                    {3, 0, 2},
+                    {{Attr::reduction, r}}});
+  }
+  for (bool zero_infinity : {false, true}) {
+    rows.push_back({{3, 2, 4},
+                    {},
+                    {1, 1, 1, 2, 3, 1},
+                    {2, 3},
+                    {3, 3},
+                    {3, 2},
+                    {{Attr::reduction, int64_t{0}}, {Attr::zero_infinity, zero_infinity}}});
+  }
+  rows.push_back({{5, 2, 3},
+                  {1, 15, 5},
+                  {0, 1, 1, 0},
+                  {2, 2},
+                  {5, 0},
+                  {2, 0},
+                  {{Attr::blank, int64_t{2}}, {Attr::reduction, int64_t{0}}}});
+  for (const Row& r : rows) {
+    for (DType t : kDTypes) {
+      INFO("ctc_loss " << ir::name(t));
+      std::vector<double> lp = random_values(ir::numel(r.lp), 6);
+      for (double& x : lp) x = -std::fabs(x) - 0.1;  // log-probabilities
+      const int64_t n = r.lp[1];
+      const std::vector<Input> in = {{t, r.lp, r.lp_strides, lp},
+                                     {DType::Int64, r.target_shape, {}, r.targets},
+                                     {DType::Int64, {n}, {}, r.input_lengths},
+                                     {DType::Int64, {n}, {}, r.target_lengths}};
+      // float64 sums in the same order; 16-bit results round from float, the CPU's from double.
+      const double tol = t == DType::Float64 ? 1e-13 : ulp(t);
+      compare_with_cpu(
+          Op::ctc_loss, in, r.attrs, tol, [&](auto& v, const ir::TensorType& y, char* out) {
+            std::vector<long long> ints;
+            for (double d : r.targets) ints.push_back(static_cast<long long>(d));
+            for (double d : r.input_lengths) ints.push_back(static_cast<long long>(d));
+            for (double d : r.target_lengths) ints.push_back(static_cast<long long>(d));
+            const int64_t s_max = r.target_shape[1];
+            std::vector<double> work(static_cast<size_t>(n * 2 * (2 * s_max + 1))), losses(n);
+            const CtcArgs a = ctc_args(r.attrs, View{v[0].type.shape, v[0].strides}, s_max);
+            kernels(t).ctc_alpha(v[0].raw(), ints.data(), work.data(), losses.data(), a);
+            kernels(t).ctc_reduce(losses.data(), ints.data() + n * s_max + n, out, n,
+                                  r.attrs.get_int(Attr::reduction, 1));
+            (void)y;
+          });
+    }
+  }
+}
+
+int64_t offset(const I& index, const I& strides) {
+  int64_t o = 0;
+  for (size_t d = 0; d < index.size(); ++d) o += index[d] * strides[d];
+  return o;
+}
+
+// Every index of `shape` in row-major order.
+template <typename Fn>
+void for_each_index(const I& shape, Fn&& fn) {
+  I index(shape.size(), 0);
+  for (int64_t k = 0; k < ir::numel(shape); ++k) {
+    fn(index);
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+TEST_CASE("strided copies into packed layouts, and the bias broadcast") {
+  const I shape = {2, 3, 4, 5};
+  // A column-major view, then a flipped one (negative stride, from the last element).
+  for (const I& src_strides : {I{1, 2, 6, 24}, I{-60, 20, 5, 1}}) {
+    const int64_t base = src_strides[0] < 0 ? 60 : 0;
+    for (Layout layout : {Layout::RowMajor, Layout::ChannelsLast}) {
+      const I dst_strides = packed_strides(shape, layout);
+      CopyArgs a;
+      a.n = 120;
+      a.rank = 4;
+      for (int d = 0; d < 4; ++d) {
+        a.size[d] = shape[d];
+        a.src[d] = src_strides[d];
+        a.dst[d] = dst_strides[d];
+      }
+      const auto args = bits<emu_copy::CopyArgs>(a);
+      std::vector<long long> src8(120), dst8(120);
+      for (size_t i = 0; i < 120; ++i) src8[i] = static_cast<long long>(i) * 5;
+      emu_copy::dnn_copy_8(src8.data() + base, dst8.data(), args);
+      std::vector<unsigned> src4(120), dst4(120);
+      for (size_t i = 0; i < 120; ++i) src4[i] = static_cast<unsigned>(i) * 3;
+      emu_copy::dnn_copy_4(src4.data() + base, dst4.data(), args);
+      std::vector<uint16_t> src2(120), dst2(120);
+      for (size_t i = 0; i < 120; ++i) src2[i] = static_cast<uint16_t>(i);
+      emu_copy::dnn_copy_2(src2.data() + base, dst2.data(), args);
+      int bad = 0;
+      for_each_index(shape, [&](const I& index) {
+        const int64_t from = base + offset(index, src_strides), to = offset(index, dst_strides);
+        bad += dst8[to] != src8[from] || dst4[to] != src4[from] || dst2[to] != src2[from];
+      });
+      CHECK(bad == 0);
+    }
+  }
+  // y (2, 3, 4) gets bias[c] through a flipped bias view.
+  const std::vector<unsigned> bias = {10, 20, 30};
+  std::vector<unsigned> y(24, 1);
+  BiasArgs b;
+  b.n = 24, b.c = 3, b.inner = 4, b.bias_stride = -1;
+  emu_copy::dnn_fill_bias_4(bias.data() + 2, y.data(), bits<emu_copy::BiasArgs>(b));
+  for (int64_t k = 0; k < 24; ++k) CHECK(y[k] == bias[2 - k / 4 % 3]);
+}
+
+}  // namespace
+}  // namespace tensord::cuda::dnn::test

@@ -1,0 +1,191 @@
+// The CUDA emitter without a GPU: every kernel structure and every op the formula table
+// supports compiles with NVRTC for sm_90; the text is deterministic; the parameter block and
+// the launch configuration follow the ABI of emit_cuda.h.
+#include <catch2/catch.hpp>
+
+#include <bit>
+#include <map>
+
+#include "engine/backends/cuda/nvrtc_compiler.h"
+#include "engine/codegen/emit_cuda.h"
+#include "engine/codegen/emit_cuda_structure.h"
+#include "engine/ir/error.h"
+#include "tests/unit/cuda/loop_kernels.h"
+
+namespace tensord::codegen::test {
+namespace {
+
+using ir::DType;
+using ir::Op;
+
+// As the kernel cache compiles (CudaKernelCacheOptions).
+void compile(const std::string& unit, const std::string& what) {
+  cuda::NvrtcRequest request;
+  request.source = unit;
+  request.name = "emit_cuda_test.cu";
+  request.arch = 90;
+  request.cubin = true;
+  request.options = {"-default-device", "-std=c++17"};
+  INFO(what);
+  try {
+    cuda::NvrtcOutput out = cuda::nvrtc_compile(request);
+    CHECK(out.image.size() > 4);
+  } catch (const Error& e) {
+    FAIL_CHECK(e.message() << "\n" << unit);
+  }
+}
+
+TEST_CASE("every kernel structure compiles for sm_90", "[cuda][codegen]") {
+  const CudaEmitter emitter;
+  std::vector<EmittedKernel> all;
+  for (const NamedKernel& k : structure_kernels()) {
+    INFO(k.what << "\n" << describe(k.kernel));
+    const EmittedKernel e = emitter.emit(k.kernel);
+    CHECK(e.name == "td_" + hex64(e.hash));
+    CHECK(e.source.find(e.name + "(const td_params<") != std::string::npos);
+    all.push_back(e);
+  }
+  // One unit with all of them: the preludes appear once, the kernels do not clash.
+  const std::string unit = emitter.unit(all);
+  CHECK(unit.find("#include") == std::string::npos);
+  compile(unit, "all structure kernels in one unit");
+}
+
+TEST_CASE("every op the formula table supports compiles in a pointwise kernel", "[cuda][codegen]") {
+  const CudaEmitter emitter;
+  std::map<std::string, std::vector<EmittedKernel>> by_op;
+  size_t count = 0;
+  for (const NamedKernel& k : op_kernels()) {
+    by_op[std::string(ir::name(k.kernel.body.back().op))].push_back(emitter.emit(k.kernel));
+    ++count;
+  }
+  CHECK(count > 0);
+  for (auto& [op, kernels] : by_op) compile(emitter.unit(kernels), op);
+}
+
+TEST_CASE("the same kernel gives the same text; another kernel another name", "[cuda][codegen]") {
+  const CudaEmitter emitter;
+  const std::vector<NamedKernel> ks = structure_kernels();
+  std::map<std::string, std::string> names;
+  for (const NamedKernel& k : ks) {
+    const EmittedKernel a = emitter.emit(k.kernel), b = emitter.emit(k.kernel);
+    CHECK(a.source == b.source);
+    CHECK(a.hash == b.hash);
+    CHECK(names.emplace(a.name, k.what).second);
+  }
+  CHECK(emitter.target() == "cuda");
+}
+
+TEST_CASE("what the CUDA emitter cannot express is an Unsupported error", "[cuda][codegen]") {
+  KernelBuilder k(1, 0);
+  k.out(k.op(Op::add, {k.load(DType::Complex64), k.load(DType::Complex64)}, DType::Complex64));
+  CHECK_THROWS_AS(CudaEmitter{}.emit(k.kernel()), Error);
+  try {
+    CudaEmitter{}.emit(k.kernel());
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Unsupported);
+  }
+  const DType c64[] = {DType::Complex64};
+  CHECK_FALSE(cuda_expressible(Op::exp, c64, DType::Complex64));
+  CHECK_FALSE(cuda_expressible_reduction(Op::sum, DType::Complex64, DType::Complex64));
+  CHECK_FALSE(cuda_expressible_reduction(Op::prod, DType::Float32, DType::Float32));
+  CHECK_FALSE(cuda_expressible_reduction(Op::sum, DType::Int32, DType::Int32));
+  CHECK(cuda_expressible_reduction(Op::sum, DType::Int32, DType::Int64));
+  CHECK(cuda_expressible_reduction(Op::sum, DType::Bool, DType::Int64));
+  CHECK(cuda_expressible_reduction(Op::sum, DType::Float16, DType::Float16));
+  CHECK(cuda_expressible_reduction(Op::max, DType::Bool, DType::Bool));
+  CHECK(cuda_expressible_reduction(Op::min, DType::UInt8, DType::UInt8));
+  const DType f32[] = {DType::Float32};
+  CHECK(cuda_expressible(Op::sum, f32, DType::Float32));
+  CHECK_FALSE(cuda_expressible(Op::matmul, f32, DType::Float32));
+}
+
+TEST_CASE("the parameter block: sizes, strides, addresses, constants", "[cuda][codegen]") {
+  KernelBuilder b(1, 1);
+  const uint32_t x = b.load(DType::Float32);
+  const uint32_t y = b.load(DType::Float32, Access::Strided);
+  const uint32_t s = b.reduce(Op::sum, b.op(Op::mul, {x, y}, DType::Float32), DType::Float32);
+  b.out(b.op(Op::mul, {s, b.constant(DType::Float32, 1)}, DType::Float32, Level::Outer));
+  const LoopKernel& k = b.kernel();
+  LaunchShape launch;
+  launch.inner_rank = 1;
+  launch.sizes = {6, 7};
+  launch.strides = {7, 1, 1, 6, 1, 0};
+  launch.constants = {0.5, 0.25};
+  int a = 0, c = 0, d = 0;
+  void* const ptrs[] = {&a, &c, &d};
+  const std::vector<uint64_t> w = cuda_params(k, launch, ptrs);
+  // rank 2, 3 operands: 2 sizes + 6 strides + 3 addresses + 2 constants (Const #1 is used).
+  REQUIRE(w.size() == 13);
+  CHECK(w[0] == 6);
+  CHECK(w[1] == 7);
+  for (int i = 0; i < 6; ++i) CHECK(static_cast<int64_t>(w[2 + i]) == launch.strides[i]);
+  CHECK(w[8] == reinterpret_cast<uintptr_t>(&a));
+  CHECK(w[9] == reinterpret_cast<uintptr_t>(&c));
+  CHECK(w[10] == reinterpret_cast<uintptr_t>(&d));
+  CHECK(std::bit_cast<double>(w[11]) == 0.5);
+  CHECK(std::bit_cast<double>(w[12]) == 0.25);
+  CHECK(CudaEmitter{}.emit(k).source.find("td_params<13>") != std::string::npos);
+
+  // No constant: one word all the same.
+  KernelBuilder p(1, 0);
+  p.out(p.op(Op::neg, {p.load(DType::Float32)}, DType::Float32));
+  LaunchShape pl;
+  pl.sizes = {10};
+  pl.strides = {1, 1};
+  void* const two[] = {&a, &c};
+  CHECK(cuda_params(p.kernel(), pl, two).size() == 1 + 2 + 2 + 1);
+  CHECK(CudaEmitter{}.emit(p.kernel()).source.find("td_params<6>") != std::string::npos);
+  pl.strides = {1};
+  CHECK_THROWS_AS(cuda_params(p.kernel(), pl, two), Error);
+}
+
+TEST_CASE("launch configurations", "[cuda][codegen]") {
+  KernelBuilder p(1, 0);
+  p.out(p.op(Op::neg, {p.load(DType::Float32)}, DType::Float32));
+  LaunchShape pl;
+  pl.strides = {1, 1};
+  auto pointwise = [&](int64_t n) {
+    pl.sizes = {n};
+    return cuda_launch_config(p.kernel(), pl, 132);
+  };
+  CHECK(pointwise(0).grid == 0);
+  CHECK(pointwise(1).grid == 1);
+  CHECK(pointwise(1).block == 256);
+  CHECK(pointwise(1000).grid == 4);                     // one element per thread while it fits
+  CHECK(pointwise(int64_t{1} << 22).grid == 4096);      // TD_U per thread
+  CHECK(pointwise(int64_t{1} << 34).grid == 132 * 32);  // capped; the kernel grid-strides
+  CHECK(pointwise(132 * 8 * 256 + 1).grid == 132 * 8);
+
+  KernelBuilder r(1, 1);
+  r.out(r.reduce(Op::sum, r.load(DType::Float32), DType::Float32));
+  LaunchShape rl;
+  rl.inner_rank = 1;
+  rl.strides = {1, 1, 1, 0};
+  auto rows = [&](int64_t outer, int64_t inner) {
+    rl.sizes = {outer, inner};
+    return cuda_launch_config(r.kernel(), rl, 132);
+  };
+  CHECK(rows(0, 10).grid == 0);
+  // Short rows share a warp: 64 rows of 16 elements, 4 threads each.
+  CHECK(rows(64, 16).block == 256);
+  CHECK(rows(64, 16).grid == 1);
+  CHECK(rows(10000, 1000).grid == (10000 + 7) / 8);  // a warp per row
+  CHECK(rows(10, 100000).grid == 10);                // a block per row
+  CHECK(rows(10, 100000).block == 512);
+  CHECK(rows(10, 2000).block == 256);
+  CHECK(rows(1000000, 100000).grid == 132 * 32);
+  CHECK(rows(5, 0).grid == 1);  // outputs still written: sum of nothing
+  for (int64_t n : {0, 1, 3, 100, 129, 1000, 5000, 1 << 20}) {
+    const CudaLaunchConfig c = rows(7, n);
+    CHECK(c.block % 32 == 0);
+    CHECK(c.block <= 512);
+    CHECK(c.shared_bytes == 0);
+  }
+  CHECK(cuda_row_group(16, 64, false) == 4);
+  CHECK(cuda_row_group(5000, 64, false) == 0);
+  CHECK(cuda_row_group(5000, 5000, true) == 4);
+}
+
+}  // namespace
+}  // namespace tensord::codegen::test

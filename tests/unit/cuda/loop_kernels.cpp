@@ -1,0 +1,183 @@
+#include "tests/unit/cuda/loop_kernels.h"
+
+#include "engine/codegen/emit_cuda_internal.h"
+
+namespace tensord::codegen::test {
+namespace {
+
+using ir::DType;
+using ir::Op;
+constexpr Access C = Access::Contiguous;
+constexpr Access B = Access::Broadcast;
+constexpr Access S = Access::Strided;
+
+// y = x - max(x); e = exp(y); out = e / sum(e) over the inner dimensions.
+LoopKernel softmax(DType t, int outer, int inner, Access a) {
+  KernelBuilder k(outer, inner);
+  const uint32_t x = k.load(t, a);
+  const uint32_t m = k.reduce(Op::max, x, t);
+  const uint32_t e = k.op(Op::exp, {k.op(Op::sub, {x, m}, t)}, t);
+  const uint32_t s = k.reduce(Op::sum, e, t);
+  k.out(k.op(Op::div, {e, s}, t));
+  return k.kernel();
+}
+
+LoopKernel copy(DType t, int rank, Access a) {
+  KernelBuilder k(rank, 0);
+  k.out(k.load(t, a));
+  return k.kernel();
+}
+
+LoopKernel reduction(Op op, DType in, DType out, int outer, int inner, Access a) {
+  KernelBuilder k(outer, inner);
+  k.out(k.reduce(op, k.load(in, a), out));
+  return k.kernel();
+}
+
+}  // namespace
+
+std::vector<NamedKernel> structure_kernels() {
+  std::vector<NamedKernel> ks;
+  const DType f32 = DType::Float32;
+  {
+    KernelBuilder k(1, 0);
+    k.out(k.op(Op::add, {k.load(f32), k.load(f32)}, f32));
+    ks.push_back({"f32 add, rank 1, contiguous", k.kernel()});
+  }
+  {
+    KernelBuilder k(1, 0);
+    const uint32_t s = k.op(Op::mul, {k.load(f32, C), k.load(f32, B)}, f32);
+    k.out(k.op(Op::add, {s, k.load(f32, S)}, f32));
+    ks.push_back({"f32 mul-add, rank 1, contiguous/broadcast/strided", k.kernel()});
+  }
+  {
+    KernelBuilder k(2, 0);
+    k.out(k.op(Op::add, {k.load(f32, C), k.load(f32, C)}, f32));
+    ks.push_back({"f32 bias add, rank 2", k.kernel()});
+  }
+  {
+    KernelBuilder k(3, 0);
+    k.out(k.op(Op::sub, {k.load(f32, S), k.load(f32, B)}, f32));
+    ks.push_back({"f32 sub, rank 3, strided/broadcast", k.kernel()});
+  }
+  {
+    KernelBuilder k(4, 0);
+    const uint32_t e = k.op(Op::neg, {k.op(Op::exp, {k.load(f32, C)}, f32)}, f32);
+    k.out(k.op(Op::mul, {e, k.constant(f32, 0)}, f32));
+    ks.push_back({"f32 -exp(x) * c, rank 4", k.kernel()});
+  }
+  for (DType t : {DType::Float16, DType::BFloat16, DType::Float64}) {
+    KernelBuilder k(2, 0);
+    const uint32_t e = k.op(Op::exp, {k.load(t, C)}, t);
+    const uint32_t s = k.op(Op::add, {e, k.load(t, S)}, t);
+    k.out(k.op(Op::div, {s, k.constant(t, 1)}, t)).out(e);
+    ks.push_back({std::string(ir::name(t)) + " (exp(x) + y) / c and exp(x), rank 2", k.kernel()});
+  }
+  for (DType t : {DType::Bool, DType::Int8, DType::UInt8, DType::Int16, DType::Int32, DType::Int64,
+                  DType::Float16}) {
+    ks.push_back({std::string(ir::name(t)) + " copy, rank 1", copy(t, 1, C)});
+    ks.push_back({std::string(ir::name(t)) + " strided copy, rank 2", copy(t, 2, S)});
+  }
+  ks.push_back({"f32 softmax, 1 + 1", softmax(f32, 1, 1, C)});
+  ks.push_back({"f16 softmax, 2 + 1", softmax(DType::Float16, 2, 1, C)});
+  ks.push_back({"bf16 softmax, 1 + 2, strided", softmax(DType::BFloat16, 1, 2, S)});
+  ks.push_back({"f64 softmax, 3 + 1, strided", softmax(DType::Float64, 3, 1, S)});
+  {
+    // The shift and the sum also leave as outputs; 1/sum is an outer op on a constant.
+    KernelBuilder k(1, 1);
+    const uint32_t x = k.load(f32);
+    const uint32_t m = k.reduce(Op::max, x, f32);
+    const uint32_t e = k.op(Op::exp, {k.op(Op::sub, {x, m}, f32)}, f32);
+    const uint32_t s = k.reduce(Op::sum, e, f32);
+    const uint32_t inv = k.op(Op::div, {k.constant(f32, 0), s}, f32, Level::Outer);
+    k.out(k.op(Op::mul, {e, inv}, f32)).out(m).out(s).out(inv);
+    ks.push_back({"f32 softmax with outer outputs", k.kernel()});
+  }
+  {
+    // Layer norm without rsqrt: (x - mean) / (var + eps) * w + b, w and b rows broadcast
+    // over the outer dimension, the mean and variance outer values.
+    KernelBuilder k(2, 1);
+    const uint32_t x = k.load(f32);
+    const uint32_t w = k.load(f32), b = k.load(f32);
+    const uint32_t inv_n = k.constant(f32, 0), eps = k.constant(f32, 1);
+    const uint32_t mean = k.op(Op::mul, {k.reduce(Op::sum, x, f32), inv_n}, f32, Level::Outer);
+    const uint32_t d = k.op(Op::sub, {x, mean}, f32);
+    const uint32_t var = k.op(Op::mul, {k.reduce(Op::sum, k.op(Op::mul, {d, d}, f32), f32), inv_n},
+                              f32, Level::Outer);
+    const uint32_t den = k.op(Op::add, {var, eps}, f32, Level::Outer);
+    const uint32_t y = k.op(Op::div, {d, den}, f32);
+    k.out(k.op(Op::add, {k.op(Op::mul, {y, w}, f32), b}, f32)).out(mean).out(var);
+    ks.push_back({"f32 layer norm, 2 + 1", k.kernel()});
+  }
+  {
+    KernelBuilder k(2, 1);
+    k.out(k.op(Op::mul, {k.reduce(Op::sum, k.load(f32), f32), k.constant(f32, 0)}, f32,
+               Level::Outer));
+    ks.push_back({"f32 mean, 2 + 1", k.kernel()});
+  }
+  {
+    // An outer input: broadcast along the row, summed n times, and scaling the row.
+    KernelBuilder k(1, 1);
+    const uint32_t g = k.load(f32, B, Level::Outer);
+    const uint32_t x = k.load(f32);
+    k.out(k.op(Op::mul, {x, g}, f32)).out(k.reduce(Op::sum, g, f32));
+    ks.push_back({"f32 outer input, 1 + 1", k.kernel()});
+  }
+  ks.push_back({"f32 column sum (strided rows)", reduction(Op::sum, f32, f32, 1, 1, S)});
+  ks.push_back({"f32 max, 2 + 2", reduction(Op::max, f32, f32, 2, 2, C)});
+  ks.push_back(
+      {"f16 min, 2 + 2 strided", reduction(Op::min, DType::Float16, DType::Float16, 2, 2, S)});
+  ks.push_back({"bf16 sum, 1 + 1", reduction(Op::sum, DType::BFloat16, DType::BFloat16, 1, 1, C)});
+  ks.push_back({"f64 max, 1 + 1", reduction(Op::max, DType::Float64, DType::Float64, 1, 1, C)});
+  ks.push_back({"f64 sum, 1 + 3", reduction(Op::sum, DType::Float64, DType::Float64, 1, 3, S)});
+  for (DType t :
+       {DType::Bool, DType::Int8, DType::UInt8, DType::Int16, DType::Int32, DType::Int64}) {
+    const std::string n(ir::name(t));
+    ks.push_back({n + " sum", reduction(Op::sum, t, DType::Int64, 1, 1, C)});
+    ks.push_back({n + " max", reduction(Op::max, t, t, 1, 1, C)});
+    ks.push_back({n + " min, 2 + 2", reduction(Op::min, t, t, 2, 2, S)});
+  }
+  return ks;
+}
+
+std::vector<NamedKernel> op_kernels() {
+  const DType all[] = {DType::Bool,    DType::Int8,   DType::UInt8,   DType::Int16,
+                       DType::Int32,   DType::Int64,  DType::Float16, DType::BFloat16,
+                       DType::Float32, DType::Float64};
+  std::vector<NamedKernel> ks;
+  auto add = [&](Op op, std::vector<DType> in, DType out) {
+    if (!cuda_op_supported(op, in, out)) return;
+    KernelBuilder k(1, 0);
+    std::vector<uint32_t> args;
+    std::string what = std::string(ir::name(op)) + " (";
+    for (DType t : in) {
+      args.push_back(k.load(t));
+      what += std::string(ir::name(t)) + " ";
+    }
+    k.out(k.op(op, args, out));
+    ks.push_back({what + ") -> " + std::string(ir::name(out)), k.kernel()});
+  };
+  for (const ir::OpInfo& info : ir::all_ops()) {
+    for (DType t : all) {
+      for (DType r : all) {
+        switch (info.kind) {
+          case ir::OpKind::Unary:
+            add(info.op, {t}, r);
+            break;
+          case ir::OpKind::Binary:
+            add(info.op, {t, t}, r);
+            if (t != DType::Float32) add(info.op, {t, DType::Float32}, r);
+            break;
+          case ir::OpKind::Ternary:
+            add(info.op, {DType::Bool, t, t}, r);
+            break;
+          default:
+            break;
+        }
+      }
+    }
+  }
+  return ks;
+}
+
+}  // namespace tensord::codegen::test

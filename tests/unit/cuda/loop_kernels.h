@@ -1,0 +1,85 @@
+// Loop IR kernels written by hand for the CUDA emitter's tests: a small builder, and the
+// spread of kernels every structure of the emitter has to compile (and, on a GPU, compute).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/codegen/loop_ir.h"
+
+namespace tensord::codegen::test {
+
+class KernelBuilder {
+ public:
+  KernelBuilder(int outer_rank, int inner_rank) {
+    k_.outer_rank = static_cast<uint8_t>(outer_rank);
+    k_.inner_rank = static_cast<uint8_t>(inner_rank);
+  }
+  // Input operand + its load; returns the value.
+  uint32_t load(ir::DType t, Access a = Access::Contiguous, Level l = Level::Row) {
+    k_.inputs.push_back({t, l, a});
+    Instr in;
+    in.kind = Instr::Kind::Load;
+    in.arg = static_cast<uint32_t>(k_.inputs.size() - 1);
+    in.dtype = t;
+    in.level = l;
+    return push(in);
+  }
+  uint32_t constant(ir::DType t, uint32_t index) {
+    Instr in;
+    in.kind = Instr::Kind::Const;
+    in.arg = index;
+    in.dtype = t;
+    in.level = Level::Outer;
+    return push(in);
+  }
+  uint32_t op(ir::Op op, std::vector<uint32_t> args, ir::DType t, Level l = Level::Row) {
+    Instr in;
+    in.kind = Instr::Kind::Op;
+    in.op = op;
+    in.args = std::move(args);
+    in.dtype = t;
+    in.level = l;
+    return push(in);
+  }
+  uint32_t reduce(ir::Op op, uint32_t arg, ir::DType t) {
+    Instr in;
+    in.kind = Instr::Kind::Reduce;
+    in.op = op;
+    in.args = {arg};
+    in.dtype = t;
+    in.level = Level::Outer;
+    return push(in);
+  }
+  KernelBuilder& out(uint32_t v, Access a = Access::Contiguous) {
+    const Instr& in = k_.body[v];
+    k_.outputs.push_back({in.dtype, in.level, in.level == Level::Outer ? Access::Broadcast : a});
+    k_.results.push_back(v);
+    return *this;
+  }
+  const LoopKernel& kernel() const { return k_; }
+
+ private:
+  uint32_t push(Instr in) {
+    k_.body.push_back(std::move(in));
+    return static_cast<uint32_t>(k_.body.size() - 1);
+  }
+  LoopKernel k_;
+};
+
+struct NamedKernel {
+  std::string what;
+  LoopKernel kernel;
+};
+
+// Kernels using only float add/sub/mul/div/neg/exp (the first formula table) besides loads,
+// stores, constants and reductions, which the structure writes for every real dtype.
+std::vector<NamedKernel> structure_kernels();
+
+// One pointwise kernel per (op, input dtypes, result) that cuda_op_supported accepts, for
+// every elementwise op and real dtype (casts between every pair).
+std::vector<NamedKernel> op_kernels();
+
+}  // namespace tensord::codegen::test

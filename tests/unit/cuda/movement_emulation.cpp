@@ -1,0 +1,227 @@
+// A host stand-in for the CUDA runtime under the creation, movement and index families, so that
+// their host code and their kernels run on a machine without a GPU: every CUDA C source is
+// compiled as C++ by the host compiler (with a shim for CUDA's built-ins) into a shared library,
+// kernels are called through generated thunks, and device memory is host memory. Grid-stride
+// kernels run as one thread (atomics are then plain operations, in the CPU's order); kernels
+// launched with a 2-D block (the tiled transpose) run one block of real threads with a barrier
+// for __syncthreads. This checks the families' logic and the kernels' arithmetic, not CUDA
+// itself: tensord_gpu_cuda_movement and the conformance table do that on a device.
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
+#include <unistd.h>
+#include <barrier>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "engine/backends/cuda/cuda_check.h"
+#include "engine/backends/cuda/cuda_kernel_cache.h"
+#include "engine/backends/cuda/movement_sources.h"
+#include "engine/ir/error.h"
+
+namespace tensord::cuda {
+namespace {
+
+constexpr const char* kShim = R"(// CUDA built-ins for host C++
+#include <math.h>
+#include <string.h>
+#include <barrier>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __shared__ static
+struct td_dim3 { unsigned x, y, z; };
+static thread_local td_dim3 threadIdx = {0, 0, 0};
+static td_dim3 blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
+static std::barrier<>* td_barrier = nullptr;
+static inline void __syncthreads() { if (td_barrier) td_barrier->arrive_and_wait(); }
+static inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
+static inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
+static inline double __longlong_as_double(long long u) { double f; memcpy(&f, &u, 8); return f; }
+static inline long long __double_as_longlong(double f) { long long u; memcpy(&u, &f, 8); return u; }
+static inline float __double2float_rn(double d) { return (float)d; }
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline double __ddiv_rn(double a, double b) { return a / b; }
+static inline double __dsqrt_rn(double a) { return sqrt(a); }
+static inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+template <typename T> static inline T td_emu_min(T* p, T v) { T o = *p; if (v < o) *p = v; return o; }
+template <typename T> static inline T td_emu_max(T* p, T v) { T o = *p; if (v > o) *p = v; return o; }
+static inline unsigned long long atomicMin(unsigned long long* p, unsigned long long v) { return td_emu_min(p, v); }
+static inline long long atomicMin(long long* p, long long v) { return td_emu_min(p, v); }
+static inline long long atomicMax(long long* p, long long v) { return td_emu_max(p, v); }
+static inline double atomicAdd(double* p, double v) { double o = *p; *p = o + v; return o; }
+static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
+  unsigned long long o = *p; *p = o + v; return o;
+}
+static inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long c,
+                                           unsigned long long v) {
+  unsigned long long o = *p; if (o == c) *p = v; return o;
+}
+extern "C" void td_emu_launch(unsigned bx, unsigned by, std::barrier<>* bar) {
+  blockDim = {bx, by, 1}; td_barrier = bar;
+}
+extern "C" void td_emu_thread(unsigned tx, unsigned ty) { threadIdx = {tx, ty, 0}; }
+template <typename... A, std::size_t... I>
+static void td_call(void (*f)(A...), void** a, std::index_sequence<I...>) {
+  f(*static_cast<std::remove_cv_t<std::remove_reference_t<A>>*>(a[I])...);
+}
+template <typename... A> static void td_invoke(void (*f)(A...), void** a) {
+  td_call(f, a, std::index_sequence_for<A...>{});
+}
+)";
+
+struct EmuLibrary {
+  void* handle = nullptr;
+  void (*launch)(unsigned, unsigned, std::barrier<>*) = nullptr;
+  void (*thread)(unsigned, unsigned) = nullptr;
+};
+
+std::mutex g_mutex;
+std::map<std::string, EmuLibrary> g_libraries;        // by source text
+std::map<void*, const EmuLibrary*> g_kernel_library;  // thunk -> its library
+
+const KernelSource* find_source(const std::string& text) {
+  static const std::vector<KernelSource> all = [] {
+    std::vector<KernelSource> v;
+    for (const auto& list :
+         {creation_kernel_sources(), movement_kernel_sources(), index_kernel_sources()}) {
+      v.insert(v.end(), list.begin(), list.end());
+    }
+    return v;
+  }();
+  for (const KernelSource& s : all) {
+    if (*s.text == text) return &s;
+  }
+  return nullptr;
+}
+
+// The shared libraries go when the test ends.
+struct ScratchDir {
+  std::string path = "/tmp/tensord_emu_" + std::to_string(getpid());
+  ~ScratchDir() {
+    const std::string cmd = "rm -rf " + path;
+    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", path.c_str());
+  }
+};
+
+const EmuLibrary& library(const std::string& text) {
+  static ScratchDir scratch;
+  auto it = g_libraries.find(text);
+  if (it != g_libraries.end()) return it->second;
+  const KernelSource* source = find_source(text);
+  if (source == nullptr) throw Error(ErrorCode::Internal, "emulation: unknown kernel source");
+  const std::string& dir = scratch.path;
+  const std::string stem = dir + "/" + source->name;
+  std::string cmd = "mkdir -p " + dir;
+  if (std::system(cmd.c_str()) != 0) throw Error(ErrorCode::Internal, "emulation: mkdir");
+  {
+    std::ofstream f(stem + ".cpp");
+    f << kShim << text << "\n";
+    for (const std::string& e : source->entries) {
+      f << "extern \"C\" void " << e << "_thunk(void** a) { td_invoke(&" << e << ", a); }\n";
+    }
+  }
+  cmd = std::string(TENSORD_EMU_CXX) +
+        " -std=c++20 -O1 -ffp-contract=off -fno-fast-math -shared -fPIC -w -o " + stem + ".so " +
+        stem + ".cpp";
+  if (std::system(cmd.c_str()) != 0) {
+    throw Error(ErrorCode::Internal, "emulation: the host compiler rejected " + source->name);
+  }
+  EmuLibrary lib;
+  lib.handle = dlopen((stem + ".so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (lib.handle == nullptr) throw Error(ErrorCode::Internal, dlerror());
+  lib.launch = reinterpret_cast<void (*)(unsigned, unsigned, std::barrier<>*)>(
+      dlsym(lib.handle, "td_emu_launch"));
+  lib.thread = reinterpret_cast<void (*)(unsigned, unsigned)>(dlsym(lib.handle, "td_emu_thread"));
+  return g_libraries.emplace(text, lib).first->second;
+}
+
+}  // namespace
+
+struct CudaKernelCache::Library {};
+
+CudaKernelCache::CudaKernelCache(CudaKernelCacheOptions options) : options_(std::move(options)) {}
+CudaKernelCache::~CudaKernelCache() = default;
+
+std::vector<cudaKernel_t> CudaKernelCache::load(const std::string& source,
+                                                std::span<const std::string> names) {
+  std::lock_guard lock(g_mutex);
+  const EmuLibrary& lib = library(source);
+  std::vector<cudaKernel_t> out;
+  for (const std::string& name : names) {
+    void* f = dlsym(lib.handle, (name + "_thunk").c_str());
+    if (f == nullptr) throw Error(ErrorCode::Internal, "emulation: no kernel " + name);
+    g_kernel_library[f] = &lib;
+    out.push_back(reinterpret_cast<cudaKernel_t>(f));
+  }
+  return out;
+}
+
+cudaKernel_t CudaKernelCache::kernel(const std::string& source, const std::string& name) {
+  const std::string names[] = {name};
+  return load(source, names).front();
+}
+
+void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t, cudaStream_t,
+            const char* what) {
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
+  auto* f = reinterpret_cast<void (*)(void**)>(kernel);
+  const EmuLibrary* lib = g_kernel_library.at(reinterpret_cast<void*>(kernel));
+  const unsigned threads = block.x * block.y;
+  if (threads <= 1 || block.y == 1) {  // grid-stride kernels: one thread walks everything
+    lib->launch(1, 1, nullptr);
+    lib->thread(0, 0);
+    f(args);
+    return;
+  }
+  std::barrier<> bar(threads);
+  lib->launch(block.x, block.y, &bar);
+  std::vector<std::thread> pool;
+  for (unsigned y = 0; y < block.y; ++y) {
+    for (unsigned x = 0; x < block.x; ++x) {
+      pool.emplace_back([=] {
+        lib->thread(x, y);
+        f(args);
+      });
+    }
+  }
+  for (std::thread& t : pool) t.join();
+  (void)what;
+}
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) throw Error(ErrorCode::Internal, std::string(what) + " failed");
+}
+
+}  // namespace tensord::cuda
+
+// Device memory is host memory here.
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind, cudaStream_t) {
+  if (n) std::memmove(dst, src, n);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind, cudaStream_t) {
+  for (size_t r = 0; r < height; ++r) {
+    std::memmove(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch,
+                 width);
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void* dst, int value, size_t n, cudaStream_t) {
+  std::memset(dst, value, n);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  return cudaSuccess;
+}
