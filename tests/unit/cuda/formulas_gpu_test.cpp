@@ -77,12 +77,14 @@ TEST_CASE("the CUDA formulas agree with the CPU kernels on the GPU") {
       return compile(sources[b], "formulas" + std::to_string(b) + ".cu");
     }));
   }
+  std::vector<cudaLibrary_t> libraries;
   for (size_t b = 0; b < kBatches; ++b) {
     const cuda::NvrtcOutput image = compiled[b].get();
     cudaLibrary_t library;
     cuda::check(
         cudaLibraryLoadData(&library, image.image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
         "cudaLibraryLoadData");
+    libraries.push_back(library);
     for (const std::string& name : names[b]) {
       cudaKernel_t kernel;
       cuda::check(cudaLibraryGetKernel(&kernel, library, name.c_str()), "cudaLibraryGetKernel");
@@ -98,6 +100,7 @@ TEST_CASE("the CUDA formulas agree with the CPU kernels on the GPU") {
                 "cudaMemcpy");
   }
   for (void* p : owned) cuda::check(cudaFree(p), "cudaFree");
+  for (cudaLibrary_t l : libraries) cuda::check(cudaLibraryUnload(l), "cudaLibraryUnload");
   cuda::check(cudaFree(o_dev), "cudaFree");
   cuda::check(cudaFree(a_dev), "cudaFree");
   std::string report;
