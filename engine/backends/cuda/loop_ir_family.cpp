@@ -44,6 +44,8 @@ bool run_loop_ir(CudaContext& ctx, const ir::Node& node, Values in, Values out) 
                       (node.op == ir::Op::sum || node.op == ir::Op::max || node.op == ir::Op::min);
   if (!is_elementwise(kind) && !reduce) return false;
   if (out.size() != 1) return false;
+  // The formula table sees no attributes: its logit is the one without eps (the clamp).
+  if (node.op == ir::Op::logit && node.attrs.has(ir::Attr::eps)) return false;
   std::vector<ir::DType> dtypes;
   for (const engine::TensorValue& v : in) dtypes.push_back(v.type.dtype);
   const ir::DType result = out[0].type.dtype;
