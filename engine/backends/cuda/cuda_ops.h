@@ -21,8 +21,9 @@ bool run_loop_ir(CudaContext& ctx, const ir::Node& node, Values in, Values out);
 // full, arange, eye, rand, randn (Philox, the same numbers as the CPU). creation_family.cpp.
 bool run_creation(CudaContext& ctx, const ir::Node& node, Values in, Values out);
 
-// contiguous (strided copy, conj), concat, pad, and the gather/scatter ops: index_select,
-// gather, scatter, scatter_add. movement_family.cpp, index_family.cpp.
+// contiguous (strided copy, conj), concat, pad, unfold, and the gather/scatter ops:
+// index_select, gather, scatter, scatter_add, scatter_reduce, index_put, searchsorted.
+// movement_family.cpp, index_family.cpp (sources: movement_sources.h).
 bool run_movement(CudaContext& ctx, const ir::Node& node, Values in, Values out);
 bool run_index(CudaContext& ctx, const ir::Node& node, Values in, Values out);
 

@@ -50,6 +50,7 @@ static inline long long __double_as_longlong(double f) { long long u; memcpy(&u,
 static inline float __double2float_rn(double d) { return (float)d; }
 static inline float __fadd_rn(float a, float b) { return a + b; }
 static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dsub_rn(double a, double b) { return a - b; }
 static inline double __dmul_rn(double a, double b) { return a * b; }
 static inline double __ddiv_rn(double a, double b) { return a / b; }
 static inline double __dsqrt_rn(double a) { return sqrt(a); }

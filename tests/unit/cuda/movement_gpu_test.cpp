@@ -105,6 +105,7 @@ TEST_CASE("randn agrees with the CPU's Box-Muller to the last bits of float64") 
       static_cast<long long>(kN), static_cast<long long>(f64_diff), worst,
       static_cast<long long>(f32_diff), static_cast<long long>(f16_diff));
   CHECK(worst < 1e-14);
+  CHECK(f64_diff <= kN / 200);  // glibc misrounds log or cos in ~0.15% of draws
   CHECK(f32_diff <= kN / 100000);
   CHECK(f16_diff <= kN / 100000);
 }
