@@ -15,20 +15,20 @@ namespace tensord::codegen {
 
 std::string_view cuda_math_prelude() {
   return R"TD(// tensord elementwise formulas
-__device__ __forceinline__ float td_op_finf() { return __int_as_float(0x7f800000); }
-__device__ __forceinline__ double td_op_dinf() {
+static __device__ __forceinline__ float td_op_finf() { return __int_as_float(0x7f800000); }
+static __device__ __forceinline__ double td_op_dinf() {
   return __longlong_as_double(0x7ff0000000000000LL);
 }
-__device__ __forceinline__ double td_op_dnan() {
+static __device__ __forceinline__ double td_op_dnan() {
   return __longlong_as_double(0x7ff8000000000000LL);
 }
-__device__ __forceinline__ float td_op_h2f(unsigned short h) {
+static __device__ __forceinline__ float td_op_h2f(unsigned short h) {
   unsigned sign = (unsigned)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
   if (e == 0x1f) return __uint_as_float(sign | 0x7f800000u | (mant << 13));
   if (e == 0) { float v = (float)mant * 5.9604644775390625e-8f; return sign ? -v : v; }
   return __uint_as_float(sign | ((e + 112u) << 23) | (mant << 13));
 }
-__device__ __forceinline__ unsigned short td_op_f2h(float f) {
+static __device__ __forceinline__ unsigned short td_op_f2h(float f) {
   unsigned x = __float_as_uint(f), sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
   if (a >= 0x7f800000u) return (unsigned short)(sign | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u));
   if (a >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);
@@ -39,30 +39,30 @@ __device__ __forceinline__ unsigned short td_op_f2h(float f) {
   a += 0xc8000fffu + ((a >> 13) & 1u);
   return (unsigned short)(sign | (a >> 13));
 }
-__device__ __forceinline__ float td_op_b2f(unsigned short b) {
+static __device__ __forceinline__ float td_op_b2f(unsigned short b) {
   return __uint_as_float((unsigned)b << 16);
 }
-__device__ __forceinline__ unsigned short td_op_f2b(float f) {
+static __device__ __forceinline__ unsigned short td_op_f2b(float f) {
   unsigned x = __float_as_uint(f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((x >> 16) | 0x40u);
   x += 0x7fffu + ((x >> 16) & 1u);
   return (unsigned short)(x >> 16);
 }
-__device__ __forceinline__ float td_op_rh(float x) { return td_op_h2f(td_op_f2h(x)); }
-__device__ __forceinline__ float td_op_rb(float x) { return td_op_b2f(td_op_f2b(x)); }
+static __device__ __forceinline__ float td_op_rh(float x) { return td_op_h2f(td_op_f2h(x)); }
+static __device__ __forceinline__ float td_op_rb(float x) { return td_op_b2f(td_op_f2b(x)); }
 // d rounded to a float with an odd last bit when inexact: rounding that once more to a 16-bit
 // float gives the rounding of d itself.
-__device__ __forceinline__ float td_op_rto(double d) {
+static __device__ __forceinline__ float td_op_rto(double d) {
   float f = __double2float_rz(d);
   if ((double)f != d && d == d) f = __uint_as_float(__float_as_uint(f) | 1u);
   return f;
 }
 
-__device__ __forceinline__ float td_op_trunc(float x) { return truncf(x); }
-__device__ __forceinline__ double td_op_trunc(double x) { return trunc(x); }
+static __device__ __forceinline__ float td_op_trunc(float x) { return truncf(x); }
+static __device__ __forceinline__ double td_op_trunc(double x) { return trunc(x); }
 // float -> integer: truncation, saturation, NaN -> 0 (scalar_cast.h).
 template <typename To, typename F>
-__device__ __forceinline__ To td_op_sat(F v, F hi, F lo, To mx, To mn) {
+static __device__ __forceinline__ To td_op_sat(F v, F hi, F lo, To mx, To mn) {
   if (v != v) return (To)0;
   const F t = td_op_trunc(v);
   if (t >= hi) return mx;
@@ -70,10 +70,10 @@ __device__ __forceinline__ To td_op_sat(F v, F hi, F lo, To mx, To mn) {
   return (To)t;
 }
 #define TD_OP_SAT(name, T, hi, lo, mx, mn)                                            \
-  __device__ __forceinline__ T name(float v) {                                 \
+  static __device__ __forceinline__ T name(float v) {                                 \
     return td_op_sat<T, float>(v, (float)(hi), (float)(lo), (T)(mx), (T)(mn));        \
   }                                                                                   \
-  __device__ __forceinline__ T name(double v) {                                \
+  static __device__ __forceinline__ T name(double v) {                                \
     return td_op_sat<T, double>(v, (double)(hi), (double)(lo), (T)(mx), (T)(mn));     \
   }
 TD_OP_SAT(td_op_f2i8, signed char, 128.0, -128.0, 127, -128)
@@ -86,17 +86,17 @@ TD_OP_SAT(td_op_f2i64, long long, 9223372036854775808.0, -9223372036854775808.0,
 
 // Integers: T the compute type, W the unsigned type arithmetic wraps in, S signedness.
 template <typename T, typename W>
-__device__ __forceinline__ T td_op_ineg(T a) { return (T)((W)0 - (W)a); }
+static __device__ __forceinline__ T td_op_ineg(T a) { return (T)((W)0 - (W)a); }
 template <typename T, typename W>
-__device__ __forceinline__ T td_op_iabs(T a) { return a < (T)0 ? (T)((W)0 - (W)a) : a; }
+static __device__ __forceinline__ T td_op_iabs(T a) { return a < (T)0 ? (T)((W)0 - (W)a) : a; }
 template <typename T, typename W>
-__device__ __forceinline__ T td_op_isquare(T a) { return (T)((W)a * (W)a); }
+static __device__ __forceinline__ T td_op_isquare(T a) { return (T)((W)a * (W)a); }
 template <typename T>
-__device__ __forceinline__ T td_op_isign(T a) { return (T)((a > (T)0) - (a < (T)0)); }
+static __device__ __forceinline__ T td_op_isign(T a) { return (T)((a > (T)0) - (a < (T)0)); }
 template <typename T>
-__device__ __forceinline__ T td_op_usign(T a) { return (T)(a != (T)0); }
+static __device__ __forceinline__ T td_op_usign(T a) { return (T)(a != (T)0); }
 template <typename T, typename W, bool S>
-__device__ T td_op_ipow(T a, T b) {
+static __device__ T td_op_ipow(T a, T b) {
   if constexpr (S) {
     if (b < (T)0) return a == (T)1 ? (T)1 : a == (T)-1 ? (T)((b & 1) ? -1 : 1) : (T)0;
   }
@@ -109,7 +109,7 @@ __device__ T td_op_ipow(T a, T b) {
 }
 // C's %, with x % 0 = 0 and x % -1 = 0 (MIN % -1 overflows).
 template <typename T, bool S>
-__device__ __forceinline__ T td_op_imod(T a, T b) {
+static __device__ __forceinline__ T td_op_imod(T a, T b) {
   if (b == (T)0) return (T)0;
   if constexpr (S) {
     if (b == (T)-1) return (T)0;
@@ -118,7 +118,7 @@ __device__ __forceinline__ T td_op_imod(T a, T b) {
 }
 // Python's %: the sign of the divisor.
 template <typename T, bool S>
-__device__ __forceinline__ T td_op_irem(T a, T b) {
+static __device__ __forceinline__ T td_op_irem(T a, T b) {
   T r = td_op_imod<T, S>(a, b);
   if constexpr (S) {
     if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r = (T)(r + b);
@@ -127,7 +127,7 @@ __device__ __forceinline__ T td_op_irem(T a, T b) {
 }
 // Python's //: x // 0 = 0, MIN // -1 wraps.
 template <typename T, typename W, bool S>
-__device__ __forceinline__ T td_op_ifloordiv(T a, T b) {
+static __device__ __forceinline__ T td_op_ifloordiv(T a, T b) {
   if (b == (T)0) return (T)0;
   if constexpr (S) {
     if (b == (T)-1) return (T)((W)0 - (W)a);
@@ -140,7 +140,7 @@ __device__ __forceinline__ T td_op_ifloordiv(T a, T b) {
 }
 // Shifts by a negative amount or by the width or more: 0 to the left, the sign fill to the right.
 template <typename T, typename W, bool S, int B>
-__device__ __forceinline__ T td_op_shl(T a, T s) {
+static __device__ __forceinline__ T td_op_shl(T a, T s) {
   if constexpr (S) {
     if (s < (T)0) return (T)0;
   }
@@ -148,7 +148,7 @@ __device__ __forceinline__ T td_op_shl(T a, T s) {
   return (T)((W)a << (int)s);
 }
 template <typename T, bool S, int B>
-__device__ __forceinline__ T td_op_shr(T a, T s) {
+static __device__ __forceinline__ T td_op_shr(T a, T s) {
   if constexpr (S) {
     if (s < (T)0 || (long long)s >= B) return a < (T)0 ? (T)-1 : (T)0;
   } else {
@@ -159,65 +159,65 @@ __device__ __forceinline__ T td_op_shr(T a, T s) {
 
 // Any type (NaN propagates from either side; relu(NaN) = NaN; sign keeps NaN and gives +0).
 template <typename T>
-__device__ __forceinline__ T td_op_maximum(T a, T b) { return a > b || a != a ? a : b; }
+static __device__ __forceinline__ T td_op_maximum(T a, T b) { return a > b || a != a ? a : b; }
 template <typename T>
-__device__ __forceinline__ T td_op_minimum(T a, T b) { return a < b || a != a ? a : b; }
+static __device__ __forceinline__ T td_op_minimum(T a, T b) { return a < b || a != a ? a : b; }
 template <typename T>
-__device__ __forceinline__ T td_op_relu(T a) { return a > (T)0 || a != a ? a : (T)0; }
+static __device__ __forceinline__ T td_op_relu(T a) { return a > (T)0 || a != a ? a : (T)0; }
 template <typename T>
-__device__ __forceinline__ T td_op_fsign(T a) {
+static __device__ __forceinline__ T td_op_fsign(T a) {
   return a > (T)0 ? (T)1 : a < (T)0 ? (T)-1 : a == (T)0 ? (T)0 : a;
 }
 template <typename T>
-__device__ __forceinline__ T td_op_square(T a) { return a * a; }
+static __device__ __forceinline__ T td_op_square(T a) { return a * a; }
 template <typename T>
-__device__ __forceinline__ bool td_op_isnan(T a) { return a != a; }
+static __device__ __forceinline__ bool td_op_isnan(T a) { return a != a; }
 
-__device__ __forceinline__ bool td_op_isinf(float x) { return fabsf(x) == td_op_finf(); }
-__device__ __forceinline__ bool td_op_isinf(double x) { return fabs(x) == td_op_dinf(); }
-__device__ __forceinline__ bool td_op_isfinite(float x) { return fabsf(x) < td_op_finf(); }
-__device__ __forceinline__ bool td_op_isfinite(double x) { return fabs(x) < td_op_dinf(); }
-__device__ __forceinline__ bool td_op_signbit(float x) { return (__float_as_uint(x) >> 31) != 0u; }
-__device__ __forceinline__ bool td_op_signbit(double x) { return __double_as_longlong(x) < 0; }
-__device__ __forceinline__ float td_op_frac(float x) { return x - truncf(x); }
-__device__ __forceinline__ double td_op_frac(double x) { return x - trunc(x); }
-__device__ __forceinline__ float td_op_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
-__device__ __forceinline__ double td_op_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static __device__ __forceinline__ bool td_op_isinf(float x) { return fabsf(x) == td_op_finf(); }
+static __device__ __forceinline__ bool td_op_isinf(double x) { return fabs(x) == td_op_dinf(); }
+static __device__ __forceinline__ bool td_op_isfinite(float x) { return fabsf(x) < td_op_finf(); }
+static __device__ __forceinline__ bool td_op_isfinite(double x) { return fabs(x) < td_op_dinf(); }
+static __device__ __forceinline__ bool td_op_signbit(float x) { return (__float_as_uint(x) >> 31) != 0u; }
+static __device__ __forceinline__ bool td_op_signbit(double x) { return __double_as_longlong(x) < 0; }
+static __device__ __forceinline__ float td_op_frac(float x) { return x - truncf(x); }
+static __device__ __forceinline__ double td_op_frac(double x) { return x - trunc(x); }
+static __device__ __forceinline__ float td_op_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+static __device__ __forceinline__ double td_op_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
 // log(exp(a) + exp(b)) without overflow; equal infinities give themselves.
-__device__ __forceinline__ float td_op_logaddexp(float a, float b) {
+static __device__ __forceinline__ float td_op_logaddexp(float a, float b) {
   if (td_op_isinf(a) && a == b) return a;
   if (a != a || b != b) return a + b;
   return fmaxf(a, b) + log1pf(expf(-fabsf(a - b)));
 }
-__device__ __forceinline__ double td_op_logaddexp(double a, double b) {
+static __device__ __forceinline__ double td_op_logaddexp(double a, double b) {
   if (td_op_isinf(a) && a == b) return a;
   if (a != a || b != b) return a + b;
   return fmax(a, b) + log1p(exp(-fabs(a - b)));
 }
-__device__ __forceinline__ float td_op_logaddexp2(float a, float b) {
+static __device__ __forceinline__ float td_op_logaddexp2(float a, float b) {
   if (td_op_isinf(a) && a == b) return a;
   if (a != a || b != b) return a + b;
   return fmaxf(a, b) + log1pf(exp2f(-fabsf(a - b))) / 0.693147180559945309417f;
 }
-__device__ __forceinline__ double td_op_logaddexp2(double a, double b) {
+static __device__ __forceinline__ double td_op_logaddexp2(double a, double b) {
   if (td_op_isinf(a) && a == b) return a;
   if (a != a || b != b) return a + b;
   return fmax(a, b) + log1p(exp2(-fabs(a - b))) / 0.693147180559945309417;
 }
 // Python's % on floats: fmod, then the sign of the divisor.
-__device__ __forceinline__ float td_op_remainder(float a, float b) {
+static __device__ __forceinline__ float td_op_remainder(float a, float b) {
   float r = fmodf(a, b);
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
-__device__ __forceinline__ double td_op_remainder(double a, double b) {
+static __device__ __forceinline__ double td_op_remainder(double a, double b) {
   double r = fmod(a, b);
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
 // Python's // on floats (PyTorch's div_floor_floating), in double for every float dtype.
-__device__ double td_op_floordiv(double a, double b) {
+static __device__ double td_op_floordiv(double a, double b) {
   if (b == 0) return a / b;
   const double mod = fmod(a, b);
   double div = (a - mod) / b;
@@ -228,7 +228,7 @@ __device__ double td_op_floordiv(double a, double b) {
   return floor_div;
 }
 // nextafter on the grid of float16 / bfloat16 (values arrive widened to float, exactly).
-__device__ __forceinline__ float td_op_nextafter_h(float a, float b) {
+static __device__ __forceinline__ float td_op_nextafter_h(float a, float b) {
   if (a != a || b != b) return a + b;
   if (a == b) return b;
   if (a == 0) return copysignf(td_op_h2f((unsigned short)1), b);
@@ -236,7 +236,7 @@ __device__ __forceinline__ float td_op_nextafter_h(float a, float b) {
   h = (unsigned short)((b > a) == (a > 0) ? h + 1 : h - 1);
   return td_op_h2f(h);
 }
-__device__ __forceinline__ float td_op_nextafter_b(float a, float b) {
+static __device__ __forceinline__ float td_op_nextafter_b(float a, float b) {
   if (a != a || b != b) return a + b;
   if (a == b) return b;
   if (a == 0) return copysignf(td_op_b2f((unsigned short)1), b);
@@ -247,7 +247,7 @@ __device__ __forceinline__ float td_op_nextafter_b(float a, float b) {
 )TD"
          R"TD(
 // ---- special functions, in double ----
-__device__ double td_lgamma(double x) {
+static __device__ double td_lgamma(double x) {
   // Reflection where CUDA's lgamma is less accurate: log|Gamma(x)| = log(pi / |sin(pi x)|) -
   // lgamma(1 - x); 1 - x is exact below 2^52 (beyond, every x is a pole).
   if (x < -2.0 && x > -4503599627370496.0) {
@@ -257,7 +257,7 @@ __device__ double td_lgamma(double x) {
   }
   return lgamma(x);
 }
-__device__ __noinline__ double td_digamma(double x) {
+static __device__ __noinline__ double td_digamma(double x) {
   if (x != x || x == td_op_dinf()) return x;
   if (x == 0) return copysign(td_op_dinf(), -x);  // digamma(+-0) = -+inf
   double acc = 0;
@@ -280,7 +280,7 @@ __device__ __noinline__ double td_digamma(double x) {
   return acc + log(x) - 0.5 / x - series;
 }
 // exp(-|x|) I_nu(x), nu = 0 or 1: power series to |x| = 30, Hankel's asymptotic series beyond.
-__device__ __noinline__ double td_bessel_i_scaled(int nu, double x) {
+static __device__ __noinline__ double td_bessel_i_scaled(int nu, double x) {
   if (x != x) return x;
   const double a = fabs(x);
   double value;
@@ -308,7 +308,7 @@ __device__ __noinline__ double td_bessel_i_scaled(int nu, double x) {
   }
   return nu == 1 && x < 0 ? -value : value;
 }
-__device__ double td_bessel_i(int nu, double x) {
+static __device__ double td_bessel_i(int nu, double x) {
   if (td_op_isinf(x)) return nu == 0 ? td_op_dinf() : x;
   const double scaled = td_bessel_i_scaled(nu, x);
   if (fabs(x) > 700) {  // exp(|x|) alone would overflow before the product does
@@ -317,48 +317,48 @@ __device__ double td_bessel_i(int nu, double x) {
   }
   return scaled * exp(fabs(x));
 }
-__device__ __forceinline__ double td_i0(double x) { return td_bessel_i(0, x); }
-__device__ __forceinline__ double td_i1(double x) { return td_bessel_i(1, x); }
-__device__ __forceinline__ double td_i0e(double x) { return td_bessel_i_scaled(0, x); }
-__device__ __forceinline__ double td_i1e(double x) { return td_bessel_i_scaled(1, x); }
-__device__ __forceinline__ double td_ndtr(double x) {
+static __device__ __forceinline__ double td_i0(double x) { return td_bessel_i(0, x); }
+static __device__ __forceinline__ double td_i1(double x) { return td_bessel_i(1, x); }
+static __device__ __forceinline__ double td_i0e(double x) { return td_bessel_i_scaled(0, x); }
+static __device__ __forceinline__ double td_i1e(double x) { return td_bessel_i_scaled(1, x); }
+static __device__ __forceinline__ double td_ndtr(double x) {
   return 0.5 * erfc(-x / 1.4142135623730951);
 }
-__device__ double td_log_ndtr(double x) {
+static __device__ double td_log_ndtr(double x) {
   const double t = x / 1.4142135623730951;
   if (x < -1) return log(erfcx(-t) / 2) - t * t;
   return log1p(-erfc(t) / 2);
 }
-__device__ __forceinline__ double td_ndtri(double p) {
+static __device__ __forceinline__ double td_ndtri(double p) {
   if (p != p) return p;
   if (p <= 0 || p >= 1) return p == 0 ? -td_op_dinf() : p == 1 ? td_op_dinf() : td_op_dnan();
   return normcdfinv(p);
 }
-__device__ __forceinline__ double td_erfinv(double y) { return erfinv(y); }
-__device__ __forceinline__ double td_erfcx(double x) { return erfcx(x); }
-__device__ __forceinline__ double td_sinc(double x) {
+static __device__ __forceinline__ double td_erfinv(double y) { return erfinv(y); }
+static __device__ __forceinline__ double td_erfcx(double x) { return erfcx(x); }
+static __device__ __forceinline__ double td_sinc(double x) {
   if (x == 0) return 1;
   if (td_op_isinf(x)) return 0;
   return sinpi(x) / (3.141592653589793 * x);  // sinpi reduces exactly
 }
-__device__ __forceinline__ double td_entr(double x) {
+static __device__ __forceinline__ double td_entr(double x) {
   if (x != x) return x;
   if (x > 0) return -x * log(x);
   return x == 0 ? 0.0 : -td_op_dinf();
 }
-__device__ __forceinline__ double td_logit(double x) { return log(x / (1 - x)); }
-__device__ __forceinline__ double td_xlogy(double x, double y) {
+static __device__ __forceinline__ double td_logit(double x) { return log(x / (1 - x)); }
+static __device__ __forceinline__ double td_xlogy(double x, double y) {
   if (y != y) return y;
   return x == 0 ? 0.0 : x * log(y);
 }
-__device__ __forceinline__ double td_xlog1py(double x, double y) {
+static __device__ __forceinline__ double td_xlog1py(double x, double y) {
   if (y != y) return y;
   return x == 0 ? 0.0 : x * log1p(y);
 }
 )TD"
          R"TD(
 // Bessel J0/J1: power series to |x| = 4, Miller's backward recurrence to 25, Hankel beyond.
-__device__ double td_bessel_j_series(int nu, double x) {
+static __device__ double td_bessel_j_series(int nu, double x) {
   const double q = -x * x / 4;
   double term = nu == 0 ? 1.0 : x / 2, sum = term;
   for (int k = 1; k < 60; ++k) {
@@ -368,7 +368,7 @@ __device__ double td_bessel_j_series(int nu, double x) {
   }
   return sum;
 }
-__device__ double td_bessel_j_miller(int nu, double x) {
+static __device__ double td_bessel_j_miller(int nu, double x) {
   const int start = 2 * ((int)x + 26);
   double next = 0, cur = 1e-300, sum = 0, j1 = 0;
   for (int k = start; k > 0; --k) {
@@ -386,7 +386,7 @@ __device__ double td_bessel_j_miller(int nu, double x) {
   }
   return (nu == 0 ? cur : j1) / (cur + 2 * sum);
 }
-__device__ double td_bessel_j_hankel(int nu, double x) {
+static __device__ double td_bessel_j_hankel(int nu, double x) {
   const double mu = 4.0 * nu * nu;
   double p = 1, q = 0, term = 1;
   for (int k = 1; k < 60; ++k) {
@@ -406,7 +406,7 @@ __device__ double td_bessel_j_hankel(int nu, double x) {
   const double sw = nu == 0 ? (s - c) * r : -(s + c) * r;
   return sqrt(2 / (3.141592653589793 * x)) * (p * cw - q * sw);
 }
-__device__ __noinline__ double td_bessel_j(int nu, double x) {
+static __device__ __noinline__ double td_bessel_j(int nu, double x) {
   if (x != x) return x;
   const double a = fabs(x);
   double v;
@@ -421,11 +421,11 @@ __device__ __noinline__ double td_bessel_j(int nu, double x) {
   }
   return nu == 1 && x < 0 ? -v : v;
 }
-__device__ __forceinline__ double td_bessel_j0(double x) { return td_bessel_j(0, x); }
-__device__ __forceinline__ double td_bessel_j1(double x) { return td_bessel_j(1, x); }
+static __device__ __forceinline__ double td_bessel_j0(double x) { return td_bessel_j(0, x); }
+static __device__ __forceinline__ double td_bessel_j1(double x) { return td_bessel_j(1, x); }
 
 // Hurwitz zeta (Cephes' method: the direct sum to q + 9, then Euler-Maclaurin).
-__device__ double td_zeta_positive(double s, double q) {
+static __device__ double td_zeta_positive(double s, double q) {
   const double kA[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,
                          -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,
                          1.1646782814350067249e14, -4.5979787224074726105e15,
@@ -459,7 +459,7 @@ __device__ double td_zeta_positive(double s, double q) {
   return sum;
 }
 // The n-th derivative of cot(y) as a polynomial of c = cot(y), n <= 59.
-__device__ double td_cot_derivative(int n, double c) {
+static __device__ double td_cot_derivative(int n, double c) {
   double p[62], q[62];
   const int size = n + 2;
   for (int j = 0; j < size; ++j) p[j] = 0;
@@ -478,7 +478,7 @@ __device__ double td_cot_derivative(int n, double c) {
   for (int j = size - 1; j >= 0; --j) v = v * c + p[j];
   return v;
 }
-__device__ double td_zeta_negative(double s, double q) {
+static __device__ double td_zeta_negative(double s, double q) {
   const int n = (int)s - 1;
   const double r = fmod(q, 1.0);
   const double c = cospi(r) / sinpi(r);
@@ -486,7 +486,7 @@ __device__ double td_zeta_negative(double s, double q) {
   const double scale = exp(s * log(3.141592653589793) - lgamma(s));
   return odd * td_zeta_positive(s, 1 - q) + odd * scale * td_cot_derivative(n, c);
 }
-__device__ __noinline__ double td_zeta(double s, double q) {
+static __device__ __noinline__ double td_zeta(double s, double q) {
   if (s != s || q != q) return td_op_dnan();
   if (s == 1) return td_op_dinf();
   if (s < 1) return td_op_dnan();
@@ -502,7 +502,7 @@ __device__ __noinline__ double td_zeta(double s, double q) {
 )TD"
          R"TD(
 // Regularized incomplete gamma P(a, x) and Q(a, x) (Cephes' choice of series and fraction).
-__device__ double td_log1pmx(double d) {
+static __device__ double td_log1pmx(double d) {
   if (fabs(d) >= 0.5) return log1p(d) - d;
   double power = d * d, sum = 0;
   for (int k = 2; k < 200; ++k) {
@@ -513,7 +513,7 @@ __device__ double td_log1pmx(double d) {
   }
   return sum;
 }
-__device__ double td_stirling_correction(double a) {
+static __device__ double td_stirling_correction(double a) {
   const double z = 1 / (a * a);
   return (1.0 / 12 -
           z * (1.0 / 360 -
@@ -523,13 +523,13 @@ __device__ double td_stirling_correction(double a) {
                               z * (691.0 / 360360 - z * (1.0 / 156 - z * 3617.0 / 122400))))))) /
          a;
 }
-__device__ double td_igam_log_factor(double a, double x) {
+static __device__ double td_igam_log_factor(double a, double x) {
   if (a < 10) return a * log(x) - x - lgamma(a);
   return a * td_log1pmx((x - a) / a) + 0.5 * log(a / (2 * 3.141592653589793)) -
          td_stirling_correction(a);
 }
 // lgamma(1 + a), accurate for small |a|: the Taylor series with zeta(k).
-__device__ double td_lgam1p(double a) {
+static __device__ double td_lgam1p(double a) {
   double shift = 0;
   if (fabs(a) > 0.5) {
     if (!(fabs(a - 1) < 0.5)) return lgamma(1 + a);
@@ -560,7 +560,7 @@ __device__ double td_lgam1p(double a) {
   }
   return shift + sum;
 }
-__device__ double td_igam_series(double a, double x) {
+static __device__ double td_igam_series(double a, double x) {
   double term = 1 / a, sum = term;
   for (long long n = 1; n < 20000000; ++n) {
     term *= x / (a + (double)n);
@@ -569,7 +569,7 @@ __device__ double td_igam_series(double a, double x) {
   }
   return sum * exp(td_igam_log_factor(a, x));
 }
-__device__ double td_igamc_fraction(double a, double x) {
+static __device__ double td_igamc_fraction(double a, double x) {
   const double tiny = 1e-300;
   double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
   for (long long i = 1; i < 20000000; ++i) {
@@ -586,7 +586,7 @@ __device__ double td_igamc_fraction(double a, double x) {
   }
   return h * exp(td_igam_log_factor(a, x));
 }
-__device__ double td_igamc_series(double a, double x) {
+static __device__ double td_igamc_series(double a, double x) {
   double fac = 1, sum = 0;
   for (int n = 1; n < 2000; ++n) {
     fac *= -x / n;
@@ -598,7 +598,7 @@ __device__ double td_igamc_series(double a, double x) {
   return -expm1(a * logx - td_lgam1p(a)) - exp(a * logx - lgamma(a)) * sum;
 }
 // The edge values shared by P and Q; true (and P in *p) when one applies.
-__device__ bool td_igam_edge(double a, double x, double* p) {
+static __device__ bool td_igam_edge(double a, double x, double* p) {
   if (a != a || x != x || a < 0 || x < 0) {
     *p = td_op_dnan();
   } else if (a == 0) {
@@ -614,14 +614,14 @@ __device__ bool td_igam_edge(double a, double x, double* p) {
   }
   return true;
 }
-__device__ __noinline__ double td_gammaincc(double a, double x) {
+static __device__ __noinline__ double td_gammaincc(double a, double x) {
   double p;
   if (td_igam_edge(a, x, &p)) return p != p ? p : 1 - p;
   if (x > 1.1) return x < a ? 1 - td_igam_series(a, x) : td_igamc_fraction(a, x);
   if (x <= 0.5) return -0.4 / log(x) < a ? 1 - td_igam_series(a, x) : td_igamc_series(a, x);
   return x * 1.1 < a ? 1 - td_igam_series(a, x) : td_igamc_series(a, x);
 }
-__device__ __noinline__ double td_gammainc(double a, double x) {
+static __device__ __noinline__ double td_gammainc(double a, double x) {
   double p;
   if (td_igam_edge(a, x, &p)) return p;
   if (x > 1 && x > a) return 1 - td_gammaincc(a, x);

@@ -163,7 +163,8 @@ void CuptiTracer::finish(const engine::RunProfile& profile, cudaStream_t stream)
   cuptiActivityPopExternalCorrelationId(kStepKind, &last);
   pushed_ = false;
   cudaStreamSynchronize(stream);
-  cuptiActivityFlushAll(0);
+  // Forced: buffers still being filled are flushed too, so this run's records are all here.
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::vector<DeviceWork> work;
   std::unordered_map<uint32_t, uint64_t> external;
   {
