@@ -61,8 +61,20 @@ LineGeo lines_over(const engine::TensorValue& x, const bool* reduced) {
   return g;
 }
 
+namespace {
+LaunchHook& launch_hook() {
+  static LaunchHook hook;
+  return hook;
+}
+}  // namespace
+
+void set_launch_hook_for_tests(LaunchHook hook) {
+  launch_hook() = std::move(hook);
+}
+
 void launch_named(CudaContext& ctx, const std::string& source, const char* name, dim3 grid,
                   dim3 block, void** args) {
+  if (const LaunchHook& hook = launch_hook()) return hook(source, name, grid, block, args);
   launch(ctx.kernels.kernel(source, name), grid, block, args, 0, ctx.stream, name);
 }
 

@@ -1,7 +1,9 @@
 // prod, argmax and argmin kernels run on the CPU (sort_emulation.h), for the dtypes listed below.
 #include <catch2/catch.hpp>
 
+#include "engine/backends/cuda/sort_sources.h"
 #include "tests/unit/cuda/sort_emulation.h"
+#include "tests/unit/cuda/sort_emulation_dispatch.h"
 
 namespace reduce_float32 {
 #include "reduce_float32.cu"
@@ -72,6 +74,52 @@ namespace reduce_complex128 {
 }  // namespace reduce_complex128
 #undef IS_FLOAT
 #undef IS_COMPLEX
+
+namespace reduce_int32 {
+#include "reduce_int32.cu"
+#include "tests/unit/cuda/sort_emulation_reduce.inc"
+}  // namespace reduce_int32
+#undef IS_FLOAT
+#undef IS_COMPLEX
+
+bool emu_reduce_dispatch(const std::string& source, const std::string& name, unsigned block,
+                         void** args) {
+  using tensord::ir::DType;
+  if (&source == &tensord::cuda::reduce_source(DType::Float32)) {
+    return reduce_float32::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::reduce_source(DType::Float16)) {
+    return reduce_float16::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::reduce_source(DType::BFloat16)) {
+    return reduce_bfloat16::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::reduce_source(DType::Float64)) {
+    return reduce_float64::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::reduce_source(DType::Int64)) {
+    return reduce_int64::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::reduce_source(DType::Int8)) {
+    return reduce_int8::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::reduce_source(DType::UInt8)) {
+    return reduce_uint8::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::reduce_source(DType::Bool)) {
+    return reduce_bool::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::reduce_source(DType::Complex64)) {
+    return reduce_complex64::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::reduce_source(DType::Complex128)) {
+    return reduce_complex128::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::reduce_source(DType::Int32)) {
+    return reduce_int32::emu_dispatch(name, block, args);
+  }
+  return false;
+}
 
 TEST_CASE("prod/argmax/argmin kernels match sequential loops (CPU emulation)") {
   INFO("float32");

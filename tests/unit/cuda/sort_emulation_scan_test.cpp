@@ -2,7 +2,9 @@
 // the dtypes listed below.
 #include <catch2/catch.hpp>
 
+#include "engine/backends/cuda/sort_sources.h"
 #include "tests/unit/cuda/sort_emulation.h"
+#include "tests/unit/cuda/sort_emulation_dispatch.h"
 
 namespace scan_float32 {
 #include "scan_float32.cu"
@@ -59,6 +61,36 @@ namespace scan_int64 {
 }  // namespace scan_int64
 #undef IS_FLOAT
 #undef IS_COMPLEX
+
+bool emu_scan_dispatch(const std::string& source, const std::string& name, unsigned block,
+                       void** args) {
+  using tensord::ir::DType;
+  if (&source == &tensord::cuda::scan_source(DType::Float32)) {
+    return scan_float32::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::scan_source(DType::Float16)) {
+    return scan_float16::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::scan_source(DType::BFloat16)) {
+    return scan_bfloat16::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::scan_source(DType::Float64)) {
+    return scan_float64::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::scan_source(DType::Int32)) {
+    return scan_int32::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::scan_source(DType::UInt8)) {
+    return scan_uint8::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::scan_source(DType::Bool)) {
+    return scan_bool::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::scan_source(DType::Int64)) {
+    return scan_int64::emu_dispatch(name, block, args);
+  }
+  return false;
+}
 
 TEST_CASE("scan kernels match the CPU's sequential steps (CPU emulation)") {
   INFO("float32");

@@ -2,7 +2,9 @@
 // for the dtypes listed below.
 #include <catch2/catch.hpp>
 
+#include "engine/backends/cuda/sort_sources.h"
 #include "tests/unit/cuda/sort_emulation.h"
+#include "tests/unit/cuda/sort_emulation_dispatch.h"
 
 namespace net {
 #include "sort_network.cu"
@@ -77,6 +79,68 @@ namespace sort_int32 {
 }  // namespace sort_int32
 #undef IS_FLOAT
 #undef IS_COMPLEX
+
+bool emu_sort_dispatch(const std::string& source, const std::string& name, unsigned block,
+                       void** args) {
+  using tensord::ir::DType;
+  if (&source == &tensord::cuda::sort_network_source()) {
+    auto arg = [&](int i) { return args[i]; };
+    if (name == "sort_chunks" || name == "sort_merge") {
+      const bool merge = name == "sort_merge";
+      emu_launch(1, block, [&] {
+        auto* keys = *static_cast<net::u64**>(arg(0));
+        auto* idx = *static_cast<net::i64**>(arg(1));
+        const auto total = *static_cast<net::i64*>(arg(2)), p = *static_cast<net::i64*>(arg(3));
+        const auto k = *static_cast<net::i64*>(arg(4));
+        if (merge)
+          net::sort_merge(keys, idx, total, p, k);
+        else
+          net::sort_chunks(keys, idx, total, p, k);
+      });
+      return true;
+    }
+    if (name == "sort_step") {
+      emu_launch(2, block, [&] {
+        net::sort_step(*static_cast<net::u64**>(arg(0)), *static_cast<net::i64**>(arg(1)),
+                       *static_cast<net::i64*>(arg(2)), *static_cast<net::i64*>(arg(3)),
+                       *static_cast<net::i64*>(arg(4)), *static_cast<net::i64*>(arg(5)));
+      });
+      return true;
+    }
+    return false;
+  }
+  if (&source == &tensord::cuda::sort_source(DType::Float32)) {
+    return sort_float32::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::sort_source(DType::Float16)) {
+    return sort_float16::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::sort_source(DType::BFloat16)) {
+    return sort_bfloat16::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::sort_source(DType::Float64)) {
+    return sort_float64::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::sort_source(DType::Int8)) {
+    return sort_int8::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::sort_source(DType::Int64)) {
+    return sort_int64::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::sort_source(DType::Bool)) {
+    return sort_bool::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::sort_source(DType::UInt8)) {
+    return sort_uint8::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::sort_source(DType::Int16)) {
+    return sort_int16::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::sort_source(DType::Int32)) {
+    return sort_int32::emu_dispatch(name, block, args);
+  }
+  return false;
+}
 
 TEST_CASE("sorting kernels match stable sorts (CPU emulation)") {
   INFO("float32");
