@@ -121,10 +121,16 @@ class EmuPool {
   bool stop_ = false;
 };
 
+// One pool for every launch of the process (a static inside emu_launch would be one per lambda).
+inline EmuPool& emu_pool() {
+  static EmuPool pool;
+  return pool;
+}
+
 // Runs f() as every thread of `grid` blocks of `block` threads, block after block.
 template <class F>
 void emu_launch(unsigned grid, unsigned block, F f) {
-  static EmuPool pool;
+  EmuPool& pool = emu_pool();
   gridDim.x = grid;
   blockDim.x = block;
   for (unsigned b = 0; b < grid; ++b) {
