@@ -199,6 +199,9 @@ class Writer {
       if (in.kind == Kind::Op && !cuda_expressible(in.op, args, in.dtype)) {
         unsupported(in.op, args, in.dtype);
       }
+      if (in.kind == Kind::Reduce && k_.inner_rank == 0) {
+        throw Error(ErrorCode::Internal, "a reduction in a pointwise loop kernel");
+      }
       if (in.kind == Kind::Reduce && !cuda_expressible_reduction(in.op, args[0], in.dtype)) {
         unsupported(in.op, args, in.dtype);
       }
@@ -216,6 +219,14 @@ class Writer {
   }
 
   const Operand& operand(int o) const { return o < ni_ ? k_.inputs[o] : k_.outputs[o - ni_]; }
+  // Values computed per element inside passes: everything but constants in a pointwise kernel.
+  bool row(uint32_t v) const {
+    const Instr& in = k_.body[v];
+    return in.kind != Kind::Const && (in.level == Level::Row || k_.inner_rank == 0);
+  }
+  bool row_output(size_t o) const {
+    return k_.outputs[o].level == Level::Row || k_.inner_rank == 0;
+  }
   void line(const std::string& s) { out_ += s + "\n"; }
   static std::string num(int64_t v) { return std::to_string(v); }
   std::string stride(int o, int d) const { return "p.w[" + num(w_.stride(o, d)) + "]"; }
@@ -224,7 +235,7 @@ class Writer {
   std::string ref(uint32_t v) const {
     const Instr& in = k_.body[v];
     if (in.kind == Kind::Const) return "c" + num(v);
-    return in.level == Level::Row ? "v" + num(v) + "[u]" : "o" + num(v);
+    return row(v) ? "v" + num(v) + "[u]" : "o" + num(v);
   }
 
   std::string expr(const Instr& in) const {
@@ -303,7 +314,7 @@ class Writer {
       const uint32_t v = stack.back();
       stack.pop_back();
       const Instr& in = k_.body[v];
-      if (need[v] || in.level != Level::Row || in.kind == Kind::Const) continue;
+      if (need[v] || !row(v)) continue;
       need[v] = true;
       for (uint32_t a : in.args) stack.push_back(a);
     }
@@ -335,7 +346,7 @@ class Writer {
     if (multi()) {
       std::string s = "    td_i64";
       for (int d = d0; d < r_; ++d)
-        s += std::string(d > d0 ? "," : "") + " k" + num(d) + " = l" + num(d);
+        s += std::string(d > d0 ? "," : "") + " k" + num(d) + " = lc" + num(d);
       line(s + ";");
     }
     line("    for (td_i64 e0 = lane; e0 < n; e0 += grp * TD_U) {");
@@ -356,7 +367,7 @@ class Writer {
         body += "f" + num(o) + "[u] = " + offset_from_coordinates(o) + "; ";
       }
       line("#pragma unroll");
-      line("      for (int u = 0; u < TD_U; ++u) { " + body + advance("k", "s", d0, r_) + " }");
+      line("      for (int u = 0; u < TD_U; ++u) { " + body + advance("k", "ls", d0, r_) + " }");
     }
     for (uint32_t v = 0; v < k_.body.size(); ++v) {
       if (need[v]) row_instr(v);
@@ -369,7 +380,7 @@ class Writer {
   std::vector<uint32_t> row_results() const {
     std::vector<uint32_t> t;
     for (size_t o = 0; o < k_.outputs.size(); ++o) {
-      if (k_.outputs[o].level == Level::Row) t.push_back(k_.results[o]);
+      if (row_output(o)) t.push_back(k_.results[o]);
     }
     return t;
   }
@@ -377,7 +388,7 @@ class Writer {
   void store_rows() {
     std::vector<int> stored;
     for (size_t o = 0; o < k_.outputs.size(); ++o) {
-      if (k_.outputs[o].level == Level::Row) stored.push_back(ni_ + static_cast<int>(o));
+      if (row_output(o)) stored.push_back(ni_ + static_cast<int>(o));
     }
     pass(cone(row_results()), stored, [&] {
       for (int o : stored) {
@@ -396,8 +407,8 @@ class Writer {
     line("  const td_i64 lane = (td_i64)blockIdx.x * blockDim.x + threadIdx.x;");
     line("  const td_i64 grp = (td_i64)gridDim.x * blockDim.x;");
     if (multi()) {
-      decompose("l", 0, r_, "lane", "n > 0");
-      decompose("s", 0, r_, "grp", "n > 0");
+      decompose("lc", 0, r_, "lane", "n > 0");
+      decompose("ls", 0, r_, "grp", "n > 0");
     }
     store_rows();
   }
@@ -419,18 +430,18 @@ class Writer {
     line("  const td_i64 row0 = (td_i64)blockIdx.x * per_block + threadIdx.x / grp;");
     line("  const td_i64 rstep = (td_i64)gridDim.x * per_block;");
     if (ro > 1) {
-      decompose("m", 0, ro, "row0", "true");
-      decompose("t", 0, ro, "rstep", "true");
+      decompose("oc", 0, ro, "row0", "true");
+      decompose("os", 0, ro, "rstep", "true");
     }
     if (multi()) {
-      decompose("l", ro, r_, "lane", "n > 0");
-      decompose("s", ro, r_, "grp", "n > 0");
+      decompose("lc", ro, r_, "lane", "n > 0");
+      decompose("ls", ro, r_, "grp", "n > 0");
     }
     line("  for (td_i64 r = row0; r < rows; r += rstep) {");
     for (int o = 0; o < n_; ++o) {
       std::string b = ro == 1 ? "r * " + stride(o, 0) : "0";
       if (ro > 1) {
-        for (int d = 0; d < ro; ++d) b += " + m" + num(d) + " * " + stride(o, d);
+        for (int d = 0; d < ro; ++d) b += " + oc" + num(d) + " * " + stride(o, d);
       }
       line("  const td_i64 b" + num(o) + " = " + b + ";");
     }
@@ -453,7 +464,7 @@ class Writer {
       line("  if (lane == 0) q" + q + "[b" + q +
            "] = " + to_storage(k_.outputs[o].dtype, ref(k_.results[o])) + ";");
     }
-    if (ro > 1) line("  " + advance("m", "t", 0, ro));
+    if (ro > 1) line("  " + advance("oc", "os", 0, ro));
     line("  }");
   }
 
@@ -469,7 +480,7 @@ class Writer {
                                  : extreme(is_half(x) ? DType::Float32 : x, in.op == Op::max);
     const std::string lift =
         int_sum ? "(td_u64)(td_i64)(" + ref(arg) + ")" : "(" + acc + ")(" + ref(arg) + ")";
-    const std::string a = "a" + num(v), t = "t" + num(v);
+    const std::string a = "acc" + num(v), t = "red" + num(v);
     line("  " + acc + " " + a + "[TD_U];");
     line("#pragma unroll");
     line("  for (int u = 0; u < TD_U; ++u) " + a + "[u] = " + init + ";");

@@ -129,28 +129,28 @@ __device__ void reduce_finish(i64 lines, i64 splits, const typename P::Acc* part
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) prod_thread(LineGeo g, const In* x, POut* out) {
+KERNEL void __launch_bounds__(256) prod_thread(LineGeo g, const In* x, POut* out) {
   reduce_thread<ProdP>(g, x, out, 0);
 }
-extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
+KERNEL void __launch_bounds__(REDUCE_THREADS)
 prod_block(LineGeo g, const In* x, POut* out, PAcc* partial, i64 splits, i64 chunk) {
   reduce_block<ProdP>(g, x, out, partial, splits, chunk, 0);
 }
-extern "C" __global__ void __launch_bounds__(256)
+KERNEL void __launch_bounds__(256)
 prod_finish(i64 lines, i64 splits, const PAcc* partial, POut* out) {
   reduce_finish<ProdP>(lines, splits, partial, out, 0);
 }
 
 #if !IS_COMPLEX
-extern "C" __global__ void __launch_bounds__(256)
+KERNEL void __launch_bounds__(256)
 arg_thread(LineGeo g, const In* x, i64* out, int is_max) {
   reduce_thread<ArgP>(g, x, out, is_max);
 }
-extern "C" __global__ void __launch_bounds__(REDUCE_THREADS)
+KERNEL void __launch_bounds__(REDUCE_THREADS)
 arg_block(LineGeo g, const In* x, i64* out, AAcc* partial, i64 splits, i64 chunk, int is_max) {
   reduce_block<ArgP>(g, x, out, partial, splits, chunk, is_max);
 }
-extern "C" __global__ void __launch_bounds__(256)
+KERNEL void __launch_bounds__(256)
 arg_finish(i64 lines, i64 splits, const AAcc* partial, i64* out, int is_max) {
   reduce_finish<ArgP>(lines, splits, partial, out, is_max);
 }

@@ -123,23 +123,23 @@ __device__ void scan_block(const LineGeo& g, const In* x, typename P::Out* out, 
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) cum_thread(LineGeo g, const In* x, COut* out, int op) {
+KERNEL void __launch_bounds__(256) cum_thread(LineGeo g, const In* x, COut* out, int op) {
   scan_thread<CumP>(g, x, out, 0, op);
 }
-extern "C" __global__ void __launch_bounds__(SCAN_THREADS) cum_block(LineGeo g, const In* x, COut* out, int op) {
+KERNEL void __launch_bounds__(SCAN_THREADS) cum_block(LineGeo g, const In* x, COut* out, int op) {
   scan_block<CumP>(g, x, out, 0, op);
 }
-extern "C" __global__ void __launch_bounds__(256) lcse_thread(LineGeo g, const In* x, LOut* out) {
+KERNEL void __launch_bounds__(256) lcse_thread(LineGeo g, const In* x, LOut* out) {
   scan_thread<LcseP>(g, x, out, 0, 0);
 }
-extern "C" __global__ void __launch_bounds__(SCAN_THREADS) lcse_block(LineGeo g, const In* x, LOut* out) {
+KERNEL void __launch_bounds__(SCAN_THREADS) lcse_block(LineGeo g, const In* x, LOut* out) {
   scan_block<LcseP>(g, x, out, 0, 0);
 }
-extern "C" __global__ void __launch_bounds__(256)
+KERNEL void __launch_bounds__(256)
 cmx_thread(LineGeo g, const In* x, In* values, i64* indices, int is_max) {
   scan_thread<CmxP>(g, x, values, indices, is_max);
 }
-extern "C" __global__ void __launch_bounds__(SCAN_THREADS)
+KERNEL void __launch_bounds__(SCAN_THREADS)
 cmx_block(LineGeo g, const In* x, In* values, i64* indices, int is_max) {
   scan_block<CmxP>(g, x, values, indices, is_max);
 }

@@ -61,8 +61,20 @@ LineGeo lines_over(const engine::TensorValue& x, const bool* reduced) {
   return g;
 }
 
+namespace {
+LaunchHook& launch_hook() {
+  static LaunchHook hook;
+  return hook;
+}
+}  // namespace
+
+void set_launch_hook_for_tests(LaunchHook hook) {
+  launch_hook() = std::move(hook);
+}
+
 void launch_named(CudaContext& ctx, const std::string& source, const char* name, dim3 grid,
                   dim3 block, void** args) {
+  if (const LaunchHook& hook = launch_hook()) return hook(source, name, grid, block, args);
   launch(ctx.kernels.kernel(source, name), grid, block, args, 0, ctx.stream, name);
 }
 
@@ -122,8 +134,17 @@ __device__ __forceinline__ i64 global_threads() {
   return (i64)gridDim.x * blockDim.x;
 }
 
+// Entry points: extern "C" kernels for NVRTC. Compiled as host C++ (the CPU emulation test,
+// tests/unit/cuda/sort_emulation_test.cpp) they are plain functions, one set per namespace.
+#ifdef __CUDACC_RTC__
+#define KERNEL extern "C" __global__
+#else
+#define KERNEL __global__
+#endif
+
 // 16-bit floats: hardware conversions (round to nearest even) for float16; bfloat16 by bits,
-// exactly as engine/ir/half.h.
+// exactly as engine/ir/half.h (whose float16 code the host path uses).
+#ifdef __CUDACC_RTC__
 __device__ __forceinline__ float h2f(u16 h) {
   float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
@@ -134,6 +155,10 @@ __device__ __forceinline__ u16 f2h(float f) {
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
   return h;
 }
+#else
+inline float h2f(u16 h) { return tensord::ir::Float16::to_float(h); }
+inline u16 f2h(float f) { return tensord::ir::Float16::from_float(f); }
+#endif
 __device__ __forceinline__ float b2f(u16 b) { return __uint_as_float(((u32)b) << 16); }
 __device__ __forceinline__ u16 f2b(float f) {
   u32 x = __float_as_uint(f);

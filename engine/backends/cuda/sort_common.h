@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "engine/backends/cuda/cuda_context.h"
@@ -58,6 +59,13 @@ std::string dtype_prelude(ir::DType t);
 // the context's stream (args as cudaLaunchKernel wants them: one pointer per parameter).
 void launch_named(CudaContext& ctx, const std::string& source, const char* name, dim3 grid,
                   dim3 block, void** args);
+
+// Test seam: while set, launch_named hands (source, name, grid, block, args) to the hook instead
+// of loading and launching (tests/unit/cuda/sort_emulation_families_test.cpp runs the kernels
+// on the CPU through it). Not for production use; not thread-safe.
+using LaunchHook = std::function<void(const std::string& source, const char* name, dim3 grid,
+                                      dim3 block, void** args)>;
+void set_launch_hook_for_tests(LaunchHook hook);
 
 // Error(Unsupported): "the CUDA backend has no <op> kernel for <dtype>".
 [[noreturn]] void throw_unsupported_on_cuda(ir::Op op, ir::DType dtype);

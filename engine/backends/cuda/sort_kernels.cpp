@@ -75,19 +75,19 @@ __device__ void chunk_sort(u64* keys, i64* idx, i64 total, i64 P, i64 kmax, i64 
   }
 }
 
-extern "C" __global__ void __launch_bounds__(SORT_THREADS)
+KERNEL void __launch_bounds__(SORT_THREADS)
 sort_chunks(u64* keys, i64* idx, i64 total, i64 P, i64 kmax) {
   chunk_sort(keys, idx, total, P, kmax, 0);
 }
 
-extern "C" __global__ void __launch_bounds__(SORT_THREADS)
+KERNEL void __launch_bounds__(SORT_THREADS)
 sort_merge(u64* keys, i64* idx, i64 total, i64 P, i64 k) {
   chunk_sort(keys, idx, total, P, 0, k);
 }
 
 // One compare-exchange step (k, j) with j >= SORT_CHUNK over the whole array (total is a
 // multiple of P here).
-extern "C" __global__ void __launch_bounds__(256)
+KERNEL void __launch_bounds__(256)
 sort_step(u64* keys, i64* idx, i64 total, i64 P, i64 k, i64 j) {
   for (i64 t = global_thread(); t < total / 2; t += global_threads()) {
     const i64 i = 2 * t - (t & (j - 1));
@@ -107,7 +107,7 @@ sort_step(u64* keys, i64* idx, i64 total, i64 P, i64 k, i64 j) {
 constexpr const char* kPerDType = R"(
 // Keys of line `line` padded to P: real elements (complemented when descending), then padding
 // that sorts after everything (the largest key and position).
-extern "C" __global__ void __launch_bounds__(256)
+KERNEL void __launch_bounds__(256)
 sort_load(LineGeo g, const In* x, u64* keys, i64* idx, i64 P, int descending) {
   const i64 total = g.lines * P;
   for (i64 e = global_thread(); e < total; e += global_threads()) {
@@ -125,7 +125,7 @@ sort_load(LineGeo g, const In* x, u64* keys, i64* idx, i64 P, int descending) {
 
 // Outputs s = 0 .. m-1 of every line from sorted position first + s: sort, argsort, topk,
 // kthvalue. values or indices may be null.
-extern "C" __global__ void __launch_bounds__(256)
+KERNEL void __launch_bounds__(256)
 sort_gather(LineGeo g, const In* x, const i64* idx, i64 P, i64 first, In* values, i64* indices) {
   const i64 total = g.lines * g.m;
   for (i64 e = global_thread(); e < total; e += global_threads()) {
@@ -153,7 +153,7 @@ __device__ __forceinline__ i64 finite_count(const u64* k, i64 n) {
 #endif
 }
 
-extern "C" __global__ void __launch_bounds__(256)
+KERNEL void __launch_bounds__(256)
 sort_select(LineGeo g, const In* x, const u64* keys, const i64* idx, i64 P, int op, In* values,
             i64* indices) {
   for (i64 line = global_thread(); line < g.lines; line += global_threads()) {
@@ -193,7 +193,7 @@ __device__ __forceinline__ double lerp_d(double a, double b, double w) {
 }
 
 // out[j * lines + line]: quantile q[j] of the line (interpolation `mode` as docs/ops.md).
-extern "C" __global__ void __launch_bounds__(256)
+KERNEL void __launch_bounds__(256)
 sort_quantile(LineGeo g, const In* x, const u64* keys, const i64* idx, i64 P, const double* q,
               i64 nq, int mode, int skip_nan, In* out) {
   const i64 total = g.lines * nq;

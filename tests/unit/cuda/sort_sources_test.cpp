@@ -7,9 +7,11 @@
 #include <string>
 
 #include "engine/backends/cuda/cuda_kernel_cache.h"
+#include "engine/backends/cuda/cuda_ops.h"
 #include "engine/backends/cuda/nvrtc_compiler.h"
 #include "engine/backends/cuda/sort_common.h"
 #include "engine/backends/cuda/sort_sources.h"
+#include "engine/ir/error.h"
 
 namespace tensord::cuda::test {
 namespace {
@@ -130,6 +132,46 @@ TEST_CASE("lines over a set of reduced dims; size-1 dims dropped") {
   CHECK(next_pow2(1) == 1);
   CHECK(next_pow2(5) == 8);
   CHECK(next_pow2(2048) == 2048);
+}
+
+// The families decide before touching the device: ops they do not own go to the next family,
+// dtypes they lack are Unsupported with op and dtype named. No GPU needed.
+TEST_CASE("the reduce, scan and sort families claim their ops and name what they lack") {
+  CudaKernelCache cache(CudaKernelCacheOptions{});
+  FamilyStates states;
+  CudaContext ctx{0, 90, 1, nullptr, cache, states, engine::Float32MatmulPrecision::Highest, {}};
+  auto node = [](ir::Op op, ir::Attrs attrs = {}) {
+    ir::Node n;
+    n.op = op;
+    n.attrs = std::move(attrs);
+    return n;
+  };
+  const engine::TensorValue x = view({4}, {1});
+  const engine::TensorValue xs[] = {x};
+  const engine::TensorValue outs[] = {x, x};
+  for (ir::Op op : {ir::Op::sum, ir::Op::max, ir::Op::min, ir::Op::add, ir::Op::matmul}) {
+    CHECK_FALSE(run_reduce(ctx, node(op), xs, outs));
+    CHECK_FALSE(run_scan(ctx, node(op), xs, outs));
+    CHECK_FALSE(run_sort(ctx, node(op), xs, outs));
+  }
+  engine::TensorValue c = x;
+  c.type.dtype = ir::DType::Complex64;
+  const engine::TensorValue cs[] = {c};
+  auto unsupported = [&](auto family, ir::Op op, ir::Attrs attrs, size_t n_out) {
+    try {
+      family(ctx, node(op, std::move(attrs)), Values(cs), Values(outs, n_out));
+      FAIL("no error for " << ir::name(op));
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::Unsupported);
+      CHECK(e.message().find(std::string(ir::name(op))) != std::string::npos);
+      CHECK(e.message().find("complex64") != std::string::npos);
+    }
+  };
+  unsupported(run_reduce, ir::Op::argmax, {}, 1);
+  unsupported(run_scan, ir::Op::cumsum, {{ir::Attr::axis, int64_t{0}}}, 1);
+  unsupported(run_scan, ir::Op::cummax, {{ir::Attr::axis, int64_t{0}}}, 2);
+  unsupported(run_sort, ir::Op::sort, {}, 2);
+  unsupported(run_sort, ir::Op::median, {}, 1);
 }
 
 }  // namespace
