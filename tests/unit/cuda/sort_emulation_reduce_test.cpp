@@ -1,6 +1,9 @@
 // prod, argmax and argmin kernels run on the CPU (sort_emulation.h), for the dtypes listed below.
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <utility>
+
 #include "engine/backends/cuda/sort_sources.h"
 #include "tests/unit/cuda/sort_emulation.h"
 #include "tests/unit/cuda/sort_emulation_dispatch.h"
@@ -121,315 +124,38 @@ bool emu_reduce_dispatch(const std::string& source, const std::string& name, uns
   return false;
 }
 
+namespace {
+// lines x n, the line along rows or columns, 0 splits: one thread per line, else blocks.
+struct ReduceCase {
+  long long lines, n;
+  unsigned seed;
+  bool columns;
+  long long splits;
+  const char* only;  // nullptr: every dtype
+};
+constexpr ReduceCase kCases[] = {
+    {5, 7, 1, false, 0, nullptr},  {4, 33, 2, true, 0, nullptr},    {3, 1000, 3, false, 1, nullptr},
+    {3, 700, 4, true, 1, nullptr}, {2, 5000, 5, false, 3, nullptr}, {1, 1, 7, false, 1, nullptr},
+};
+}  // namespace
+
 TEST_CASE("prod/argmax/argmin kernels match sequential loops (CPU emulation)") {
-  INFO("float32");
-  {
-    const EmuFailures f = reduce_float32::emu_reduce(5, 7, 1, false, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float32::emu_reduce(4, 33, 2, true, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float32::emu_reduce(3, 1000, 3, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float32::emu_reduce(3, 700, 4, true, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float32::emu_reduce(2, 5000, 5, false, 3);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float32::emu_reduce(1, 1, 7, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("float16");
-  {
-    const EmuFailures f = reduce_float16::emu_reduce(5, 7, 1, false, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float16::emu_reduce(4, 33, 2, true, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float16::emu_reduce(3, 1000, 3, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float16::emu_reduce(3, 700, 4, true, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float16::emu_reduce(2, 5000, 5, false, 3);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float16::emu_reduce(1, 1, 7, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("bfloat16");
-  {
-    const EmuFailures f = reduce_bfloat16::emu_reduce(5, 7, 1, false, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_bfloat16::emu_reduce(4, 33, 2, true, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_bfloat16::emu_reduce(3, 1000, 3, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_bfloat16::emu_reduce(3, 700, 4, true, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_bfloat16::emu_reduce(2, 5000, 5, false, 3);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_bfloat16::emu_reduce(1, 1, 7, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("float64");
-  {
-    const EmuFailures f = reduce_float64::emu_reduce(5, 7, 1, false, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float64::emu_reduce(4, 33, 2, true, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float64::emu_reduce(3, 1000, 3, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float64::emu_reduce(3, 700, 4, true, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float64::emu_reduce(2, 5000, 5, false, 3);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_float64::emu_reduce(1, 1, 7, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("int64");
-  {
-    const EmuFailures f = reduce_int64::emu_reduce(5, 7, 1, false, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_int64::emu_reduce(4, 33, 2, true, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_int64::emu_reduce(3, 1000, 3, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_int64::emu_reduce(3, 700, 4, true, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_int64::emu_reduce(2, 5000, 5, false, 3);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_int64::emu_reduce(1, 1, 7, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("int8");
-  {
-    const EmuFailures f = reduce_int8::emu_reduce(5, 7, 1, false, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_int8::emu_reduce(4, 33, 2, true, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_int8::emu_reduce(3, 1000, 3, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_int8::emu_reduce(3, 700, 4, true, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_int8::emu_reduce(2, 5000, 5, false, 3);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_int8::emu_reduce(1, 1, 7, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("uint8");
-  {
-    const EmuFailures f = reduce_uint8::emu_reduce(5, 7, 1, false, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_uint8::emu_reduce(4, 33, 2, true, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_uint8::emu_reduce(3, 1000, 3, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_uint8::emu_reduce(3, 700, 4, true, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_uint8::emu_reduce(2, 5000, 5, false, 3);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_uint8::emu_reduce(1, 1, 7, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("bool");
-  {
-    const EmuFailures f = reduce_bool::emu_reduce(5, 7, 1, false, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_bool::emu_reduce(4, 33, 2, true, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_bool::emu_reduce(3, 1000, 3, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_bool::emu_reduce(3, 700, 4, true, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_bool::emu_reduce(2, 5000, 5, false, 3);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_bool::emu_reduce(1, 1, 7, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("complex64");
-  {
-    const EmuFailures f = reduce_complex64::emu_reduce(5, 7, 1, false, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_complex64::emu_reduce(4, 33, 2, true, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_complex64::emu_reduce(3, 1000, 3, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_complex64::emu_reduce(3, 700, 4, true, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_complex64::emu_reduce(2, 5000, 5, false, 3);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_complex64::emu_reduce(1, 1, 7, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("complex128");
-  {
-    const EmuFailures f = reduce_complex128::emu_reduce(5, 7, 1, false, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_complex128::emu_reduce(4, 33, 2, true, 0);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_complex128::emu_reduce(3, 1000, 3, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_complex128::emu_reduce(3, 700, 4, true, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_complex128::emu_reduce(2, 5000, 5, false, 3);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = reduce_complex128::emu_reduce(1, 1, 7, false, 1);
-    INFO(f.first);
-    CHECK(f.count == 0);
+  using Run = EmuFailures (*)(long long, long long, unsigned, bool, long long);
+  const std::pair<const char*, Run> runs[] = {
+      {"float32", reduce_float32::emu_reduce},     {"float16", reduce_float16::emu_reduce},
+      {"bfloat16", reduce_bfloat16::emu_reduce},   {"float64", reduce_float64::emu_reduce},
+      {"int64", reduce_int64::emu_reduce},         {"int8", reduce_int8::emu_reduce},
+      {"uint8", reduce_uint8::emu_reduce},         {"bool", reduce_bool::emu_reduce},
+      {"complex64", reduce_complex64::emu_reduce}, {"complex128", reduce_complex128::emu_reduce},
+      {"int32", reduce_int32::emu_reduce},
+  };
+  for (const auto& [dtype, run] : runs) {
+    for (const auto& c : kCases) {
+      if (c.only == nullptr || std::string(dtype) == c.only) {
+        const EmuFailures f = run(c.lines, c.n, c.seed, c.columns, c.splits);
+        INFO(dtype << ": " << f.first);
+        CHECK(f.count == 0);
+      }
+    }
   }
 }

@@ -2,6 +2,9 @@
 // the dtypes listed below.
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <utility>
+
 #include "engine/backends/cuda/sort_sources.h"
 #include "tests/unit/cuda/sort_emulation.h"
 #include "tests/unit/cuda/sort_emulation_dispatch.h"
@@ -92,283 +95,37 @@ bool emu_scan_dispatch(const std::string& source, const std::string& name, unsig
   return false;
 }
 
+namespace {
+// outer x n x inner, scanned along n by one thread per line or one block per line.
+struct ScanCase {
+  long long outer, n, inner;
+  unsigned seed;
+  bool block;
+  const char* only;  // nullptr: every dtype
+};
+constexpr ScanCase kCases[] = {
+    {3, 7, 2, 1, false, nullptr}, {2, 300, 3, 3, false, nullptr},
+    {1, 1, 1, 4, false, nullptr}, {1, 1000, 1, 2, false, "float32"},
+    {3, 7, 2, 1, true, nullptr},  {2, 300, 3, 3, true, nullptr},
+    {1, 1, 1, 4, true, nullptr},  {1, 1000, 1, 2, true, "float32"},
+};
+}  // namespace
+
 TEST_CASE("scan kernels match the CPU's sequential steps (CPU emulation)") {
-  INFO("float32");
-  {
-    const EmuFailures f = scan_float32::emu_scan(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float32::emu_scan(1, 1000, 1, 2, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float32::emu_scan(2, 300, 3, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float32::emu_scan(1, 1, 1, 4, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float32::emu_scan(3, 7, 2, 1, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float32::emu_scan(1, 1000, 1, 2, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float32::emu_scan(2, 300, 3, 3, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float32::emu_scan(1, 1, 1, 4, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("float16");
-  {
-    const EmuFailures f = scan_float16::emu_scan(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float16::emu_scan(1, 1000, 1, 2, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float16::emu_scan(2, 300, 3, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float16::emu_scan(1, 1, 1, 4, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float16::emu_scan(3, 7, 2, 1, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float16::emu_scan(1, 1000, 1, 2, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float16::emu_scan(2, 300, 3, 3, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float16::emu_scan(1, 1, 1, 4, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("bfloat16");
-  {
-    const EmuFailures f = scan_bfloat16::emu_scan(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_bfloat16::emu_scan(2, 300, 3, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_bfloat16::emu_scan(1, 1, 1, 4, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_bfloat16::emu_scan(3, 7, 2, 1, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_bfloat16::emu_scan(2, 300, 3, 3, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_bfloat16::emu_scan(1, 1, 1, 4, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("float64");
-  {
-    const EmuFailures f = scan_float64::emu_scan(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float64::emu_scan(2, 300, 3, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float64::emu_scan(1, 1, 1, 4, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float64::emu_scan(3, 7, 2, 1, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float64::emu_scan(2, 300, 3, 3, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_float64::emu_scan(1, 1, 1, 4, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("int32");
-  {
-    const EmuFailures f = scan_int32::emu_scan(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_int32::emu_scan(1, 1000, 1, 2, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_int32::emu_scan(2, 300, 3, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_int32::emu_scan(1, 1, 1, 4, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_int32::emu_scan(3, 7, 2, 1, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_int32::emu_scan(1, 1000, 1, 2, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_int32::emu_scan(2, 300, 3, 3, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_int32::emu_scan(1, 1, 1, 4, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("uint8");
-  {
-    const EmuFailures f = scan_uint8::emu_scan(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_uint8::emu_scan(2, 300, 3, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_uint8::emu_scan(1, 1, 1, 4, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_uint8::emu_scan(3, 7, 2, 1, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_uint8::emu_scan(2, 300, 3, 3, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_uint8::emu_scan(1, 1, 1, 4, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("bool");
-  {
-    const EmuFailures f = scan_bool::emu_scan(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_bool::emu_scan(2, 300, 3, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_bool::emu_scan(1, 1, 1, 4, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_bool::emu_scan(3, 7, 2, 1, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_bool::emu_scan(2, 300, 3, 3, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_bool::emu_scan(1, 1, 1, 4, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("int64");
-  {
-    const EmuFailures f = scan_int64::emu_scan(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_int64::emu_scan(2, 300, 3, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_int64::emu_scan(1, 1, 1, 4, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_int64::emu_scan(3, 7, 2, 1, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_int64::emu_scan(2, 300, 3, 3, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = scan_int64::emu_scan(1, 1, 1, 4, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
+  using Run = EmuFailures (*)(long long, long long, long long, unsigned, bool);
+  const std::pair<const char*, Run> runs[] = {
+      {"float32", scan_float32::emu_scan},   {"float16", scan_float16::emu_scan},
+      {"bfloat16", scan_bfloat16::emu_scan}, {"float64", scan_float64::emu_scan},
+      {"int32", scan_int32::emu_scan},       {"uint8", scan_uint8::emu_scan},
+      {"bool", scan_bool::emu_scan},         {"int64", scan_int64::emu_scan},
+  };
+  for (const auto& [dtype, run] : runs) {
+    for (const auto& c : kCases) {
+      if (c.only == nullptr || std::string(dtype) == c.only) {
+        const EmuFailures f = run(c.outer, c.n, c.inner, c.seed, c.block);
+        INFO(dtype << ": " << f.first);
+        CHECK(f.count == 0);
+      }
+    }
   }
 }

@@ -2,6 +2,9 @@
 // for the dtypes listed below.
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <utility>
+
 #include "engine/backends/cuda/sort_sources.h"
 #include "tests/unit/cuda/sort_emulation.h"
 #include "tests/unit/cuda/sort_emulation_dispatch.h"
@@ -142,196 +145,39 @@ bool emu_sort_dispatch(const std::string& source, const std::string& name, unsig
   return false;
 }
 
+namespace {
+// outer x n x inner sorted along n. Lines longer than a shared-memory chunk (2048) run the
+// global compare-exchange steps and merges.
+struct SortCase {
+  long long outer, n, inner;
+  unsigned seed;
+  bool orders_only;
+  const char* only;  // nullptr: every dtype
+};
+constexpr SortCase kCases[] = {
+    {3, 7, 2, 1, false, nullptr},      {2, 1, 3, 2, false, nullptr},
+    {1, 33, 1, 3, false, nullptr},     {5, 300, 1, 4, false, "int8"},
+    {1, 1000, 3, 7, false, "float32"}, {1, 2048, 1, 5, false, "float32"},
+    {1, 3000, 1, 6, false, "float32"}, {1, 5000, 1, 8, true, "int8"},
+};
+}  // namespace
+
 TEST_CASE("sorting kernels match stable sorts (CPU emulation)") {
-  INFO("float32");
-  {
-    const EmuFailures f = sort_float32::emu_sort(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_float32::emu_sort(2, 1, 3, 2, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_float32::emu_sort(1, 33, 1, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_float32::emu_sort(5, 300, 1, 4, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_float32::emu_sort(1, 1000, 3, 7, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("float16");
-  {
-    const EmuFailures f = sort_float16::emu_sort(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_float16::emu_sort(2, 1, 3, 2, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_float16::emu_sort(1, 33, 1, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("bfloat16");
-  {
-    const EmuFailures f = sort_bfloat16::emu_sort(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_bfloat16::emu_sort(2, 1, 3, 2, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_bfloat16::emu_sort(1, 33, 1, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("float64");
-  {
-    const EmuFailures f = sort_float64::emu_sort(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_float64::emu_sort(2, 1, 3, 2, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_float64::emu_sort(1, 33, 1, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("int8");
-  {
-    const EmuFailures f = sort_int8::emu_sort(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_int8::emu_sort(2, 1, 3, 2, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_int8::emu_sort(1, 33, 1, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_int8::emu_sort(5, 300, 1, 4, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("int64");
-  {
-    const EmuFailures f = sort_int64::emu_sort(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_int64::emu_sort(2, 1, 3, 2, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_int64::emu_sort(1, 33, 1, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("bool");
-  {
-    const EmuFailures f = sort_bool::emu_sort(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_bool::emu_sort(2, 1, 3, 2, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_bool::emu_sort(1, 33, 1, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("uint8");
-  {
-    const EmuFailures f = sort_uint8::emu_sort(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_uint8::emu_sort(2, 1, 3, 2, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_uint8::emu_sort(1, 33, 1, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("int16");
-  {
-    const EmuFailures f = sort_int16::emu_sort(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_int16::emu_sort(2, 1, 3, 2, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_int16::emu_sort(1, 33, 1, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  INFO("int32");
-  {
-    const EmuFailures f = sort_int32::emu_sort(3, 7, 2, 1, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_int32::emu_sort(2, 1, 3, 2, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_int32::emu_sort(1, 33, 1, 3, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  // Lines longer than a shared-memory chunk: global compare-exchange steps and merges.
-  {
-    const EmuFailures f = sort_float32::emu_sort(1, 2048, 1, 5, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_float32::emu_sort(1, 3000, 1, 6, false);
-    INFO(f.first);
-    CHECK(f.count == 0);
-  }
-  {
-    const EmuFailures f = sort_int8::emu_sort(1, 5000, 1, 8, true);
-    INFO(f.first);
-    CHECK(f.count == 0);
+  using Run = EmuFailures (*)(long long, long long, long long, unsigned, bool);
+  const std::pair<const char*, Run> runs[] = {
+      {"float32", sort_float32::emu_sort},   {"float16", sort_float16::emu_sort},
+      {"bfloat16", sort_bfloat16::emu_sort}, {"float64", sort_float64::emu_sort},
+      {"int8", sort_int8::emu_sort},         {"int64", sort_int64::emu_sort},
+      {"bool", sort_bool::emu_sort},         {"uint8", sort_uint8::emu_sort},
+      {"int16", sort_int16::emu_sort},       {"int32", sort_int32::emu_sort},
+  };
+  for (const auto& [dtype, run] : runs) {
+    for (const auto& c : kCases) {
+      if (c.only == nullptr || std::string(dtype) == c.only) {
+        const EmuFailures f = run(c.outer, c.n, c.inner, c.seed, c.orders_only);
+        INFO(dtype << ": " << f.first);
+        CHECK(f.count == 0);
+      }
+    }
   }
 }
