@@ -184,6 +184,21 @@ static __device__ __forceinline__ double td_op_frac(double x) { return x - trunc
 static __device__ __forceinline__ float td_op_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 static __device__ __forceinline__ double td_op_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// sqrt(a^2 + b^2) without overflow and exact where one side dominates: CUDA's hypot is
+// within 2 ulp, which at the largest finite values rounds up to inf.
+static __device__ __forceinline__ double td_op_hypot(double a, double b) {
+  a = fabs(a), b = fabs(b);
+  if (a == td_op_dinf() || b == td_op_dinf()) return td_op_dinf();
+  if (a != a || b != b) return a + b;
+  const double m = fmax(a, b), n = fmin(a, b);
+  if (m == 0) return 0;
+  const double r = n / m;
+  return m * sqrt(fma(r, r, 1.0));
+}
+static __device__ __forceinline__ float td_op_hypot(float a, float b) {
+  return (float)td_op_hypot((double)a, (double)b);
+}
+
 // log(exp(a) + exp(b)) without overflow; equal infinities give themselves.
 static __device__ __forceinline__ float td_op_logaddexp(float a, float b) {
   if (td_op_isinf(a) && a == b) return a;

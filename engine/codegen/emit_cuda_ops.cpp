@@ -499,6 +499,8 @@ std::string binary(Op op, const std::string& x, const std::string& y, DType t) {
       return call(int_template("td_op_shl", t, true, true, true), x, y);
     case Op::bitwise_right_shift:
       return call(int_template("td_op_shr", t, false, true, true), x, y);
+    case Op::hypot:
+      return call("td_op_hypot", x, y);
     case Op::logaddexp:
       return call("td_op_logaddexp", x, y);
     case Op::logaddexp2:
@@ -507,7 +509,7 @@ std::string binary(Op op, const std::string& x, const std::string& y, DType t) {
       if (t == DType::Float16) return call("td_op_nextafter_h", x, y);
       if (t == DType::BFloat16) return call("td_op_nextafter_b", x, y);
       return libm("nextafter", t, x, y);
-    default:  // atan2, hypot, copysign
+    default:  // atan2, copysign
       return libm(libm_name(op), t, x, y);
   }
 }
