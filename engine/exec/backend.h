@@ -77,6 +77,9 @@ class Backend {
   // nullptr when the recorded work cannot be replayed (a step needed the host, say); the
   // engine then runs the plan as usual. Nothing recorded has run: replay() runs it.
   virtual bool can_capture() const { return false; }
+  // What a recording bakes in besides the plan (the float32 matmul precision, say): a plan
+  // recorded under one key is recorded again under another.
+  virtual uint64_t capture_key() const { return 0; }
   virtual void begin_capture() {}
   virtual std::unique_ptr<CapturedRun> end_capture() { return nullptr; }
   virtual void replay(CapturedRun&) {}

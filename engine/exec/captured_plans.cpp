@@ -21,13 +21,14 @@ std::optional<std::vector<TensorValue>> CapturedPlans::run(const std::shared_ptr
                                                            std::span<const TensorValue> inputs,
                                                            const ir::Graph& user_graph) {
   if (!backend.can_capture()) return std::nullopt;
-  auto [it, fresh] = states_.try_emplace(plan.get());
+  auto [it, fresh] = states_.try_emplace(Key{plan.get(), backend.capture_key()});
   State& state = it->second;
   if (!fresh && state.plan.lock() != plan) state = State{};  // an evicted plan's address reused
+  if (state.runs == 0) state.too_large = !worth_capturing(*plan);
   state.plan = plan;
   state.last_use = ++clock_;
   ++state.runs;
-  if (state.unusable || (state.runs < 2 && !state.recording)) {
+  if (state.unusable || state.too_large || (state.runs < 2 && !state.recording)) {
     if (fresh && states_.size() > capacity_) evict();
     return std::nullopt;
   }
@@ -62,10 +63,21 @@ std::optional<std::vector<TensorValue>> CapturedPlans::run(const std::shared_ptr
   return out;
 }
 
-CapturedPlans::Status CapturedPlans::status(const Plan* plan) const {
-  const auto it = states_.find(plan);
+bool worth_capturing(const Plan& plan) {
+  uint64_t bytes = 0;
+  for (ValueId v = 0; v < plan.values.size(); ++v) {
+    const PlanValue& pv = plan.values[v];
+    if (pv.base.kind == ValueBase::Kind::Input && pv.owner == v) bytes += pv.type.nbytes();
+  }
+  for (ValueId v : plan.outputs) bytes += plan.values[v].type.nbytes();
+  return bytes <= kCaptureBytesPerStep * plan.steps.size();
+}
+
+CapturedPlans::Status CapturedPlans::status(const Plan* plan, uint64_t key) const {
+  const auto it = states_.find(Key{plan, key});
   if (it == states_.end() || it->second.plan.lock().get() != plan) return Status::Pending;
   if (it->second.unusable) return Status::Unusable;
+  if (it->second.too_large) return Status::TooLarge;
   return it->second.recording ? Status::Recorded : Status::Pending;
 }
 
@@ -91,9 +103,10 @@ bool CapturedPlans::record(State& state, const Plan& plan, Backend& backend,
 
 void CapturedPlans::evict() {
   // The least recently used half goes: eviction stays rare and cheap.
-  std::vector<std::pair<uint64_t, const Plan*>> order;
-  for (const auto& [plan, state] : states_) order.emplace_back(state.last_use, plan);
-  std::sort(order.begin(), order.end());
+  std::vector<std::pair<uint64_t, Key>> order;
+  for (const auto& [key, state] : states_) order.emplace_back(state.last_use, key);
+  std::sort(order.begin(), order.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   for (size_t i = 0; i < order.size() / 2; ++i) states_.erase(order[i].second);
 }
 

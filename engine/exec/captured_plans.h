@@ -4,7 +4,13 @@
 // and the outputs are copied out into fresh buffers, so that a client still holding the
 // outputs of one replay never sees them overwritten by the next. A plan whose recording cannot
 // be replayed (a step needs the host) is marked and runs as usual from then on. A shape change
-// is a different plan (the plan cache keys by shapes), so it records its own.
+// is a different plan (the plan cache keys by shapes), so it records its own, and so does a
+// change of what the backend bakes into a recording (Backend::capture_key).
+//
+// A replay saves a few microseconds of launch per step and pays a copy of every input and
+// output: a plan is recorded only when those copies move at most kCaptureBytesPerStep per step
+// (about a quarter of the launch time saved, at an H100's copy bandwidth). Big tensors through
+// few kernels run as usual: their copies would cost more than the launches.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +32,11 @@ struct CaptureStats {
   uint64_t failures = 0;  // recordings that could not be replayed (those plans run as usual)
 };
 
+inline constexpr uint64_t kCaptureBytesPerStep = uint64_t{1} << 20;
+
+// Whether a plan's replays would save more launch time than their copies cost.
+bool worth_capturing(const Plan& plan);
+
 class CapturedPlans {
  public:
   explicit CapturedPlans(size_t capacity = 64) : capacity_(capacity) {}
@@ -37,8 +48,8 @@ class CapturedPlans {
                                               const ir::Graph& user_graph);
 
   // What happens to `plan` in reduce-overhead mode, for explain.
-  enum class Status : uint8_t { Pending, Recorded, Unusable };
-  Status status(const Plan* plan) const;
+  enum class Status : uint8_t { Pending, Recorded, Unusable, TooLarge };
+  Status status(const Plan* plan, uint64_t key) const;
 
   const CaptureStats& stats() const { return stats_; }
   size_t size() const { return states_.size(); }
@@ -48,6 +59,7 @@ class CapturedPlans {
     std::weak_ptr<const Plan> plan;
     uint32_t runs = 0;
     bool unusable = false;
+    bool too_large = false;
     uint64_t last_use = 0;
     std::unique_ptr<CapturedRun> recording;
     std::vector<TensorValue> inputs;   // the buffers the recording reads its inputs from
@@ -59,7 +71,17 @@ class CapturedPlans {
 
   size_t capacity_;
   uint64_t clock_ = 0;
-  std::unordered_map<const Plan*, State> states_;
+  struct Key {
+    const Plan* plan;
+    uint64_t backend_key;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<const void*>{}(k.plan) ^ (k.backend_key * 0x9e3779b97f4a7c15ULL);
+    }
+  };
+  std::unordered_map<Key, State, KeyHash> states_;
   CaptureStats stats_;
 };
 

@@ -75,7 +75,9 @@ class Engine {
   Backend& backend() { return backend_; }
   const EngineStats& stats() const { return stats_; }
   const CaptureStats& capture_stats() const { return captured_.stats(); }
-  CapturedPlans::Status capture_status(const Plan* plan) const { return captured_.status(plan); }
+  CapturedPlans::Status capture_status(const Plan* plan) const {
+    return captured_.status(plan, backend_.capture_key());
+  }
 
  private:
   // validate -> plan (cached) -> execute, for graphs without data-dependent ops.

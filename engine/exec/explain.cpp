@@ -18,7 +18,11 @@ Explanation explain(Engine& engine, ir::Graph graph, std::span<const ir::TensorT
   } else if (!engine.backend().can_capture()) {
     e.capture = "not captured (" + engine.backend().info().kind + ": nothing to capture)";
   } else {
-    switch (engine.capture_status(plan.get())) {
+    CapturedPlans::Status status = engine.capture_status(plan.get());
+    if (status == CapturedPlans::Status::Pending && !worth_capturing(*plan)) {
+      status = CapturedPlans::Status::TooLarge;
+    }
+    switch (status) {
       case CapturedPlans::Status::Pending:
         e.captured = true;
         e.capture = "captured as a CUDA graph on its second run, replayed from then on";
@@ -26,6 +30,11 @@ Explanation explain(Engine& engine, ir::Graph graph, std::span<const ir::TensorT
       case CapturedPlans::Status::Recorded:
         e.captured = true;
         e.capture = "replays a CUDA graph";
+        break;
+      case CapturedPlans::Status::TooLarge:
+        e.capture =
+            "not captured: copying its inputs and outputs into a recording would cost more than "
+            "the launches it saves";
         break;
       case CapturedPlans::Status::Unusable:
         e.capture = "not captured: its recording could not be replayed (a step needs the host)";

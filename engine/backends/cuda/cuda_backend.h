@@ -52,6 +52,7 @@ class CudaBackend final : public engine::Backend {
                  std::span<const engine::TensorValue> outputs) override;
   bool kernels_cached(std::span<const engine::FusedGroup> groups) const override;
   bool can_capture() const override { return true; }
+  uint64_t capture_key() const override { return static_cast<uint64_t>(precision_); }
   void begin_capture() override;
   std::unique_ptr<engine::CapturedRun> end_capture() override;
   void replay(engine::CapturedRun& run) override;

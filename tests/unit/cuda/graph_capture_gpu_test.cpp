@@ -33,10 +33,12 @@ ir::Graph program(std::vector<ir::ValueRef>& outputs) {
   ir::Graph g;
   const ir::TensorType t{ir::DType::Float32, ir::Shape{64, 300}};
   auto x = g.add_input(0, t);
-  auto two = g.add(ir::Op::full, {},
-                   {{ir::Attr::value, 2.0}, {ir::Attr::shape, Ints{}}, {ir::Attr::dtype, ir::DType::Float32}});
-  auto one = g.add(ir::Op::full, {},
-                   {{ir::Attr::value, 1.0}, {ir::Attr::shape, Ints{}}, {ir::Attr::dtype, ir::DType::Float32}});
+  auto two = g.add(
+      ir::Op::full, {},
+      {{ir::Attr::value, 2.0}, {ir::Attr::shape, Ints{}}, {ir::Attr::dtype, ir::DType::Float32}});
+  auto one = g.add(
+      ir::Op::full, {},
+      {{ir::Attr::value, 1.0}, {ir::Attr::shape, Ints{}}, {ir::Attr::dtype, ir::DType::Float32}});
   auto y = g.add(ir::Op::add, {g.add(ir::Op::mul, {x, two}), one});
   outputs = {g.add(ir::Op::softmax, {y}, {{ir::Attr::axis, int64_t{1}}}),
              g.add(ir::Op::sum, {g.add(ir::Op::exp, {x})}, {{ir::Attr::axes, Ints{1}}})};
