@@ -12,10 +12,18 @@
 #include "engine/backends/cuda/loop_ir_launch.h"
 #include "engine/codegen/emit_cuda.h"
 #include "engine/ir/axes.h"
+#include "engine/plan/layout.h"
 #include "engine/plan/lower_group.h"
 
 namespace tensord::cuda {
 namespace {
+
+// An input of a node: its type and strides as this launch sees them, and its address.
+struct Operand {
+  ir::TensorType type;
+  std::vector<int64_t> strides;
+  void* data = nullptr;
+};
 
 bool is_elementwise(ir::OpKind k) {
   return k == ir::OpKind::Unary || k == ir::OpKind::Binary || k == ir::OpKind::Ternary;
@@ -36,6 +44,40 @@ std::vector<int> reduced_axes(const ir::Node& node, int rank) {
   return axes;
 }
 
+// One node lowered as the planner would hand it over (a graph of its inputs and itself, a
+// group of one) and launched: `domain` is the iteration space, its last `inner` dimensions
+// reduced.
+void launch_node(CudaContext& ctx, ir::Op op, std::span<const Operand> in,
+                 const ir::TensorType& out_type, void* out, const ir::Shape& domain, int inner) {
+  std::vector<ir::Node> nodes(in.size() + 1);
+  std::vector<engine::PlanValue> values(in.size());
+  std::vector<const engine::PlanValue*> value_ptrs;
+  std::vector<ir::ValueRef> refs;
+  engine::FusionGroup group;
+  group.members = {static_cast<uint32_t>(in.size())};
+  group.domain = domain;
+  group.inner = inner;
+  ir::Node& self = nodes.back();
+  self.op = op;
+  self.outputs = {out_type};
+  for (size_t i = 0; i < in.size(); ++i) {
+    nodes[i].op = ir::Op::input;
+    nodes[i].outputs = {in[i].type};
+    values[i].type = in[i].type;
+    values[i].layout.strides = in[i].strides;
+    self.inputs.push_back({static_cast<uint32_t>(i), 0});
+    refs.push_back({static_cast<uint32_t>(i), 0});
+  }
+  for (const engine::PlanValue& v : values) value_ptrs.push_back(&v);
+  const uint32_t outputs[] = {static_cast<uint32_t>(in.size())};
+  const engine::FusedGroup fused = engine::lower_group(nodes, group, refs, value_ptrs, outputs);
+  cudaKernel_t kernel = loop_kernel(ctx, fused.kernel);
+  std::vector<void*> ptrs;
+  for (const Operand& v : in) ptrs.push_back(v.data);
+  ptrs.push_back(out);
+  launch_loop_kernel(ctx, kernel, fused, ptrs, ir::name(op));
+}
+
 }  // namespace
 
 bool run_loop_ir(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
@@ -54,61 +96,58 @@ bool run_loop_ir(CudaContext& ctx, const ir::Node& node, Values in, Values out) 
     return false;
   }
 
-  // A graph of the node's inputs and the node itself, as the planner would hand it over.
-  std::vector<ir::Node> nodes(in.size() + 1);
-  std::vector<engine::PlanValue> values(in.size());
-  std::vector<const engine::PlanValue*> value_ptrs;
-  std::vector<ir::ValueRef> refs;
-  engine::FusionGroup group;
-  group.members = {static_cast<uint32_t>(in.size())};
-  ir::Node& self = nodes.back();
-  self.op = node.op;
-  self.outputs = {out[0].type};
-  for (size_t i = 0; i < in.size(); ++i) {
-    nodes[i].op = ir::Op::input;
-    nodes[i].outputs = {in[i].type};
-    values[i].type = in[i].type;
-    values[i].layout.strides = in[i].strides;
-    self.inputs.push_back({static_cast<uint32_t>(i), 0});
-    refs.push_back({static_cast<uint32_t>(i), 0});
+  std::vector<Operand> ops;
+  for (const engine::TensorValue& v : in) ops.push_back({v.type, v.strides, v.raw()});
+  if (!reduce) {
+    launch_node(ctx, node.op, ops, out[0].type, out[0].raw(), out[0].type.shape, 0);
+    return true;
   }
-  if (reduce) {
-    // Kept axes first, reduced axes last: the output's row-major order is unchanged.
-    const int rank = static_cast<int>(in[0].type.shape.size());
-    const std::vector<int> axes = reduced_axes(node, rank);
-    std::vector<int> order;
-    for (int d = 0; d < rank; ++d) {
-      if (!std::binary_search(axes.begin(), axes.end(), d)) order.push_back(d);
-    }
-    order.insert(order.end(), axes.begin(), axes.end());
-    ir::Shape shape;
-    std::vector<int64_t> strides;
-    for (int d : order) {
-      shape.push_back(in[0].type.shape[d]);
-      strides.push_back(in[0].strides[d]);
-    }
-    // Reducing over no axis (axes=() or a scalar) is the reduction over one of size 1.
-    if (axes.empty()) {
-      shape.push_back(1);
-      strides.push_back(0);
-    }
-    values[0].type.shape = shape;
-    values[0].layout.strides = strides;
-    nodes[0].outputs[0].shape = shape;
-    group.domain = shape;
-    group.inner = std::max<int>(1, static_cast<int>(axes.size()));
-  } else {
-    group.domain = out[0].type.shape;
+  // Kept axes first, reduced axes last: the output's row-major order is unchanged.
+  const int rank = static_cast<int>(in[0].type.shape.size());
+  const std::vector<int> axes = reduced_axes(node, rank);
+  std::vector<int> order;
+  for (int d = 0; d < rank; ++d) {
+    if (!std::binary_search(axes.begin(), axes.end(), d)) order.push_back(d);
   }
-  for (const engine::PlanValue& v : values) value_ptrs.push_back(&v);
-  const uint32_t outputs[] = {static_cast<uint32_t>(in.size())};
-  const engine::FusedGroup fused = engine::lower_group(nodes, group, refs, value_ptrs, outputs);
-
-  cudaKernel_t kernel = loop_kernel(ctx, fused.kernel);
-  std::vector<void*> ptrs;
-  for (const engine::TensorValue& v : in) ptrs.push_back(v.raw());
-  ptrs.push_back(out[0].raw());
-  launch_loop_kernel(ctx, kernel, fused, ptrs, ir::name(node.op));
+  order.insert(order.end(), axes.begin(), axes.end());
+  Operand& x = ops[0];
+  x.type.shape.clear();
+  x.strides.clear();
+  for (int d : order) {
+    x.type.shape.push_back(in[0].type.shape[d]);
+    x.strides.push_back(in[0].strides[d]);
+  }
+  // Reducing over no axis (axes=() or a scalar) is the reduction over one of size 1.
+  const int inner = std::max<int>(1, static_cast<int>(axes.size()));
+  if (axes.empty()) {
+    x.type.shape.push_back(1);
+    x.strides.push_back(0);
+  }
+  const RowSplit split = split_rows(x.type.shape, x.strides, inner, node.op, in[0].type.dtype,
+                                    out[0].type.dtype, ctx.sm_count);
+  if (split.chunks <= 1) {
+    launch_node(ctx, node.op, ops, out[0].type, out[0].raw(), x.type.shape, inner);
+    return true;
+  }
+  // Few long rows: each row in `chunks` pieces reduced by their own blocks into a scratch
+  // row of partial results, then the partial rows reduced (the same op: sums of partial sums,
+  // maxima of maxima).
+  Operand pieces = x;
+  pieces.type.shape.resize(x.type.shape.size() - inner);
+  pieces.strides.resize(pieces.type.shape.size());
+  const int64_t per_chunk = split.row_length / split.chunks;
+  pieces.type.shape.push_back(split.chunks);
+  pieces.type.shape.push_back(per_chunk);
+  pieces.strides.push_back(per_chunk * split.step);
+  pieces.strides.push_back(split.step);
+  ir::TensorType partial{out[0].type.dtype, pieces.type.shape};
+  partial.shape.pop_back();
+  const std::shared_ptr<engine::Buffer> scratch = ctx.scratch(partial.nbytes());
+  std::vector<Operand> first{pieces};
+  launch_node(ctx, node.op, first, partial, scratch->data(), pieces.type.shape, 1);
+  Operand partials{partial, engine::contiguous_layout(partial.shape).strides, scratch->data()};
+  std::vector<Operand> second{partials};
+  launch_node(ctx, node.op, second, out[0].type, out[0].raw(), partial.shape, 1);
   return true;
 }
 

@@ -1,5 +1,6 @@
 #include "engine/backends/cuda/loop_ir_launch.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -65,6 +66,45 @@ void launch_loop_kernel(CudaContext& ctx, cudaKernel_t kernel, const engine::Fus
   const std::string name = "launching the CUDA kernel of " + std::string(what);
   launch(kernel, dim3(config.grid), dim3(config.block), args, config.shared_bytes, ctx.stream,
          name.c_str());
+}
+
+RowSplit split_rows(std::span<const int64_t> shape, std::span<const int64_t> strides, int inner,
+                    ir::Op op, ir::DType input, ir::DType result, int sm_count) {
+  RowSplit split;
+  const size_t rank = shape.size();
+  if (inner < 1 || static_cast<size_t>(inner) > rank) return split;
+  const bool lossless =
+      op == ir::Op::max || op == ir::Op::min ||
+      (op == ir::Op::sum &&
+       ((input == result && (input == ir::DType::Float32 || input == ir::DType::Float64)) ||
+        (result == ir::DType::Int64 && !ir::is_floating(input))));
+  if (!lossless) return split;
+  int64_t rows = 1;
+  for (size_t d = 0; d + inner < rank; ++d) rows *= shape[d];
+  // The reduced dimensions as one run with one step, size-1 dimensions ignored.
+  int64_t length = 1, step = 0;
+  for (size_t d = rank; d-- > rank - inner;) {
+    if (shape[d] == 1) continue;
+    if (step == 0) {
+      step = strides[d];
+    } else if (strides[d] != step * length) {
+      return split;
+    }
+    length *= shape[d];
+  }
+  const int64_t sms = std::max(1, sm_count);
+  if (rows >= sms || length < (int64_t{1} << 20) || step == 0) return split;
+  constexpr int64_t kMinChunk = 4096;
+  const int64_t target = std::min(4 * sms / rows + 1, length / kMinChunk);
+  for (int64_t k = target; k >= 2; --k) {
+    if (length % k == 0) {
+      split.chunks = k;
+      split.row_length = length;
+      split.step = step;
+      return split;
+    }
+  }
+  return split;
 }
 
 }  // namespace tensord::cuda

@@ -5,6 +5,9 @@
 #include <span>
 #include <string_view>
 
+#include "engine/ir/dtype.h"
+#include "engine/ir/op.h"
+
 #include "engine/backends/cuda/cuda_context.h"
 #include "engine/plan/plan.h"
 
@@ -18,5 +21,20 @@ cudaKernel_t loop_kernel(CudaContext& ctx, const codegen::LoopKernel& kernel);
 // then outputs. `what` names the op or group in errors.
 void launch_loop_kernel(CudaContext& ctx, cudaKernel_t kernel, const engine::FusedGroup& fused,
                         std::span<void* const> ptrs, std::string_view what);
+
+// A reduction kernel runs a block per row: a few long rows (a full sum) would leave the device
+// idle. split_rows says when to cut each row into `chunks` pieces reduced by their own blocks
+// (then the partial results reduced): rows fewer than the multiprocessors, at least 2^20
+// elements each, walked with one stride `step` (the reduced dimensions of the `inner`
+// trailing ones of `shape` merge), and an op whose partial results lose nothing (max, min;
+// sums of float32, float64 and of integers into int64). chunks divides row_length; 1 when
+// not worth it.
+struct RowSplit {
+  int64_t chunks = 1;
+  int64_t row_length = 0;
+  int64_t step = 0;
+};
+RowSplit split_rows(std::span<const int64_t> shape, std::span<const int64_t> strides, int inner,
+                    ir::Op op, ir::DType input, ir::DType result, int sm_count);
 
 }  // namespace tensord::cuda
