@@ -494,7 +494,8 @@ class Writer {
     line("  for (int u = 1; u < TD_U; ++u) " + t + " = " + r + "::f(" + t + ", " + a + "[u]);");
     line("  " + t + " = td_reduce<" + r + ">(" + t + ", gm, blk);");
     const std::string res = ct(in.dtype);
-    line("  const " + res + " o" + num(v) + " = " + rounded(in.dtype, "(" + res + ")" + t) + ";");
+    line("  const " + res + " o" + num(v) + " = " +
+         rounded(in.dtype, "(" + res + ")" + (int_sum ? "(td_i64)" : "") + t) + ";");
   }
 
   const LoopKernel& k_;

@@ -146,6 +146,7 @@ int64_t extent_of(const LaunchShape& l, int o) {
   const size_t r = l.sizes.size();
   int64_t e = 1;
   for (size_t d = 0; d < r; ++d) {
+    if (l.strides[o * r + d] == 0) continue;  // an outer output of an empty row has elements
     if (l.sizes[d] == 0) return 0;
     e += (l.sizes[d] - 1) * l.strides[o * r + d];
   }
@@ -167,7 +168,13 @@ void interpret(const LoopKernel& k, const LaunchShape& l, Buffers& b) {
     return s;
   };
   auto set_coords = [&](int64_t row, int64_t e) {
-    for (int d = r - 1; d >= first_inner; --d) c[d] = e % l.sizes[d], e /= l.sizes[d];
+    for (int d = r - 1; d >= first_inner; --d) {
+      if (l.sizes[d] == 0) {
+        c[d] = 0;
+        continue;
+      }
+      c[d] = e % l.sizes[d], e /= l.sizes[d];
+    }
     for (int d = first_inner - 1; d >= 0; --d) c[d] = row % l.sizes[d], row /= l.sizes[d];
   };
   std::vector<double> v(k.body.size());

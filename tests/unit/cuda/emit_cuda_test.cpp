@@ -76,6 +76,24 @@ TEST_CASE("the same kernel gives the same text; another kernel another name", "[
   CHECK(emitter.target() == "cuda");
 }
 
+TEST_CASE("one-dimensional passes index directly; others divide once per thread",
+          "[cuda][codegen]") {
+  for (const NamedKernel& k : structure_kernels()) {
+    const std::string src = CudaEmitter{}.emit(k.kernel).source;
+    INFO(k.what << "\n" << src);
+    const bool one_dim =
+        k.kernel.inner_rank == 0 ? k.kernel.outer_rank == 1 : k.kernel.inner_rank == 1;
+    if (one_dim && (k.kernel.inner_rank == 0 || k.kernel.outer_rank == 1)) {
+      CHECK(src.find('%') == std::string::npos);
+      CHECK(src.find("/=") == std::string::npos);
+    }
+    // Divisions happen before the loops, never inside a pass.
+    const size_t loop = src.find("for (td_i64 e0");
+    REQUIRE(loop != std::string::npos);
+    CHECK(src.find('%', loop) == std::string::npos);
+  }
+}
+
 TEST_CASE("what the CUDA emitter cannot express is an Unsupported error", "[cuda][codegen]") {
   KernelBuilder k(1, 0);
   k.out(k.op(Op::add, {k.load(DType::Complex64), k.load(DType::Complex64)}, DType::Complex64));
