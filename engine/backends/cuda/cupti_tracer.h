@@ -29,6 +29,7 @@ class CuptiTracer {
  private:
   int device_;
   bool enabled_ = false;
+  bool unavailable_ = false;  // CUPTI refused: profiles carry host spans only
   bool pushed_ = false;
   int64_t clock_offset_ = 0;                        // profiler time minus CUPTI time
   std::unordered_map<uint64_t, uint32_t> step_of_;  // external correlation id -> step
