@@ -9,6 +9,7 @@
 
 #include "engine/codegen/emit_cpp_internal.h"
 #include "engine/codegen/emitter.h"
+#include "engine/codegen/storage_text.h"
 
 namespace tensord::codegen {
 namespace {
@@ -33,26 +34,6 @@ std::string storage(DType t) {
     default:
       return "unsigned char";
   }
-}
-
-std::string from_storage(DType t, const std::string& x) {
-  if (t == DType::Float16) return "td_h2f(" + x + ")";
-  if (t == DType::BFloat16) return "td_b2f(" + x + ")";
-  if (t == DType::Bool) return "(" + x + " != 0)";
-  return x;
-}
-
-std::string to_storage(DType t, const std::string& x) {
-  if (t == DType::Float16) return "td_f2h(" + x + ")";
-  if (t == DType::BFloat16) return "td_f2b(" + x + ")";
-  if (t == DType::Bool) return "(unsigned char)(" + x + ")";
-  return x;
-}
-
-std::string rounded(DType t, const std::string& x) {
-  if (t == DType::Float16) return "td_rh(" + x + ")";
-  if (t == DType::BFloat16) return "td_rb(" + x + ")";
-  return x;
 }
 
 std::string literal(double v, const std::string& type) {

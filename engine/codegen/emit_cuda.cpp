@@ -24,6 +24,7 @@
 
 #include "engine/codegen/emit_cuda_internal.h"
 #include "engine/codegen/emit_cuda_structure.h"
+#include "engine/codegen/storage_text.h"
 #include "engine/ir/error.h"
 
 namespace tensord::codegen {
@@ -67,26 +68,6 @@ std::string storage(DType t) {
 // Real dtypes only: complex values have no compute type here.
 bool real(DType t) {
   return !ir::is_complex(t) && !cuda_compute_type(t).empty();
-}
-
-std::string from_storage(DType t, const std::string& x) {
-  if (t == DType::Float16) return "td_h2f(" + x + ")";
-  if (t == DType::BFloat16) return "td_b2f(" + x + ")";
-  if (t == DType::Bool) return "(" + x + " != 0)";
-  return x;
-}
-
-std::string to_storage(DType t, const std::string& x) {
-  if (t == DType::Float16) return "td_f2h(" + x + ")";
-  if (t == DType::BFloat16) return "td_f2b(" + x + ")";
-  if (t == DType::Bool) return "(unsigned char)(" + x + ")";
-  return x;
-}
-
-std::string rounded(DType t, const std::string& x) {
-  if (t == DType::Float16) return "td_rh(" + x + ")";
-  if (t == DType::BFloat16) return "td_rb(" + x + ")";
-  return x;
 }
 
 // The identity of max (lowest) or min (highest) in compute type `t`.
