@@ -256,9 +256,11 @@ def test_boolean_assignment():
     i = td.asarray(np.int32([7]))
     i[i > 0] = 2.9                     # cast to the array's dtype
     eq(i, np.int32([2]))
-    with pytest.raises(td.TensorError):  # 2 selected, 3 values
-        y = td.asarray(np.zeros(4))
+    y = td.asarray(np.zeros(4))
+    with pytest.raises(ValueError):  # 2 selected, 3 values: a NumPy mask is checked at the call
         y[np.array([True, False, True, False])] = np.ones(3)
+    with pytest.raises(td.TensorError, match="index_put"):  # a td.Array mask when it runs
+        y[td.asarray(np.array([True, False, True, False]))] = np.ones(3)
         y.numpy()
 
 
@@ -271,8 +273,10 @@ def test_integer_array_assignment():
     x[[0, 1, 1], [3, 2, 2]] = [5.0, 6.0, 7.0]
     a[[0, 1, 1], [3, 2, 2]] = [5.0, 6.0, 7.0]
     eq(x, a)
-    with pytest.raises(td.TensorError, match="out of bounds"):
+    with pytest.raises(IndexError, match="out of bounds"):  # a NumPy index: at the call
         x[[5]] = 1.0
+    with pytest.raises(td.TensorError, match="out of bounds"):  # a td.Array index: when it runs
+        x[td.asarray([5])] = 1.0
         x.numpy()
 
 

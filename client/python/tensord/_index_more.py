@@ -4,7 +4,6 @@ indexing has None in its shape until it is synced (the Array API allows this); l
 operations may use it before that, and the daemon computes the size when it runs."""
 from collections import namedtuple
 
-import numpy as np
 
 from . import _tensord
 from ._array import Array, _operand_array
@@ -97,95 +96,3 @@ def unique_inverse(x, /):
     loc = caller()
     return UniqueInverseResult(Array(_tensord.unique(t, loc)),
                                Array(_tensord.unique_inverse(t, loc)))
-
-
-def is_bool_mask(k):
-    """Whether an index is a boolean mask (a bool Array or a NumPy bool array, not a Python
-    bool)."""
-    if isinstance(k, Array):
-        return k.dtype.name == "bool"
-    if isinstance(k, np.ndarray):
-        return k.dtype == np.bool_
-    if isinstance(k, list) and k and all(isinstance(v, (bool, np.bool_)) for v in k):
-        return True
-    return False
-
-
-def mask_key(x, key):
-    """The mask of `key` when it is one boolean mask (optionally followed by `...` or full
-    slices), else None."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    if not key or not is_bool_mask(key[0]):
-        return None
-    if any(not (k is Ellipsis or k == slice(None)) for k in key[1:]):
-        raise NotImplementedError("tensord: a boolean mask together with other indices is not "
-                                  "supported yet; index with the mask alone, then the rest")
-    return key[0]
-
-
-def _as_mask(mask):
-    from ._creation import asarray
-    if not isinstance(mask, Array):
-        mask = asarray(np.asarray(mask, dtype=np.bool_))
-    return mask
-
-
-def boolean_index(x, mask, loc):
-    """x[mask]: (n,) + x.shape[mask.ndim:], n known once it runs."""
-    mask = _as_mask(mask)
-    if mask.ndim > x.ndim or tuple(x.shape[:mask.ndim]) != tuple(mask.shape):
-        raise IndexError(f"boolean index of shape {tuple(mask.shape)} does not match the "
-                         f"leading dimensions of the array's shape {tuple(x.shape)}")
-    return Array(_tensord.boolean_index(x._t, mask._t, loc))
-
-
-def boolean_assign(x, mask, value, loc):
-    """x[mask] = value as a new tensor: a scalar or 0-d value is where(mask, value, x); an
-    array of values is index_put (one value per selected row, or broadcast)."""
-    from ._creation import asarray
-    mask = _as_mask(mask)
-    if mask.ndim > x.ndim or tuple(x.shape[:mask.ndim]) != tuple(mask.shape):
-        raise IndexError(f"boolean index of shape {tuple(mask.shape)} does not match the "
-                         f"leading dimensions of the array's shape {tuple(x.shape)}")
-    if not isinstance(value, Array):
-        if x.dtype.name == "bfloat16":
-            value = asarray(np.asarray(value, np.float32))
-        else:
-            value = asarray(np.asarray(value, x.dtype.numpy_dtype))
-    v = value._t
-    if v.dtype != x._t.dtype:
-        v = _tensord.astype(v, x._t.dtype, loc)
-    if len(value.shape) == 0:
-        m = mask._t
-        if mask.ndim < x.ndim:
-            m = _tensord.reshape(m, list(mask.shape) + [1] * (x.ndim - mask.ndim), loc)
-        return _tensord.where(m, v, x._t, loc)
-    return _tensord.index_put(x._t, [mask._t], v, False, loc)
-
-
-def integer_assign(x, key, value, loc):
-    """x[i0, i1, ...] = value with integer index arrays only (index_put; the last write wins
-    where indices repeat)."""
-    from ._creation import asarray
-    idx = []
-    for k in key:
-        if isinstance(k, Array):
-            idx.append(k._t)
-        else:
-            a = np.asarray(k)
-            if a.dtype.kind not in "iu":
-                raise IndexError(f"tensord: index arrays must be integers, not {a.dtype}")
-            idx.append(asarray(a.astype(np.int64))._t)
-    if not isinstance(value, Array):
-        if x.dtype.name == "bfloat16":
-            value = asarray(np.asarray(value, np.float32))
-        else:
-            value = asarray(np.asarray(value, x.dtype.numpy_dtype))
-    v = value._t
-    if v.dtype != x._t.dtype:
-        v = _tensord.astype(v, x._t.dtype, loc)
-    try:
-        return _tensord.index_put(x._t, idx, v, False, loc)
-    except ValueError as e:
-        raise IndexError(str(e)) from None
