@@ -127,8 +127,8 @@ def _sync_dynamic_arrays(key, loc):
 def _as_index_array(k):
     """A NumPy index array, list or tuple as a NumPy array: integer (as int64) or bool."""
     a = np.asarray(k)
-    if a.size == 0 and a.dtype.kind == "f":  # [] is an empty integer index, as in NumPy
-        a = a.astype(np.int64)
+    if a.size == 0 and a.dtype.kind == "f" and isinstance(k, (list, tuple)):
+        a = a.astype(np.int64)  # [] is an empty integer index, as in NumPy (not float arrays)
     if a.dtype == np.bool_:
         return a
     if a.dtype.kind not in "iu":
