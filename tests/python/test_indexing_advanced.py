@@ -252,3 +252,28 @@ def test_augmented_assignment():
     want[[0, 0, 2], 1] += 1
     want[M3, 1:3] *= 2
     eq(x, want)
+
+
+class Position:
+    """An integer-like index (NumPy takes any object with __index__)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __index__(self):
+        return self.value
+
+
+def test_index_objects_and_unsigned_wrap():
+    a = sample(np.float32)
+    x = td.asarray(a)
+    eq(x[Position(1)], a[Position(1)])
+    eq(x[Position(-1), [0, 2]], a[Position(-1), [0, 2]])
+    big = np.array([2**64 - 1, 1], np.uint64)  # NumPy casts to int64: 2**64 - 1 is -1
+    eq(x[:, big], a[:, big])
+    x[Position(2), 1:3] = 9.0
+    want = a.copy()
+    want[Position(2), 1:3] = 9.0
+    eq(x, want)
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[[0], 2**70]

@@ -13,6 +13,7 @@ and one flat row-major index over them (a mask's flatnonzero). A mask given as a
 has a data-dependent count: its group's shape is (None,) until the mask runs."""
 import builtins
 import math
+import operator
 import sys
 
 import numpy as np
@@ -36,9 +37,12 @@ def index_error(message):
 
 
 def is_advanced(k):
-    """Whether `k` is an index array, a list of indices or a boolean, not a basic index."""
+    """Whether `k` is an index array, a list of indices or a boolean, not a basic index (an
+    object with __index__ other than an int is read here too, as the integer it stands for)."""
     from ._array import Array
-    return isinstance(k, (Array, np.ndarray, list, tuple, builtins.bool, np.bool_))
+    if isinstance(k, (Array, np.ndarray, list, tuple, builtins.bool, np.bool_)):
+        return True
+    return not isinstance(k, (int, np.integer)) and hasattr(type(k), "__index__")
 
 
 class Group:
@@ -125,14 +129,23 @@ def _sync_dynamic_arrays(key, loc):
 
 
 def _as_index_array(k):
-    """A NumPy index array, list or tuple as a NumPy array: integer (as int64) or bool."""
+    """A NumPy index array, list or tuple as a NumPy array of integers or booleans."""
     a = np.asarray(k)
     if a.size == 0 and a.dtype.kind == "f" and isinstance(k, (list, tuple)):
         a = a.astype(np.int64)  # [] is an empty integer index, as in NumPy (not float arrays)
-    if a.dtype == np.bool_:
-        return a
-    if a.dtype.kind not in "iu":
+    if a.dtype != np.bool_ and a.dtype.kind not in "iu":
         raise index_error(f"tensord: index arrays must be integers or booleans, not {a.dtype}")
+    return a
+
+
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+def _int64_index(a, axis, n):
+    """Integer index values as int64: NumPy casts unsigned ones so (2**64 - 1 is -1); a Python
+    integer beyond int64 is out of bounds for any axis."""
+    if a.dtype == object and not -_INT64_MAX - 1 <= a[()] <= _INT64_MAX:
+        raise index_error(f"index {a[()]} is out of bounds for axis {axis} with size {n}")
     return a.astype(np.int64)
 
 
@@ -201,9 +214,10 @@ def parse(x, key, loc):
                 groups.append(_host_mask(k, shape, axis, origin, new_axes, slices))
                 origin += k.ndim
                 continue
-            groups.append(Group([axis], k, True, origin))
-        elif isinstance(k, (int, np.integer)):
-            groups.append(Group([axis], np.asarray(int(k), np.int64), True, origin))
+            groups.append(Group([axis], _int64_index(k, origin, shape[origin]), True, origin))
+        elif isinstance(k, (int, np.integer)) or hasattr(type(k), "__index__"):
+            i = np.asarray(operator.index(k), dtype=object)
+            groups.append(Group([axis], _int64_index(i, origin, shape[origin]), True, origin))
         else:
             raise index_error(f"tensord: unsupported index {k!r}: only integers, slices, "
                               "'...', None and integer or boolean arrays are valid indices")
