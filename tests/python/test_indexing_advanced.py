@@ -27,9 +27,11 @@ KEYS = [
     (slice(None), [1, 2], [[0], [4]]), ([2, 0], 1, slice(None)),
     # booleans and 0-d index arrays
     (True,), (False,), (True, [0, 1]), ([0, 1], True), (0, True, 1), (np.True_, 2),
-    (np.array(1), slice(None), np.array(2)), (np.array(1),), (np.array(True), 1), (False, 1, slice(None)),
+    (np.array(1), slice(None), np.array(2)), (np.array(1),), (np.array(True), 1),
+    (False, 1, slice(None)),
     # negative indices and steps, broadcasting
-    (np.array([[-1, 0]]), slice(None, None, -1)), (slice(None, None, -2), [1, -1], slice(3, None, -3)),
+    (np.array([[-1, 0]]), slice(None, None, -1)),
+    (slice(None, None, -2), [1, -1], slice(3, None, -3)),
     ([[-3], [2]], [[0, -4]], [-5]), ([0, 0, 2], [-1, -1, 0]),
     # zero-size selections
     (np.zeros(3, bool), 0), (np.zeros(0, np.int64), slice(None), 1), ([], [], 0),

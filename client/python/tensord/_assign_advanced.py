@@ -27,7 +27,7 @@ def assign_advanced(x, key, v, loc):
     if len(key) == 1 and _mask_rank(key[0]) == x.ndim and len(v.shape) > 1:
         # NumPy's own rule (a TypeError there) for a lone mask over every axis.
         raise TypeError("NumPy boolean array indexing assignment requires a 0 or 1-dimensional "
-                         f"input, input has {len(v.shape)} dimensions")
+                        f"input, input has {len(v.shape)} dimensions")
     k = parse(x, key, loc)
     masks = [g for g in k.groups if g.mask is not None]
     if len(masks) == 1 and all(not g.on_device and g.shape == ()
@@ -147,12 +147,14 @@ def _through_mask(k, g, v, loc):
     lengths = [len(range(*k.slices[a].indices(shape[a]))) for a in kept]
     count = None if g.on_device else g.index.size  # None: known when the graph runs
     result = lengths[:at] + [count] + lengths[at:]
+    scalar = len(v.shape) == 0
     if count is not None:
-        v = fit_value(v, result, loc)  # (NumPy's check at the call)
+        if not scalar:
+            v = fit_value(v, result, loc)  # (NumPy's check at the call)
         if math.prod(result) == 0:
             return t
     mask = g.mask if g.on_device else asarray(g.mask)._t
-    if len(v.shape) == 0:
+    if scalar:
         m = _tensord.reshape(mask, [1] * mask_at + list(mask.shape) +
                              [1] * (len(slab_axes) - mask_at - rank), loc)
         new_slab = _tensord.where(m, v, slab, loc)

@@ -81,17 +81,13 @@ class Key:
     def __init__(self, t, new_axes, slices, groups):
         self.t, self.new_axes, self.slices, self.groups = t, new_axes, slices, groups
 
-    @property
-    def shape(self):
-        return list(self.t.shape)
-
     def group_size(self, g):
         return math.prod(self.t.shape[a] for a in g.axes)
 
     def adjacent(self):
         """Whether the groups' axes are one run: then their broadcast dims stay in place."""
         axes = [a for g in self.groups for a in g.axes]
-        return axes == list(range(axes[0], axes[0] + len(axes)))
+        return not axes or axes == list(range(axes[0], axes[0] + len(axes)))
 
     def broadcast_shape(self):
         """The index arrays' broadcast shape; (None,) for one data-dependent index (a device
