@@ -18,7 +18,7 @@
 @0xd0057a9e31298522;
 
 const protocolMajor :UInt16 = 1;
-const protocolMinor :UInt16 = 2;
+const protocolMinor :UInt16 = 3;
 
 # The largest `Data` any single message carries (upload chunks, reads, inline results).
 # Cap'n Proto refuses messages over 64 MiB; chunks stay far below that.
@@ -152,6 +152,19 @@ struct SessionStats {
   # (protocol 1.2) this session's float32 matmul precision (Session.setFloat32MatmulPrecision):
   # "highest", "high" or "medium". Empty from a 1.1 daemon, which computes at "highest".
   float32MatmulPrecision @11 :Text;
+  # (protocol 1.3) Every compiled-kernel cache of the daemon: "host" (the C++ kernels of the
+  # CPU backend, the figures above) first, then each device that keeps its own (e.g. "cuda:0",
+  # NVRTC CUBINs). Empty from a 1.2 daemon.
+  kernelCaches @12 :List(KernelCacheStats);
+}
+
+struct KernelCacheStats {
+  target @0 :Text;          # "host", or the device ("cuda:0")
+  memoryHits @1 :UInt64;    # kernels a plan needed that were already loaded
+  diskHits @2 :UInt64;      # kernels loaded from the disk cache (compiled earlier)
+  misses @3 :UInt64;        # kernels compiled
+  compiles @4 :UInt64;      # compiler runs
+  compileNanos @5 :UInt64;  # wall time in the compiler
 }
 
 # Session.memoryStats (protocol 1.2): one device's memory, in the sense of PyTorch's

@@ -29,6 +29,9 @@ class DeviceWorker {
   const engine::DeviceInfo& info() const { return backend_->info(); }
   // Any thread: Backend::memory_stats is thread-safe.
   engine::DeviceMemoryStats memory_stats() const { return backend_->memory_stats(); }
+  std::optional<cache::KernelCacheStats> own_kernel_cache_stats() const {
+    return backend_->own_kernel_cache_stats();
+  }
 
   uint64_t open_session();
   // Cancels the session's queued jobs; a job already running finishes.

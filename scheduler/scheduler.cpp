@@ -93,6 +93,10 @@ const engine::DeviceInfo& Scheduler::device_info(size_t device) const {
   return workers_.at(device)->info();
 }
 
+std::optional<cache::KernelCacheStats> Scheduler::own_kernel_cache_stats(size_t device) const {
+  return workers_.at(device)->own_kernel_cache_stats();
+}
+
 engine::DeviceMemoryStats Scheduler::memory_stats(size_t device) const {
   return workers_.at(device)->memory_stats();
 }

@@ -65,6 +65,8 @@ class Scheduler {
   // The device's memory figures (Backend::memory_stats), read now from the calling thread,
   // without waiting for queued work.
   engine::DeviceMemoryStats memory_stats(size_t device) const;
+  // The device's own kernel cache, if it has one (Backend::own_kernel_cache_stats).
+  std::optional<cache::KernelCacheStats> own_kernel_cache_stats(size_t device) const;
 
   SessionQueue open_session(size_t device = 0);
 

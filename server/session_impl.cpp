@@ -32,6 +32,7 @@ kj::Promise<void> SessionImpl::stats(StatsContext context) {
   s.setRuns(core_->runs());
   s.setDaemonLiveTensors(account.daemon_usage().tensors);
   s.setDaemonLiveBytes(account.daemon_usage().bytes);
+  std::vector<std::pair<std::string, cache::KernelCacheStats>> caches;
   if (const auto& kernels = core_->daemon().kernels) {
     const cache::KernelCacheStats k = kernels->stats();
     s.setKernelMemoryHits(k.memory_hits);
@@ -39,6 +40,24 @@ kj::Promise<void> SessionImpl::stats(StatsContext context) {
     s.setKernelMisses(k.misses);
     s.setKernelCompiles(k.compiles);
     s.setKernelCompileNanos(k.compile_ns);
+    caches.emplace_back("host", k);
+  }
+  const scheduler::Scheduler& scheduler = *core_->daemon().scheduler;
+  for (size_t i = 0; i < scheduler.device_count(); ++i) {
+    if (auto k = scheduler.own_kernel_cache_stats(i)) {
+      const engine::DeviceInfo& d = scheduler.device_info(i);
+      caches.emplace_back(d.kind + ":" + std::to_string(d.index), *k);
+    }
+  }
+  auto wire_caches = s.initKernelCaches(static_cast<unsigned>(caches.size()));
+  for (unsigned i = 0; i < caches.size(); ++i) {
+    const auto& [target, k] = caches[i];
+    wire_caches[i].setTarget(target);
+    wire_caches[i].setMemoryHits(k.memory_hits);
+    wire_caches[i].setDiskHits(k.disk_hits);
+    wire_caches[i].setMisses(k.misses);
+    wire_caches[i].setCompiles(k.compiles);
+    wire_caches[i].setCompileNanos(k.compile_ns);
   }
   s.setCompileMode(std::string(engine::name(core_->compile_mode())));
   s.setFloat32MatmulPrecision(std::string(engine::name(core_->queue().float32_matmul_precision())));

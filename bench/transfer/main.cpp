@@ -9,6 +9,10 @@
 //   memcpy_fresh_256MiB    GB/s of a memcpy into newly allocated memory (the page faults every
 //                          new tensor or buffer pays on first touch) vs the memcpy peer: the
 //                          floor under the transfers above, which all land in new memory
+//   tcp_socket_256MiB      GB/s of a plain TCP loopback socket (socket_peer.h) vs memcpy: the
+//                          ceiling of any protocol over TCP on this machine
+//   upload_256MiB_tcp_vs_socket, download_256MiB_tcp_vs_socket
+//                          the TCP transfers against that socket: what the protocol costs
 // A HostBuffer is what a client writing its data for the daemon fills; NumPy arrays are copied
 // into one first (the Python client's asarray), which these figures do not include.
 #include <sys/mman.h>
@@ -22,6 +26,7 @@
 #include <vector>
 
 #include "bench/common/figure.h"
+#include "bench/transfer/socket_peer.h"
 #include "tensord/client.h"
 #include "tensord/host_buffer.h"
 #include "tests/support/daemon/daemon_process.h"
@@ -119,6 +124,10 @@ int main(int argc, char**) {
     print_figure("upload_256MiB_tcp", tcp.upload, "GB/s", "memcpy", peer);
     print_figure("download_256MiB_tcp", tcp.download, "GB/s", "memcpy", peer);
     print_figure("memcpy_fresh_256MiB", memcpy_fresh_gbps(), "GB/s", "memcpy", peer);
+    double socket = tensord::bench::tcp_loopback_gbps(kBytes, kRepeats);
+    print_figure("tcp_socket_256MiB", socket, "GB/s", "memcpy", peer);
+    print_figure("upload_256MiB_tcp_vs_socket", tcp.upload, "GB/s", "tcp_socket", socket);
+    print_figure("download_256MiB_tcp_vs_socket", tcp.download, "GB/s", "tcp_socket", socket);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tensord-bench-transfer: %s\n", e.what());
     return 1;

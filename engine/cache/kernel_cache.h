@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/cache/kernel_cache_stats.h"
 #include "engine/codegen/emitter.h"
 
 namespace tensord::cache {
@@ -27,15 +28,6 @@ struct CompilerOptions {
 struct KernelCacheOptions {
   std::string dir;  // "" keeps compiled objects in memory only (a private temporary directory)
   CompilerOptions compiler;
-};
-
-struct KernelCacheStats {
-  uint64_t memory_hits = 0;  // kernels found already loaded
-  uint64_t disk_hits = 0;    // kernels loaded from a file another run (or daemon) compiled
-  uint64_t misses = 0;       // kernels compiled
-  uint64_t compiles = 0;     // compiler runs (each compiles every missing kernel of a plan)
-  uint64_t compile_ns = 0;   // wall time spent in the compiler
-  uint64_t corrupt = 0;      // disk entries that did not load and were rebuilt
 };
 
 // The default directory: $XDG_CACHE_HOME/tensord, else $HOME/.cache/tensord ("" if neither).

@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
+#include "engine/cache/kernel_cache_stats.h"
 #include "engine/exec/matmul_precision.h"
 #include "engine/exec/memory_stats.h"
 #include "engine/exec/run_profile.h"
@@ -107,6 +109,13 @@ class Backend {
   // Called from the RPC thread while the device's worker runs: implementations take their
   // allocator's lock and never wait for the device.
   virtual DeviceMemoryStats memory_stats() const { return {}; }
+
+  // The figures of a kernel cache the backend owns (CUDA: its CUBINs), for SessionStats;
+  // nothing for a backend that has none or compiles through the daemon's shared cache (the
+  // CPU backend: the daemon reports that one itself). Thread-safe, like memory_stats.
+  virtual std::optional<cache::KernelCacheStats> own_kernel_cache_stats() const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace tensord::engine

@@ -27,6 +27,32 @@ def test_repr_summarises_like_numpy():
     assert "..." in text and "99999" in text and len(text) < 300
 
 
+def test_repr_of_a_large_array_fetches_its_edges_only(monkeypatch):
+    rng = np.random.default_rng(3)
+    data = (rng.standard_normal((40, 7, 50)) * 1e3).astype(np.float32)
+    data[0, 0, 0], data[-1, -1, -1] = np.nan, -np.inf
+    x = td.asarray(data) * 1  # pending: repr is the sync point
+    fetched = []
+    numpy_of = td.Array.numpy
+
+    def spy(a):
+        out = numpy_of(a)
+        fetched.append(out.size)
+        return out
+
+    monkeypatch.setattr(td.Array, "numpy", spy)
+    text = repr(x)
+    assert fetched == [6 * 6 * 6]
+    expected = np.array2string(data, separator=", ", prefix="tensord.asarray(")
+    assert text.startswith("tensord.asarray(" + expected + ", shape=(40, 7, 50)")
+
+
+def test_repr_summarises_bool_and_small_axes_like_numpy():
+    data = np.arange(5000).reshape(2, 2500) % 3 == 0
+    assert repr(td.asarray(data)).startswith(
+        "tensord.asarray(" + np.array2string(data, separator=", ", prefix="tensord.asarray("))
+
+
 def test_device_object():
     x = td.ones((2,))
     assert str(x.device) == "cpu:0" and x.device == td.ones((3,)).device

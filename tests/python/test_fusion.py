@@ -30,6 +30,8 @@ def test_explain_and_modes_agree():
     stats = td.kernel_cache_stats()
     assert stats["compile_mode"] == "default"
     assert stats["misses"] + stats["disk_hits"] + stats["memory_hits"] >= 1
+    [host] = stats["caches"]  # a CPU daemon: the host's cache only
+    assert host["target"] == "host" and host["misses"] == stats["misses"]
 
 
 def test_unknown_mode_is_an_error():

@@ -39,6 +39,10 @@ SessionStats Session::stats() {
     out.kernel_compile_ns = stats.getKernelCompileNanos();
     out.compile_mode = stats.getCompileMode();
     out.float32_matmul_precision = stats.getFloat32MatmulPrecision();
+    for (auto k : stats.getKernelCaches()) {
+      out.kernel_caches.push_back({k.getTarget(), k.getMemoryHits(), k.getDiskHits(), k.getMisses(),
+                                   k.getCompiles(), k.getCompileNanos()});
+    }
     return out;
   } catch (const kj::Exception& e) {
     throw detail::translate(e, nullptr, std::source_location::current());

@@ -38,6 +38,18 @@ void bind_fusion(py::module_& m) {
     d["compiles"] = st.kernel_compiles;
     d["compile_seconds"] = static_cast<double>(st.kernel_compile_ns) * 1e-9;
     d["compile_mode"] = st.compile_mode;
+    py::list caches;
+    for (const KernelCacheStats& k : st.kernel_caches) {
+      py::dict c;
+      c["target"] = k.target;
+      c["memory_hits"] = k.memory_hits;
+      c["disk_hits"] = k.disk_hits;
+      c["misses"] = k.misses;
+      c["compiles"] = k.compiles;
+      c["compile_seconds"] = static_cast<double>(k.compile_ns) * 1e-9;
+      caches.append(c);
+    }
+    d["caches"] = caches;
     return d;
   });
 }

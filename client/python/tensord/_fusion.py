@@ -22,5 +22,6 @@ def explain(*arrays):
 
 def kernel_cache_stats():
     """The daemon's compiled-kernel cache: hits in memory and on disk, kernels compiled,
-    compiler runs and time, and this session's compile mode."""
+    compiler runs and time, and this session's compile mode; `caches` lists every cache
+    (the host's, then each GPU's own NVRTC cache, e.g. "cuda:0") with the same figures."""
     return _tensord.kernel_cache_stats(session())

@@ -45,8 +45,39 @@ def current_device():
     return device
 
 
-def _values(a):
-    return np.array2string(a.numpy(), separator=", ", prefix="tensord.asarray(")
+def _values(x):
+    return np.array2string(_printable(x), separator=", ", prefix="tensord.asarray(")
+
+
+def _printable(x):
+    """What NumPy prints for x. Past NumPy's summarisation threshold only the edges are
+    fetched (one round trip, whatever x's size): they are written into a full-shape array of
+    zero pages that are never touched elsewhere (calloc), so NumPy summarises it exactly as it
+    would x while reading only what we fetched."""
+    if None in x.shape:
+        from ._functions import sync
+        sync(x)  # a data-dependent size: learn it first
+    opts = np.get_printoptions()
+    if x.size <= opts["threshold"]:
+        return x.numpy()
+    keep = opts["edgeitems"]
+    picks, edges = [], x
+    for axis, n in enumerate(x.shape):
+        if n <= 2 * keep:
+            picks.append(np.arange(n))
+            continue
+        picks.append(np.r_[0:keep, n - keep:n])
+        lead = (slice(None),) * axis
+        from ._functions import concat
+        edges = concat([edges[lead + (slice(0, keep),)], edges[lead + (slice(n - keep, n),)]],
+                       axis=axis)
+    fetched = edges.numpy()
+    try:
+        whole = np.zeros(x.shape, dtype=fetched.dtype)
+    except MemoryError:  # more address space than the kernel grants: show the edges alone
+        return fetched
+    whole[np.ix_(*picks)] = fetched
+    return whole
 
 
 def array_repr(x):

@@ -104,6 +104,10 @@ AllocatorStats CudaBackend::allocator_stats() const {
   return state_->allocator.stats();
 }
 
+std::optional<cache::KernelCacheStats> CudaBackend::own_kernel_cache_stats() const {
+  return state_kernels().stats();
+}
+
 engine::DeviceMemoryStats CudaBackend::memory_stats() const {
   engine::DeviceMemoryStats out;
   out.allocator = to_allocator_memory_stats(state_->allocator.stats());

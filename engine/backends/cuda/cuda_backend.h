@@ -69,6 +69,7 @@ class CudaBackend final : public engine::Backend {
   // The caching allocator's statistics (thread-safe), and the same in the engine's form.
   AllocatorStats allocator_stats() const;
   engine::DeviceMemoryStats memory_stats() const override;
+  std::optional<cache::KernelCacheStats> own_kernel_cache_stats() const override;
   struct State;  // shared with the buffers it hands out
   CachingAllocator& allocator();
   // Waits for everything queued on the backend's stream.

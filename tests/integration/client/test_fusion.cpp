@@ -115,6 +115,11 @@ TEST_CASE("a second daemon on the same cache directory compiles nothing", "[fusi
     CHECK(st.kernel_compiles == 1);
     CHECK(st.kernel_misses == 1);
     CHECK(st.kernel_compile_ns > 0);
+    // The CPU daemon has one cache, the host's, with the same figures.
+    REQUIRE(st.kernel_caches.size() == 1);
+    CHECK(st.kernel_caches[0].target == "host");
+    CHECK(st.kernel_caches[0].misses == 1);
+    CHECK(st.kernel_caches[0].compile_ns == st.kernel_compile_ns);
   }
   ClientFixture g(dir.daemon());
   CHECK(chain(g.session).to_vector<float>() == first);

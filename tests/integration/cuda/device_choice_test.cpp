@@ -5,6 +5,7 @@
 #if TENSORD_WITH_CUDA
 #include "engine/backends/cuda/device_discovery.h"
 #endif
+#include "tensord/client.h"
 #include "tests/integration/server/raw_client.h"
 #include "tests/support/daemon/daemon_process.h"
 
@@ -57,6 +58,23 @@ TEST_CASE("--device cuda exits 1 with the CUDA error when no GPU is usable") {
     REQUIRE(what.find("--device cuda: no usable CUDA device: " + here().why_none) !=
             std::string::npos);
   }
+}
+
+TEST_CASE("SessionStats reports the GPU's own kernel cache beside the host's") {
+  if (here().devices.empty()) {
+    WARN("skipped: no CUDA device here (" << here().why_none << ")");
+    return;
+  }
+  DaemonProcess daemon(DaemonOptions::with_args({"--device", "cuda"}));
+  auto s = tensord::connect(daemon.address());
+  auto x = s.from_vector<float>({1, 2, 3}, {3});
+  REQUIRE((-x).to_vector<float>() == std::vector<float>{-1, -2, -3});
+  tensord::SessionStats st = s.stats();
+  REQUIRE(st.kernel_caches.size() == 2);
+  CHECK(st.kernel_caches[0].target == "host");
+  CHECK(st.kernel_caches[1].target == "cuda:0");
+  const auto& gpu = st.kernel_caches[1];
+  CHECK(gpu.misses + gpu.disk_hits + gpu.memory_hits >= 1);
 }
 
 #else

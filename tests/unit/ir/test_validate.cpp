@@ -224,14 +224,16 @@ TEST_CASE("shapes and sizes are bounded before anything is allocated", "[validat
   }
 }
 
-// Timings mean something only in optimized builds without sanitizers.
+// Timings mean something only in optimized builds without sanitizers, and on a quiet machine:
+// this case is hidden from the default run (a timing is a benchmark, not a test; it flaked
+// under the load of parallel builds). Run it with `tensord_unit_ir "[perf]"`.
 #if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
 constexpr double kChainBudgetUs = 1000;
 #else
 constexpr double kChainBudgetUs = 1e9;
 #endif
 
-TEST_CASE("validation is fast", "[validate][perf]") {
+TEST_CASE("validation is fast", "[validate][.][perf]") {
   // A 1000-node elementwise chain; the goal is well under a millisecond.
   Graph g;
   std::vector<TensorType> inputs{F32({16})};

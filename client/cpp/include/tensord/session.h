@@ -86,6 +86,16 @@ struct ServerInfo {
   uint64_t max_tensor_bytes = 0;
 };
 
+// One compiled-kernel cache of the daemon (SessionStats::kernel_caches).
+struct KernelCacheStats {
+  std::string target;  // "host" (the CPU backend's C++ kernels) or a device, e.g. "cuda:0"
+  uint64_t memory_hits = 0;
+  uint64_t disk_hits = 0;
+  uint64_t misses = 0;  // kernels compiled
+  uint64_t compiles = 0;
+  uint64_t compile_ns = 0;
+};
+
 struct SessionStats {
   uint64_t live_tensors = 0;  // this session's tensors the daemon holds
   uint64_t live_bytes = 0;
@@ -100,6 +110,9 @@ struct SessionStats {
   uint64_t kernel_compile_ns = 0;
   std::string compile_mode;
   std::string float32_matmul_precision;  // "highest", "high" or "medium"
+  // Every kernel cache: "host" (the kernel_* figures above) and each device's own (protocol
+  // 1.3; empty from an older daemon).
+  std::vector<KernelCacheStats> kernel_caches;
 };
 
 struct ConnectOptions {
