@@ -148,3 +148,30 @@ def test_one_hot_infers_num_classes_like_torch():
         td.one_hot(td.asarray(np.zeros(0, np.int64)))
     with pytest.raises(ValueError, match="negative"):
         td.one_hot(td.asarray(np.array([-1, -2], np.int64)))
+
+
+def test_math_bound_last():
+    """reciprocal, frac, erfc, logaddexp2, fmod, nan_to_num, broadcast_tensors."""
+    a = random_values((5, 4), np.float64, seed=11)
+    b = random_values((4,), np.float64, seed=12) + 0.5
+    x, y = td.asarray(a), td.asarray(b)
+    check(td.reciprocal(x), 1 / a)
+    check(td.frac(x), a - np.trunc(a))
+    erfc = np.vectorize(math.erfc)
+    check(td.erfc(x), erfc(a))
+    check(td.special.erfc(x), erfc(a))
+    check(td.logaddexp2(x, y), np.logaddexp2(a, b))
+    check(td.fmod(x, y), np.fmod(a, b))
+    check(td.fmod(td.asarray(np.array([-7, 7], np.int32)), 3), np.array([-1, 1]))
+    p, q = td.broadcast_tensors(x, y)
+    assert p.shape == q.shape == (5, 4)
+    check(q, np.broadcast_to(b, (5, 4)))
+
+
+def test_nan_to_num_defaults_and_values():
+    a = np.array([np.nan, np.inf, -np.inf, 1.5], np.float32)
+    check(td.nan_to_num(td.asarray(a)), np.nan_to_num(a), rtol=0, atol=0)
+    check(td.nan_to_num(td.asarray(a), nan=2.0, posinf=9.0, neginf=-9.0),
+          np.nan_to_num(a, nan=2.0, posinf=9.0, neginf=-9.0), rtol=0, atol=0)
+    with pytest.raises(ValueError):
+        td.nan_to_num(td.asarray(a), posinf="big")

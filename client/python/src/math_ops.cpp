@@ -3,6 +3,7 @@
 // bitwise ops. Self-contained (its own recording-error mapping) so that module.cpp only gains
 // the call to bind_math_ops.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <optional>
 #include <source_location>
@@ -71,9 +72,14 @@ void bind_math_ops(py::module_& m) {
   TENSORD_MATH_UNARY(atanh);
   TENSORD_MATH_UNARY(signbit);
   TENSORD_MATH_UNARY(bitwise_not);
+  TENSORD_MATH_UNARY(reciprocal);
+  TENSORD_MATH_UNARY(frac);
+  TENSORD_MATH_UNARY(erfc);
   TENSORD_MATH_BINARY(atan2);
   TENSORD_MATH_BINARY(hypot);
   TENSORD_MATH_BINARY(logaddexp);
+  TENSORD_MATH_BINARY(logaddexp2);
+  TENSORD_MATH_BINARY(fmod);
   TENSORD_MATH_BINARY(copysign);
   TENSORD_MATH_BINARY(remainder);
   TENSORD_MATH_BINARY(floor_divide);
@@ -82,6 +88,14 @@ void bind_math_ops(py::module_& m) {
   TENSORD_MATH_BINARY(bitwise_xor);
   TENSORD_MATH_BINARY(bitwise_left_shift);
   TENSORD_MATH_BINARY(bitwise_right_shift);
+  m.def(
+      "nan_to_num",
+      [](const Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf,
+         Loc loc) {
+        return recorded_or_not_implemented(
+            [&] { return tensord::nan_to_num(x, nan, posinf, neginf, loc); });
+      },
+      py::arg("x"), py::arg("nan"), py::arg("posinf"), py::arg("neginf"), py::arg("loc"));
 }
 
 }  // namespace tensord::python

@@ -227,6 +227,9 @@ def broadcast_arrays(*arrays):
     return [Array(_tensord.expand(a._t, list(shape), loc)) for a in arrays]
 
 
+broadcast_tensors = broadcast_arrays  # torch's name
+
+
 def expand_dims(x, /, *, axis=0):
     return Array(_tensord.unsqueeze(_operand_array(x)._t, [int(axis)], caller()))
 

@@ -36,10 +36,15 @@ log10 = _unary(_tensord.log10, "log10")
 exp2 = _unary(_tensord.exp2, "exp2")  # beyond the standard, as in NumPy
 signbit = _unary(_tensord.signbit, "signbit")
 bitwise_invert = _unary(_tensord.bitwise_not, "bitwise_invert")
+reciprocal = _unary(_tensord.reciprocal, "reciprocal")  # beyond the standard, as in NumPy
+frac = _unary(_tensord.frac, "frac")  # torch's x - trunc(x)
+erfc = _unary(_tensord.erfc, "erfc")  # torch's; also td.special.erfc
 
 atan2 = _binary_fn(_tensord.atan2, "atan2")
 hypot = _binary_fn(_tensord.hypot, "hypot")
 logaddexp = _binary_fn(_tensord.logaddexp, "logaddexp")
+logaddexp2 = _binary_fn(_tensord.logaddexp2, "logaddexp2")  # NumPy's
+fmod = _binary_fn(_tensord.fmod, "fmod")  # C's sign (the dividend's), as NumPy and torch
 copysign = _binary_fn(_tensord.copysign, "copysign")
 floor_divide = _binary_fn(_tensord.floor_divide, "floor_divide")
 remainder = _binary_fn(_tensord.remainder, "remainder")
@@ -48,5 +53,15 @@ bitwise_or = _binary_fn(_tensord.bitwise_or, "bitwise_or")
 bitwise_xor = _binary_fn(_tensord.bitwise_xor, "bitwise_xor")
 bitwise_left_shift = _binary_fn(_tensord.bitwise_left_shift, "bitwise_left_shift")
 bitwise_right_shift = _binary_fn(_tensord.bitwise_right_shift, "bitwise_right_shift")
+
+
+
+def nan_to_num(x, /, nan=0.0, posinf=None, neginf=None):
+    """NaN -> nan, +inf -> posinf, -inf -> neginf; the infinities default to the dtype's
+    largest and lowest finite values (NumPy's and torch's nan_to_num)."""
+    return Array(_tensord.nan_to_num(_operand_array(x)._t, float(nan),
+                                     None if posinf is None else float(posinf),
+                                     None if neginf is None else float(neginf), caller()))
+
 
 __all__ = [n for n in list(globals()) if not n.startswith("_") and n not in ("Array", "caller")]

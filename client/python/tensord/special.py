@@ -4,7 +4,7 @@ from . import _functions, _tensord
 from ._array import Array, _operand, _operand_array
 from ._location import caller
 
-__all__ = ["lgamma", "gammaln", "digamma", "psi", "erfinv", "erfcx", "i0", "i0e", "i1", "i1e",
+__all__ = ["lgamma", "gammaln", "digamma", "psi", "erfinv", "erfc", "erfcx", "i0", "i0e", "i1", "i1e",
            "ndtr", "ndtri", "log_ndtr", "sinc", "entr", "logit", "expit", "xlogy", "xlog1py",
            "softmax", "log_softmax", "polygamma", "multigammaln", "gammainc", "gammaincc",
            "bessel_j0", "bessel_j1", "zeta"]
@@ -20,6 +20,7 @@ def _unary(fn):
 lgamma = gammaln = _unary(_tensord.lgamma)
 digamma = psi = _unary(_tensord.digamma)
 erfinv = _unary(_tensord.erfinv)
+erfc = _unary(_tensord.erfc)
 erfcx = _unary(_tensord.erfcx)
 i0 = _unary(_tensord.i0)
 i0e = _unary(_tensord.i0e)
