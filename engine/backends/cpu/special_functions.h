@@ -210,7 +210,7 @@ inline double ndtri(double p) {
 inline double sinc(double x) {
   if (x == 0) return 1;
   if (std::isinf(x)) return 0;
-  const double r = x - 2 * std::round(x / 2);  // exact; sin(pi x) = sin(pi r)
+  const double r = x - 2 * std::rint(x / 2);  // exact; sin(pi x) = sin(pi r)
   return std::sin(kPi * r) / (kPi * x);
 }
 
