@@ -49,7 +49,8 @@ std::string literal(double v, const std::string& type) {
 
 bool vector_call(Op op) {
   return op == Op::exp || op == Op::log || op == Op::sin || op == Op::cos || op == Op::tanh ||
-         op == Op::erf;
+         op == Op::erf || op == Op::exp2 || op == Op::expm1 || op == Op::log2 ||
+         op == Op::log10 || op == Op::log1p;
 }
 
 class Writer {

@@ -56,6 +56,7 @@ typedef float td_vf __attribute__((vector_size(32)));
     for (int j = 0; j < TD_B; ++j) y[j] = __builtin_##name##f(x[j]); }
 #endif
 TD_VM(exp) TD_VM(log) TD_VM(sin) TD_VM(cos) TD_VM(tanh) TD_VM(erf)
+TD_VM(exp2) TD_VM(expm1) TD_VM(log2) TD_VM(log10) TD_VM(log1p)
 )";
 }
 

@@ -97,6 +97,7 @@ void add_reduction_rows(std::vector<Case>& out) {
         {{Attr::ord, -inf}},
         {{Attr::ord, 0.0}},
         {{Attr::ord, 3.0}},
+        {{Attr::ord, 6.0}},  // integer ords 3..16 multiply instead of calling pow
         {{Attr::ord, -1.5}}}},
   };
   for (const Row& row : rows) {

@@ -29,6 +29,12 @@ concept BlockOp = requires(const F& f, const C* x, C* y, int64_t n) {
   f.block(x, y, n);
 };
 
+// Two-input functors that also compute whole blocks at once: f.block(a, b, out, n).
+template <typename F, typename C>
+concept BinaryBlockOp = requires(const F& f, const C* a, const C* b, C* out, int64_t n) {
+  f.block(a, b, out, n);
+};
+
 // ptrs[0] = f(ptrs[1]); f maps ComputeT<In> to ComputeT<Out>.
 template <typename In, typename Out, typename F>
 inline void unary_row(char* const* p, const int64_t* s, int64_t n, F f) {
@@ -71,7 +77,23 @@ inline void binary_row(char* const* p, const int64_t* s, int64_t n, F f) {
   char* out = p[0];
   const char* a = p[1];
   const char* b = p[2];
-  if constexpr (kIsHalf<In> || kIsHalf<Out>) {
+  if constexpr (std::is_same_v<In, Out> && BinaryBlockOp<F, ComputeT<In>>) {
+    // Vector math: contiguous rows directly, others (and 16-bit floats) a block at a time.
+    if constexpr (!kIsHalf<In>) {
+      if (s[0] == sizeof(Out) && s[1] == sizeof(In) && s[2] == sizeof(In)) {
+        return f.block(reinterpret_cast<const In*>(a), reinterpret_cast<const In*>(b),
+                       reinterpret_cast<Out*>(out), n);
+      }
+    }
+    ComputeT<In> x[kBlock], y[kBlock], z[kBlock];
+    for (int64_t i = 0; i < n; i += kBlock) {
+      int64_t m = std::min(kBlock, n - i);
+      load_block<In>(a + i * s[1], s[1], x, m);
+      load_block<In>(b + i * s[2], s[2], y, m);
+      f.block(x, y, z, m);
+      store_block<Out>(z, out + i * s[0], s[0], m);
+    }
+  } else if constexpr (kIsHalf<In> || kIsHalf<Out>) {
     ComputeT<In> x[kBlock], y[kBlock];
     ComputeT<Out> z[kBlock];
     for (int64_t i = 0; i < n; i += kBlock) {

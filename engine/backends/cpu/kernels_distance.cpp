@@ -14,19 +14,32 @@ namespace {
 
 using ir::Op;
 
+// sum over k of f(u[k] - v[k]) in float64, in kLanes interleaved partial sums that the compiler
+// vectorizes (one running sum is bound by the add's latency: pdist took 4x SciPy's time).
+template <typename T, typename F>
+double lane_sum(const T* u, const T* v, int64_t m, F f) {
+  constexpr int64_t kLanes = 8;
+  double lanes[kLanes] = {};
+  int64_t k = 0;
+  for (; k + kLanes <= m; k += kLanes) {
+    for (int64_t l = 0; l < kLanes; ++l) {
+      lanes[l] += f(static_cast<double>(u[k + l]) - static_cast<double>(v[k + l]));
+    }
+  }
+  double acc = 0;
+  for (; k < m; ++k) acc += f(static_cast<double>(u[k]) - static_cast<double>(v[k]));
+  for (double l : lanes) acc += l;
+  return acc;
+}
+
 template <typename T>
 T distance(const T* u, const T* v, int64_t m, double p) {
   double acc = 0;
   if (p == 2) {
-    for (int64_t k = 0; k < m; ++k) {
-      const double d = static_cast<double>(u[k]) - static_cast<double>(v[k]);
-      acc += d * d;
-    }
-    return static_cast<T>(std::sqrt(acc));
+    return static_cast<T>(std::sqrt(lane_sum(u, v, m, [](double d) { return d * d; })));
   }
   if (p == 1) {
-    for (int64_t k = 0; k < m; ++k) acc += std::fabs(static_cast<double>(u[k]) - v[k]);
-    return static_cast<T>(acc);
+    return static_cast<T>(lane_sum(u, v, m, [](double d) { return std::fabs(d); }));
   }
   if (p == 0) {
     for (int64_t k = 0; k < m; ++k) {

@@ -11,7 +11,9 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "engine/backends/cpu/host_buffer.h"
@@ -331,24 +333,60 @@ void run_index_put(const KernelContext& ctx, const ir::Node& node,
 
 // ---- unfold -------------------------------------------------------------------------------
 
+// Copies each window of `window` elements `stride` apart in the source, one output row each.
+template <typename U>
+void copy_windows(const U* src, U* dst, std::span<const int64_t> starts, int64_t window,
+                  int64_t stride) {
+  for (size_t r = 0; r < starts.size(); ++r) {
+    const U* s = src + starts[r];
+    U* d = dst + static_cast<int64_t>(r) * window;
+    for (int64_t w = 0; w < window; ++w) d[w] = s[w * stride];
+  }
+}
+
 void run_unfold(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
                 const TensorValue& out) {
-  TensorValue x = dense(ctx, in, in.type.dtype);
+  const TensorValue x = make_contiguous(ctx, in);  // no copy when it is (dense() always copied)
   const int64_t rank = x.type.rank();
   const int64_t axis =
       ir::normalize_axis(node.attrs.get_int(Attr::axis), std::max<int64_t>(rank, 1));
   const int64_t step = node.attrs.get_int(Attr::step);
   const std::vector<int64_t> xs = ir::contiguous_strides(x.type.shape);
-  const size_t item = ir::itemsize(out.type.dtype);
-  const char* src = static_cast<const char*>(x.raw());
-  char* dst = static_cast<char*>(out.raw());
-  Counter c(out.type.shape);
-  const int64_t n = out.type.numel();
-  for (int64_t k = 0; k < n; ++k, c.next()) {
-    int64_t s = 0;
+  const int64_t window = out.type.shape.back();
+  if (out.type.numel() == 0) return;
+  // The source offset of each output row (all dims but the window's), computed once per row
+  // rather than per element (a per-element offset and memcpy took 40x NumPy's copy).
+  const Shape rows_shape(out.type.shape.begin(), out.type.shape.end() - 1);
+  Counter c(rows_shape);
+  std::vector<int64_t> starts(static_cast<size_t>(out.type.numel() / window));
+  for (int64_t& s : starts) {
+    s = 0;
     for (int64_t d = 0; d < rank; ++d) s += c.pos[d] * xs[d];
-    if (rank > 0) s += c.pos[rank] * xs[axis] + c.pos[axis] * (step - 1) * xs[axis];
-    std::memcpy(dst + k * item, src + s * item, item);
+    if (rank > 0) s += c.pos[axis] * (step - 1) * xs[axis];
+    c.next();
+  }
+  const int64_t stride = rank > 0 ? xs[axis] : 0;
+  auto go = [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    copy_windows(static_cast<const U*>(x.raw()), static_cast<U*>(out.raw()), starts, window,
+                 stride);
+  };
+  struct Pair {
+    uint64_t lo, hi;
+  };
+  switch (ir::itemsize(out.type.dtype)) {
+    case 1:
+      return go(std::type_identity<uint8_t>{});
+    case 2:
+      return go(std::type_identity<uint16_t>{});
+    case 4:
+      return go(std::type_identity<uint32_t>{});
+    case 8:
+      return go(std::type_identity<uint64_t>{});
+    case 16:
+      return go(std::type_identity<Pair>{});
+    default:
+      throw Error(ErrorCode::Internal, "unfold: unexpected item size");
   }
 }
 

@@ -125,6 +125,19 @@ double quantile_of(const std::vector<double>& v, size_t n, double q, int64_t mod
   }
 }
 
+// Puts in place the elements of `v` (NaN-free) that quantile_of(v, n, q, mode) reads, as the
+// sorted `v` has them: the one at floor(pos) by selection, the one at ceil(pos) (when another)
+// as the smallest of those after it; nearest: the one at round(pos).
+void select_for_quantile(std::vector<double>& v, double q, int64_t mode) {
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto at = static_cast<size_t>(mode == 3 ? std::nearbyint(pos) : std::floor(pos));
+  std::nth_element(v.begin(), v.begin() + static_cast<ptrdiff_t>(at), v.end());
+  if (mode != 3 && at + 1 < v.size() && static_cast<double>(at) != pos) {
+    std::iter_swap(v.begin() + static_cast<ptrdiff_t>(at + 1),
+                   std::min_element(v.begin() + static_cast<ptrdiff_t>(at + 1), v.end()));
+  }
+}
+
 void quantile(const KernelContext& ctx, const Node& node, const TensorValue& in,
               const TensorValue& qv, const TensorValue& out) {
   const TensorValue src = make_contiguous(ctx, cast_to(ctx, in, ir::DType::Float64));
@@ -164,8 +177,13 @@ void quantile(const KernelContext& ctx, const Node& node, const TensorValue& in,
           v.push_back(e);
         }
       }
-      std::sort(v.begin(), v.end());
       const bool undefined = v.empty() || (nan && !skip_nan);
+      if (!undefined && nq == 1) {
+        // One q needs two order statistics, not the sorted line (NumPy's partition too).
+        select_for_quantile(v, q[0], mode);
+      } else if (!undefined) {
+        std::sort(v.begin(), v.end());
+      }
       for (int64_t j = 0; j < nq; ++j) {
         results[static_cast<size_t>(j * count + line)] =
             undefined ? NAN : quantile_of(v, v.size(), q[static_cast<size_t>(j)], mode);

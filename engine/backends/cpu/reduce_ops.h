@@ -60,6 +60,12 @@ struct MaxOp {
   static Acc lift(ComputeT<T> x) { return x; }
   static Acc combine(Acc a, Acc b) { return a != a || a >= b ? a : b; }
   static Out finish(Acc a) { return static_cast<Out>(a); }
+  // The larger of a and b when neither is NaN, on scalars or GCC vectors (kernels_reduce.cpp's
+  // float rows track NaNs apart, so that this select vectorizes).
+  template <typename V>
+  static V pick(V a, V b) {
+    return b > a ? b : a;
+  }
 };
 
 template <typename T>
@@ -72,6 +78,10 @@ struct MinOp {
   static Acc lift(ComputeT<T> x) { return x; }
   static Acc combine(Acc a, Acc b) { return a != a || a <= b ? a : b; }
   static Out finish(Acc a) { return static_cast<Out>(a); }
+  template <typename V>
+  static V pick(V a, V b) {
+    return b < a ? b : a;
+  }
 };
 
 // argmax/argmin: `better(v, best)` says whether v replaces the best so far. Ties keep the

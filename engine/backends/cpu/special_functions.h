@@ -1,9 +1,9 @@
 // Scalar special functions in float64 (the kernels of kernels_special.cpp evaluate every dtype
 // through these and round once). Methods: digamma by recurrence to x >= 10 and its asymptotic
 // series, with reflection below 0.5; Bessel I0/I1 by their power series up to |x| = 30 and
-// Hankel's asymptotic series beyond; erfinv and ndtri by Newton steps on erf/erfc from rough
-// starts (libm's erf/erfc are accurate to an ulp or two); erfcx = exp(x^2) erfc(x), or its
-// asymptotic series where erfc underflows.
+// Hankel's asymptotic series beyond; erfinv and ndtri by Halley steps on erf/erfc from
+// Giles' and Acklam's approximations (libm's erf/erfc are accurate to an ulp or two); erfcx =
+// exp(x^2) erfc(x), or its asymptotic series where erfc underflows.
 #pragma once
 
 #include <cmath>
@@ -106,54 +106,103 @@ inline double log_ndtr(double x) {
   return std::log1p(-std::erfc(t) / 2);
 }
 
-// x with erf(x) = y, |y| < 1: Newton steps on erf (small |y|) or on erfc (|y| >= 0.5, where
-// 1 - |y| is exact).
+// x with erf(x) = y, |y| < 1: Halley steps on erf (small |y|) or on erfc (|y| >= 0.5, where
+// 1 - |y| is exact) from Giles' single-precision approximation ("Approximating the erfinv
+// function", 2010), usually one step. (Newton from a rough start with a stopping rule below an
+// ulp ran 50 to 100 steps: 0.9 s per 1M elements.)
 inline double erfinv(double y) {
   if (std::isnan(y)) return y;
   const double a = std::fabs(y);
   if (a >= 1) return a == 1 ? std::copysign(kInf, y) : NAN;
   if (a == 0) return y;
   const double c = 2 / std::sqrt(kPi);
-  double x;
-  if (a < 0.5) {
-    x = a / c;
-    for (int i = 0; i < 50; ++i) {
-      const double dx = (std::erf(x) - a) / (c * std::exp(-x * x));
-      x -= dx;
-      if (std::fabs(dx) <= 1e-17 * x) break;
-    }
+  const double tail = 1 - a;  // exact (Sterbenz) for a >= 0.5
+  double w = -std::log(tail * (1 + a)), p;
+  if (w < 5) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    p = 3.43273939e-07 + p * w;
+    p = -3.5233877e-06 + p * w;
+    p = -4.39150654e-06 + p * w;
+    p = 0.00021858087 + p * w;
+    p = -0.00125372503 + p * w;
+    p = -0.00417768164 + p * w;
+    p = 0.246640727 + p * w;
+    p = 1.50140941 + p * w;
   } else {
-    const double tail = 1 - a;  // exact (Sterbenz)
-    x = std::sqrt(-std::log(tail));
-    for (int i = 0; i < 100; ++i) {
-      const double dx = (std::erfc(x) - tail) / (-c * std::exp(-x * x));
-      const double next = std::max(x - dx, x / 2);  // stay positive on the first steps
-      const double step = next - x;
-      x = next;
-      if (std::fabs(step) <= 1e-16 * x) break;
-    }
+    w = std::sqrt(w) - 3;
+    p = -0.000200214257;
+    p = 0.000100950558 + p * w;
+    p = 0.00134934322 + p * w;
+    p = -0.00367342844 + p * w;
+    p = 0.00573950773 + p * w;
+    p = -0.0076224613 + p * w;
+    p = 0.00943887047 + p * w;
+    p = 1.00167406 + p * w;
+    p = 2.83297682 + p * w;
+  }
+  double x = p * a;
+  for (int i = 0; i < 10; ++i) {
+    // r = f / f' for f = erf(x) - a, or erfc(x) - tail where 1 - a is exact; f'' / f' = -2x.
+    const double f = a < 0.5 ? std::erf(x) - a : tail - std::erfc(x);
+    const double r = f / (c * std::exp(-x * x));
+    const double dx = r / (1 + x * r);
+    x -= dx;
+    if (std::fabs(dx) <= 1e-6 * x) break;  // cubic convergence: what is left is below an ulp
   }
   return std::copysign(x, y);
 }
 
-// x with ndtr(x) = p: erfinv on the side where it is accurate.
+// Acklam's rational approximation of ndtri for q < 0.02425 (relative error below 1.2e-9).
+inline double acklam_lower(double q) {
+  const double t = std::sqrt(-2 * std::log(q));
+  return (((((-7.784894002430293e-03 * t - 3.223964580411365e-01) * t - 2.400758277161838e+00) * t -
+            2.549732539343734e+00) *
+               t +
+           4.374664141464968e+00) *
+              t +
+          2.938163982698783e+00) /
+         ((((7.784695709041462e-03 * t + 3.224671290700398e-01) * t + 2.445134137142996e+00) * t +
+           3.754408661907416e+00) *
+              t +
+          1);
+}
+inline double acklam_central(double q) {
+  const double r = q * q;
+  return (((((-3.969683028665376e+01 * r + 2.209460984245205e+02) * r - 2.759285104469687e+02) * r +
+            1.383577518672690e+02) *
+               r -
+           3.066479806614716e+01) *
+              r +
+          2.506628277459239e+00) *
+         q /
+         (((((-5.447609879822406e+01 * r + 1.615858368580409e+02) * r - 1.556989798598866e+02) * r +
+            6.680131188771972e+01) *
+               r -
+           1.328068155288572e+01) *
+              r +
+          1);
+}
+
+// x with ndtr(x) = p: erfinv on the side where it is accurate; in the tails Halley steps on
+// erfc(-x / sqrt2) = 2 q with q = min(p, 1 - p), which keeps the relative precision of tiny p,
+// from Acklam's approximation.
 inline double ndtri(double p) {
   if (std::isnan(p)) return p;
   if (p <= 0 || p >= 1) return p == 0 ? -kInf : p == 1 ? kInf : NAN;
   const double s = std::numbers::sqrt2;
   if (p > 0.25 && p < 0.75) return s * erfinv(2 * p - 1);
-  // Tails: Newton on erfc(-x / sqrt2) = 2 p (or 2 (1 - p) by symmetry), which keeps the
-  // relative precision of tiny p.
   const bool upper = p > 0.5;
   const double q = upper ? 1 - p : p;  // q < 0.25; exact when computed from p > 0.75
-  double x = -std::sqrt(-2 * std::log(q));
-  for (int i = 0; i < 100; ++i) {
-    const double f = 0.5 * std::erfc(-x / s) - q;
+  double x = q < 0.02425 ? acklam_lower(q) : acklam_central(q - 0.5);
+  for (int i = 0; i < 10; ++i) {
+    // Halley on f = ndtr(x) - q: f' = exp(-x^2 / 2) / sqrt(2 pi), f'' / f' = -x.
     const double d = std::exp(-x * x / 2) / std::sqrt(2 * kPi);
-    const double next = std::min(x - f / d, x / 2 - 1e-300);
-    const double step = next - x;
-    x = next;
-    if (std::fabs(step) <= 1e-16 * std::fabs(x)) break;
+    if (d == 0) break;  // x beyond -38.5: the start is as close as float64 can tell
+    const double r = (0.5 * std::erfc(-x / s) - q) / d;
+    const double dx = r / (1 + x * r / 2);
+    x -= dx;
+    if (std::fabs(dx) <= 1e-6 * std::fabs(x)) break;
   }
   return upper ? -x : x;
 }
@@ -161,7 +210,7 @@ inline double ndtri(double p) {
 inline double sinc(double x) {
   if (x == 0) return 1;
   if (std::isinf(x)) return 0;
-  const double r = x - 2 * std::round(x / 2);  // exact; sin(pi x) = sin(pi r)
+  const double r = x - 2 * std::rint(x / 2);  // exact; sin(pi x) = sin(pi r)
   return std::sin(kPi * r) / (kPi * x);
 }
 

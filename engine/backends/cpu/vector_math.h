@@ -1,6 +1,6 @@
-// Vectorized transcendental functions for the unary float ops: glibc's libmvec (its AVX-512 or
-// AVX2 variants, picked at compile time, so with TENSORD_NATIVE) on whole blocks of floats,
-// and plain libm loops where neither instruction set is enabled. libmvec results are within
+// Vectorized transcendental functions for the unary float ops (and atan2, hypot): glibc's libmvec
+// (its AVX-512 or AVX2 variants, picked at compile time, so with TENSORD_NATIVE) on whole blocks of
+// floats, and plain libm loops where neither instruction set is enabled. libmvec results are within
 // a few ulp of libm's; NaN, infinities, overflow and underflow come out the same.
 #pragma once
 
@@ -22,6 +22,8 @@ namespace tensord::cpu::vmath {
 #if defined(__AVX512F__)
 #define TENSORD_MVEC(f, name) _ZGVeN16v_##name##f
 #define TENSORD_MVEC_D(name) _ZGVeN8v_##name
+#define TENSORD_MVEC2(name) _ZGVeN16vv_##name##f
+#define TENSORD_MVEC2_D(name) _ZGVeN8vv_##name
 using FloatVec = __m512;
 using DoubleVec = __m512d;
 inline FloatVec load(const float* p) {
@@ -39,6 +41,8 @@ inline void store(double* p, DoubleVec v) {
 #else
 #define TENSORD_MVEC(f, name) _ZGVdN8v_##name##f
 #define TENSORD_MVEC_D(name) _ZGVdN4v_##name
+#define TENSORD_MVEC2(name) _ZGVdN8vv_##name##f
+#define TENSORD_MVEC2_D(name) _ZGVdN4vv_##name
 using FloatVec = __m256;
 using DoubleVec = __m256d;
 inline FloatVec load(const float* p) {
@@ -82,6 +86,13 @@ TENSORD_DECLARE(acosh)
 TENSORD_DECLARE(atanh)
 TENSORD_DECLARE(erfc)
 #undef TENSORD_DECLARE
+// Two-argument functions (libmvec's "vv" variants, also since glibc 2.35).
+#define TENSORD_DECLARE2(name)                               \
+  FloatVec TENSORD_MVEC2(name)(FloatVec, FloatVec) noexcept; \
+  DoubleVec TENSORD_MVEC2_D(name)(DoubleVec, DoubleVec) noexcept;
+TENSORD_DECLARE2(atan2)
+TENSORD_DECLARE2(hypot)
+#undef TENSORD_DECLARE2
 }
 
 // y[i] = f(x[i]) a vector at a time; the tail goes through a zero-padded vector.
@@ -98,12 +109,34 @@ inline void apply(const T* x, T* y, int64_t n) {
   }
 }
 
+// z[i] = f(x[i], y[i]) a vector at a time; the tail as apply's.
+template <typename T, typename Vec, Vec (*F)(Vec, Vec) noexcept>
+inline void apply2(const T* x, const T* y, T* z, int64_t n) {
+  constexpr int64_t kLanes = sizeof(Vec) / sizeof(T);
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) store(z + i, F(load(x + i), load(y + i)));
+  if (i < n) {
+    T a[kLanes] = {}, b[kLanes] = {};
+    std::memcpy(a, x + i, (n - i) * sizeof(T));
+    std::memcpy(b, y + i, (n - i) * sizeof(T));
+    store(a, F(load(a), load(b)));
+    std::memcpy(z + i, a, (n - i) * sizeof(T));
+  }
+}
+
 #define TENSORD_VECTOR_FN(name)                              \
   inline void name(const float* x, float* y, int64_t n) {    \
     apply<float, FloatVec, TENSORD_MVEC(f, name)>(x, y, n);  \
   }                                                          \
   inline void name(const double* x, double* y, int64_t n) {  \
     apply<double, DoubleVec, TENSORD_MVEC_D(name)>(x, y, n); \
+  }
+#define TENSORD_VECTOR_FN2(name)                                             \
+  inline void name(const float* x, const float* y, float* z, int64_t n) {    \
+    apply2<float, FloatVec, TENSORD_MVEC2(name)>(x, y, z, n);                \
+  }                                                                          \
+  inline void name(const double* x, const double* y, double* z, int64_t n) { \
+    apply2<double, DoubleVec, TENSORD_MVEC2_D(name)>(x, y, z, n);            \
   }
 #else
 #define TENSORD_VECTOR_FN(name)                             \
@@ -112,6 +145,13 @@ inline void apply(const T* x, T* y, int64_t n) {
   }                                                         \
   inline void name(const double* x, double* y, int64_t n) { \
     for (int64_t i = 0; i < n; ++i) y[i] = std::name(x[i]); \
+  }
+#define TENSORD_VECTOR_FN2(name)                                             \
+  inline void name(const float* x, const float* y, float* z, int64_t n) {    \
+    for (int64_t i = 0; i < n; ++i) z[i] = std::name(x[i], y[i]);            \
+  }                                                                          \
+  inline void name(const double* x, const double* y, double* z, int64_t n) { \
+    for (int64_t i = 0; i < n; ++i) z[i] = std::name(x[i], y[i]);            \
   }
 #endif
 
@@ -136,7 +176,10 @@ TENSORD_VECTOR_FN(asinh)
 TENSORD_VECTOR_FN(acosh)
 TENSORD_VECTOR_FN(atanh)
 TENSORD_VECTOR_FN(erfc)
+TENSORD_VECTOR_FN2(atan2)
+TENSORD_VECTOR_FN2(hypot)
 #undef TENSORD_VECTOR_FN
+#undef TENSORD_VECTOR_FN2
 
 // 1 / (1 + exp(-x)), a block at a time.
 template <typename T>
