@@ -469,22 +469,41 @@ class Writer {
     // 1 merged away) is the same scalar for every element of the row.
     const bool outer_arg = k_.body[in.args[0]].level == Level::Outer;
     const std::string x = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";
-    std::string init, step;
+    std::string init, step, vstep;
     if (in.op == Op::sum) {
       init = literal(0, t);
       step = a + "[j] += " + x;
+      vstep = "acc_ += x_";
     } else {
       const char* cmp = in.op == Op::max ? " > " : " < ";
       init = literal(in.op == Op::max ? -INFINITY : INFINITY, t);
       step = a + "[j] = (" + x + cmp + a + "[j]) | (" + x + " != " + x + ") ? " + x + " : " + a +
              "[j]";
+      vstep = std::string("acc_ = (x_") + cmp + "acc_) | (x_ != x_) ? x_ : acc_";
     }
     line("  " + t + " " + a + "[TD_B];");
     line("  for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + init + ";");
+    // A full block's step is written with a GCC vector type: lane loops over an accumulator
+    // array are fully unrolled before the vectorizer sees them, and the unrolled code stayed
+    // scalar (max through compares and branches, sum through inserts), which made reductions
+    // the slowest pass of softmax and layer_norm. The lanes and their order are the same, so
+    // the result is bit for bit what the array loop computes.
+    const std::string vt = t + " __attribute__((vector_size(TD_B * sizeof(" + t + "))))";
+    const std::string bytes = "sizeof(" + a + ")";
     inner_rows([&] {
       row_blocks(cone({in.args[0]}), [&] {
-        line("    if (full) { for (int j = 0; j < TD_B; ++j) " + step + "; }");
-        line("    else { for (int j = 0; j < m; ++j) " + step + "; }");
+        line("    if (full) {");
+        line("      typedef " + vt + " td_acc;");
+        line("      td_acc acc_, x_;");
+        line("      __builtin_memcpy(&acc_, " + a + ", " + bytes + ");");
+        if (outer_arg) {
+          line("      for (int j = 0; j < TD_B; ++j) x_[j] = " + x + ";");
+        } else {
+          line("      __builtin_memcpy(&x_, v" + num(in.args[0]) + ", " + bytes + ");");
+        }
+        line("      " + vstep + ";");
+        line("      __builtin_memcpy(" + a + ", &acc_, " + bytes + ");");
+        line("    } else { for (int j = 0; j < m; ++j) " + step + "; }");
       });
     });
     line("  " + t + " o" + num(v) + " = " + a + "[0];");
