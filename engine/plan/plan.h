@@ -98,7 +98,7 @@ struct Plan {
 };
 
 struct PlanOptions {
-  bool fuse = false;  // group nodes into generated kernels (engine/plan/fusion.h)
+  bool fuse = false;      // group nodes into generated kernels (engine/plan/fusion.h)
   bool autotune = false;  // mark the groups FusedGroup::autotune
 };
 

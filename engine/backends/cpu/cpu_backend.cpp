@@ -8,10 +8,10 @@
 #include <thread>
 
 #include "engine/backends/cpu/host_block_cache.h"
-#include "engine/backends/cpu/launch_tuning.h"
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
 #include "engine/backends/cpu/kernels_complex.h"
+#include "engine/backends/cpu/launch_tuning.h"
 #include "engine/backends/cpu/matmul.h"
 
 namespace tensord::cpu {

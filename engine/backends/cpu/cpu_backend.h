@@ -56,7 +56,7 @@ class CpuBackend final : public engine::Backend {
   std::unique_ptr<FftPlanner> fft_;  // issue 4: FFTW plans, one planner mutex per backend
   std::shared_ptr<cache::KernelCache> kernels_;
   std::once_flag tuning_once_;
-  std::unique_ptr<LaunchTuning> tuning_;  // made on first use: it asks the compiler's identity
+  std::unique_ptr<LaunchTuning> tuning_;    // made on first use: it asks the compiler's identity
   std::unique_ptr<HostBlockCache> blocks_;  // tensors' large buffers, reused
 };
 

@@ -30,8 +30,7 @@ double seconds_of(const std::function<void(int)>& run, int threads) {
 }  // namespace
 
 LaunchTuning::LaunchTuning(std::string dir, std::string identity)
-    : dir_(std::move(dir)),
-      identity_(codegen::hex64(codegen::text_hash(identity))) {}
+    : dir_(std::move(dir)), identity_(codegen::hex64(codegen::text_hash(identity))) {}
 
 std::string LaunchTuning::key(const std::string& kernel, int64_t parallel, int64_t per_unit,
                               int threads) const {
@@ -73,8 +72,8 @@ void LaunchTuning::store(const std::string& key, int threads) {
   std::error_code ec;
   fs::create_directories(dir_ + "/tune", ec);
   const std::string final_path = path(key);
-  const std::string tmp = final_path + ".tmp" + std::to_string(getpid()) + "-" +
-                          std::to_string(counter.fetch_add(1));
+  const std::string tmp =
+      final_path + ".tmp" + std::to_string(getpid()) + "-" + std::to_string(counter.fetch_add(1));
   {
     std::ofstream out(tmp, std::ios::trunc);
     out << "threads " << threads << "\n";

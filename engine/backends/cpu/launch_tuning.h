@@ -35,8 +35,7 @@ class LaunchTuning {
 
   // The key of a kernel launch: `parallel` units of `per_unit` elements each, on a backend of
   // `threads` threads.
-  std::string key(const std::string& kernel, int64_t parallel, int64_t per_unit,
-                  int threads) const;
+  std::string key(const std::string& kernel, int64_t parallel, int64_t per_unit, int threads) const;
 
   // The thread count for `key`: remembered, or measured now with `run(threads)` (which runs
   // the kernel once with that many threads) and remembered.

@@ -139,25 +139,26 @@ TEST_CASE("explain-style planning of a data-dependent graph is refused clearly",
 }
 
 TEST_CASE("explain describes a data-dependent graph by its segments", "[engine][dynamic]") {
-  auto kernels = std::make_shared<tensord::cache::KernelCache>(tensord::cache::KernelCacheOptions{});
+  auto kernels =
+      std::make_shared<tensord::cache::KernelCache>(tensord::cache::KernelCacheOptions{});
   tensord::cpu::CpuBackend fusing{1, kernels};
   Engine engine{fusing};
   // exp(-x) > 0.5 -> nonzero -> cast -> unique -> sum: cut at nonzero and at unique.
   ir::Graph g;
   auto x = g.add_input(0, {ir::DType::Float32, {4, 5}});
   auto e = g.add(ir::Op::exp, {g.add(ir::Op::neg, {x})});
-  auto half = g.add(ir::Op::full, {},
-                    {{ir::Attr::shape, Ints{}},
-                     {ir::Attr::value, 0.5},
-                     {ir::Attr::dtype, ir::DType::Float32}});
+  auto half = g.add(
+      ir::Op::full, {},
+      {{ir::Attr::shape, Ints{}}, {ir::Attr::value, 0.5}, {ir::Attr::dtype, ir::DType::Float32}});
   auto mask = g.add(ir::Op::gt, {g.add(ir::Op::mul, {e, e}), half});
   auto nz = g.add(ir::Op::nonzero, {mask});
-  auto u = g.add(ir::Op::unique, {g.add(ir::Op::cast, {nz}, {{ir::Attr::dtype, ir::DType::Float32}})});
+  auto u =
+      g.add(ir::Op::unique, {g.add(ir::Op::cast, {nz}, {{ir::Attr::dtype, ir::DType::Float32}})});
   auto y = g.add(ir::Op::sum, {u});
   std::vector<ir::TensorType> types{{ir::DType::Float32, {4, 5}}};
 
-  tensord::engine::Explanation ex = tensord::engine::explain(
-      engine, g, types, std::vector{y}, tensord::engine::CompileMode::Default);
+  tensord::engine::Explanation ex = tensord::engine::explain(engine, g, types, std::vector{y},
+                                                             tensord::engine::CompileMode::Default);
   REQUIRE(ex.cuts.size() == 2);
   CHECK(ex.cuts[0].node == nz.node);
   CHECK(ex.cuts[0].op == "nonzero");
@@ -190,8 +191,8 @@ TEST_CASE("explain describes a data-dependent graph by its segments", "[engine][
   // A graph whose cut reads a graph input directly has nothing to plan before it.
   NonzeroGraph ng({2, 3});
   tensord::engine::Explanation direct = tensord::engine::explain(
-      engine, ng.g, std::vector<ir::TensorType>{{ir::DType::Float32, {2, 3}}},
-      std::vector{ng.y}, tensord::engine::CompileMode::Default);
+      engine, ng.g, std::vector<ir::TensorType>{{ir::DType::Float32, {2, 3}}}, std::vector{ng.y},
+      tensord::engine::CompileMode::Default);
   REQUIRE(direct.cuts.size() == 1);
   CHECK(direct.groups.empty());
   CHECK(direct.steps == 0);

@@ -22,8 +22,7 @@ bool same_bits_or_both_nan(float a, float b) {
 
 }  // namespace
 
-TEST_CASE("row max, min and sum keep NaN and infinities in full blocks and the tail",
-          "[fusion]") {
+TEST_CASE("row max, min and sum keep NaN and infinities in full blocks and the tail", "[fusion]") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
   for (int64_t cols : {int64_t{16}, int64_t{37}, int64_t{300}}) {
