@@ -53,6 +53,10 @@ bool vector_call(Op op) {
          op == Op::log10 || op == Op::log1p;
 }
 
+// Launch domains of at least this many cells (16 MiB per float32 output, past a core's share of
+// the last-level cache on the machines we use) store float32 row outputs non-temporally.
+constexpr int64_t kStreamCells = int64_t{1} << 22;
+
 class Writer {
  public:
   explicit Writer(const LoopKernel& k)
@@ -80,10 +84,24 @@ class Writer {
              (in.dtype == DType::Bool ? "(" + c + " != 0)" : "(" + ct(in.dtype) + ")" + c) + ";");
       }
     }
+    const bool stream = streams();
+    if (stream) {
+      // Outputs larger than the caches are written with non-temporal stores: they would be
+      // evicted before anyone reads them, and a normal store first reads each line it writes.
+      line("  td_i64 td_cells = 1;");
+      line("  for (int d = 0; d < " + rank() + "; ++d) td_cells *= sz[d];");
+      line("  const bool td_nt = td_cells >= " + std::to_string(kStreamCells) + ";");
+      line("  (void)td_nt;");
+    }
     if (k_.inner_rank == 0) {
       pointwise();
     } else {
       rows();
+    }
+    if (stream) {
+      line("#if defined(__AVX512F__)");
+      line("  if (td_nt) __builtin_ia32_sfence();");
+      line("#endif");
     }
     line("}");
     return std::move(out_);
@@ -367,16 +385,35 @@ class Writer {
     line("    }");
   }
 
+  // Whether some row output is float32 (the only one stored non-temporally).
+  bool streams() const {
+    for (const Operand& o : k_.outputs) {
+      if (o.level == Level::Row && o.dtype == DType::Float32) return true;
+    }
+    return false;
+  }
+
   void store_rows() {
     for (size_t o = 0; o < k_.outputs.size(); ++o) {
       if (k_.outputs[o].level != Level::Row) continue;
       std::string value = "v";
       value += num(k_.results[o]);
       value += "[j]";
-      std::string st = "p";
-      st += std::to_string(ni_ + o);
+      std::string p = "p";  // appends only: GCC 12 warns (-Wrestrict) on "p" + std::to_string
+      p += std::to_string(ni_ + o);
+      std::string st = p;
       st += "[i + j] = ";
       st += to_storage(k_.outputs[o].dtype, value);
+      if (k_.outputs[o].dtype == DType::Float32) {
+        // A full block at a 64-byte boundary of a large output: one streaming store.
+        line("#if defined(__AVX512F__)");
+        line("    if (full && td_nt && ((unsigned long)(" + p + " + i) & 63) == 0) {");
+        line("      typedef float td_v16 __attribute__((vector_size(64)));");
+        line("      td_v16 s_; __builtin_memcpy(&s_, v" + num(k_.results[o]) + ", 64);");
+        line("      __builtin_ia32_movntps512(" + p + " + i, s_);");
+        line("    } else");
+        line("#endif");
+      }
       line("    if (full) { for (int j = 0; j < TD_B; ++j) " + st + "; }");
       line("    else { for (int j = 0; j < m; ++j) " + st + "; }");
     }
@@ -470,22 +507,41 @@ class Writer {
     // 1 merged away) is the same scalar for every element of the row.
     const bool outer_arg = k_.body[in.args[0]].level == Level::Outer;
     const std::string x = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";
-    std::string init, step;
+    std::string init, step, vstep;
     if (in.op == Op::sum) {
       init = literal(0, t);
       step = a + "[j] += " + x;
+      vstep = "acc_ += x_";
     } else {
       const char* cmp = in.op == Op::max ? " > " : " < ";
       init = literal(in.op == Op::max ? -INFINITY : INFINITY, t);
       step = a + "[j] = (" + x + cmp + a + "[j]) | (" + x + " != " + x + ") ? " + x + " : " + a +
              "[j]";
+      vstep = std::string("acc_ = (x_") + cmp + "acc_) | (x_ != x_) ? x_ : acc_";
     }
     line("  " + t + " " + a + "[TD_B];");
     line("  for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + init + ";");
+    // A full block's step is written with a GCC vector type: lane loops over an accumulator
+    // array are fully unrolled before the vectorizer sees them, and the unrolled code stayed
+    // scalar (max through compares and branches, sum through inserts), which made reductions
+    // the slowest pass of softmax and layer_norm. The lanes and their order are the same, so
+    // the result is bit for bit what the array loop computes.
+    const std::string vt = t + " __attribute__((vector_size(TD_B * sizeof(" + t + "))))";
+    const std::string bytes = "sizeof(" + a + ")";
     inner_rows([&] {
       row_blocks(cone({in.args[0]}), [&] {
-        line("    if (full) { for (int j = 0; j < TD_B; ++j) " + step + "; }");
-        line("    else { for (int j = 0; j < m; ++j) " + step + "; }");
+        line("    if (full) {");
+        line("      typedef " + vt + " td_acc;");
+        line("      td_acc acc_, x_;");
+        line("      __builtin_memcpy(&acc_, " + a + ", " + bytes + ");");
+        if (outer_arg) {
+          line("      for (int j = 0; j < TD_B; ++j) x_[j] = " + x + ";");
+        } else {
+          line("      __builtin_memcpy(&x_, v" + num(in.args[0]) + ", " + bytes + ");");
+        }
+        line("      " + vstep + ";");
+        line("      __builtin_memcpy(" + a + ", &acc_, " + bytes + ");");
+        line("    } else { for (int j = 0; j < m; ++j) " + step + "; }");
       });
     });
     line("  " + t + " o" + num(v) + " = " + a + "[0];");

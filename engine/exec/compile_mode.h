@@ -3,9 +3,10 @@
 //   default          fuse into generated kernels (engine/plan/fusion.h)
 //   reduce-overhead  default, plus capturing repeated plans into CUDA graphs on a GPU; on the
 //                    CPU there is nothing to capture, so it plans exactly as default
-//   max-autotune     default, plus timing launch configurations on a GPU; on the CPU the
-//                    kernels' one tunable (the thread split) is already sized by OpenMP, so
-//                    it plans exactly as default
+//   max-autotune     default, plus timing launch configurations of each new fused kernel on
+//                    its first run per shape class and keeping the winner: on the CPU the
+//                    thread count (engine/backends/cpu/launch_tuning.h, kept in the kernel
+//                    cache's directory); the CUDA backend does not time block sizes yet
 #pragma once
 
 #include <cstdint>

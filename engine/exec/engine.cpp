@@ -37,13 +37,11 @@ std::vector<ir::TensorType> input_types(std::span<const TensorValue> inputs) {
 }
 
 // decompose -> simplify -> plan, with every plan node traced back to the user's node.
-Plan compile(const ir::Graph& graph, std::span<const ir::ValueRef> outputs, bool fuse) {
+Plan compile(const ir::Graph& graph, std::span<const ir::ValueRef> outputs, PlanOptions options) {
   ir::Rewritten decomposed = ir::decompose(graph, outputs);
   ir::Rewritten simplified = ir::simplify(decomposed.graph, decomposed.outputs);
   std::vector<uint32_t> origin = std::move(simplified.origin);
   for (uint32_t& o : origin) o = decomposed.origin[o];
-  PlanOptions options;
-  options.fuse = fuse;
   return build_plan(std::move(simplified.graph), simplified.outputs, std::move(origin), options);
 }
 
@@ -139,7 +137,9 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
   ++stats_.plan_cache_misses;
   try {
     auto built = std::make_shared<Plan>(
-        compile(graph, outputs, mode != CompileMode::Eager && backend_.can_fuse()));
+        compile(graph, outputs,
+                PlanOptions{.fuse = mode != CompileMode::Eager && backend_.can_fuse(),
+                            .autotune = mode == CompileMode::MaxAutotune}));
     if (!built->groups.empty()) {
       stats_.fused_groups += built->groups.size();
       if (info) info->kernels_cached = backend_.kernels_cached(built->groups);

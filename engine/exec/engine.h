@@ -41,6 +41,22 @@ struct EngineStats {
 
 class PlanCache;
 
+// How run() cuts a graph with data-dependent ops into segments (engine_dynamic.cpp), for
+// explain. Only the first segment can be planned before the graph runs: the others are
+// re-inferred and planned once the sizes of the cuts' outputs are known.
+struct SegmentOutline {
+  struct Cut {
+    uint32_t node = 0;  // the user's node
+    ir::Op op = ir::Op::nonzero;
+  };
+  std::vector<Cut> cuts;  // the data-dependent nodes the outputs need, in run order
+  // The plan of the nodes before the first cut, as run() builds and caches it; null when they
+  // compute nothing (the cut reads graph inputs) or there is no cut.
+  std::shared_ptr<const Plan> first;
+  PlanInfo first_info;
+  std::vector<uint32_t> first_origin;  // first->origin's node numbers -> the user's nodes
+};
+
 // Whether any node of `graph` is an op whose output shape depends on its input values
 // (ir::is_data_dependent). Safe on unvalidated graphs.
 bool has_data_dependent_op(const ir::Graph& graph);
@@ -71,6 +87,12 @@ class Engine {
                                        std::span<const ir::ValueRef> outputs, CompileMode mode,
                                        PlanInfo* info = nullptr,
                                        const RunProfile* profile = nullptr);
+
+  // The segments run() would cut `graph` into (when it has data-dependent ops), with the first
+  // one planned. Validates as run() does; errors as run().
+  SegmentOutline outline_segments(const ir::Graph& graph,
+                                  std::span<const ir::TensorType> input_types,
+                                  std::span<const ir::ValueRef> outputs, CompileMode mode);
 
   Backend& backend() { return backend_; }
   const EngineStats& stats() const { return stats_; }

@@ -68,6 +68,29 @@ Pruned prune(const ir::Graph& g, std::span<const ir::ValueRef> outputs,
   return p;
 }
 
+std::optional<uint32_t> first_data_dependent(const ir::Graph& g) {
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (ir::is_data_dependent(g.nodes[i].op)) return i;
+  }
+  return std::nullopt;
+}
+
+// Values made before node d that d, later nodes or the caller read: the outputs of the segment
+// that ends at d. `index` maps key(value) to its position.
+std::vector<ir::ValueRef> boundary_values(const ir::Graph& g, uint32_t d,
+                                          std::span<const ir::ValueRef> outputs,
+                                          std::unordered_map<uint64_t, size_t>& index) {
+  std::vector<ir::ValueRef> boundary;
+  auto need = [&](ir::ValueRef v) {
+    if (v.node < d && index.emplace(key(v), boundary.size()).second) boundary.push_back(v);
+  };
+  for (uint32_t j = d; j < g.nodes.size(); ++j) {
+    for (ir::ValueRef v : g.nodes[j].inputs) need(v);
+  }
+  for (ir::ValueRef v : outputs) need(v);
+  return boundary;
+}
+
 }  // namespace
 
 bool has_data_dependent_op(const ir::Graph& graph) {
@@ -123,25 +146,12 @@ std::vector<TensorValue> Engine::run_segmented(const ir::Graph& user_graph,
 
   while (true) {
     ir::Graph& g = cur.graph;
-    std::optional<uint32_t> first;
-    for (uint32_t i = 0; i < g.nodes.size() && !first; ++i) {
-      if (ir::is_data_dependent(g.nodes[i].op)) first = i;
-    }
+    const std::optional<uint32_t> first = first_data_dependent(g);
     if (!first) return evaluate(g, cur.outputs, cur.origin);
     const uint32_t d = *first;
 
-    // Values made before d that d, later nodes or the caller read.
-    std::vector<ir::ValueRef> boundary;
     std::unordered_map<uint64_t, size_t> boundary_index;
-    auto need = [&](ir::ValueRef v) {
-      if (v.node < d && boundary_index.emplace(key(v), boundary.size()).second) {
-        boundary.push_back(v);
-      }
-    };
-    for (uint32_t j = d; j < g.nodes.size(); ++j) {
-      for (ir::ValueRef v : g.nodes[j].inputs) need(v);
-    }
-    for (ir::ValueRef v : cur.outputs) need(v);
+    const std::vector<ir::ValueRef> boundary = boundary_values(g, d, cur.outputs, boundary_index);
 
     ir::Graph prefix;
     prefix.files = g.files;
@@ -190,6 +200,46 @@ std::vector<TensorValue> Engine::run_segmented(const ir::Graph& user_graph,
     cur = std::move(next);
     inputs = std::move(next_inputs);
   }
+}
+
+SegmentOutline Engine::outline_segments(const ir::Graph& user_graph,
+                                        std::span<const ir::TensorType> input_types,
+                                        std::span<const ir::ValueRef> user_outputs,
+                                        CompileMode mode) {
+  ir::Graph checked = user_graph;
+  ir::validate(checked, input_types, options_.limits);
+  ir::validate_outputs(checked, user_outputs);
+  std::vector<uint32_t> identity(checked.nodes.size());
+  std::iota(identity.begin(), identity.end(), 0u);
+  Pruned pruned = prune(checked, user_outputs, identity);
+  const ir::Graph& g = pruned.graph;
+
+  SegmentOutline out;
+  // Every data-dependent node the outputs need ends a segment, in the order run() meets them:
+  // later segments keep the pruned graph's node order.
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (ir::is_data_dependent(g.nodes[i].op)) out.cuts.push_back({pruned.origin[i], g.nodes[i].op});
+  }
+  // The first segment: the nodes before the first cut, or all of them when the outputs need
+  // no cut (run() then plans the pruned graph as one).
+  const std::optional<uint32_t> d = first_data_dependent(g);
+  const uint32_t end = d ? *d : static_cast<uint32_t>(g.nodes.size());
+  std::unordered_map<uint64_t, size_t> index;
+  std::vector<ir::ValueRef> computed;
+  for (ir::ValueRef v : d ? boundary_values(g, *d, pruned.outputs, index) : pruned.outputs) {
+    if (g.nodes[v.node].op != ir::Op::input) computed.push_back(v);
+  }
+  if (computed.empty()) return out;  // it reads graph inputs only: nothing to plan
+  ir::Graph prefix;
+  prefix.files = g.files;
+  prefix.nodes.assign(g.nodes.begin(), g.nodes.begin() + end);
+  try {
+    out.first = plan_for(prefix, input_types, computed, mode, &out.first_info);
+  } catch (const Error& e) {
+    throw attributed(e, pruned.origin);
+  }
+  out.first_origin.assign(pruned.origin.begin(), pruned.origin.begin() + end);
+  return out;
 }
 
 }  // namespace tensord::engine

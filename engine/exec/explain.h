@@ -23,6 +23,13 @@ struct ExplainedBoundary {
   std::string reason;
 };
 
+// A node whose output size depends on the data (nonzero, unique, masked_select, ...): it ends
+// a segment of the run (engine_dynamic.cpp).
+struct ExplainedCut {
+  uint32_t node = 0;  // the user's node
+  std::string op;
+};
+
 struct Explanation {
   CompileMode mode = CompileMode::Default;
   std::vector<ExplainedGroup> groups;
@@ -32,12 +39,17 @@ struct Explanation {
   bool kernels_cached = false;
   bool captured = false;  // replayed as a CUDA graph (from its second run on)
   std::string capture;    // why or why not, in words
+  // Empty for a graph that runs as one plan. Else the graph runs in cuts.size() + 1 segments,
+  // segment i ending at cuts[i]; the fields above describe segment 0 only, since the later
+  // plans are built at run time once the cuts' output sizes are known.
+  std::vector<ExplainedCut> cuts;
 
   std::string text() const;
 };
 
 // Validates `graph` against inputs of `input_types` as Engine::run does, plans it (building
-// and caching the plan and its kernels) and describes the plan. Errors as Engine::run.
+// and caching the plan and its kernels) and describes the plan. A graph with data-dependent
+// ops is described by its segments, with the first one's plan. Errors as Engine::run.
 Explanation explain(Engine& engine, ir::Graph graph, std::span<const ir::TensorType> input_types,
                     std::span<const ir::ValueRef> outputs, CompileMode mode);
 

@@ -51,6 +51,9 @@ struct FusedGroup {
   codegen::LoopKernel kernel;
   codegen::LaunchShape launch;    // the sizes and strides of this plan's values
   std::vector<uint32_t> members;  // Plan::nodes, topological order
+  // Planned in mode max-autotune: the backend measures launch configurations of the kernel
+  // on its first run per shape class and keeps the winner (cpu/launch_tuning.h).
+  bool autotune = false;
 };
 
 // What a backend compiled for a plan's groups; the backend that made it is the only reader.
@@ -95,7 +98,8 @@ struct Plan {
 };
 
 struct PlanOptions {
-  bool fuse = false;  // group nodes into generated kernels (engine/plan/fusion.h)
+  bool fuse = false;      // group nodes into generated kernels (engine/plan/fusion.h)
+  bool autotune = false;  // mark the groups FusedGroup::autotune
 };
 
 // Plans a graph of primitives (decomposed, and normally simplified) that computes `outputs`.

@@ -126,6 +126,7 @@ class Planner {
     for (const ir::ValueRef& r : inputs) in_ids.push_back(value_of(r));
     for (ValueId v : in_ids) in_values.push_back(&plan_.values[v]);
     plan_.groups.push_back(lower_group(plan_.nodes, group, inputs, in_values, outs));
+    plan_.groups.back().autotune = options_.autotune;
 
     const uint32_t anchor = group.members.back();
     std::vector<ValueId> out_ids;

@@ -43,3 +43,15 @@ def test_unknown_mode_is_an_error():
 def test_explain_needs_arrays():
     with pytest.raises(ValueError):
         td.explain()
+
+
+def test_explain_shows_the_segments_of_a_data_dependent_graph():
+    x = td.asarray(np.array([[0.0, 1.0, -2.0], [3.0, 0.0, 4.0]], dtype=np.float32))
+    picked = td.nonzero(td.exp(-x) * 2 > 0.5)[0]
+    text = str(td.explain(td.sum(picked)))
+    assert "runs in 2 segments" in text
+    # Python's nonzero is one flatnonzero (then index arithmetic): that node ends segment 0.
+    assert "(flatnonzero): planned now" in text
+    assert "(flatnonzero), to the outputs: planned at run time" in text
+    assert "group 0: neg exp mul gt" in text
+    assert td.sum(picked).numpy() == np.sum(np.nonzero(np.exp(-x.numpy()) * 2 > 0.5)[0])

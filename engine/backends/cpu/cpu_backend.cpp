@@ -11,6 +11,7 @@
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
 #include "engine/backends/cpu/kernels_complex.h"
+#include "engine/backends/cpu/launch_tuning.h"
 #include "engine/backends/cpu/matmul.h"
 
 namespace tensord::cpu {

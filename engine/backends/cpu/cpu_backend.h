@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 
 #include "engine/exec/backend.h"
 
@@ -14,6 +15,7 @@ namespace tensord::cpu {
 class HostBlockCache;
 class Matmul;
 class FftPlanner;
+class LaunchTuning;
 
 class CpuBackend final : public engine::Backend {
  public:
@@ -38,6 +40,9 @@ class CpuBackend final : public engine::Backend {
                  const engine::FusedGroup& fused, std::span<const engine::TensorValue> inputs,
                  std::span<const engine::TensorValue> outputs) override;
   bool kernels_cached(std::span<const engine::FusedGroup> groups) const override;
+  // max-autotune's measured launch configurations (launch_tuning.h); null without a kernel
+  // cache.
+  LaunchTuning* launch_tuning();
   void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override;
   void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,
             size_t n) override;
@@ -50,6 +55,8 @@ class CpuBackend final : public engine::Backend {
   std::unique_ptr<Matmul> matmul_;   // oneDNN engine, stream and primitive cache
   std::unique_ptr<FftPlanner> fft_;  // issue 4: FFTW plans, one planner mutex per backend
   std::shared_ptr<cache::KernelCache> kernels_;
+  std::once_flag tuning_once_;
+  std::unique_ptr<LaunchTuning> tuning_;    // made on first use: it asks the compiler's identity
   std::unique_ptr<HostBlockCache> blocks_;  // tensors' large buffers, reused
 };
 

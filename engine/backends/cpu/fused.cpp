@@ -1,8 +1,10 @@
 // Fused groups on the CPU: C++ from the loop IR, compiled and cached by engine/cache, run over
-// OpenMP threads (the project's one thread pool) by splitting the kernel's outer loop.
+// OpenMP threads (the project's one thread pool) by splitting the kernel's outer loop; in mode
+// max-autotune with the thread count measured per kernel and shape class (launch_tuning.h).
 #include <algorithm>
 
 #include "engine/backends/cpu/cpu_backend.h"
+#include "engine/backends/cpu/launch_tuning.h"
 #include "engine/backends/cpu/parallel.h"
 #include "engine/cache/kernel_cache.h"
 #include "engine/codegen/emitter.h"
@@ -13,6 +15,7 @@ namespace {
 class CpuKernels final : public engine::CompiledKernels {
  public:
   std::vector<codegen::CpuKernelFn> entry;  // per group of the plan
+  std::vector<std::string> names;           // per group: the kernel's name (source hash)
 };
 
 std::vector<codegen::EmittedKernel> emit_all(std::span<const engine::FusedGroup> groups) {
@@ -31,6 +34,7 @@ std::shared_ptr<const engine::CompiledKernels> CpuBackend::compile(
   const std::vector<void*> fns = kernels_->load(codegen::CppEmitter{}, kernels);
   auto compiled = std::make_shared<CpuKernels>();
   for (void* f : fns) compiled->entry.push_back(reinterpret_cast<codegen::CpuKernelFn>(f));
+  for (const codegen::EmittedKernel& k : kernels) compiled->names.push_back(k.name);
   return compiled;
 }
 
@@ -42,7 +46,8 @@ void CpuBackend::run_fused(const engine::CompiledKernels& kernels, uint32_t grou
                            const engine::FusedGroup& fused,
                            std::span<const engine::TensorValue> inputs,
                            std::span<const engine::TensorValue> outputs) {
-  const auto fn = static_cast<const CpuKernels&>(kernels).entry.at(group);
+  const auto& cpu_kernels = static_cast<const CpuKernels&>(kernels);
+  const auto fn = cpu_kernels.entry.at(group);
   std::vector<char*> ptrs;
   ptrs.reserve(inputs.size() + outputs.size());
   for (const engine::TensorValue& v : inputs) ptrs.push_back(static_cast<char*>(v.raw()));
@@ -57,8 +62,27 @@ void CpuBackend::run_fused(const engine::CompiledKernels& kernels, uint32_t grou
   const int64_t* strides = launch.strides.data();
   char* const* p = ptrs.data();
   const double* constants = launch.constants.data();
-  parallel_for(n, grain, info_.threads,
-               [&](int64_t begin, int64_t end) { fn(sizes, strides, p, constants, begin, end); });
+  auto run = [&](int threads) {
+    parallel_for(n, grain, threads,
+                 [&](int64_t begin, int64_t end) { fn(sizes, strides, p, constants, begin, end); });
+  };
+  int threads = info_.threads;
+  if (fused.autotune && n >= grain) {  // below the grain it runs on this thread anyway
+    // Measuring runs the kernel several times: harmless, since a fused kernel reads only its
+    // inputs and writes all of its outputs (they never alias).
+    LaunchTuning& tuning = *launch_tuning();
+    threads = tuning.threads_for(tuning.key(cpu_kernels.names.at(group), n, inner, info_.threads),
+                                 info_.threads, run);
+  }
+  run(threads);
+}
+
+LaunchTuning* CpuBackend::launch_tuning() {
+  if (!kernels_) return nullptr;
+  std::call_once(tuning_once_, [&] {
+    tuning_ = std::make_unique<LaunchTuning>(kernels_->dir(), kernels_->identity());
+  });
+  return tuning_.get();
 }
 
 }  // namespace tensord::cpu

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "engine/backends/cpu/cpu_backend.h"
+#include "engine/cache/kernel_cache.h"
 #include "engine/exec/engine.h"
+#include "engine/exec/explain.h"
 #include "engine/ir/dynamic.h"
 
 namespace ir = tensord::ir;
@@ -134,4 +136,69 @@ TEST_CASE("explain-style planning of a data-dependent graph is refused clearly",
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::Unsupported);
   }
+}
+
+TEST_CASE("explain describes a data-dependent graph by its segments", "[engine][dynamic]") {
+  auto kernels =
+      std::make_shared<tensord::cache::KernelCache>(tensord::cache::KernelCacheOptions{});
+  tensord::cpu::CpuBackend fusing{1, kernels};
+  Engine engine{fusing};
+  // exp(-x) > 0.5 -> nonzero -> cast -> unique -> sum: cut at nonzero and at unique.
+  ir::Graph g;
+  auto x = g.add_input(0, {ir::DType::Float32, {4, 5}});
+  auto e = g.add(ir::Op::exp, {g.add(ir::Op::neg, {x})});
+  auto half = g.add(
+      ir::Op::full, {},
+      {{ir::Attr::shape, Ints{}}, {ir::Attr::value, 0.5}, {ir::Attr::dtype, ir::DType::Float32}});
+  auto mask = g.add(ir::Op::gt, {g.add(ir::Op::mul, {e, e}), half});
+  auto nz = g.add(ir::Op::nonzero, {mask});
+  auto u =
+      g.add(ir::Op::unique, {g.add(ir::Op::cast, {nz}, {{ir::Attr::dtype, ir::DType::Float32}})});
+  auto y = g.add(ir::Op::sum, {u});
+  std::vector<ir::TensorType> types{{ir::DType::Float32, {4, 5}}};
+
+  tensord::engine::Explanation ex = tensord::engine::explain(engine, g, types, std::vector{y},
+                                                             tensord::engine::CompileMode::Default);
+  REQUIRE(ex.cuts.size() == 2);
+  CHECK(ex.cuts[0].node == nz.node);
+  CHECK(ex.cuts[0].op == "nonzero");
+  CHECK(ex.cuts[1].node == u.node);
+  CHECK(ex.cuts[1].op == "unique");
+  // Segment 0 (neg, exp, mul, gt) is planned now and fused; its nodes are the user's.
+  REQUIRE(ex.groups.size() == 1);
+  CHECK(ex.groups[0].ops == std::vector<std::string>{"neg", "exp", "mul", "gt"});
+  CHECK(ex.groups[0].nodes.front() == e.node - 1);
+  CHECK_FALSE(ex.plan_cached);
+  const std::string text = ex.text();
+  INFO(text);
+  CHECK(text.find("runs in 3 segments") != std::string::npos);
+  CHECK(text.find("segment 0: the nodes before user node " + std::to_string(nz.node) +
+                  " (nonzero): planned now") != std::string::npos);
+  CHECK(text.find("segment 2: after user node " + std::to_string(u.node) +
+                  " (unique), to the outputs: planned at run time") != std::string::npos);
+
+  // The run reuses segment 0's plan that explain built, and plans the rest itself.
+  const uint64_t misses = engine.stats().plan_cache_misses;
+  ir::TensorType t = types[0];
+  TensorValue xv = TensorValue::contiguous(fusing.allocate(t.nbytes()), t);
+  std::vector<float> data(20);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = i % 3 == 0 ? -1.0f : 2.0f;
+  fusing.write(*xv.buffer, 0, data.data(), t.nbytes());
+  engine.run(g, std::vector{xv}, std::vector{y});
+  CHECK(engine.stats().plan_cache_hits >= 1);
+  CHECK(engine.stats().plan_cache_misses > misses);
+
+  // A graph whose cut reads a graph input directly has nothing to plan before it.
+  NonzeroGraph ng({2, 3});
+  tensord::engine::Explanation direct = tensord::engine::explain(
+      engine, ng.g, std::vector<ir::TensorType>{{ir::DType::Float32, {2, 3}}}, std::vector{ng.y},
+      tensord::engine::CompileMode::Default);
+  REQUIRE(direct.cuts.size() == 1);
+  CHECK(direct.groups.empty());
+  CHECK(direct.steps == 0);
+
+  // Unknown output: the same error run() gives.
+  CHECK_THROWS_AS(tensord::engine::explain(engine, g, types, std::vector{ir::ValueRef{999, 0}},
+                                           tensord::engine::CompileMode::Default),
+                  Error);
 }
