@@ -28,7 +28,8 @@ enum class Stage : uint8_t {
   PlanBuild,   // decompose, simplify, fuse, plan (a cache miss)
   QueueWait,   // queued behind other work of the device
   Execute,     // the whole plan; `value` = steps
-  Step,        // one plan step; `name` = op, file:line = the user's line, `id` = step index
+  Step,        // one plan step; `name` = op, file:line = the user's line, `id` = step index,
+               // `bytes` = what it reads and writes (its input and output tensors)
   Upload,      // host bytes -> device (inline inputs, uploads); `hash` = content hash
   Fetch,       // device -> host bytes (inline results, Tensor.read)
   kCount

@@ -280,8 +280,8 @@ TEST_CASE("recommendations name the op that breaks fusion, at the user's line") 
 TEST_CASE("recommendations stay silent on a good workload") {
   ClientFixture f;
   auto& s = f.session;
-  // Large enough that each matmul outlasts its round trip even on a loaded 2-core machine (at
-  // 384 it did not, and sync_in_loop rightly fired).
+  // Each sync multiplies 768x768 matrices (7 MiB read and written): real work, not a tiny
+  // graph, however fast or loaded the machine (sync_in_loop decides on sizes, not times).
   auto a = s.rand({768, 768}, 1);
   auto b = s.rand({768, 768}, 2);
   s.sync({a, b});
