@@ -13,6 +13,7 @@
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
 #include "engine/plan/plan.h"
+#include "engine/profiler/segment_observer.h"
 
 namespace tensord::engine {
 
@@ -107,6 +108,10 @@ class Backend {
   // Called from the RPC thread while the device's worker runs: implementations take their
   // allocator's lock and never wait for the device.
   virtual DeviceMemoryStats memory_stats() const { return {}; }
+
+  // Where the device's allocator reports the segments it takes and gives back (the daemon's
+  // memory ledger, issue 7). Set once, before work runs. Devices without segments ignore it.
+  virtual void set_segment_observer(std::shared_ptr<profiler::SegmentObserver>) {}
 };
 
 }  // namespace tensord::engine

@@ -98,6 +98,7 @@ std::shared_ptr<Buffer> StepHook::allocate(Backend& backend, size_t bytes) {
     throw Error(ErrorCode::OutOfMemory,
                 e.message() + "; " + profile_.ledger->out_of_memory(bytes, site).text());
   }
+  site.address = reinterpret_cast<uintptr_t>(buffer->data());
   buffer->ticket = profile_.ledger->track(bytes, site);
   return buffer;
 }
