@@ -23,6 +23,9 @@ std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
     kernels = nullptr;
   }
   auto devices = open_devices(options, log, kernels);
+  // One memory ledger for the daemon: its devices' segments, and the staging cache's.
+  auto memory = std::make_shared<profiler::MemoryLedger>();
+  for (auto& device : devices) device->set_segment_observer(memory);
   DaemonConfig config;
   config.token = options.token;
   config.max_tensor_bytes = options.max_tensor_bytes;
@@ -34,6 +37,8 @@ std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
   auto scheduler = std::make_unique<scheduler::Scheduler>(std::move(devices), engine_options);
   auto state = std::make_shared<DaemonState>(std::move(config), log, std::move(scheduler));
   state->kernels = std::move(kernels);
+  state->memory = memory;
+  state->staging->set_observer(memory, profiler::MemoryCategory::Staging);
   return state;
 }
 

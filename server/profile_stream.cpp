@@ -84,6 +84,21 @@ kj::Promise<void> ProfileHandleImpl::snapshot(SnapshotContext context) {
     strings.push_back(s);
     return static_cast<uint32_t>(strings.size());
   };
+  // The device's segments (every session's), then this session's blocks: the client nests them
+  // by address (profiler::memory_snapshot_of).
+  uint64_t reserved = 0;
+  for (const profiler::LiveSegment& seg : session_->daemon().memory->segments()) {
+    profiler::Record r;
+    r.kind = profiler::RecordKind::SegmentAlloc;
+    r.flags = profiler::kExisting;
+    r.stage = static_cast<uint8_t>(seg.category);
+    r.address = seg.address;
+    r.bytes = seg.bytes;
+    r.stream = seg.stream;
+    reserved += seg.bytes;
+    r.value = reserved;
+    blocks.records.push_back(r);
+  }
   for (const profiler::LiveBlock& b : session_->daemon().memory->snapshot(session_->id())) {
     profiler::Record r;
     r.kind = profiler::RecordKind::Alloc;
@@ -95,6 +110,7 @@ kj::Promise<void> ProfileHandleImpl::snapshot(SnapshotContext context) {
     r.name = intern(b.op);
     r.file = intern(b.file);
     r.line = b.line;
+    r.address = b.address;
     blocks.records.push_back(r);
   }
   blocks.first_string = 1;
@@ -123,6 +139,8 @@ void start_now(const std::shared_ptr<SessionCore>& session, ProfileContext& cont
     throw Error(ErrorCode::Internal, "the daemon has no timer for profile streams");
   }
   session->profiler()->start(o);
+  // The device's segments go to every profile recording memory, those held now first.
+  if (o.memory) session->daemon().memory->subscribe(session->profiler());
   auto stream = std::make_shared<ProfileStream>(session->profiler(), params.getSink(),
                                                 *session->daemon().timer);
   session->profile_stream = stream;

@@ -113,6 +113,7 @@ void trace_upload(const engine::RunProfile& profile, const engine::TensorValue& 
     site.profiler = profile.profiler;
     site.request = profile.request;
     site.op = "upload";
+    site.address = reinterpret_cast<uintptr_t>(value.buffer->data());
     value.buffer->ticket = profile.ledger->track(value.buffer->bytes(), site);
   }
 }

@@ -21,6 +21,7 @@ void trace_upload(const std::shared_ptr<profiler::Profiler>& prof, profiler::Mem
     profiler::AllocSite site;
     site.profiler = prof;
     site.op = "upload";
+    site.address = reinterpret_cast<uintptr_t>(value.buffer->data());
     value.buffer->ticket = ledger.track(value.buffer->bytes(), site);
   }
 }

@@ -32,6 +32,7 @@ UploadSinkImpl::UploadSinkImpl(std::shared_ptr<SessionCore> session, ir::TensorT
     site.profiler = session_->profiler();
     site.op = "upload";
     site.category = profiler::MemoryCategory::Staging;
+    site.address = reinterpret_cast<uintptr_t>(staging_->data());
     staging_ticket_ = session_->daemon().memory->track(size_, site);
   }
 }

@@ -15,6 +15,7 @@
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
 #include "engine/plan/plan.h"
+#include "engine/profiler/segment_observer.h"
 
 namespace tensord::engine {
 
@@ -116,6 +117,10 @@ class Backend {
   virtual std::optional<cache::KernelCacheStats> own_kernel_cache_stats() const {
     return std::nullopt;
   }
+
+  // Where the device's allocator reports the segments it takes and gives back (the daemon's
+  // memory ledger, issue 7). Set once, before work runs. Devices without segments ignore it.
+  virtual void set_segment_observer(std::shared_ptr<profiler::SegmentObserver>) {}
 };
 
 }  // namespace tensord::engine

@@ -36,6 +36,9 @@ void StepHook::after(uint32_t index, const Step& step) {
   r.start_ns = start_;
   r.name = step.kind == StepKind::Fused ? group_id(step.group) : op_id(plan_.nodes[step.node].op);
   r.file = file_id(user_node.loc.file);
+  // The step's work in a machine-independent unit (the sync_in_loop rule's evidence).
+  for (uint32_t v : plan_[step.inputs]) r.bytes += plan_.values[v].type.nbytes();
+  for (uint32_t v : plan_[step.outputs]) r.bytes += plan_.values[v].type.nbytes();
   int64_t end = p.now();
   r.dur_ns = end - start_;
   p.add(r);
@@ -95,6 +98,7 @@ std::shared_ptr<Buffer> StepHook::allocate(Backend& backend, size_t bytes) {
     throw Error(ErrorCode::OutOfMemory,
                 e.message() + "; " + profile_.ledger->out_of_memory(bytes, site).text());
   }
+  site.address = reinterpret_cast<uintptr_t>(buffer->data());
   buffer->ticket = profile_.ledger->track(bytes, site);
   return buffer;
 }

@@ -8,11 +8,12 @@ namespace tensord::profiler {
 namespace {
 
 // Thresholds. Each rule needs repeated evidence, so one odd request never triggers it.
-constexpr uint64_t kRepeatedPlan = 10;        // GPU runs of one plan worth capturing
-constexpr uint64_t kLoopSyncs = 20;           // syncs of one tiny graph that make a loop
-constexpr uint64_t kTinyGraphSteps = 8;       // steps of a "tiny" graph
-constexpr int64_t kF32HighestNs = 1'000'000;  // GPU time in highest-precision f32 matmuls
-constexpr double kFragmentation = 0.25;       // share of free memory unusable for the request
+constexpr uint64_t kRepeatedPlan = 10;         // GPU runs of one plan worth capturing
+constexpr uint64_t kLoopSyncs = 20;            // syncs of one tiny graph that make a loop
+constexpr uint64_t kTinyGraphSteps = 8;        // steps of a "tiny" graph
+constexpr uint64_t kTinyGraphBytes = 1 << 20;  // and the bytes its steps read and write
+constexpr int64_t kF32HighestNs = 1'000'000;   // GPU time in highest-precision f32 matmuls
+constexpr double kFragmentation = 0.25;        // share of free memory unusable for the request
 constexpr uint64_t kManyKernels = 50;
 constexpr int64_t kSmallKernelNs = 10'000;  // median GPU kernel below this: launch-bound
 constexpr uint64_t kOverheadRequests = 20;
@@ -114,10 +115,12 @@ void tf32(const Trace& t, std::vector<Recommendation>& out) {
                      at(t, top->first.first, top->first.second)});
 }
 
+// Decided on counts and sizes only, never on times, so that a loaded or slow machine gives the
+// same answer: a graph that touches little memory per sync does microseconds of work anywhere,
+// while its round trip costs tens of microseconds anywhere.
 void sync_in_loop(const Trace& t, std::vector<Recommendation>& out) {
   struct Plan {
-    uint64_t n = 0, steps = 0;
-    int64_t ns = 0;
+    uint64_t n = 0, steps = 0, bytes = 0;
   };
   std::map<uint64_t, Plan> plans;
   std::map<uint64_t, uint64_t> plan_of_request;
@@ -126,29 +129,26 @@ void sync_in_loop(const Trace& t, std::vector<Recommendation>& out) {
     Plan& p = plans[r.hash];
     p.n++;
     p.steps += r.value;
-    p.ns += r.dur_ns;
     plan_of_request[r.request] = r.hash;
   }
-  // A graph is tiny when running it takes less than the rest of its round trip.
-  std::map<uint64_t, int64_t> request_ns;
-  for (const Record& r : t.records) {
-    if (!is(r, Stage::Request)) continue;
-    auto it = plan_of_request.find(r.request);
-    if (it != plan_of_request.end()) request_ns[it->second] += r.dur_ns;
-  }
-  // The user's line: that of the last step of the request (the value the loop syncs on).
+  // The work of a sync: the bytes its steps read and write. The user's line: that of the last
+  // step of the request (the value the loop syncs on).
   std::map<uint64_t, std::pair<uint32_t, uint32_t>> last_line;
   std::map<uint64_t, uint64_t> last_step;
   for (const Record& r : t.records) {
-    if (!is(r, Stage::Step) || r.file == 0) continue;
+    if (!is(r, Stage::Step)) continue;
+    auto plan = plan_of_request.find(r.request);
+    if (plan != plan_of_request.end()) plans[plan->second].bytes += r.bytes;
+    if (r.file == 0) continue;
     if (!last_step.count(r.request) || r.id >= last_step[r.request]) {
       last_step[r.request] = r.id;
       last_line[r.request] = {r.file, r.line};
     }
   }
   for (const auto& [hash, p] : plans) {
-    int64_t overhead = request_ns[hash] - p.ns;
-    if (p.n < kLoopSyncs || p.steps > kTinyGraphSteps * p.n || p.ns >= overhead) continue;
+    if (p.n < kLoopSyncs || p.steps > kTinyGraphSteps * p.n || p.bytes > kTinyGraphBytes * p.n) {
+      continue;
+    }
     std::map<std::pair<uint32_t, uint32_t>, uint64_t> lines;
     for (const auto& [req, h] : plan_of_request) {
       if (h == hash && last_line.count(req)) lines[last_line[req]]++;
@@ -164,10 +164,11 @@ void sync_in_loop(const Trace& t, std::vector<Recommendation>& out) {
                        ") was sent and synced " + std::to_string(p.n) +
                        " times; record several iterations before a sync point, or batch them "
                        "into one tensor op",
-                   std::to_string(p.n) + " syncs of plan " + hex(hash) + ", " +
-                       std::to_string(p.steps / p.n) + " steps and " + us(p.ns / int64_t(p.n)) +
-                       " of execution each, " + us(overhead / int64_t(p.n)) +
-                       " of round trip around it"});
+                   std::to_string(p.n) + " syncs of plan " + hex(hash) + ", each " +
+                       std::to_string(p.steps / p.n) + " steps touching " +
+                       std::to_string(p.bytes / p.n) +
+                       " bytes (tiny: <= " + std::to_string(kTinyGraphSteps) + " steps and " +
+                       std::to_string(kTinyGraphBytes) + " bytes per sync)"});
   }
 }
 

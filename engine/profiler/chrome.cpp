@@ -63,6 +63,15 @@ std::string chrome_trace_json(const Trace& t) {
   json events = json::array();
   std::set<uint32_t> threads;
   std::array<int64_t, static_cast<size_t>(MemoryCategory::kCount)> live{};
+  int64_t reserved = 0;  // the sum of the segments the trace saw
+  // Reserved (segments) against allocated (this session's live blocks), after a memory event.
+  auto reserved_counter = [&](int64_t ts_ns) {
+    int64_t allocated = 0;
+    for (int64_t b : live) allocated += b;
+    return json{{"ph", "C"},       {"name", "reserved vs allocated (bytes)"},
+                {"pid", pid},      {"tid", kWorkerThread},
+                {"ts", us(ts_ns)}, {"args", {{"reserved", reserved}, {"allocated", allocated}}}};
+  };
   // Flows only where both ends exist: requests with a request span and an execute span, GPU
   // steps with a kernel.
   std::set<uint64_t> requests, executed;
@@ -126,8 +135,15 @@ std::string chrome_trace_json(const Trace& t) {
                           {"tid", kWorkerThread},
                           {"ts", us(r.start_ns)},
                           {"args", args}});
+        events.push_back(reserved_counter(r.start_ns));
         break;
       }
+      case RecordKind::SegmentAlloc:
+      case RecordKind::SegmentFree:
+        reserved += r.kind == RecordKind::SegmentAlloc ? static_cast<int64_t>(r.bytes)
+                                                       : -static_cast<int64_t>(r.bytes);
+        events.push_back(reserved_counter(r.start_ns));
+        break;
       case RecordKind::Oom:
         events.push_back({{"ph", "i"},
                           {"s", "p"},

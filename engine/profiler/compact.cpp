@@ -8,7 +8,7 @@ namespace tensord::profiler {
 namespace {
 
 constexpr char kMagic[4] = {'T', 'D', 'T', '1'};
-constexpr size_t kFields = 26;
+constexpr size_t kFields = 28;
 constexpr uint64_t kMaxCount = uint64_t{1} << 28;  // sanity bound on counts in a chunk
 
 uint64_t zigzag(int64_t v) {
@@ -86,7 +86,9 @@ std::array<uint64_t, kFields> fields(const Record& r, int64_t prev_start, uint64
           r.registers,
           r.static_smem,
           r.dynamic_smem,
-          r.occupancy_permille};
+          r.occupancy_permille,
+          r.address,
+          r.stream};
 }
 
 uint32_t u32(uint64_t v) {
@@ -97,7 +99,7 @@ uint32_t u32(uint64_t v) {
 Record from_fields(uint8_t kind, const std::array<uint64_t, kFields>& f, int64_t prev_start,
                    uint64_t prev_request) {
   if (kind < static_cast<uint8_t>(RecordKind::Span) ||
-      kind > static_cast<uint8_t>(RecordKind::FusionBreak)) {
+      kind > static_cast<uint8_t>(RecordKind::SegmentFree)) {
     Reader::fail("unknown record kind " + std::to_string(kind));
   }
   if (f[0] > 255 || f[1] > 255) Reader::fail("field out of range");
@@ -125,6 +127,8 @@ Record from_fields(uint8_t kind, const std::array<uint64_t, kFields>& f, int64_t
   r.static_smem = u32(f[23]);
   r.dynamic_smem = u32(f[24]);
   r.occupancy_permille = u32(f[25]);
+  r.address = f[26];
+  r.stream = f[27];
   return r;
 }
 

@@ -53,6 +53,7 @@ BlockTicket MemoryLedger::track(uint64_t bytes, const AllocSite& site) {
   r.request = site.request;
   r.line = site.line;
   r.bytes = bytes;
+  r.address = site.address;
   uint64_t id;
   Entry entry;
   if (site.profiler) {
@@ -69,7 +70,8 @@ BlockTicket MemoryLedger::track(uint64_t bytes, const AllocSite& site) {
                           site.request,
                           std::string(site.op),
                           std::string(site.file),
-                          site.line};
+                          site.line,
+                          site.address};
   entry.profiler = site.profiler;
   entry.name = r.name;
   entry.file = r.file;
@@ -136,6 +138,137 @@ std::vector<LiveBlock> MemoryLedger::snapshot(uint64_t session) const {
 LedgerTotals MemoryLedger::totals() const {
   std::lock_guard lock(mu_);
   return totals_;
+}
+
+std::vector<LiveSegment> MemoryLedger::segments() const {
+  std::lock_guard lock(mu_);
+  std::vector<LiveSegment> out;
+  out.reserve(segments_.size());
+  for (const auto& [address, seg] : segments_) out.push_back(seg);
+  return out;
+}
+
+MemorySnapshot MemoryLedger::segment_snapshot(uint64_t session) const {
+  // Two locked reads: a segment or block that changes between them shows its state at one of
+  // the two, never a torn one.
+  return nest_blocks(segments(), snapshot(session));
+}
+
+MemorySnapshot nest_blocks(std::vector<LiveSegment> segments, std::vector<LiveBlock> blocks) {
+  std::sort(segments.begin(), segments.end(),
+            [](const LiveSegment& a, const LiveSegment& b) { return a.address < b.address; });
+  MemorySnapshot out;
+  for (const LiveSegment& s : segments) out.segments.push_back(SegmentState{s, {}, 0});
+  for (LiveBlock& b : blocks) {
+    // The last segment starting at or below the block's address.
+    auto it =
+        std::upper_bound(out.segments.begin(), out.segments.end(), b.address,
+                         [](uint64_t a, const SegmentState& s) { return a < s.segment.address; });
+    if (b.address != 0 && it != out.segments.begin()) {
+      SegmentState& s = *std::prev(it);
+      if (b.address - s.segment.address < s.segment.bytes) {
+        s.recorded_bytes += b.bytes;
+        s.blocks.push_back(std::move(b));
+        continue;
+      }
+    }
+    out.outside.push_back(std::move(b));
+  }
+  for (SegmentState& s : out.segments) {
+    std::sort(s.blocks.begin(), s.blocks.end(),
+              [](const LiveBlock& a, const LiveBlock& b) { return a.address < b.address; });
+  }
+  return out;
+}
+
+std::vector<std::shared_ptr<Profiler>> MemoryLedger::recipients_locked() {
+  std::vector<std::shared_ptr<Profiler>> out;
+  for (auto it = subscribers_.begin(); it != subscribers_.end();) {
+    if (auto p = it->lock()) {
+      if (p->recording_memory()) out.push_back(std::move(p));
+      ++it;
+    } else {
+      it = subscribers_.erase(it);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+Record segment_record(RecordKind kind, const LiveSegment& s, uint64_t reserved_after) {
+  Record r;
+  r.kind = kind;
+  r.stage = static_cast<uint8_t>(s.category);
+  r.address = s.address;
+  r.bytes = s.bytes;
+  r.stream = s.stream;
+  r.value = reserved_after;
+  return r;
+}
+
+void send(const std::vector<std::shared_ptr<Profiler>>& to, Record r) {
+  for (const auto& p : to) {
+    r.session = p->session();
+    r.start_ns = p->now();
+    p->add(r);
+  }
+}
+
+}  // namespace
+
+void MemoryLedger::subscribe(const std::shared_ptr<Profiler>& profiler) {
+  std::vector<Record> existing;
+  {
+    std::lock_guard lock(mu_);
+    bool known = false;
+    for (const auto& w : subscribers_) known = known || w.lock() == profiler;
+    if (!known) subscribers_.push_back(profiler);
+    uint64_t reserved = 0;
+    for (const auto& [address, seg] : segments_) {
+      reserved += seg.bytes;
+      existing.push_back(segment_record(RecordKind::SegmentAlloc, seg, reserved));
+      existing.back().flags = kExisting;
+    }
+    // Added under the lock: a segment event racing with the subscription must come after these.
+    for (const Record& r : existing) send({profiler}, r);
+  }
+}
+
+void MemoryLedger::segment_allocated(uint64_t address, uint64_t bytes, uint64_t stream,
+                                     MemoryCategory category) noexcept {
+  const LiveSegment seg{address, bytes, stream, category};
+  std::lock_guard lock(mu_);
+  try {
+    if (!segments_.try_emplace(address, seg).second)
+      return;  // an allocator reported it twice: the books stay as they were
+    totals_.segment_allocs++;
+    totals_.segments++;
+    totals_.reserved_bytes += bytes;
+    totals_.peak_reserved_bytes = std::max(totals_.peak_reserved_bytes, totals_.reserved_bytes);
+    // Sent under the lock so that each profile sees segment events in the order of `value`.
+    send(recipients_locked(),
+         segment_record(RecordKind::SegmentAlloc, seg, totals_.reserved_bytes));
+  } catch (...) {
+    // Out of host memory while recording: the segment goes unrecorded rather than the
+    // allocator failing (this is called where it cannot throw).
+  }
+}
+
+void MemoryLedger::segment_freed(uint64_t address) noexcept {
+  std::lock_guard lock(mu_);
+  auto it = segments_.find(address);
+  if (it == segments_.end()) return;  // unrecorded (see segment_allocated)
+  const LiveSegment seg = it->second;
+  segments_.erase(it);
+  totals_.segment_frees++;
+  totals_.segments--;
+  totals_.reserved_bytes -= seg.bytes;
+  try {
+    send(recipients_locked(), segment_record(RecordKind::SegmentFree, seg, totals_.reserved_bytes));
+  } catch (...) {
+    // As above: the books are right, only this profile misses the record.
+  }
 }
 
 OomReport MemoryLedger::out_of_memory(uint64_t requested, const AllocSite& site,

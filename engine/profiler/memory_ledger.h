@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "engine/profiler/profiler.h"
 #include "engine/profiler/record.h"
+#include "engine/profiler/segment_observer.h"
 
 namespace tensord::profiler {
 
@@ -28,6 +30,7 @@ struct AllocSite {
   std::string_view file;
   uint32_t line = 0;
   MemoryCategory category = MemoryCategory::Tensor;
+  uint64_t address = 0;  // the block's address, to place it in its segment (0: unknown)
 };
 
 // RAII: one tracked block. Move-only; destroying it (or reset()) records the free.
@@ -58,7 +61,35 @@ struct LiveBlock {
   std::string op;
   std::string file;
   uint32_t line = 0;
+  uint64_t address = 0;
 };
+
+// A segment an allocator holds (SegmentObserver).
+struct LiveSegment {
+  uint64_t address = 0;
+  uint64_t bytes = 0;
+  uint64_t stream = 0;
+  MemoryCategory category = MemoryCategory::Tensor;
+};
+
+// A segment with the recorded live blocks inside it, lowest address first. The rest of the
+// segment is free (cached by the allocator) or held by sessions that do not record memory.
+struct SegmentState {
+  LiveSegment segment;
+  std::vector<LiveBlock> blocks;
+  uint64_t recorded_bytes = 0;  // sum of `blocks`
+};
+
+// What torch.cuda.memory._snapshot() gives: segments with their blocks, and the recorded blocks
+// in no segment (small host blocks from malloc, memory no caching allocator owns).
+struct MemorySnapshot {
+  std::vector<SegmentState> segments;  // by address
+  std::vector<LiveBlock> outside;      // oldest first
+};
+
+// Places blocks in the segments that contain their addresses (the daemon's snapshot, and the
+// client's from the records of a snapshot chunk).
+MemorySnapshot nest_blocks(std::vector<LiveSegment> segments, std::vector<LiveBlock> blocks);
 
 struct Holder {
   std::string who;  // "session 3" or "model.py:12 (matmul)"
@@ -88,15 +119,34 @@ struct LedgerTotals {
   uint64_t live_bytes = 0;
   uint64_t live_blocks = 0;
   uint64_t peak_bytes = 0;
+  // Segments (SegmentObserver): reserved_bytes is their sum.
+  uint64_t segment_allocs = 0;
+  uint64_t segment_frees = 0;
+  uint64_t segments = 0;
+  uint64_t reserved_bytes = 0;
+  uint64_t peak_reserved_bytes = 0;
 };
 
-class MemoryLedger : public std::enable_shared_from_this<MemoryLedger> {
+class MemoryLedger final : public std::enable_shared_from_this<MemoryLedger>,
+                           public SegmentObserver {
  public:
   // Records the Alloc (with the device's live bytes after it) and returns the block's ticket.
   BlockTicket track(uint64_t bytes, const AllocSite& site);
   // Live blocks of one session, or of all (session 0), oldest first.
   std::vector<LiveBlock> snapshot(uint64_t session = 0) const;
   LedgerTotals totals() const;
+  // The segments now, with the live blocks of `session` (0: all) inside them.
+  MemorySnapshot segment_snapshot(uint64_t session = 0) const;
+  std::vector<LiveSegment> segments() const;
+
+  // Segment records go to every subscribed profiler that records memory: segments belong to the
+  // device, not to one session. Subscribing (again, after each Profiler::start) also records a
+  // SegmentAlloc (flag kExisting) for each segment held now, so that the profile's reserved
+  // bytes start from the device's. Subscribers are held weakly.
+  void subscribe(const std::shared_ptr<Profiler>& profiler);
+  void segment_allocated(uint64_t address, uint64_t bytes, uint64_t stream,
+                         MemoryCategory category) noexcept override;
+  void segment_freed(uint64_t address) noexcept override;
   // The report for an allocation of `requested` bytes that failed at `site`; also records an
   // Oom record in the site's profile. A device allocator that knows its free memory and its
   // largest free block (a CUDA caching allocator) passes them; they feed the fragmentation rule.
@@ -113,11 +163,14 @@ class MemoryLedger : public std::enable_shared_from_this<MemoryLedger> {
     uint32_t file = 0;
   };
   void release(uint64_t id);
+  std::vector<std::shared_ptr<Profiler>> recipients_locked();
 
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, Entry> live_;
   uint64_t next_id_ = 1;
   LedgerTotals totals_;
+  std::map<uint64_t, LiveSegment> segments_;  // by address
+  std::vector<std::weak_ptr<Profiler>> subscribers_;
 };
 
 }  // namespace tensord::profiler

@@ -18,6 +18,11 @@ enum class RecordKind : uint8_t {
   Kernel,       // GPU: one kernel execution (CUPTI or CUDA events); `id` = launching step
   Memcpy,       // GPU: a copy engine transfer; `stage` = MemcpyKind, `hash` = content hash
   FusionBreak,  // the fusion pass could not fuse across op `name` (at file:line)
+  // An allocator obtained a segment from the system or the device (a cudaMalloc, a cached host
+  // block): `address`, `bytes`, `stream`; `value` = the device's reserved bytes after it. A
+  // profile that starts while segments exist gets one at its start for each (flag kExisting).
+  SegmentAlloc,
+  SegmentFree,  // a segment went back to the system or the device; `value` = reserved after
 };
 
 enum class Stage : uint8_t {
@@ -28,7 +33,8 @@ enum class Stage : uint8_t {
   PlanBuild,   // decompose, simplify, fuse, plan (a cache miss)
   QueueWait,   // queued behind other work of the device
   Execute,     // the whole plan; `value` = steps
-  Step,        // one plan step; `name` = op, file:line = the user's line, `id` = step index
+  Step,        // one plan step; `name` = op, file:line = the user's line, `id` = step index,
+               // `bytes` = what it reads and writes (its input and output tensors)
   Upload,      // host bytes -> device (inline inputs, uploads); `hash` = content hash
   Fetch,       // device -> host bytes (inline results, Tensor.read)
   kCount
@@ -50,6 +56,7 @@ inline constexpr uint8_t kOnGpu = 1;          // ran on a GPU
 inline constexpr uint8_t kGraphCaptured = 2;  // Execute: replayed from a captured CUDA graph
 inline constexpr uint8_t kF32Highest = 4;     // Step/Kernel: float32 matmul at "highest" precision
 inline constexpr uint8_t kCacheHit = 8;       // PlanLookup: the plan came from the cache
+inline constexpr uint8_t kExisting = 16;      // SegmentAlloc: there before the profile started
 
 // Threads on the timeline.
 inline constexpr uint32_t kEventLoopThread = 1;
@@ -76,6 +83,8 @@ struct Record {
   uint64_t free_bytes = 0;    // Oom: free memory of the device
   uint64_t largest_free = 0;  // Oom: the largest free block
   uint64_t session = 0;       // memory records and Oom: the session that owns the block
+  uint64_t address = 0;       // Alloc and segment records: the address (0: unknown)
+  uint64_t stream = 0;        // segment records: the allocator's stream (0: none, the host)
   // Kernel launch geometry (Kernel records only).
   uint32_t grid[3] = {0, 0, 0};
   uint32_t block[3] = {0, 0, 0};

@@ -72,7 +72,10 @@ int64_t MemoryPoint::total() const {
 std::vector<MemoryPoint> memory_timeline(const Trace& t) {
   std::vector<const Record*> events;
   for (const Record& r : t.records) {
-    if (r.kind == RecordKind::Alloc || r.kind == RecordKind::Free) events.push_back(&r);
+    if (r.kind == RecordKind::Alloc || r.kind == RecordKind::Free ||
+        r.kind == RecordKind::SegmentAlloc || r.kind == RecordKind::SegmentFree) {
+      events.push_back(&r);
+    }
   }
   std::stable_sort(events.begin(), events.end(),
                    [](const Record* a, const Record* b) { return a->start_ns < b->start_ns; });
@@ -81,11 +84,33 @@ std::vector<MemoryPoint> memory_timeline(const Trace& t) {
   for (const Record* r : events) {
     size_t c = r->stage < static_cast<size_t>(MemoryCategory::kCount) ? r->stage : 0;
     p.t_ns = r->start_ns;
+    if (r->kind == RecordKind::SegmentAlloc || r->kind == RecordKind::SegmentFree) {
+      p.reserved_bytes += r->kind == RecordKind::SegmentAlloc ? static_cast<int64_t>(r->bytes)
+                                                              : -static_cast<int64_t>(r->bytes);
+      out.push_back(p);
+      continue;
+    }
     p.live_bytes[c] += r->kind == RecordKind::Alloc ? static_cast<int64_t>(r->bytes)
                                                     : -static_cast<int64_t>(r->bytes);
     out.push_back(p);
   }
   return out;
+}
+
+MemorySnapshot memory_snapshot_of(const Trace& t) {
+  std::vector<LiveSegment> segments;
+  std::vector<LiveBlock> blocks;
+  for (const Record& r : t.records) {
+    auto category = static_cast<MemoryCategory>(
+        r.stage < static_cast<uint8_t>(MemoryCategory::kCount) ? r.stage : 0);
+    if (r.kind == RecordKind::SegmentAlloc) {
+      segments.push_back(LiveSegment{r.address, r.bytes, r.stream, category});
+    } else if (r.kind == RecordKind::Alloc) {
+      blocks.push_back(LiveBlock{r.id, r.bytes, category, r.session, r.request, t.str(r.name),
+                                 t.str(r.file), r.line, r.address});
+    }
+  }
+  return nest_blocks(std::move(segments), std::move(blocks));
 }
 
 }  // namespace tensord::profiler

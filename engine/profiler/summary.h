@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/profiler/compact.h"
+#include "engine/profiler/memory_ledger.h"
 
 namespace tensord::profiler {
 
@@ -26,10 +27,16 @@ std::vector<KeyAverage> key_averages(const Trace& trace);
 struct MemoryPoint {
   int64_t t_ns = 0;
   int64_t live_bytes[static_cast<size_t>(MemoryCategory::kCount)] = {};  // this session's
-  int64_t total() const;
+  int64_t reserved_bytes = 0;  // the device's segments (every session's), as far as seen
+  int64_t total() const;       // allocated: the sum of live_bytes
 };
 
-// The session's live bytes per category after every memory event, in time order.
+// The session's live bytes per category and the device's reserved bytes after every memory
+// event (alloc, free, segment alloc and free), in time order.
 std::vector<MemoryPoint> memory_timeline(const Trace& trace);
+
+// The segments and blocks of a snapshot chunk (Profile::memory_snapshot): its SegmentAlloc
+// records are the segments, its Alloc records the blocks, nested by address.
+MemorySnapshot memory_snapshot_of(const Trace& snapshot);
 
 }  // namespace tensord::profiler

@@ -1,5 +1,6 @@
 // Issue 4: the conformance rows of complex dtypes and FFT (cases_complex.cpp) run on their own
-// runner; the main table's coverage checks leave the ops they cover to it.
+// runner (complex_runner.h) against their own reference (reference_complex.h); the main table's
+// coverage checks leave the ops they cover to it.
 #pragma once
 
 #include <vector>

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <variant>
 
 namespace tensord::conformance {
@@ -225,6 +227,12 @@ T get_bytes(const std::byte* p) {
   return v;
 }
 
+// RefTensor holds real values only; complex rows have their own table (cases_complex.cpp).
+std::string complex_refused(DType t) {
+  return "the main conformance table's RefTensor cannot hold " + std::string(ir::name(t)) +
+         " values (complex rows belong in cases_complex.cpp)";
+}
+
 }  // namespace
 
 std::vector<std::byte> encode(const RefTensor& t) {
@@ -265,6 +273,9 @@ std::vector<std::byte> encode(const RefTensor& t) {
       case DType::Float64:
         put_bytes<double>(p, t.f[k]);
         break;
+      case DType::Complex64:
+      case DType::Complex128:
+        throw std::invalid_argument(complex_refused(t.dtype));
     }
   }
   return out;
@@ -307,6 +318,9 @@ RefTensor decode(DType dt, const Shape& shape, std::span<const std::byte> bytes)
       case DType::Float64:
         t.f[k] = get_bytes<double>(p);
         break;
+      case DType::Complex64:
+      case DType::Complex128:
+        throw std::invalid_argument(complex_refused(dt));
     }
   }
   return t;

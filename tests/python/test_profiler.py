@@ -51,3 +51,24 @@ def test_recommendations_name_a_sync_inside_a_loop():
             acc = acc * 0.5 + good
         acc.numpy()
     assert quiet.recommendations() == []
+
+
+def test_memory_snapshot_lists_segments_with_their_blocks_and_the_timeline_reserved():
+    with td.profile(memory=True) as prof:
+        big = td.ones((1 << 20,), dtype=td.float32) * 2.0  # 4 MiB: a host block cache segment
+        big.numpy()
+        snap = prof.memory_snapshot()
+        inside = [b for s in snap["segments"] for b in s["blocks"]]
+        assert any(b["size"] == 4 << 20 for b in inside)
+        for s in snap["segments"]:
+            assert s["allocated_size"] == sum(b["size"] for b in s["blocks"]) <= s["total_size"]
+            for b in s["blocks"]:
+                assert s["address"] <= b["address"] < s["address"] + s["total_size"]
+                assert b["state"] == "active_allocated"
+        del big
+    points = prof.memory_timeline()
+    if isinstance(points, tuple):
+        points = points[0]
+    assert all(len(p) == 3 for p in points)
+    assert max(reserved for _, _, reserved in points) >= 4 << 20
+    assert max(sum(by_category.values()) for _, by_category, _ in points) >= 4 << 20

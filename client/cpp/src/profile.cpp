@@ -174,6 +174,10 @@ profiler::Trace Profile::memory_snapshot() {
   }
 }
 
+profiler::MemorySnapshot Profile::memory_segments() {
+  return profiler::memory_snapshot_of(memory_snapshot());
+}
+
 profiler::Trace read_compact_trace(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorCode::InvalidGraph, "cannot read " + path);

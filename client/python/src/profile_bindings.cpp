@@ -47,7 +47,8 @@ void bind_profile(py::module_& m) {
                  by_category[py::str(std::string(profiler::category_name(
                      static_cast<profiler::MemoryCategory>(c))))] = pt.live_bytes[c];
                }
-               points.append(py::make_tuple(static_cast<double>(pt.t_ns) / 1e3, by_category));
+               points.append(py::make_tuple(static_cast<double>(pt.t_ns) / 1e3, by_category,
+                                            pt.reserved_bytes));
              }
              return points;
            })
@@ -64,19 +65,38 @@ void bind_profile(py::module_& m) {
              return out;
            })
       .def("memory_snapshot", [](Profile& p) {
-        profiler::Trace t = p.memory_snapshot();
-        py::list blocks;
-        for (const auto& r : t.records) {
+        // torch.cuda.memory._snapshot()'s shape: segments with their blocks.
+        profiler::MemorySnapshot snap = p.memory_segments();
+        auto block_dict = [](const profiler::LiveBlock& b) {
           py::dict d;
-          d["bytes"] = r.bytes;
-          d["category"] =
-              std::string(profiler::category_name(static_cast<profiler::MemoryCategory>(r.stage)));
-          d["op"] = t.str(r.name);
-          d["source"] = r.file == 0 ? std::string() : t.str(r.file) + ":" + std::to_string(r.line);
-          d["request"] = r.request;
-          blocks.append(d);
+          d["address"] = b.address;
+          d["size"] = b.bytes;
+          d["state"] = "active_allocated";
+          d["category"] = std::string(profiler::category_name(b.category));
+          d["op"] = b.op;
+          d["source"] = b.file.empty() ? std::string() : b.file + ":" + std::to_string(b.line);
+          d["request"] = b.request;
+          return d;
+        };
+        py::list segments;
+        for (const auto& s : snap.segments) {
+          py::dict d;
+          d["address"] = s.segment.address;
+          d["total_size"] = s.segment.bytes;
+          d["stream"] = s.segment.stream;
+          d["category"] = std::string(profiler::category_name(s.segment.category));
+          d["allocated_size"] = s.recorded_bytes;
+          py::list blocks;
+          for (const auto& b : s.blocks) blocks.append(block_dict(b));
+          d["blocks"] = blocks;
+          segments.append(d);
         }
-        return blocks;
+        py::list outside;
+        for (const auto& b : snap.outside) outside.append(block_dict(b));
+        py::dict out;
+        out["segments"] = segments;
+        out["outside"] = outside;
+        return out;
       });
 
   m.def(

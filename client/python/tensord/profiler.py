@@ -94,13 +94,19 @@ class profile:
         return KeyAverages(self._profile().key_averages())
 
     def memory_snapshot(self):
-        """This session's live blocks now (dicts: bytes, category, op, source, request)."""
+        """The device's segments now, each with this session's live blocks inside it, as
+        torch.cuda.memory._snapshot() gives them: {"segments": [{address, total_size, stream,
+        category, allocated_size, blocks: [{address, size, state, category, op, source,
+        request}]}], "outside": [blocks in no segment (small host blocks from malloc)]}. The
+        part of a segment no block covers is cached free memory or other sessions' blocks."""
         return self._profile().memory_snapshot()
 
     def memory_timeline(self, path=None):
-        """The session's live bytes over time: a list of (time_us, {category: bytes}). With
-        matplotlib installed, also plots it (stacked by category) and saves it to `path` if
-        given; returns (points, figure) then."""
+        """Memory over time: a list of (time_us, {category: bytes}, reserved_bytes) after each
+        memory event: the session's allocated bytes by category and the device's reserved bytes
+        (its allocators' segments). With matplotlib installed, also plots them (allocated stacked
+        by category, reserved as a line) and saves the plot to `path` if given; returns (points,
+        figure) then."""
         points = self._profile().memory_timeline()
         try:
             import matplotlib
@@ -111,13 +117,15 @@ class profile:
             return points
         fig, ax = plt.subplots(figsize=(10, 4))
         if points:
-            times = [t for t, _ in points]
-            categories = [c for c in points[0][1] if any(p[c] for _, p in points)]
-            ax.stackplot(times, *[[p[c] / 2**20 for _, p in points] for c in categories],
-                         labels=categories, step="post")
+            times = [t for t, _, _ in points]
+            categories = [c for c in points[0][1] if any(p[c] for _, p, _ in points)]
+            ax.stackplot(times, *[[p[c] / 2**20 for _, p, _ in points] for c in categories],
+                         labels=[f"allocated: {c}" for c in categories], step="post")
+            ax.step(times, [r / 2**20 for _, _, r in points], where="post", color="black",
+                    label="reserved")
             ax.legend(loc="upper left")
         ax.set_xlabel("time (us since the profile started)")
-        ax.set_ylabel("live MiB")
+        ax.set_ylabel("MiB")
         ax.set_title("tensord memory timeline")
         if path is not None:
             fig.savefig(str(path))

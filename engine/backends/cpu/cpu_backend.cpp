@@ -91,6 +91,10 @@ engine::DeviceMemoryStats CpuBackend::memory_stats() const {
   return out;
 }
 
+void CpuBackend::set_segment_observer(std::shared_ptr<profiler::SegmentObserver> observer) {
+  blocks_->set_observer(std::move(observer));
+}
+
 void CpuBackend::write(engine::Buffer& dst, size_t offset, const void* src, size_t n) {
   check_range(dst.bytes(), offset, n);
   if (n) std::memcpy(static_cast<char*>(dst.data()) + offset, src, n);

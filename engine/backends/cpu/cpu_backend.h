@@ -49,6 +49,8 @@ class CpuBackend final : public engine::Backend {
   void read(const engine::Buffer& src, size_t offset, void* dst, size_t n) override;
   // The host block cache's figures; the CPU has no caching allocator to report.
   engine::DeviceMemoryStats memory_stats() const override;
+  // The host block cache's blocks are the segments.
+  void set_segment_observer(std::shared_ptr<profiler::SegmentObserver> observer) override;
 
  private:
   engine::DeviceInfo info_;

@@ -21,7 +21,27 @@ struct HostBlockCache::State {
 
   explicit State(size_t capacity) : capacity(capacity) {}
   ~State() {
-    for (const Block& b : free) std::free(b.data);
+    for (const Block& b : free) free_segment(b.data);
+  }
+
+  std::shared_ptr<profiler::SegmentObserver> current_observer() const {
+    std::lock_guard lock(mu);
+    return observer;
+  }
+  void segment_allocated(void* data, size_t rounded) const {
+    std::shared_ptr<profiler::SegmentObserver> o;
+    profiler::MemoryCategory c;
+    {
+      std::lock_guard lock(mu);
+      o = observer;
+      c = category;
+    }
+    if (o) o->segment_allocated(reinterpret_cast<uintptr_t>(data), rounded, 0, c);
+  }
+  // Reported before the memory goes, so that the address cannot be a new segment's already.
+  void free_segment(void* data) const {
+    if (auto o = current_observer()) o->segment_freed(reinterpret_cast<uintptr_t>(data));
+    std::free(data);
   }
 
   // A cached block of `rounded` bytes, or null.
@@ -55,7 +75,7 @@ struct HostBlockCache::State {
         stats.cached_bytes += rounded;
       }
     }
-    for (const Block& b : evicted) std::free(b.data);  // outside the lock
+    for (const Block& b : evicted) free_segment(b.data);  // outside the lock
   }
 
   void release() {
@@ -65,13 +85,15 @@ struct HostBlockCache::State {
       all.swap(free);
       stats.cached_bytes = 0;
     }
-    for (const Block& b : all) std::free(b.data);
+    for (const Block& b : all) free_segment(b.data);
   }
 
   const size_t capacity;
   mutable std::mutex mu;
   std::list<Block> free;  // oldest first
   Stats stats;
+  std::shared_ptr<profiler::SegmentObserver> observer;  // guarded by mu
+  profiler::MemoryCategory category = profiler::MemoryCategory::Tensor;
 };
 
 class HostBlockCache::CachedBuffer final : public engine::Buffer {
@@ -108,12 +130,20 @@ std::shared_ptr<engine::Buffer> HostBlockCache::allocate(size_t bytes) {
                   "cannot allocate " + std::to_string(bytes) + " bytes on the CPU");
     }
     madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure is harmless
+    state_->segment_allocated(p, rounded);
   }
   return std::make_shared<CachedBuffer>(p, bytes, rounded, state_);
 }
 
 void HostBlockCache::release() {
   state_->release();
+}
+
+void HostBlockCache::set_observer(std::shared_ptr<profiler::SegmentObserver> observer,
+                                  profiler::MemoryCategory category) {
+  std::lock_guard lock(state_->mu);
+  state_->observer = std::move(observer);
+  state_->category = category;
 }
 
 HostBlockCache::Stats HostBlockCache::stats() const {

@@ -7,6 +7,10 @@
 // oldest evicted beyond a byte capacity, all released and the allocation retried when the
 // system allocator fails. Smaller blocks come from malloc, which caches them itself.
 //
+// Each block from the system is a segment for the memory recorder (set_observer): it is
+// reported when it is allocated and when it goes back to the system (evicted, released, or too
+// large to cache), not when it moves between a tensor and the cache.
+//
 // A reused block holds a previous tensor's bytes (as torch.empty's memory does): every kernel
 // writes all of its outputs, and the conformance table checks that.
 #pragma once
@@ -16,6 +20,7 @@
 #include <memory>
 
 #include "engine/exec/tensor_value.h"
+#include "engine/profiler/segment_observer.h"
 
 namespace tensord::cpu {
 
@@ -41,6 +46,10 @@ class HostBlockCache {
   std::shared_ptr<engine::Buffer> allocate(size_t bytes);
   // Frees every cached block.
   void release();
+  // Reports segments from now on to `observer` (null: to nobody) as `category` memory. Segments
+  // held already are not reported (set it before the first allocation).
+  void set_observer(std::shared_ptr<profiler::SegmentObserver> observer,
+                    profiler::MemoryCategory category = profiler::MemoryCategory::Tensor);
   Stats stats() const;
 
  private:

@@ -239,6 +239,10 @@ CachingAllocator::Block* CachingAllocator::allocate_segment(Pool& pool, size_t r
   ++stats_.num_device_alloc;
   stats_.segment.increase(1);
   stats_.reserved_bytes.increase(static_cast<int64_t>(size));
+  if (options_.observer) {
+    options_.observer->segment_allocated(reinterpret_cast<uintptr_t>(ptr), size, stream,
+                                         profiler::MemoryCategory::Tensor);
+  }
   return block;
 }
 
@@ -253,8 +257,15 @@ bool CachingAllocator::release_cached_segments() {
   return !whole.empty();
 }
 
+void CachingAllocator::set_observer(std::shared_ptr<profiler::SegmentObserver> observer) {
+  std::lock_guard lock(mutex_);
+  options_.observer = std::move(observer);
+}
+
 void CachingAllocator::release_segment(Block* block) {
   (block->small ? small_ : large_).erase(block);
+  // Told before the release, so that the address cannot belong to a new segment already.
+  if (options_.observer) options_.observer->segment_freed(reinterpret_cast<uintptr_t>(block->ptr));
   source_.release(block->ptr, block->size);
   ++stats_.num_device_free;
   stats_.segment.decrease(1);

@@ -26,6 +26,7 @@
 
 #include "engine/backends/cuda/allocator_stats.h"
 #include "engine/backends/cuda/segment_source.h"
+#include "engine/profiler/segment_observer.h"
 
 namespace tensord::cuda {
 
@@ -51,6 +52,9 @@ struct AllocatorOptions {
   // Reserved memory this allocator may hold (0: no limit but the device's): PyTorch's
   // set_per_process_memory_fraction. Exceeding it is handled like a device allocation failure.
   uint64_t max_reserved = 0;
+  // The memory recorder (the device's MemoryLedger): told of every segment taken from and given
+  // back to the source, under the allocator's lock. Null: nobody is told.
+  std::shared_ptr<profiler::SegmentObserver> observer;
 };
 
 class CachingAllocator {
@@ -75,6 +79,8 @@ class CachingAllocator {
 
   AllocatorStats stats() const;
   void reset_peak_stats();
+  // Replaces AllocatorOptions::observer (segments held now are not reported).
+  void set_observer(std::shared_ptr<profiler::SegmentObserver> observer);
 
   // Size of the block behind `ptr` (its rounded size); 0 for an unknown pointer.
   size_t block_size(const void* ptr) const;

@@ -33,7 +33,7 @@ struct CudaBackend::State {
   State(const CudaDeviceProperties& device, const CudaBackendOptions& options)
       : source(device.index, device.name),
         events(device.index),
-        allocator(source, &events, AllocatorOptions{options.max_reserved}),
+        allocator(source, &events, AllocatorOptions{options.max_reserved, nullptr}),
         stream(device.index),
         staging(options.staging_bytes),
         workspace_bytes(options.matmul_workspace_bytes),
@@ -95,6 +95,10 @@ CudaBackend::CudaBackend(const CudaDeviceProperties& device, CudaBackendOptions 
 }
 
 CudaBackend::~CudaBackend() = default;
+
+void CudaBackend::set_segment_observer(std::shared_ptr<profiler::SegmentObserver> observer) {
+  allocator().set_observer(std::move(observer));
+}
 
 CachingAllocator& CudaBackend::allocator() {
   return state_->allocator;

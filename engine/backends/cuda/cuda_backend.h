@@ -42,6 +42,8 @@ class CudaBackend final : public engine::Backend {
 
   const engine::DeviceInfo& info() const override { return info_; }
   std::shared_ptr<engine::Buffer> allocate(size_t bytes) override;
+  // The caching allocator's cudaMalloc'd segments.
+  void set_segment_observer(std::shared_ptr<profiler::SegmentObserver> observer) override;
   void run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
            std::span<const engine::TensorValue> outputs) override;
   bool can_fuse() const override { return fuse_; }

@@ -19,10 +19,10 @@ struct Builder {
     t.records.push_back(r);
     return t.records.back();
   }
-  // One request: `steps` steps of `step_ns` each, inside an execute span, inside a request span
-  // with `overhead_ns` more around it.
+  // One request: `steps` steps of `step_ns` each, touching `step_bytes` each, inside an execute
+  // span, inside a request span with `overhead_ns` more around it.
   void request(uint64_t plan, int steps, int64_t step_ns, int64_t overhead_ns, uint8_t flags = 0,
-               uint32_t op = 1) {
+               uint32_t op = 1, uint64_t step_bytes = 48) {
     uint64_t id = t.records.size() + 1;
     int64_t begin = now;
     int64_t exec_begin = now + overhead_ns / 2;
@@ -38,6 +38,7 @@ struct Builder {
       s.flags = flags;
       s.start_ns = exec_begin + i * step_ns;
       s.dur_ns = step_ns;
+      s.bytes = step_bytes;
       add(s);
     }
     Record e;
@@ -116,21 +117,32 @@ TEST_CASE("tf32: float32 matmuls at highest precision on the GPU") {
   CHECK_FALSE(has(cpu.rules(), "tf32"));
 }
 
-TEST_CASE("sync_in_loop: many syncs of one tiny graph") {
-  Builder b;
-  for (int i = 0; i < 25; ++i) b.request(9, 2, 2'000, 80'000);
-  auto recs = recommend(b.t);
-  auto it = std::find_if(recs.begin(), recs.end(),
-                         [](const auto& r) { return r.rule == "sync_in_loop"; });
-  REQUIRE(it != recs.end());
-  CHECK(it->message.find("loop.py:7") != std::string::npos);
-  CHECK(it->evidence.find("25 syncs") != std::string::npos);
+TEST_CASE("sync_in_loop: many syncs of one tiny graph, whatever the machine's speed") {
+  // The same workload timed on a fast idle machine and on a slow loaded one (steps 100x
+  // slower, round trips shorter than the steps): the rule sees counts and sizes, not times.
+  for (int64_t step_ns : {2'000, 200'000}) {
+    Builder b;
+    for (int i = 0; i < 25; ++i) b.request(9, 2, step_ns, 80'000);
+    auto recs = recommend(b.t);
+    auto it = std::find_if(recs.begin(), recs.end(),
+                           [](const auto& r) { return r.rule == "sync_in_loop"; });
+    REQUIRE(it != recs.end());
+    CHECK(it->message.find("loop.py:7") != std::string::npos);
+    CHECK(it->evidence ==
+          "25 syncs of plan 0000000000000009, each 2 steps touching 96 bytes "
+          "(tiny: <= 8 steps and 1048576 bytes per sync)");
+  }
   Builder few;  // too few to be a loop
   for (int i = 0; i < 5; ++i) few.request(9, 2, 2'000, 80'000);
   CHECK_FALSE(has(few.rules(), "sync_in_loop"));
-  Builder heavy;  // repeated, but the work outweighs the round trip
-  for (int i = 0; i < 25; ++i) heavy.request(9, 2, 500'000, 80'000);
-  CHECK_FALSE(has(heavy.rules(), "sync_in_loop"));
+  for (int64_t step_ns : {2'000, 500'000}) {
+    Builder heavy;  // repeated, but each sync moves 8 MiB: real work, however fast it ran
+    for (int i = 0; i < 25; ++i) heavy.request(9, 2, step_ns, 80'000, 0, 1, 4 << 20);
+    CHECK_FALSE(has(heavy.rules(), "sync_in_loop"));
+  }
+  Builder long_graph;  // many steps per sync: not a tiny graph
+  for (int i = 0; i < 25; ++i) long_graph.request(9, 9, 2'000, 80'000);
+  CHECK_FALSE(has(long_graph.rules(), "sync_in_loop"));
 }
 
 TEST_CASE("fragmentation: an OOM with enough free memory in scattered blocks") {

@@ -43,6 +43,13 @@ Trace sample() {
   exec.value = 2;
   t.records.push_back(exec);
   t.records.push_back(span(Stage::Request, kEventLoopThread, 1, 0, 12000));
+  Record segment;  // the allocator's segment that the block below lives in
+  segment.kind = RecordKind::SegmentAlloc;
+  segment.bytes = 2 << 20;
+  segment.value = 2 << 20;
+  segment.address = 0x7f0000000000;
+  segment.start_ns = 5050;
+  t.records.push_back(segment);
   Record alloc;
   alloc.kind = RecordKind::Alloc;
   alloc.bytes = 4096;
@@ -53,6 +60,10 @@ Trace sample() {
   free.kind = RecordKind::Free;
   free.start_ns = 11000;
   t.records.push_back(free);
+  segment.kind = RecordKind::SegmentFree;
+  segment.value = 0;
+  segment.start_ns = 11500;
+  t.records.push_back(segment);
   Record k;
   k.kind = RecordKind::Kernel;
   k.name = 3;
@@ -81,7 +92,9 @@ TEST_CASE("the Chrome export follows the format's rules") {
   CHECK(check.errors == std::vector<std::string>{});
   CHECK(check.complete == 8);  // 7 spans and the kernel
   CHECK(check.flows == 4);     // request -> execute; the GPU step that launched the kernel
-  CHECK(check.counters == 2);  // live memory after the alloc and the free
+  // Live memory by category after the alloc and the free; reserved vs allocated after those and
+  // after the segment's alloc and free.
+  CHECK(check.counters == 6);
   CHECK(check.instants == 1);  // the out-of-memory event
   CHECK(check.metadata >= 3);  // the process and its threads
   auto doc = nlohmann::json::parse(json);
@@ -94,6 +107,16 @@ TEST_CASE("the Chrome export follows the format's rules") {
     }
   }
   CHECK(named_step);
+  // Reserved vs allocated, in time order: the segment, the block in it, its free, the segment's.
+  std::vector<std::pair<int64_t, int64_t>> reserved_allocated;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "C" && e["name"] == "reserved vs allocated (bytes)") {
+      reserved_allocated.push_back({e["args"]["reserved"], e["args"]["allocated"]});
+    }
+  }
+  const std::vector<std::pair<int64_t, int64_t>> want = {
+      {2 << 20, 0}, {2 << 20, 4096}, {2 << 20, 0}, {0, 0}};
+  CHECK(reserved_allocated == want);
 }
 
 TEST_CASE("the checker catches what breaks the format") {
@@ -137,7 +160,11 @@ TEST_CASE("key averages count calls and split self from total time") {
   KeyAverage request = find("[request]");
   CHECK(request.self_ns == 10000);  // minus receive
   auto timeline = memory_timeline(sample());
-  REQUIRE(timeline.size() == 2);
-  CHECK(timeline[0].total() == 4096);
-  CHECK(timeline[1].total() == 0);
+  REQUIRE(timeline.size() == 4);
+  CHECK(timeline[0].total() == 0);
+  CHECK(timeline[0].reserved_bytes == 2 << 20);
+  CHECK(timeline[1].total() == 4096);
+  CHECK(timeline[1].reserved_bytes == 2 << 20);
+  CHECK(timeline[2].total() == 0);
+  CHECK(timeline[3].reserved_bytes == 0);
 }

@@ -10,7 +10,7 @@ namespace {
 Record random_record(std::mt19937_64& rng) {
   auto u = [&](uint64_t max) { return std::uniform_int_distribution<uint64_t>(0, max)(rng); };
   Record r;
-  r.kind = static_cast<RecordKind>(1 + u(6));
+  r.kind = static_cast<RecordKind>(1 + u(8));  // every kind, segments included
   r.stage = static_cast<uint8_t>(u(9));
   r.flags = static_cast<uint8_t>(u(15));
   r.thread = static_cast<uint32_t>(u(20));
@@ -27,6 +27,8 @@ Record random_record(std::mt19937_64& rng) {
   r.free_bytes = u(1 << 30);
   r.largest_free = u(1 << 30);
   r.session = u(5);
+  r.address = u(UINT64_MAX);
+  r.stream = u(3);
   if (r.kind == RecordKind::Kernel) {
     for (auto& g : r.grid) g = static_cast<uint32_t>(u(UINT32_MAX));
     for (auto& b : r.block) b = static_cast<uint32_t>(u(1024));

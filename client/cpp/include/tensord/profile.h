@@ -59,9 +59,12 @@ class Profile {
   std::vector<profiler::KeyAverage> key_averages();
   std::vector<profiler::MemoryPoint> memory_timeline();
   std::vector<profiler::Recommendation> recommendations();
-  // This session's live blocks now (those allocated while memory was recorded): one Alloc
-  // record per block. Needs a running profile.
+  // The device's segments now (one SegmentAlloc record each) and this session's live blocks
+  // (those allocated while memory was recorded, one Alloc record each, with their addresses).
+  // Needs a running profile.
   profiler::Trace memory_snapshot();
+  // The same, nested: each segment with the blocks inside it (torch.cuda.memory._snapshot).
+  profiler::MemorySnapshot memory_segments();
 
  private:
   friend class Session;
