@@ -308,7 +308,6 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::eigvalsh:
     case Op::pinv:
     case Op::matrix_rank:
-    case Op::lstsq:
     case Op::cdist:
     case Op::pdist:
     case Op::trace:
@@ -370,6 +369,7 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::qr:
     case Op::svd:
     case Op::eigh:
+    case Op::lstsq:
       break;
   }
   reject(ErrorCode::Internal, "the reference has no rule for this op");

@@ -68,11 +68,6 @@ Tensor pinv(const Tensor& x, const RankTolerance& tol, Loc loc) {
 Tensor matrix_rank(const Tensor& x, const RankTolerance& tol, Loc loc) {
   return record(Op::matrix_rank, {&x}, rank_attrs(tol), loc);
 }
-Tensor lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond, Loc loc) {
-  ir::Attrs attrs;
-  if (rcond) attrs.set(Attr::rtol, *rcond);
-  return record(Op::lstsq, {&a, &b}, std::move(attrs), loc);
-}
 Tensor trace(const Tensor& x, int64_t offset, Loc loc) {
   ir::Attrs attrs;
   if (offset != 0) attrs.set(Attr::k, offset);
@@ -133,6 +128,21 @@ SVD svd(const Tensor& x, bool full_matrices, Loc loc) {
   if (!full_matrices) attrs.set(Attr::full_matrices, false);
   std::vector<Tensor> out = detail::record_multi(Op::svd, {&x, 1}, std::move(attrs), loc);
   return SVD{std::move(out[0]), std::move(out[1]), std::move(out[2])};
+}
+Lstsq lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond, Loc loc) {
+  ir::Attrs attrs;
+  if (rcond) attrs.set(Attr::rtol, *rcond);
+  const Tensor inputs[] = {a, b};
+  std::vector<Tensor> out = detail::record_multi(Op::lstsq, inputs, std::move(attrs), loc);
+  Lstsq r{std::move(out[0]), std::move(out[1]), std::move(out[2]), std::move(out[3])};
+  // The node gives |A x - b|^2 whenever m > n; torch returns it only when every matrix has full
+  // column rank, which only the data tells: a sync of the ranks, as torch's own.
+  const ir::Shape& as = a.shape();
+  const int64_t m = as[as.size() - 2], n = as.back();
+  if (m > n && r.rank.numel(loc) > 0 && min(r.rank, {}, false, loc).item<int64_t>(loc) < n) {
+    r.residuals = narrow(reshape(r.residuals, {-1}, loc), 0, 0, 0, loc);
+  }
+  return r;
 }
 Eigh eigh(const Tensor& x, bool upper, Loc loc) {
   ir::Attrs attrs;

@@ -64,7 +64,7 @@ void run_special(const KernelContext& ctx, const ir::Node& node,
 bool is_linalg(ir::Op op);
 void run_linalg(const KernelContext& ctx, const ir::Node& node, std::span<const TensorValue> inputs,
                 const TensorValue& out);
-// slogdet, qr, svd, eigh (several outputs; run_multi_output hands them on).
+// slogdet, qr, svd, eigh, lstsq (several outputs; run_multi_output hands them on).
 void run_linalg_multi(const KernelContext& ctx, const ir::Node& node,
                       std::span<const TensorValue> inputs, std::span<const TensorValue> outputs);
 bool is_distance(ir::Op op);
