@@ -229,10 +229,31 @@ def test_multi_dot_chain_matmul_tensordot():
     ("iij->j", [(3, 3, 2)]),
     ("ab,cd", [(2, 3), (4, 5)]),
     ("ba,ac", [(2, 3), (3, 4)]),
+    # size-1 dims broadcast against a contracted label, a kept one, and across ellipses
+    ("ij,jk->ik", [(2, 1), (4, 5)]),
+    ("ij,jk", [(2, 4), (1, 5)]),
+    ("ij,ij->i", [(3, 1), (3, 4)]),
+    ("ij,ij->ij", [(1, 4), (3, 1)]),
+    ("ij,kj->ik", [(2, 1), (3, 5)]),
+    ("i,i", [(1,), (6,)]),
+    ("...i,...i->...", [(3, 1, 4), (5, 4)]),
+    ("...i,...i", [(2, 1, 4), (1, 3, 4)]),
+    ("...ij,...jk", [(1, 3, 1), (2, 4, 5)]),
+    ("ij...,jk...->ik...", [(2, 3, 1), (3, 4, 5)]),
+    ("i...j,j->...i", [(2, 1, 3), (1,)]),
 ])
 def test_einsum(eq, shapes):
     ops = [mat(*s) for s in shapes]
     check(td.einsum(eq, *[td.asarray(o) for o in ops]), np.einsum(eq, *ops), rtol=1e-9)
+
+
+def test_einsum_broadcast_errors():
+    with pytest.raises(ValueError, match="label 'j' has sizes 3 and 4"):
+        td.einsum("ij,jk->ik", td.asarray(mat(2, 3)), td.asarray(mat(4, 5)))
+    with pytest.raises(ValueError, match="ellipsis dim"):
+        td.einsum("...i,...i", td.asarray(mat(2, 4)), td.asarray(mat(3, 4)))
+    with pytest.raises(ValueError, match="repeated in one operand"):  # as numpy, no diagonal
+        td.einsum("ii->i", td.asarray(mat(1, 3)))                    # broadcasting
 
 
 def test_einsum_errors():

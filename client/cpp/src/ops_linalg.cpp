@@ -394,6 +394,55 @@ Term contract(Term a, Term b, const std::vector<Label>& keep, Loc loc) {
   return r;
 }
 
+std::string label_name(Label l) {
+  return l < kEllipsis ? "label '" + std::string(1, static_cast<char>(l)) + "'"
+                       : "ellipsis dim " + std::to_string(l - kEllipsis);
+}
+
+// NumPy's broadcasting of labels: a label's sizes across all terms must agree or be 1. A
+// size-1 occurrence where the label is larger elsewhere broadcasts, i.e. the term does not
+// depend on that index: it is dropped from the term (a reshape), and the other terms carry the
+// label, contracted or kept. The ellipsis's dims are labels too, so this covers broadcasting
+// across operands' ellipses.
+void broadcast_labels(std::vector<Term>& xs, const std::string& eq, Loc loc) {
+  std::map<Label, int64_t> size;
+  for (const Term& x : xs) {
+    const ir::Shape s = shape_of(x.t, loc);
+    std::map<Label, int64_t> own;  // a label repeated in one term (a diagonal) never broadcasts
+    for (size_t i = 0; i < x.labels.size(); ++i) {
+      auto [it, fresh] = own.emplace(x.labels[i], s[i]);
+      if (!fresh && it->second != s[i]) {
+        shape_error("einsum: " + label_name(x.labels[i]) + " repeated in one operand has sizes " +
+                    std::to_string(it->second) + " and " + std::to_string(s[i]) + " in '" + eq +
+                    "'");
+      }
+    }
+    for (size_t i = 0; i < x.labels.size(); ++i) {
+      auto [it, fresh] = size.emplace(x.labels[i], s[i]);
+      if (fresh || s[i] == it->second || s[i] == 1) continue;
+      if (it->second != 1) {
+        shape_error("einsum: " + label_name(x.labels[i]) + " has sizes " +
+                    std::to_string(it->second) + " and " + std::to_string(s[i]) + " in '" + eq +
+                    "' (they must agree or be 1)");
+      }
+      it->second = s[i];
+    }
+  }
+  for (Term& x : xs) {
+    const ir::Shape s = shape_of(x.t, loc);
+    ir::Shape kept_shape;
+    std::vector<Label> kept;
+    for (size_t i = 0; i < x.labels.size(); ++i) {
+      if (s[i] == 1 && size[x.labels[i]] != 1) continue;
+      kept_shape.push_back(s[i]);
+      kept.push_back(x.labels[i]);
+    }
+    if (kept.size() == x.labels.size()) continue;
+    x.t = reshape(x.t, kept_shape, loc);
+    x.labels = std::move(kept);
+  }
+}
+
 }  // namespace
 
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands, Loc loc) {
@@ -448,6 +497,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands, 
       if (l < kEllipsis && count == 1) out.push_back(l);
     }
   }
+  broadcast_labels(xs, equation, loc);  // after the implicit output counted every occurrence
   // Labels still needed after operand i: the output's and those of operands after i.
   auto needed_after = [&](size_t i) {
     std::vector<Label> keep = out;
