@@ -273,12 +273,9 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::scatter_value:
     case Op::index_put:
     case Op::unfold:
-    case Op::unique_inverse:
     case Op::nonzero:
     case Op::flatnonzero:
     case Op::masked_select:
-    case Op::unique:
-    case Op::unique_counts:
     case Op::repeat_interleave_tensor:
       return ref_index_more(op, in, attrs);
     case Op::lgamma:
@@ -370,6 +367,7 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::svd:
     case Op::eigh:
     case Op::lstsq:
+    case Op::unique:
       break;
   }
   reject(ErrorCode::Internal, "the reference has no rule for this op");

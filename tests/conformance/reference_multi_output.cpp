@@ -52,7 +52,7 @@ bool is_multi_output(Op op) {
       break;
   }
   return op == Op::frexp || op == Op::slogdet || op == Op::qr || op == Op::svd || op == Op::eigh ||
-         op == Op::lstsq;
+         op == Op::lstsq || op == Op::unique;
 }
 
 Expected ref_multi_output(Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,
@@ -71,6 +71,9 @@ Expected ref_multi_output(Op op, std::span<const RefTensor> inputs, const ir::At
     case Op::frexp:
       if (output > 1) break;
       return ref_frexp(inputs[0], output);
+    case Op::unique:  // reference_index_more.cpp
+      if (output > 3) break;
+      return ref_unique(inputs, output);
     case Op::slogdet:
     case Op::qr:
     case Op::svd:

@@ -76,7 +76,8 @@ static size_t expected_outputs(Op op) {
       return 2;
     case Op::svd:
       return 3;
-    case Op::lstsq:  // solution, residuals, rank, singular_values
+    case Op::lstsq:   // solution, residuals, rank, singular_values
+    case Op::unique:  // values, indices, inverse_indices, counts
       return 4;
     default:
       return 1;
