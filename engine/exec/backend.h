@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "engine/cache/kernel_cache_stats.h"
 #include "engine/exec/matmul_precision.h"
@@ -49,11 +50,12 @@ class Backend {
   virtual void run(const ir::Node& node, std::span<const TensorValue> inputs,
                    std::span<const TensorValue> outputs) = 0;
 
-  // Runs one node whose output shape depends on its input values (ir::is_data_dependent):
-  // inputs are contiguous; the backend sizes and allocates the output and returns it,
-  // contiguous. The engine calls it between plans (docs/design-notes.md).
-  virtual TensorValue run_data_dependent(const ir::Node& node,
-                                         std::span<const TensorValue> inputs) {
+  // Runs one node whose output shapes depend on its input values (ir::is_data_dependent):
+  // inputs are contiguous; the backend sizes and allocates every output of the node and
+  // returns them in order, contiguous. The engine calls it between plans
+  // (docs/design-notes.md).
+  virtual std::vector<TensorValue> run_data_dependent(const ir::Node& node,
+                                                      std::span<const TensorValue> inputs) {
     throw Error(ErrorCode::Unsupported, "this backend does not run " +
                                             std::string(ir::name(node.op)) +
                                             " (an op with a data-dependent output shape)");

@@ -160,11 +160,17 @@ std::vector<TensorValue> Engine::run_segmented(const ir::Graph& user_graph,
 
     std::vector<TensorValue> d_inputs;
     for (ir::ValueRef v : g.nodes[d].inputs) d_inputs.push_back(values[boundary_index.at(key(v))]);
-    TensorValue made;
+    std::vector<TensorValue> made;
     try {
       made = backend_.run_data_dependent(g.nodes[d], d_inputs);
     } catch (const Error& e) {
       throw e.at_node(cur.origin[d], std::string(ir::name(g.nodes[d].op)), g.location(d));
+    }
+    if (made.size() != g.nodes[d].outputs.size()) {
+      throw Error(ErrorCode::Internal, "the backend made " + std::to_string(made.size()) +
+                                           " outputs of " + std::string(ir::name(g.nodes[d].op)) +
+                                           ", which has " +
+                                           std::to_string(g.nodes[d].outputs.size()));
     }
 
     // The rest, re-inferred with the sizes now known.
@@ -179,7 +185,7 @@ std::vector<TensorValue> Engine::run_segmented(const ir::Graph& user_graph,
       next_inputs.push_back(std::move(value));
     };
     for (size_t k = 0; k < boundary.size(); ++k) add_value(boundary[k], std::move(values[k]));
-    add_value({d, 0}, std::move(made));
+    for (uint32_t k = 0; k < made.size(); ++k) add_value({d, k}, std::move(made[k]));
     for (uint32_t j = d + 1; j < g.nodes.size(); ++j) {
       const ir::Node& node = g.nodes[j];
       std::vector<ir::ValueRef> ins;

@@ -25,7 +25,6 @@ inline bool is_data_dependent(Op op) {
     case Op::flatnonzero:
     case Op::masked_select:
     case Op::unique:
-    case Op::unique_counts:
     case Op::repeat_interleave_tensor:
       return true;
     default:

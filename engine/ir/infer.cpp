@@ -451,12 +451,10 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::scatter_value:
     case Op::index_put:
     case Op::unfold:
-    case Op::unique_inverse:
     case Op::nonzero:
     case Op::flatnonzero:
     case Op::masked_select:
     case Op::unique:
-    case Op::unique_counts:
     case Op::repeat_interleave_tensor:
       return infer_index_more(op, in, attrs);
     case Op::frexp:

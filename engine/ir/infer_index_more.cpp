@@ -1,7 +1,7 @@
 // Inference of issue 4's remaining indexing ops (docs/ops.md): searchsorted, bucketize,
-// scatter_reduce, scatter_value, index_put, unfold, unique_inverse, and the data-dependent
-// ones (nonzero, flatnonzero, masked_select, unique, unique_counts, repeat_interleave_tensor),
-// whose one unknown dimension is kDynamic. Also how any op infers from inputs that carry
+// scatter_reduce, scatter_value, index_put, unfold, and the data-dependent ones (nonzero,
+// flatnonzero, masked_select, unique, repeat_interleave_tensor), whose unknown dimension is
+// kDynamic. Also how any op infers from inputs that carry
 // kDynamic dimensions (infer_with_dynamic).
 #include <algorithm>
 
@@ -199,10 +199,14 @@ std::vector<TensorType> infer_data_dependent(Op op, Inputs in, const Attrs& attr
       broadcast_shapes(x.shape, in[1]->shape);
       return dynamic_result(x.dtype, {kDynamic});
     }
-    case Op::unique:
-      return dynamic_result(x.dtype, {kDynamic});
-    case Op::unique_counts:
-      return dynamic_result(DType::Int64, {kDynamic});
+    case Op::unique: {
+      // (values, indices, inverse_indices, counts) as the Array API's unique_all.
+      std::vector<TensorType> out = dynamic_result(x.dtype, {kDynamic});
+      out.push_back(TensorType{DType::Int64, {kDynamic}});
+      out.push_back(TensorType{DType::Int64, x.shape});
+      out.push_back(TensorType{DType::Int64, {kDynamic}});
+      return out;
+    }
     case Op::repeat_interleave_tensor: {
       const TensorType& repeats = *in[1];
       require_integer_index(op, repeats.dtype, "repeats");
@@ -248,8 +252,6 @@ std::vector<TensorType> infer_index_more(Op op, Inputs in, const Attrs& attrs) {
       return infer_index_put(in, attrs);
     case Op::unfold:
       return infer_unfold(*in[0], attrs);
-    case Op::unique_inverse:
-      return result(DType::Int64, in[0]->shape);
     default:
       return infer_data_dependent(op, in, attrs);
   }

@@ -179,7 +179,17 @@ std::vector<TensorType> infer_linalg(Op op, Inputs in, const Attrs& attrs) {
       }
       const Shape batch = broadcast_batch(op, batch_of(x, 2), batch_of(b, vector ? 1 : 2));
       if (vector) return result(x.dtype, concat(batch, {n}));
-      return result(x.dtype, concat(batch, {n, b.shape[b.rank() - 1]}));
+      const int64_t k = b.shape[b.rank() - 1];
+      std::vector<TensorType> out = result(x.dtype, concat(batch, {n, k}));
+      if (op == Op::lstsq) {
+        // (solution, residuals, rank, singular_values), as torch.linalg.lstsq with gelsd.
+        // Residuals are the squared residual norms per column when m > n, else empty; the
+        // clients apply torch's further rule (empty unless every matrix has rank n).
+        out.push_back(TensorType{x.dtype, m > n ? concat(batch, {k}) : Shape{0}});
+        out.push_back(TensorType{DType::Int64, batch});
+        out.push_back(TensorType{x.dtype, concat(batch, {std::min(m, n)})});
+      }
+      return out;
     }
     case Op::cdist: {
       const TensorType& b = *in[1];

@@ -1,7 +1,6 @@
 // Table rows for issue 4's remaining indexing ops (h/datadep): searchsorted, bucketize,
-// scatter_reduce, scatter_value, index_put, unfold, unique_inverse, and the ops with
-// data-dependent output shapes (nonzero, flatnonzero, masked_select, unique, unique_counts,
-// repeat_interleave_tensor), which the engine runs between plans. Each op on every dtype it
+// scatter_reduce, scatter_value, index_put, unfold, and the ops with data-dependent output
+// shapes (nonzero, flatnonzero, masked_select, unique's four outputs, repeat_interleave_tensor), which the engine runs between plans. Each op on every dtype it
 // takes, then empty, 0-d, duplicate indices, non-contiguous inputs, NaN, and the errors (out
 // of range indices at run time included).
 #include <cmath>
@@ -270,22 +269,31 @@ void add_data_dependent_rows(std::vector<Case>& out) {
     out.push_back(make(Op::nonzero, {in(t, {3, 4}, Layout::Contiguous, Values::Halves)}));
     out.push_back(make(Op::flatnonzero, {in(t, {3, 4}, Layout::Contiguous, Values::Halves)}));
     out.push_back(make(Op::masked_select, {in(t, {3, 4}), in(DType::Bool, {3, 4})}));
-    out.push_back(make(Op::unique, {in(t, {4, 5}, Layout::Contiguous, Values::Halves)}));
-    out.push_back(make(Op::unique_counts, {in(t, {4, 5}, Layout::Contiguous, Values::Halves)}));
-    out.push_back(make(Op::unique_inverse, {in(t, {4, 5}, Layout::Contiguous, Values::Halves)}));
+    for (uint32_t o = 0; o < 4; ++o) {  // unique: values, indices, inverse_indices, counts
+      Case c = make(Op::unique, {in(t, {4, 5}, Layout::Contiguous, Values::Halves)});
+      c.output = o;
+      out.push_back(std::move(c));
+    }
     out.push_back(make(Op::repeat_interleave_tensor,
                        {in(t, {3, 2}), in_values(DType::Int64, {3}, {2, 0, 3})},
                        {{Attr::axis, int64_t{0}}}));
   }
   for (DType t : {DType::Int32, DType::Float16, DType::Float64}) {
-    for (Op op :
-         {Op::nonzero, Op::flatnonzero, Op::unique, Op::unique_counts, Op::unique_inverse}) {
-      out.push_back(make(op, {in_values(t, {2, 3}, {0})}));  // all zero: nonzero is (0, 2)
-      out.push_back(make(op, {in(t, {0, 3})}));
-      out.push_back(make(op, {in_values(t, {}, {5})}));
-      out.push_back(make(op, {in_values(t, {}, {0})}));
-      out.push_back(make(op, {in(t, {4, 3}, Layout::Permuted, Values::Halves)}));
-      out.push_back(make(op, {in(t, {2, 3, 4}, Layout::Mixed, Values::Special)}));
+    // nonzero, flatnonzero and each of unique's four outputs (Special values: NaNs, +-0, +-inf)
+    const std::pair<Op, uint32_t> ops[] = {{Op::nonzero, 0}, {Op::flatnonzero, 0}, {Op::unique, 0},
+                                           {Op::unique, 1},  {Op::unique, 2},      {Op::unique, 3}};
+    for (auto [op, o] : ops) {
+      const auto row = [&, op = op, o = o](std::vector<InputSpec> inputs) {
+        Case c = make(op, std::move(inputs));
+        c.output = o;
+        out.push_back(std::move(c));
+      };
+      row({in_values(t, {2, 3}, {0})});  // all zero: nonzero is (0, 2)
+      row({in(t, {0, 3})});
+      row({in_values(t, {}, {5})});
+      row({in_values(t, {}, {0})});
+      row({in(t, {4, 3}, Layout::Permuted, Values::Halves)});
+      row({in(t, {2, 3, 4}, Layout::Mixed, Values::Special)});
     }
     out.push_back(make(Op::masked_select, {in(t, {3, 4}, Layout::Permuted), in(DType::Bool, {4})}));
     out.push_back(make(Op::masked_select, {in(t, {4}), in(DType::Bool, {3, 1})}));

@@ -305,20 +305,39 @@ void add_linalg_cases(std::vector<Case>& out) {
       out.push_back(make(op, {in(t, {3, 4})}, {{Attr::hermitian, true}}, ErrorCode::Shape));
       out.push_back(make(op, {in(t, {3, 3})}, {{Attr::rtol, -1.0}}, ErrorCode::Shape));
     }
-    // lstsq: over- and underdetermined, batched, rank-deficient, empty.
-    for (const Pair& p : std::vector<Pair>{{{5, 3}, {5, 2}},
-                                           {{3, 5}, {3, 1}},
-                                           {{4, 4}, {4, 3}},
-                                           {{2, 6, 3}, {2, 6, 1}},
-                                           {{2, 6, 3}, {6, 2}},
-                                           {{0, 3}, {0, 2}},
-                                           {{3, 0}, {3, 2}},
-                                           {{3, 3}, {3, 0}},
-                                           {{20, 7}, {20, 4}}}) {
-      out.push_back(make(Op::lstsq, {in(t, p.a, L::Contiguous, S), in(t, p.b, L::Contiguous, S)}));
+    // lstsq: each of (solution, residuals, rank, singular_values) over over- and
+    // underdetermined, batched (either side broadcasting), rank-deficient and empty systems.
+    for (uint32_t o = 0; o < 4; ++o) {
+      const auto row = [&](Case c) {
+        c.output = o;
+        out.push_back(std::move(c));
+      };
+      for (const Pair& p : std::vector<Pair>{{{5, 3}, {5, 2}},
+                                             {{3, 5}, {3, 1}},
+                                             {{4, 4}, {4, 3}},
+                                             {{2, 6, 3}, {2, 6, 1}},
+                                             {{2, 6, 3}, {6, 2}},
+                                             {{6, 3}, {3, 6, 2}},
+                                             {{0, 6, 3}, {6, 2}},
+                                             {{0, 3}, {0, 2}},
+                                             {{3, 0}, {3, 2}},
+                                             {{3, 3}, {3, 0}},
+                                             {{5, 2}, {5, 0}},
+                                             {{20, 7}, {20, 4}}}) {
+        row(make(Op::lstsq, {in(t, p.a, L::Contiguous, S), in(t, p.b, L::Contiguous, S)}));
+      }
+      // rank 2 of 3 columns, tall (residuals from A x - b) and wide (A^T)
+      row(make(Op::lstsq, {in_values(t, {4, 3}, rank2), in(t, {4, 2}, L::Contiguous, S)}));
+      row(make(Op::lstsq, {in_values(t, {3, 4}, {1, 2, 1, 0, 2, 4, 0, 2, 3, 6, 1, 2}),
+                           in(t, {3, 2}, L::Contiguous, S)}));
+      // a cutoff that drops the small singular value, and one that keeps it
+      const std::vector<double> graded = {1, 0, 0, 0, 1e-3, 0, 0, 0, 1, 1, 1, 1};
+      row(make(Op::lstsq, {in_values(t, {4, 3}, graded), in(t, {4, 1}, L::Contiguous, S)},
+               {{Attr::rtol, 1e-2}}));
+      row(make(Op::lstsq, {in_values(t, {4, 3}, graded), in(t, {4, 1}, L::Contiguous, S)},
+               {{Attr::rtol, 1e-5}}));
+      row(make(Op::lstsq, {in(t, {6, 4}, L::Permuted, S), in(t, {6, 2}, L::Mixed, S)}));
     }
-    out.push_back(make(Op::lstsq, {in_values(t, {4, 3}, rank2), in(t, {4, 2}, L::Contiguous, S)}));
-    out.push_back(make(Op::lstsq, {in(t, {6, 4}, L::Permuted, S), in(t, {6, 2}, L::Mixed, S)}));
     out.push_back(make(Op::lstsq, {in(t, {5, 3}), in(t, {5})}, {}, ErrorCode::Shape));
     out.push_back(make(Op::lstsq, {in(t, {5, 3}), in(t, {4, 2})}, {}, ErrorCode::Shape));
     // cdist and pdist: p in {0, 1, 2, 3, inf}, broadcasting batches, empty sets.

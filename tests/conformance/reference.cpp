@@ -273,12 +273,9 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::scatter_value:
     case Op::index_put:
     case Op::unfold:
-    case Op::unique_inverse:
     case Op::nonzero:
     case Op::flatnonzero:
     case Op::masked_select:
-    case Op::unique:
-    case Op::unique_counts:
     case Op::repeat_interleave_tensor:
       return ref_index_more(op, in, attrs);
     case Op::lgamma:
@@ -308,7 +305,6 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::eigvalsh:
     case Op::pinv:
     case Op::matrix_rank:
-    case Op::lstsq:
     case Op::cdist:
     case Op::pdist:
     case Op::trace:
@@ -370,6 +366,8 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::qr:
     case Op::svd:
     case Op::eigh:
+    case Op::lstsq:
+    case Op::unique:
     // issue 4: complex values and FFTs are checked by the complex table (cases_complex.cpp):
     // RefTensor holds real values only.
     case Op::real:

@@ -57,6 +57,8 @@ Expected ref_sort_multi(ir::Op op, std::span<const RefTensor> inputs, const ir::
                         uint32_t output);
 // Issue 4's remaining indexing ops, data-dependent ones included (reference_index_more.cpp).
 Expected ref_index_more(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+// unique's output `output`: 0 values, 1 first-occurrence indices, 2 inverse indices, 3 counts.
+Expected ref_unique(std::span<const RefTensor> inputs, uint32_t output);
 // Ops with several outputs (reference_multi_output.cpp): output `output` of `op`.
 bool is_multi_output(ir::Op op);
 Expected ref_multi_output(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,

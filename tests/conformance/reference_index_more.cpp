@@ -312,6 +312,28 @@ std::vector<int64_t> hits(const RefTensor& x) {
 
 }  // namespace
 
+Expected ref_unique(std::span<const RefTensor> inputs, uint32_t output) {
+  const RefTensor& x = inputs[0];
+  auto [order, group] = ref_groups(x);
+  const int64_t n = group.empty() ? 0 : group.back() + 1;
+  if (output == 2) {  // inverse_indices: x's shape
+    RefTensor out(DType::Int64, x.shape);
+    for (size_t k = 0; k < order.size(); ++k) out.i[order[k]] = group[k];
+    return out;
+  }
+  RefTensor out(output == 0 ? x.dtype : DType::Int64, {n});
+  if (output == 1) {  // indices: the smallest flat index in each group
+    for (int64_t g = 0; g < n; ++g) out.i[g] = x.numel();
+  }
+  for (size_t k = 0; k < order.size(); ++k) {
+    const int64_t g = group[k];
+    if (output == 0 && (k == 0 || g != group[k - 1])) out.put(g, x.at(order[k]));
+    if (output == 1) out.i[g] = std::min(out.i[g], order[k]);
+    if (output == 3) out.i[g] += 1;
+  }
+  return out;
+}
+
 Expected ref_index_more(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) {
   const RefTensor& x = in[0];
   for (const RefTensor& t : in) check_value_type(t.dtype, t.shape);
@@ -331,26 +353,6 @@ Expected ref_index_more(Op op, std::span<const RefTensor> in, const ir::Attrs& a
       return index_put(in, attrs);
     case Op::unfold:
       return unfold(x, attrs);
-    case Op::unique_inverse: {
-      auto [order, group] = ref_groups(x);
-      RefTensor out(DType::Int64, x.shape);
-      for (size_t k = 0; k < order.size(); ++k) out.i[order[k]] = group[k];
-      return out;
-    }
-    case Op::unique:
-    case Op::unique_counts: {
-      auto [order, group] = ref_groups(x);
-      const int64_t n = group.empty() ? 0 : group.back() + 1;
-      RefTensor out(op == Op::unique ? x.dtype : DType::Int64, {n});
-      for (size_t k = 0; k < order.size(); ++k) {
-        if (op == Op::unique_counts) {
-          out.i[group[k]] += 1;
-        } else if (k == 0 || group[k] != group[k - 1]) {
-          out.put(group[k], x.at(order[k]));
-        }
-      }
-      return out;
-    }
     case Op::nonzero: {
       const std::vector<int64_t> h = hits(x);
       const auto rank = static_cast<int64_t>(x.shape.size());

@@ -447,16 +447,15 @@ Expected factorization(Op op, const RefTensor& x, const ir::Attrs& attrs) {
   reject(ErrorCode::Internal, "no linear algebra reference for this op");
 }
 
-Expected solve_like(Op op, const RefTensor& a, const RefTensor& bt, const ir::Attrs& attrs) {
+Expected solve(const RefTensor& a, const RefTensor& bt) {
   require_lapack_dtype(a.dtype);
   require_lapack_dtype(bt.dtype);
   if (a.dtype != bt.dtype) reject(ErrorCode::DType, "A and B differ in dtype");
-  const Batch ab = matrices(a, op == Op::solve);
+  const Batch ab = matrices(a, true);
   const int64_t m = ab.m, n = ab.n;
   Shape a_vec_batch(a.shape.begin(), a.shape.end() - 1);
   const bool vector =
-      op == Op::solve &&
-      (bt.shape.size() == 1 || (bt.shape.size() + 1 == a.shape.size() && bt.shape == a_vec_batch));
+      bt.shape.size() == 1 || (bt.shape.size() + 1 == a.shape.size() && bt.shape == a_vec_batch);
   if (!vector && bt.shape.size() < 2) reject(ErrorCode::Shape, "B needs (..., m, k)");
   const size_t core = vector ? 1 : 2;
   if (bt.shape[bt.shape.size() - core] != m) reject(ErrorCode::Shape, "rows differ");
@@ -471,40 +470,85 @@ Expected solve_like(Op op, const RefTensor& a, const RefTensor& bt, const ir::At
     const int64_t ia = source_of(i, batch, ab.batch), ib = source_of(i, batch, b_batch);
     const Matrix am = matrix_at(a, ia, m, n);
     const Matrix bm(bt.f.begin() + ib * m * nrhs, bt.f.begin() + (ib + 1) * m * nrhs);
-    Matrix xm;
-    double scale;
-    if (op == Op::solve) {
-      if (n == 0 || nrhs == 0) continue;
-      xm = lu_solve(am, n, bm, nrhs);
-      scale = cond_of(hestenes(am, n, n).s);
-    } else {
-      // lstsq: x = pinv(A) b with singular values below rcond * s_max dropped.
-      xm.assign(static_cast<size_t>(n * nrhs), 0.0);
-      const int64_t k = std::min(m, n);
-      if (k == 0 || nrhs == 0) {
-        r.set(i * n * nrhs, n * nrhs, xm.data(), 0.0);
-        continue;
-      }
-      const Svd d = hestenes(am, m, n);
-      const double eps = a.dtype == DType::Float32 ? std::numeric_limits<float>::epsilon()
-                                                   : std::numeric_limits<double>::epsilon();
-      const double rcond = attrs.get_float(Attr::rtol, eps * static_cast<double>(std::max(m, n)));
-      double smallest = d.s[0];
-      for (int64_t l = 0; l < k; ++l) {
-        if (!(d.s[l] > rcond * d.s[0])) continue;
-        smallest = std::min(smallest, d.s[l]);
-        for (int64_t c = 0; c < nrhs; ++c) {
-          double utb = 0;
-          for (int64_t q = 0; q < m; ++q) utb += d.u[q * k + l] * bm[q * nrhs + c];
-          for (int64_t p = 0; p < n; ++p) xm[p * nrhs + c] += d.v[p * k + l] * utb / d.s[l];
-        }
-      }
-      const double c = smallest > 0 ? d.s[0] / smallest : 1.0;
-      scale = c * c;
-    }
+    if (n == 0 || nrhs == 0) continue;
+    const Matrix xm = lu_solve(am, n, bm, nrhs);
+    const double scale = cond_of(hestenes(am, n, n).s);
     r.set(i * n * nrhs, n * nrhs, xm.data(), scale * max_abs(xm.data(), n * nrhs));
   }
   return r.e;
+}
+
+// lstsq's output `output`: 0 the minimum-norm solution pinv(A) B with singular values up to
+// rcond * s_max dropped, 1 |A x - b|^2 per column when m > n (else empty), 2 the rank (singular
+// values above the cutoff), 3 the singular values.
+Expected lstsq(const RefTensor& a, const RefTensor& bt, const ir::Attrs& attrs, uint32_t output) {
+  require_lapack_dtype(a.dtype);
+  require_lapack_dtype(bt.dtype);
+  if (a.dtype != bt.dtype) reject(ErrorCode::DType, "A and B differ in dtype");
+  const Batch ab = matrices(a, false);
+  const int64_t m = ab.m, n = ab.n, k = std::min(m, n);
+  if (bt.shape.size() < 2) reject(ErrorCode::Shape, "B needs (..., m, k)");
+  if (bt.shape[bt.shape.size() - 2] != m) reject(ErrorCode::Shape, "rows differ");
+  const int64_t nrhs = bt.shape.back();
+  const Shape b_batch(bt.shape.begin(), bt.shape.end() - 2);
+  const Shape batch = ref_broadcast(ab.batch, b_batch);
+  int64_t count = 1;
+  for (int64_t d : batch) count *= d;
+  const double eps = a.dtype == DType::Float32 ? std::numeric_limits<float>::epsilon()
+                                               : std::numeric_limits<double>::epsilon();
+  const double rcond = attrs.get_float(Attr::rtol, eps * static_cast<double>(std::max(m, n)));
+  RefTensor rank_out(DType::Int64, batch);
+  Builder solution(RefTensor(a.dtype, with(batch, {n, nrhs})), std::max(m, n));
+  Builder residuals(RefTensor(a.dtype, m > n ? with(batch, {nrhs}) : Shape{0}), m);
+  Builder singular(RefTensor(a.dtype, with(batch, {k})), std::max(m, n));
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t ia = source_of(i, batch, ab.batch), ib = source_of(i, batch, b_batch);
+    const Matrix am = matrix_at(a, ia, m, n);
+    const Matrix bm(bt.f.begin() + ib * m * nrhs, bt.f.begin() + (ib + 1) * m * nrhs);
+    Matrix xm(static_cast<size_t>(n * nrhs), 0.0);
+    const Svd d = k > 0 ? hestenes(am, m, n) : Svd{};
+    int64_t rank = 0;
+    double smallest = k > 0 ? d.s[0] : 0.0;
+    for (int64_t l = 0; l < k; ++l) {
+      if (!(d.s[l] > rcond * d.s[0])) continue;
+      ++rank;
+      smallest = std::min(smallest, d.s[l]);
+      for (int64_t c = 0; c < nrhs; ++c) {
+        double utb = 0;
+        for (int64_t q = 0; q < m; ++q) utb += d.u[q * k + l] * bm[q * nrhs + c];
+        for (int64_t p = 0; p < n; ++p) xm[p * nrhs + c] += d.v[p * k + l] * utb / d.s[l];
+      }
+    }
+    const double cond = smallest > 0 ? d.s[0] / smallest : 1.0;
+    rank_out.i[i] = rank;
+    solution.set(i * n * nrhs, n * nrhs, xm.data(), cond * cond * max_abs(xm.data(), n * nrhs));
+    if (k > 0) singular.set(i * k, k, d.s.data(), d.s[0]);
+    if (m <= n) continue;
+    // |r|^2 with r = b - A x: its error follows x's (cond^2) times |A| |x| plus |b|.
+    double a_norm2 = 0;
+    for (double v : am) a_norm2 += v * v;
+    for (int64_t c = 0; c < nrhs; ++c) {
+      double sum = 0, b_norm2 = 0, x_norm2 = 0;
+      for (int64_t p = 0; p < n; ++p) x_norm2 += xm[p * nrhs + c] * xm[p * nrhs + c];
+      for (int64_t q = 0; q < m; ++q) {
+        double v = bm[q * nrhs + c];
+        b_norm2 += v * v;
+        for (int64_t p = 0; p < n; ++p) v -= am[q * n + p] * xm[p * nrhs + c];
+        sum += v * v;
+      }
+      residuals.set(i * nrhs + c, 1, &sum, cond * cond * (b_norm2 + a_norm2 * x_norm2));
+    }
+  }
+  switch (output) {
+    case 0:
+      return solution.e;
+    case 1:
+      return residuals.e;
+    case 2:
+      return rank_out;
+    default:
+      return singular.e;
+  }
 }
 
 double distance(const double* u, const double* v, int64_t m, double p) {
@@ -816,6 +860,7 @@ Expected composite(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs)
 
 Expected ref_linalg_multi(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs,
                           uint32_t output) {
+  if (op == Op::lstsq) return lstsq(in[0], in[1], attrs, output);
   const RefTensor& x = in[0];
   require_lapack_dtype(x.dtype);
   const bool square = op == Op::slogdet || op == Op::eigh;
@@ -880,8 +925,7 @@ Expected ref_linalg(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs
     case Op::matrix_rank:
       return factorization(op, in[0], attrs);
     case Op::solve:
-    case Op::lstsq:
-      return solve_like(op, in[0], in[1], attrs);
+      return solve(in[0], in[1]);
     case Op::cdist:
     case Op::pdist:
       return distances(op, in, attrs);

@@ -266,11 +266,6 @@ def test_mean_of_integers_is_a_type_error():
         td.mean(td.asarray([1, 2]))
 
 
-def test_missing_functions_name_the_op():
-    with pytest.raises(NotImplementedError, match="unique_all"):
-        td.unique_all(td.asarray([1.0]))
-
-
 @pytest.mark.parametrize("start,stop,num,endpoint", [(0, 1, 5, True), (-2.5, 7, 11, False),
                                                      (3, 3, 4, True), (0, 1, 1, True),
                                                      (0, 1, 0, True), (1e6, -1e6, 7, True)])

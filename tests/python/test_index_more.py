@@ -200,10 +200,10 @@ def test_unique(dtype):
     eq(values, w_values)
     eq(counts, w_counts)
     values, inverse = td.unique_inverse(td.asarray(a))
-    _, w_inverse = np.unique(a, return_inverse=True)
-    eq(inverse, w_inverse.reshape(a.shape))
     assert values.shape == (None,)
-    eq(values[inverse], a)  # index a data-dependent array by a static one
+    eq(values[inverse], a)  # index a data-dependent array (not synced) by a static one
+    _, w_inverse = np.unique(a, return_inverse=True)
+    eq(inverse, w_inverse.reshape(a.shape))  # synced by the same run: one unique node
 
 
 def test_unique_nan_and_empty():

@@ -92,11 +92,58 @@ def test_pinv_rank_lstsq():
     check(td.linalg.pinv(td.asarray(s), hermitian=True), np.linalg.pinv(s, hermitian=True),
           rtol=1e-9)
     assert int(td.linalg.matrix_rank(td.asarray(np.diag([1.0, 1e-3, 1e-9])), atol=1e-6)) == 2
-    b = mat(5, 2)
-    check(td.linalg.lstsq(td.asarray(a), td.asarray(b)), np.linalg.lstsq(a, b, rcond=None)[0],
+
+
+def check_lstsq(a, b, rcond=None):
+    """td.linalg.lstsq's four outputs against np.linalg.lstsq of each matrix of the batch."""
+    got = td.linalg.lstsq(td.asarray(a), td.asarray(b), rcond=rcond)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a_b = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
+    b_b = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    m, n = a.shape[-2:]
+    want = [np.linalg.lstsq(x, y, rcond=rcond) for x, y in zip(a_b, b_b)]
+    sol = np.array([w[0] for w in want]).reshape(batch + (n, b.shape[-1]))
+    check(got.solution, sol, rtol=1e-8, atol=1e-9)
+    check(got.rank, np.array([w[2] for w in want]).reshape(batch))
+    assert np.asarray(got.rank).dtype == np.int64
+    check(got.singular_values, np.array([w[3] for w in want]).reshape(batch + (min(m, n),)),
           rtol=1e-9)
-    wide = mat(3, 6)
-    check(td.linalg.lstsq(td.asarray(wide), td.asarray(mat(3, 1))).shape, (6, 1))
+    full_rank = all(w[2] == n for w in want)
+    if m > n and full_rank:
+        check(got.residuals, np.array([w[1] for w in want]).reshape(batch + (b.shape[-1],)),
+              rtol=1e-8)
+    else:
+        assert np.asarray(got.residuals).shape == (0,)
+    return got
+
+
+def test_lstsq_outputs():
+    got = check_lstsq(mat(5, 3), mat(5, 2))
+    solution, residuals, rank, sv = got  # a named tuple, as torch.linalg.lstsq's
+    assert solution.shape == (3, 2) and residuals.shape == (2,) and rank.shape == ()
+    check_lstsq(mat(3, 6), mat(3, 1))  # wide: no residuals
+    check_lstsq(mat(4, 6, 3), mat(6, 2))  # batch of A only
+    check_lstsq(mat(6, 3), mat(2, 6, 1))  # batch of B only
+    low = mat(6, 2) @ mat(2, 3)  # rank 2 of 3 columns: residuals empty, as torch's
+    got = check_lstsq(low, mat(6, 2))
+    assert int(got.rank) == 2
+    both = np.stack([mat(6, 3), low])  # one rank-deficient matrix empties the whole batch
+    check_lstsq(both, mat(2, 6, 2))
+    graded = np.diag([1.0, 1e-3, 1e-9])
+    assert int(td.linalg.lstsq(td.asarray(graded), td.asarray(mat(3, 1)), rcond=1e-6).rank) == 2
+    check_lstsq(graded, mat(3, 1), rcond=1e-6)
+    got = td.linalg.lstsq(td.asarray(mat(0, 4, 3)), td.asarray(mat(4, 2)))  # zero-size batch
+    assert got.solution.shape == (0, 3, 2) and got.singular_values.shape == (0, 3)
+    assert got.residuals.shape == (0, 2)
+    b = mat(5, 2)
+    got = td.linalg.lstsq(td.asarray(mat(5, 0)), td.asarray(b))  # no unknowns: r = b
+    assert got.solution.shape == (0, 2) and int(got.rank) == 0
+    check(got.residuals, (b * b).sum(0))
+    f32 = td.linalg.lstsq(td.asarray(mat(5, 3, dtype=np.float32)),
+                          td.asarray(mat(5, 2, dtype=np.float32)))
+    assert np.asarray(f32.residuals).dtype == np.float32
+    with pytest.raises(ValueError, match="rows"):
+        td.linalg.lstsq(td.asarray(mat(5, 3)), td.asarray(mat(4, 2)))
 
 
 def test_composites():
@@ -182,10 +229,31 @@ def test_multi_dot_chain_matmul_tensordot():
     ("iij->j", [(3, 3, 2)]),
     ("ab,cd", [(2, 3), (4, 5)]),
     ("ba,ac", [(2, 3), (3, 4)]),
+    # size-1 dims broadcast against a contracted label, a kept one, and across ellipses
+    ("ij,jk->ik", [(2, 1), (4, 5)]),
+    ("ij,jk", [(2, 4), (1, 5)]),
+    ("ij,ij->i", [(3, 1), (3, 4)]),
+    ("ij,ij->ij", [(1, 4), (3, 1)]),
+    ("ij,kj->ik", [(2, 1), (3, 5)]),
+    ("i,i", [(1,), (6,)]),
+    ("...i,...i->...", [(3, 1, 4), (5, 4)]),
+    ("...i,...i", [(2, 1, 4), (1, 3, 4)]),
+    ("...ij,...jk", [(1, 3, 1), (2, 4, 5)]),
+    ("ij...,jk...->ik...", [(2, 3, 1), (3, 4, 5)]),
+    ("i...j,j->...i", [(2, 1, 3), (1,)]),
 ])
 def test_einsum(eq, shapes):
     ops = [mat(*s) for s in shapes]
     check(td.einsum(eq, *[td.asarray(o) for o in ops]), np.einsum(eq, *ops), rtol=1e-9)
+
+
+def test_einsum_broadcast_errors():
+    with pytest.raises(ValueError, match="label 'j' has sizes 3 and 4"):
+        td.einsum("ij,jk->ik", td.asarray(mat(2, 3)), td.asarray(mat(4, 5)))
+    with pytest.raises(ValueError, match="ellipsis dim"):
+        td.einsum("...i,...i", td.asarray(mat(2, 4)), td.asarray(mat(3, 4)))
+    with pytest.raises(ValueError, match="repeated in one operand"):  # as numpy, no diagonal
+        td.einsum("ii->i", td.asarray(mat(1, 3)))                    # broadcasting
 
 
 def test_einsum_errors():

@@ -58,9 +58,6 @@ Tensor unfold(const Tensor& x, int64_t axis, int64_t size, int64_t step, Loc loc
   return record(Op::unfold, {&x}, {{Attr::axis, axis}, {Attr::length, size}, {Attr::step, step}},
                 loc);
 }
-Tensor unique_inverse(const Tensor& x, Loc loc) {
-  return record(Op::unique_inverse, {&x}, {}, loc);
-}
 
 Tensor nonzero(const Tensor& x, Loc loc) {
   return record(Op::nonzero, {&x}, {}, loc);
@@ -91,11 +88,18 @@ std::vector<Tensor> where(const Tensor& cond, Loc loc) {
 Tensor masked_select(const Tensor& x, const Tensor& mask, Loc loc) {
   return record(Op::masked_select, {&x, &mask}, {}, loc);
 }
+UniqueAll unique_all(const Tensor& x, Loc loc) {
+  std::vector<Tensor> out = detail::record_multi(Op::unique, {&x, 1}, {}, loc);
+  return UniqueAll{std::move(out[0]), std::move(out[1]), std::move(out[2]), std::move(out[3])};
+}
 Tensor unique(const Tensor& x, Loc loc) {
-  return record(Op::unique, {&x}, {}, loc);
+  return unique_all(x, loc).values;
 }
 Tensor unique_counts(const Tensor& x, Loc loc) {
-  return record(Op::unique_counts, {&x}, {}, loc);
+  return unique_all(x, loc).counts;
+}
+Tensor unique_inverse(const Tensor& x, Loc loc) {
+  return unique_all(x, loc).inverse_indices;
 }
 Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::optional<int64_t> axis,
                          Loc loc) {

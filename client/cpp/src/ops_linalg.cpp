@@ -68,11 +68,6 @@ Tensor pinv(const Tensor& x, const RankTolerance& tol, Loc loc) {
 Tensor matrix_rank(const Tensor& x, const RankTolerance& tol, Loc loc) {
   return record(Op::matrix_rank, {&x}, rank_attrs(tol), loc);
 }
-Tensor lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond, Loc loc) {
-  ir::Attrs attrs;
-  if (rcond) attrs.set(Attr::rtol, *rcond);
-  return record(Op::lstsq, {&a, &b}, std::move(attrs), loc);
-}
 Tensor trace(const Tensor& x, int64_t offset, Loc loc) {
   ir::Attrs attrs;
   if (offset != 0) attrs.set(Attr::k, offset);
@@ -133,6 +128,21 @@ SVD svd(const Tensor& x, bool full_matrices, Loc loc) {
   if (!full_matrices) attrs.set(Attr::full_matrices, false);
   std::vector<Tensor> out = detail::record_multi(Op::svd, {&x, 1}, std::move(attrs), loc);
   return SVD{std::move(out[0]), std::move(out[1]), std::move(out[2])};
+}
+Lstsq lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond, Loc loc) {
+  ir::Attrs attrs;
+  if (rcond) attrs.set(Attr::rtol, *rcond);
+  const Tensor inputs[] = {a, b};
+  std::vector<Tensor> out = detail::record_multi(Op::lstsq, inputs, std::move(attrs), loc);
+  Lstsq r{std::move(out[0]), std::move(out[1]), std::move(out[2]), std::move(out[3])};
+  // The node gives |A x - b|^2 whenever m > n; torch returns it only when every matrix has full
+  // column rank, which only the data tells: a sync of the ranks, as torch's own.
+  const ir::Shape& as = a.shape();
+  const int64_t m = as[as.size() - 2], n = as.back();
+  if (m > n && r.rank.numel(loc) > 0 && min(r.rank, {}, false, loc).item<int64_t>(loc) < n) {
+    r.residuals = narrow(reshape(r.residuals, {-1}, loc), 0, 0, 0, loc);
+  }
+  return r;
 }
 Eigh eigh(const Tensor& x, bool upper, Loc loc) {
   ir::Attrs attrs;
@@ -384,6 +394,55 @@ Term contract(Term a, Term b, const std::vector<Label>& keep, Loc loc) {
   return r;
 }
 
+std::string label_name(Label l) {
+  return l < kEllipsis ? "label '" + std::string(1, static_cast<char>(l)) + "'"
+                       : "ellipsis dim " + std::to_string(l - kEllipsis);
+}
+
+// NumPy's broadcasting of labels: a label's sizes across all terms must agree or be 1. A
+// size-1 occurrence where the label is larger elsewhere broadcasts, i.e. the term does not
+// depend on that index: it is dropped from the term (a reshape), and the other terms carry the
+// label, contracted or kept. The ellipsis's dims are labels too, so this covers broadcasting
+// across operands' ellipses.
+void broadcast_labels(std::vector<Term>& xs, const std::string& eq, Loc loc) {
+  std::map<Label, int64_t> size;
+  for (const Term& x : xs) {
+    const ir::Shape s = shape_of(x.t, loc);
+    std::map<Label, int64_t> own;  // a label repeated in one term (a diagonal) never broadcasts
+    for (size_t i = 0; i < x.labels.size(); ++i) {
+      auto [it, fresh] = own.emplace(x.labels[i], s[i]);
+      if (!fresh && it->second != s[i]) {
+        shape_error("einsum: " + label_name(x.labels[i]) + " repeated in one operand has sizes " +
+                    std::to_string(it->second) + " and " + std::to_string(s[i]) + " in '" + eq +
+                    "'");
+      }
+    }
+    for (size_t i = 0; i < x.labels.size(); ++i) {
+      auto [it, fresh] = size.emplace(x.labels[i], s[i]);
+      if (fresh || s[i] == it->second || s[i] == 1) continue;
+      if (it->second != 1) {
+        shape_error("einsum: " + label_name(x.labels[i]) + " has sizes " +
+                    std::to_string(it->second) + " and " + std::to_string(s[i]) + " in '" + eq +
+                    "' (they must agree or be 1)");
+      }
+      it->second = s[i];
+    }
+  }
+  for (Term& x : xs) {
+    const ir::Shape s = shape_of(x.t, loc);
+    ir::Shape kept_shape;
+    std::vector<Label> kept;
+    for (size_t i = 0; i < x.labels.size(); ++i) {
+      if (s[i] == 1 && size[x.labels[i]] != 1) continue;
+      kept_shape.push_back(s[i]);
+      kept.push_back(x.labels[i]);
+    }
+    if (kept.size() == x.labels.size()) continue;
+    x.t = reshape(x.t, kept_shape, loc);
+    x.labels = std::move(kept);
+  }
+}
+
 }  // namespace
 
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands, Loc loc) {
@@ -438,6 +497,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands, 
       if (l < kEllipsis && count == 1) out.push_back(l);
     }
   }
+  broadcast_labels(xs, equation, loc);  // after the implicit output counted every occurrence
   // Labels still needed after operand i: the output's and those of operands after i.
   auto needed_after = [&](size_t i) {
     std::vector<Label> keep = out;

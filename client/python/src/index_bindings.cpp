@@ -49,9 +49,6 @@ void bind_index_ops(py::module_& m) {
   m.def("unfold", [](const Tensor& x, int64_t axis, int64_t size, int64_t step, Loc loc) {
     return recorded([&] { return tensord::unfold(x, axis, size, step, loc); });
   });
-  m.def("unique_inverse", [](const Tensor& x, Loc loc) {
-    return recorded([&] { return tensord::unique_inverse(x, loc); });
-  });
   m.def("nonzero", [](const Tensor& x, Loc loc) {
     return recorded([&] { return tensord::nonzero(x, loc); });
   });
@@ -64,10 +61,12 @@ void bind_index_ops(py::module_& m) {
   m.def("masked_select", [](const Tensor& x, const Tensor& mask, Loc loc) {
     return recorded([&] { return tensord::masked_select(x, mask, loc); });
   });
-  m.def("unique",
-        [](const Tensor& x, Loc loc) { return recorded([&] { return tensord::unique(x, loc); }); });
-  m.def("unique_counts", [](const Tensor& x, Loc loc) {
-    return recorded([&] { return tensord::unique_counts(x, loc); });
+  // (values, indices, inverse_indices, counts) of one unique node: the Array API's unique_*
+  // functions each take what they return from it.
+  m.def("unique_all", [](const Tensor& x, Loc loc) {
+    tensord::UniqueAll r = recorded([&] { return tensord::unique_all(x, loc); });
+    return py::make_tuple(std::move(r.values), std::move(r.indices), std::move(r.inverse_indices),
+                          std::move(r.counts));
   });
   m.def("repeat_interleave_tensor",
         [](const Tensor& x, const Tensor& repeats, std::optional<int64_t> axis, Loc loc) {

@@ -52,7 +52,9 @@ void bind_linalg(py::module_& m) {
     return recorded([&] { return la::matrix_rank(x, tolerance(rtol, atol, hermitian), loc); });
   });
   m.def("linalg_lstsq", [](const Tensor& a, const Tensor& b, std::optional<double> rcond, Loc loc) {
-    return recorded([&] { return la::lstsq(a, b, rcond, loc); });
+    la::Lstsq r = recorded([&] { return la::lstsq(a, b, rcond, loc); });
+    return py::make_tuple(std::move(r.solution), std::move(r.residuals), std::move(r.rank),
+                          std::move(r.singular_values));
   });
   m.def("linalg_trace", [](const Tensor& x, int64_t offset, Loc loc) {
     return recorded([&] { return la::trace(x, offset, loc); });

@@ -22,7 +22,6 @@ from ._functions import sync
 from ._math import *  # noqa: F401,F403 (issue 4's elementwise math)
 from ._fusion import explain, kernel_cache_stats, set_compile_mode
 from ._device import get_float32_matmul_precision, memory_stats, set_float32_matmul_precision
-from ._missing import FUNCTIONS as _MISSING
 from ._session import connect, info, session
 from .profiler import profile
 from ._tensord import TensorError
@@ -37,8 +36,6 @@ nan = float("nan")
 pi = 3.141592653589793
 newaxis = None
 
-globals().update(_MISSING)
-del _MISSING
 # Issue 4's ops (nn, shape, special, extra math).
 from ._math_extra import *  # noqa: E402,F401,F403 (nextafter, lerp, reductions, scans)
 from ._nn import *  # noqa: E402,F401,F403 (activations, losses)

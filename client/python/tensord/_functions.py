@@ -1,5 +1,5 @@
-"""The Array API functions (2023.12) the engine has ops for, plus nn functions. Functions the
-engine lacks are in _missing.py and raise NotImplementedError naming the op."""
+"""The Array API functions (2023.12), plus nn functions; the rest of the namespace is bound in
+the modules __init__ imports (_index_more has the unique_* functions)."""
 import builtins
 import math
 

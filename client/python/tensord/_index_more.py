@@ -10,9 +10,10 @@ from ._array import Array, _operand_array
 from ._location import caller
 
 __all__ = ["searchsorted", "bucketize", "scatter_reduce", "index_put", "unfold", "nonzero",
-           "argwhere", "flatnonzero", "masked_select", "unique_values", "unique_counts",
-           "unique_inverse"]
+           "argwhere", "flatnonzero", "masked_select", "unique_all", "unique_values",
+           "unique_counts", "unique_inverse"]
 
+UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
 UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
 UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
 
@@ -80,19 +81,25 @@ def masked_select(x, mask, /):
     return Array(_tensord.masked_select(_t(x), _t(mask), caller()))
 
 
+def unique_all(x, /):
+    """The Array API's unique_all (2023.12), from one node (one sort in the daemon): values, the
+    sorted distinct values of x flattened (NaNs last, each NaN distinct; -0.0 and 0.0 one
+    value); indices, the flat index of each value's first occurrence; inverse_indices, x's
+    shape, each element's position in values; counts. The three 1-D results have a
+    data-dependent length (None in their shape until synced)."""
+    return UniqueAllResult(*(Array(t) for t in _tensord.unique_all(_t(x), caller())))
+
+
 def unique_values(x, /):
     """The sorted distinct values of x (flattened); NaNs sort last and each is distinct."""
-    return Array(_tensord.unique(_t(x), caller()))
+    return unique_all(x).values
 
 
 def unique_counts(x, /):
-    t = _t(x)
-    loc = caller()
-    return UniqueCountsResult(Array(_tensord.unique(t, loc)), Array(_tensord.unique_counts(t, loc)))
+    r = unique_all(x)
+    return UniqueCountsResult(r.values, r.counts)
 
 
 def unique_inverse(x, /):
-    t = _t(x)
-    loc = caller()
-    return UniqueInverseResult(Array(_tensord.unique(t, loc)),
-                               Array(_tensord.unique_inverse(t, loc)))
+    r = unique_all(x)
+    return UniqueInverseResult(r.values, r.inverse_indices)

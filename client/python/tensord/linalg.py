@@ -110,11 +110,6 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     return _norm(x, ord, axis=axis, keepdims=keepdims)
 
 
-def lstsq(a, b, /, *, rcond=None):
-    """The minimum-norm least-squares solution X of a X = b (LAPACK gelsd), b (..., m, k)."""
-    return Array(_tensord.linalg_lstsq(_t(a), _t(b), _tol(rcond), caller()))
-
-
 def kron(a, b, /):
     return Array(_tensord.linalg_kron(_t(a), _t(b), caller()))
 
@@ -164,6 +159,22 @@ class SVDResult(NamedTuple):
 class EighResult(NamedTuple):
     eigenvalues: Array
     eigenvectors: Array
+
+
+class LstsqResult(NamedTuple):
+    solution: Array
+    residuals: Array
+    rank: Array
+    singular_values: Array
+
+
+def lstsq(a, b, /, *, rcond=None):
+    """torch.linalg.lstsq with driver gelsd: a (..., m, n), b (..., m, k) -> (solution
+    (..., n, k), residuals (..., k) when m > n and every matrix has rank n else empty (0,),
+    rank (...) int64, singular_values (..., min(m, n))). One node computes all four; deciding
+    whether residuals are empty syncs the ranks when m > n, as torch does."""
+    return LstsqResult(*(Array(t) for t in _tensord.linalg_lstsq(_t(a), _t(b), _tol(rcond),
+                                                                 caller())))
 
 
 def slogdet(x, /):

@@ -167,8 +167,8 @@ void CpuBackend::run(const ir::Node& node, std::span<const engine::TensorValue> 
                                           " nodes (inputs, views and composites are the engine's)");
 }
 
-engine::TensorValue CpuBackend::run_data_dependent(const ir::Node& node,
-                                                   std::span<const engine::TensorValue> inputs) {
+std::vector<engine::TensorValue> CpuBackend::run_data_dependent(
+    const ir::Node& node, std::span<const engine::TensorValue> inputs) {
   KernelContext ctx{info_.threads};
   return cpu::run_data_dependent(ctx, node, inputs);
 }

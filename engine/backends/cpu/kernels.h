@@ -46,14 +46,14 @@ bool is_scan(ir::Op op);
 bool is_scatter(ir::Op op);
 void run_scatter(const KernelContext& ctx, const ir::Node& node,
                  std::span<const TensorValue> inputs, const TensorValue& out);
-// issue 4 (h/datadep): searchsorted, scatter_reduce, index_put, unfold, unique_inverse
-// (kernels_index_more.cpp), which run_movement hands on; and the ops whose output shape depends
-// on the data (ir::is_data_dependent), which allocate their own output.
+// issue 4 (h/datadep): searchsorted, scatter_reduce, index_put, unfold (kernels_index_more.cpp),
+// which run_movement hands on; and the ops whose output shapes depend on the data
+// (ir::is_data_dependent), which allocate their own outputs.
 bool is_index_more(ir::Op op);
 void run_index_more(const KernelContext& ctx, const ir::Node& node,
                     std::span<const TensorValue> inputs, const TensorValue& out);
-TensorValue run_data_dependent(const KernelContext& ctx, const ir::Node& node,
-                               std::span<const TensorValue> inputs);
+std::vector<TensorValue> run_data_dependent(const KernelContext& ctx, const ir::Node& node,
+                                            std::span<const TensorValue> inputs);
 // The special functions (lgamma ... xlog1py: kernels_special.cpp), which run_unary and
 // run_binary hand on.
 bool is_special(ir::Op op);
@@ -64,7 +64,7 @@ void run_special(const KernelContext& ctx, const ir::Node& node,
 bool is_linalg(ir::Op op);
 void run_linalg(const KernelContext& ctx, const ir::Node& node, std::span<const TensorValue> inputs,
                 const TensorValue& out);
-// slogdet, qr, svd, eigh (several outputs; run_multi_output hands them on).
+// slogdet, qr, svd, eigh, lstsq (several outputs; run_multi_output hands them on).
 void run_linalg_multi(const KernelContext& ctx, const ir::Node& node,
                       std::span<const TensorValue> inputs, std::span<const TensorValue> outputs);
 bool is_distance(ir::Op op);

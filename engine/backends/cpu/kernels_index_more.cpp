@@ -1,7 +1,7 @@
 // Issue 4's remaining indexing ops (docs/ops.md): searchsorted, scatter_reduce, index_put,
-// unfold, unique_inverse (static output shapes; run_movement hands them on), and the
-// data-dependent ones (nonzero, flatnonzero, masked_select, unique, unique_counts,
-// repeat_interleave_tensor), which size and allocate their own output (run_data_dependent).
+// unfold (static output shapes; run_movement hands them on), and the data-dependent ones
+// (nonzero, flatnonzero, masked_select, unique with its four outputs,
+// repeat_interleave_tensor), which size and allocate their own outputs (run_data_dependent).
 //
 // Like scatter, the arithmetic ones work on dense float64 (floats) or int64 (integers, bool)
 // copies of their inputs, so every dtype is exact until the one final rounding; integer sums
@@ -425,20 +425,46 @@ Groups groups_of(const KernelContext& ctx, const TensorValue& in) {
   return g;
 }
 
-void run_unique_inverse(const KernelContext& ctx, const TensorValue& in, const TensorValue& out) {
-  Groups g = groups_of(ctx, in);
-  int64_t* o = out.data<int64_t>();
-  int64_t group = -1;
-  for (size_t k = 0; k < g.order.size(); ++k) {
-    if (g.starts[k]) ++group;
-    o[g.order[k]] = group;
-  }
-}
-
 // ---- data-dependent ops -------------------------------------------------------------------
 
 TensorValue allocate(DType t, Shape shape) {
   return allocate_value(ir::TensorType{t, std::move(shape)});
+}
+
+// unique's outputs from one stable sort (the Array API's unique_all): the distinct values, the
+// flat index of each one's first occurrence (the first of its group in a stable sort), every
+// element's group (x's shape) and the group sizes.
+std::vector<TensorValue> run_unique(const KernelContext& ctx, const TensorValue& in) {
+  Groups g = groups_of(ctx, in);
+  TensorValue wide = allocate(g.values.type.dtype, {g.count});  // float64 or int64: 8 bytes
+  TensorValue indices = allocate(DType::Int64, {g.count});
+  TensorValue inverse = allocate(DType::Int64, in.type.shape);
+  TensorValue counts = allocate(DType::Int64, {g.count});
+  const char* src = static_cast<const char*>(g.values.raw());
+  char* dst = static_cast<char*>(wide.raw());
+  int64_t* first = indices.data<int64_t>();
+  int64_t* group_of = inverse.data<int64_t>();
+  int64_t* size = counts.data<int64_t>();
+  int64_t group = -1;
+  for (size_t k = 0; k < g.order.size(); ++k) {
+    const int64_t at = g.order[k];
+    if (g.starts[k]) {
+      ++group;
+      std::memcpy(dst + group * 8, src + at * 8, 8);
+      first[group] = at;
+      size[group] = 0;
+    }
+    group_of[at] = group;
+    ++size[group];
+  }
+  TensorValue values = allocate(in.type.dtype, {g.count});
+  cast_into(ctx, operand_of(wide), operand_of(values));
+  std::vector<TensorValue> out;
+  out.push_back(std::move(values));
+  out.push_back(std::move(indices));
+  out.push_back(std::move(inverse));
+  out.push_back(std::move(counts));
+  return out;
 }
 
 // Flat indices of the non-zero elements (NaN counts as non-zero).
@@ -493,7 +519,6 @@ bool is_index_more(Op op) {
     case Op::scatter_reduce:
     case Op::index_put:
     case Op::unfold:
-    case Op::unique_inverse:
       return true;
     default:
       return false;
@@ -511,16 +536,16 @@ void run_index_more(const KernelContext& ctx, const ir::Node& node,
       return run_index_put(ctx, node, inputs, out);
     case Op::unfold:
       return run_unfold(ctx, node, inputs[0], out);
-    case Op::unique_inverse:
-      return run_unique_inverse(ctx, inputs[0], out);
     default:
       break;
   }
   throw Error(ErrorCode::Internal, "no index kernel for " + std::string(ir::name(node.op)));
 }
 
-TensorValue run_data_dependent(const KernelContext& ctx, const ir::Node& node,
-                               std::span<const TensorValue> inputs) {
+namespace {
+
+TensorValue run_one_output(const KernelContext& ctx, const ir::Node& node,
+                           std::span<const TensorValue> inputs) {
   const TensorValue& in = inputs[0];
   switch (node.op) {
     case Op::nonzero: {
@@ -556,28 +581,6 @@ TensorValue run_data_dependent(const KernelContext& ctx, const ir::Node& node,
       }
       return out;
     }
-    case Op::unique:
-    case Op::unique_counts: {
-      Groups g = groups_of(ctx, in);
-      const bool values = node.op == Op::unique;
-      // Both comparison dtypes (float64, int64) have 8-byte elements.
-      TensorValue acc = allocate(values ? g.values.type.dtype : DType::Int64, {g.count});
-      char* dst = static_cast<char*>(acc.raw());
-      const char* src = static_cast<const char*>(g.values.raw());
-      int64_t group = -1;
-      for (size_t k = 0; k < g.order.size(); ++k) {
-        if (g.starts[k]) {
-          ++group;
-          if (values) std::memcpy(dst + group * 8, src + g.order[k] * 8, 8);
-          if (!values) acc.data<int64_t>()[group] = 0;
-        }
-        if (!values) ++acc.data<int64_t>()[group];
-      }
-      if (!values) return acc;
-      TensorValue out = allocate(in.type.dtype, {g.count});
-      cast_into(ctx, operand_of(acc), operand_of(out));
-      return out;
-    }
     case Op::repeat_interleave_tensor: {
       TensorValue x = in;
       int64_t axis = 0;
@@ -610,6 +613,16 @@ TensorValue run_data_dependent(const KernelContext& ctx, const ir::Node& node,
   }
   throw Error(ErrorCode::Internal,
               std::string(ir::name(node.op)) + " is not a data-dependent op of the CPU backend");
+}
+
+}  // namespace
+
+std::vector<TensorValue> run_data_dependent(const KernelContext& ctx, const ir::Node& node,
+                                            std::span<const TensorValue> inputs) {
+  if (node.op == Op::unique) return run_unique(ctx, inputs[0]);
+  std::vector<TensorValue> out;
+  out.push_back(run_one_output(ctx, node, inputs));
+  return out;
 }
 
 }  // namespace tensord::cpu

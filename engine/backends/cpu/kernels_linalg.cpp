@@ -1,5 +1,6 @@
 // Linear algebra over LAPACK (LAPACKE on Debian's OpenBLAS): det, inv, solve, cholesky,
-// svdvals, eigvalsh, pinv, matrix_rank, lstsq (docs/ops.md "Linear algebra"). float32 runs the
+// svdvals, eigvalsh, pinv, matrix_rank; slogdet, qr, svd, eigh, lstsq with several outputs
+// (docs/ops.md "Linear algebra"). float32 runs the
 // s* routines, float64 the d* ones. Each matrix of the batch is copied into a column-major
 // scratch matrix (LAPACK overwrites its input), factored, and its result written back row-major.
 // Batches run one matrix per OpenMP thread with OpenBLAS single-threaded; a single matrix lets
@@ -327,14 +328,12 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       }
       return;
     }
-    case Op::solve:
-    case Op::lstsq: {
+    case Op::solve: {
       const TensorValue b_value = make_contiguous(ctx, inputs[1]);
       const ir::Shape& bs = b_value.type.shape;
       const ir::Shape& os = out.type.shape;
-      // solve's vector case: B (..., n) and the output (..., n), one right-hand side.
-      const bool vector =
-          static_cast<int64_t>(os.size()) == rank - 1 || (op == Op::solve && bs.size() == 1);
+      // The vector case: B (..., n) and the output (..., n), one right-hand side.
+      const bool vector = static_cast<int64_t>(os.size()) == rank - 1 || bs.size() == 1;
       const size_t out_core = vector ? 1 : 2;
       const ir::Shape batch(os.begin(), os.end() - static_cast<int64_t>(out_core));
       const int64_t count = numel(batch);
@@ -343,36 +342,20 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       const std::vector<int64_t> b_src = batch_sources(batch, bs, bs.size() - out_core);
       const T* bdata = b_value.data<T>();
       T* y = out.data<T>();
-      const double rcond = node.attrs.get_float(
-          Attr::rtol, std::numeric_limits<T>::epsilon() * static_cast<double>(std::max(m, n)));
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         T* yb = y + b * n * nrhs;
         if (n == 0 || nrhs == 0) return 0;
-        if (m == 0) {  // lstsq with no equations: the minimum-norm solution is 0
-          std::fill(yb, yb + n * nrhs, T(0));
-          return 0;
-        }
-        const int64_t ldb = std::max(m, n);
-        std::vector<T> work(static_cast<size_t>(m * n)), rhs(static_cast<size_t>(ldb * nrhs));
-        to_colmajor(a + a_src[b] * m * n, m, n, work.data(), m);
-        to_colmajor(bdata + b_src[b] * m * nrhs, m, nrhs, rhs.data(), ldb);
-        li r;
-        if (op == Op::solve) {
-          std::vector<li> ipiv(static_cast<size_t>(n));
-          r = Lapack<T>::gesv(n, nrhs, work.data(), n, ipiv.data(), rhs.data(), ldb);
-        } else {
-          std::vector<T> s(static_cast<size_t>(std::min(m, n)));
-          li rank_found = 0;
-          r = Lapack<T>::gelsd(m, n, nrhs, work.data(), m, rhs.data(), ldb, s.data(),
-                               static_cast<T>(rcond), &rank_found);
-        }
-        if (r == 0) from_colmajor(rhs.data(), ldb, n, nrhs, yb);
+        std::vector<T> work(static_cast<size_t>(n * n)), rhs(static_cast<size_t>(n * nrhs));
+        std::vector<li> ipiv(static_cast<size_t>(n));
+        to_colmajor(a + a_src[b] * n * n, n, n, work.data(), n);
+        to_colmajor(bdata + b_src[b] * n * nrhs, n, nrhs, rhs.data(), n);
+        const li r = Lapack<T>::gesv(n, nrhs, work.data(), n, ipiv.data(), rhs.data(), n);
+        if (r == 0) from_colmajor(rhs.data(), n, n, nrhs, yb);
         return r;
       });
       if (bad >= 0) {
         const li r = info[static_cast<size_t>(bad)];
-        if (r < 0 || op == Op::lstsq)
-          lapack_failed(op, op == Op::solve ? "gesv" : "gelsd", r, bad, count);
+        if (r < 0) lapack_failed(op, "gesv", r, bad, count);
         data_error(op,
                    "A is singular (U[" + std::to_string(r - 1) + ", " + std::to_string(r - 1) +
                        "] of its LU factorization is exactly zero)",
@@ -386,11 +369,81 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
   throw Error(ErrorCode::Internal, "no linear algebra kernel for " + std::string(ir::name(op)));
 }
 
-// slogdet, eigh, qr, svd: every output of the node in one factorization per matrix.
+// lstsq: (solution, residuals, rank, singular_values) of gelsd per matrix (docs/ops.md). A and
+// B's batch dims broadcast; every output has the broadcast batch.
+template <typename T>
+void run_lstsq(const KernelContext& ctx, const ir::Node& node, std::span<const TensorValue> inputs,
+               std::span<const TensorValue> outputs) {
+  const TensorValue a_value = make_contiguous(ctx, inputs[0]);
+  const TensorValue b_value = make_contiguous(ctx, inputs[1]);
+  const ir::Shape &as = a_value.type.shape, &bs = b_value.type.shape;
+  const int64_t m = as[as.size() - 2], n = as.back(), k = std::min(m, n), nrhs = bs.back();
+  const ir::Shape& os = outputs[0].type.shape;
+  const ir::Shape batch(os.begin(), os.end() - 2);
+  const int64_t count = numel(batch);
+  const std::vector<int64_t> a_src = batch_sources(batch, as, as.size() - 2);
+  const std::vector<int64_t> b_src = batch_sources(batch, bs, bs.size() - 2);
+  const T* a = a_value.data<T>();
+  const T* bdata = b_value.data<T>();
+  T* x = outputs[0].data<T>();
+  T* residuals = m > n ? outputs[1].data<T>() : nullptr;
+  int64_t* ranks = outputs[2].data<int64_t>();
+  T* sv = outputs[3].data<T>();
+  const double rcond = node.attrs.get_float(
+      Attr::rtol, std::numeric_limits<T>::epsilon() * static_cast<double>(std::max(m, n)));
+  std::vector<li> info;
+  const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
+    T* xb = x + b * n * nrhs;
+    const T* ab = a + a_src[b] * m * n;
+    const T* bb = bdata + b_src[b] * m * nrhs;
+    ranks[b] = 0;
+    std::fill(xb, xb + n * nrhs, T(0));  // no equations or no unknowns: the solution is 0
+    // gelsd needs one right-hand side at least for the rank and singular values of A alone.
+    const int64_t cols = std::max<int64_t>(nrhs, 1), ldb = std::max<int64_t>({m, n, 1});
+    std::vector<T> rhs(static_cast<size_t>(ldb * cols), T(0));
+    if (k > 0) {
+      std::vector<T> work(static_cast<size_t>(m * n));
+      to_colmajor(ab, m, n, work.data(), m);
+      to_colmajor(bb, m, nrhs, rhs.data(), ldb);
+      li rank_found = 0;
+      const li r = Lapack<T>::gelsd(m, n, cols, work.data(), m, rhs.data(), ldb, sv + b * k,
+                                    static_cast<T>(rcond), &rank_found);
+      if (r != 0) return r;
+      ranks[b] = rank_found;
+      from_colmajor(rhs.data(), ldb, n, nrhs, xb);
+    }
+    if (residuals == nullptr) return 0;
+    for (int64_t c = 0; c < nrhs; ++c) {
+      double sum = 0;
+      if (k > 0 && ranks[b] == n) {
+        // Full rank: gelsd leaves Q^T b's components outside A's range in rows n .. m-1.
+        for (int64_t i = n; i < m; ++i) {
+          const double v = rhs[c * ldb + i];
+          sum += v * v;
+        }
+      } else {
+        // Rank-deficient (or n = 0): |A x - b|^2 from its definition.
+        for (int64_t i = 0; i < m; ++i) {
+          double v = -static_cast<double>(bb[i * nrhs + c]);
+          for (int64_t j = 0; j < n; ++j) {
+            v += static_cast<double>(ab[i * n + j]) * static_cast<double>(xb[j * nrhs + c]);
+          }
+          sum += v * v;
+        }
+      }
+      residuals[b * nrhs + c] = static_cast<T>(sum);
+    }
+    return 0;
+  });
+  if (bad >= 0) lapack_failed(Op::lstsq, "gelsd", info[static_cast<size_t>(bad)], bad, count);
+}
+
+// slogdet, eigh, qr, svd, lstsq: every output of the node in one factorization per matrix.
 template <typename T>
 void run_typed_multi(const KernelContext& ctx, const ir::Node& node,
                      std::span<const TensorValue> inputs, std::span<const TensorValue> outputs) {
   const Op op = node.op;
+  if (op == Op::lstsq) return run_lstsq<T>(ctx, node, inputs, outputs);
   const TensorValue a_value = make_contiguous(ctx, inputs[0]);
   const ir::Shape& as = a_value.type.shape;
   const int64_t rank = static_cast<int64_t>(as.size());

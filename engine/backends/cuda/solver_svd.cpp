@@ -216,6 +216,13 @@ void run_pinv_rank(CudaContext& ctx, const ir::Node& node, Values in, Values out
 
 template <typename T>
 void run_lstsq(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
+  // Since issue 4 lstsq has torch's four outputs (solution, residuals, rank, singular_values);
+  // this kernel forms the solution only, so the node is refused rather than half-written.
+  if (out.size() != 1) {
+    throw Error(ErrorCode::Unsupported,
+                "lstsq on the CUDA backend forms the solution only; its residuals, rank and "
+                "singular_values outputs are not implemented there yet (the CPU backend has them)");
+  }
   const engine::TensorValue &a = in[0], &bv = in[1], &x = out[0];
   const ir::Shape& os = x.type.shape;
   const auto rank = static_cast<int64_t>(a.type.rank());

@@ -3,6 +3,8 @@
 // size at that sync.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "engine/ir/dynamic.h"
 #include "tensord/ops.h"
 #include "tests/integration/client/client_fixture.h"
@@ -52,6 +54,24 @@ TEST_CASE("later ops consume a synced data-dependent tensor; item() learns the s
   REQUIRE(cols.size() == 2);
   CHECK(cols[0].to_vector<int64_t>() == std::vector<int64_t>{0, 1});
   CHECK(cols[1].to_vector<int64_t>() == std::vector<int64_t>{1, 0});
+}
+
+TEST_CASE("unique_all: four outputs of one node from one run", "[client][dynamic]") {
+  ClientFixture f;
+  auto& s = f.session;
+  auto x = s.from_vector<double>({3, NAN, 1, 3, -0.0, 0.0, NAN, 1}, {2, 4});
+  const uint64_t runs = s.stats().runs;
+  tensord::UniqueAll u = tensord::unique_all(x);
+  CHECK(u.inverse_indices.shape() == ir::Shape{2, 4});  // static
+  CHECK(u.counts.to_vector<int64_t>() == std::vector<int64_t>{2, 2, 2, 1, 1});
+  CHECK(s.stats().runs == runs + 1);
+  CHECK(u.values.materialized());  // the other outputs came back in the same run
+  const std::vector<double> v = u.values.to_vector<double>();
+  REQUIRE(v.size() == 5);  // -0.0 and 0.0 one value; each NaN its own, last
+  CHECK((v[0] == 0 && v[1] == 1 && v[2] == 3 && std::isnan(v[3]) && std::isnan(v[4])));
+  CHECK(u.indices.to_vector<int64_t>() == std::vector<int64_t>{4, 2, 0, 1, 6});
+  CHECK(u.inverse_indices.to_vector<int64_t>() == std::vector<int64_t>{2, 3, 1, 2, 0, 0, 4, 1});
+  CHECK(s.stats().runs == runs + 1);
 }
 
 TEST_CASE("a size mismatch found at run time is an error at the user's line", "[client][dynamic]") {

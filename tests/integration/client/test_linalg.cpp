@@ -33,6 +33,40 @@ TEST_CASE("linalg: einsum, tensordot and multi_dot record matmul composites", "[
   CHECK_THROWS_AS(la::einsum("ij,jk->ik", {a, a}), tensord::Error);
 }
 
+TEST_CASE("linalg: einsum broadcasts size-1 dims and ellipses as numpy", "[client][linalg]") {
+  ClientFixture f;
+  auto& s = f.session;
+  auto col = s.from_vector<double>({1, 2}, {2, 1});                  // (2, 1): j has size 1
+  auto b = s.from_vector<double>({1, 2, 3, 4, 5, 6}, {3, 2});        // j has size 3
+  // sum_j col[i, 0] b[j, k] = col[i] * (9, 12)
+  check_close(la::einsum("ij,jk->ik", {col, b}).to_vector<double>(), {9, 12, 18, 24}, 1e-12);
+  // ellipses (2, 1) and (3,) broadcast to (2, 3); i contracted
+  auto x = s.from_vector<double>({1, 1, 2, 2}, {2, 1, 2});
+  auto y = s.from_vector<double>({1, 0, 0, 1, 1, 1}, {3, 2});
+  const auto e = la::einsum("...i,...i->...", {x, y});
+  CHECK(e.shape() == tensord::ir::Shape{2, 3});
+  check_close(e.to_vector<double>(), {1, 1, 2, 2, 2, 4}, 1e-12);
+  CHECK_THROWS_AS(la::einsum("ij,jk->ik", {b, b}), tensord::Error);  // sizes 2 and 3
+}
+
+TEST_CASE("linalg: lstsq's four outputs from one node", "[client][linalg]") {
+  ClientFixture f;
+  auto& s = f.session;
+  // y = 1 + 2 t fitted at t = 0, 1, 2 with one point off the line by +1: residual 2/3.
+  auto a = s.from_vector<double>({1, 0, 1, 1, 1, 2}, {3, 2});
+  auto b = s.from_vector<double>({1, 4, 5}, {3, 1});
+  la::Lstsq r = la::lstsq(a, b);
+  check_close(r.solution.to_vector<double>(), {4.0 / 3, 2}, 1e-12);
+  check_close(r.residuals.to_vector<double>(), {2.0 / 3}, 1e-12);
+  CHECK(r.rank.item<int64_t>() == 2);
+  CHECK(r.singular_values.shape() == tensord::ir::Shape{2});
+  // rank-deficient: residuals are empty, as torch.linalg.lstsq's
+  auto low = s.from_vector<double>({1, 2, 2, 4, 3, 6}, {3, 2});
+  la::Lstsq d = la::lstsq(low, b);
+  CHECK(d.rank.item<int64_t>() == 1);
+  CHECK(d.residuals.shape() == tensord::ir::Shape{0});
+}
+
 TEST_CASE("linalg: qr's outputs come from one run; inv of a singular matrix fails",
           "[client][linalg]") {
   ClientFixture f;

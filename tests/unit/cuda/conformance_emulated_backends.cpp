@@ -30,8 +30,8 @@ class EmulatedCudaFamilies final : public engine::Backend {
     }
     cpu_.run(node, in, out);
   }
-  engine::TensorValue run_data_dependent(const ir::Node& node,
-                                         std::span<const engine::TensorValue> in) override {
+  std::vector<engine::TensorValue> run_data_dependent(
+      const ir::Node& node, std::span<const engine::TensorValue> in) override {
     return cpu_.run_data_dependent(node, in);
   }
   void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override {

@@ -76,6 +76,9 @@ static size_t expected_outputs(Op op) {
       return 2;
     case Op::svd:
       return 3;
+    case Op::lstsq:   // solution, residuals, rank, singular_values
+    case Op::unique:  // values, indices, inverse_indices, counts
+      return 4;
     default:
       return 1;
   }
@@ -249,6 +252,7 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
         break;
       case Op::lstsq:
         inputs[1] = F32({2, 1});
+        break;
       // issue 4: neural-network ops
       case Op::conv1d:
         inputs = {F32({1, 2, 5}), F32({3, 2, 2})};

@@ -37,11 +37,6 @@ struct RankTolerance {
 };
 Tensor pinv(const Tensor& x, const RankTolerance& tol = {}, Loc loc = Loc::current());
 Tensor matrix_rank(const Tensor& x, const RankTolerance& tol = {}, Loc loc = Loc::current());
-// The minimum-norm least-squares solution of A X = B: A (..., m, n), B (..., m, k) ->
-// (..., n, k) (LAPACK gelsd; singular values below rcond * largest count as zero; default
-// eps * max(m, n)).
-Tensor lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond = std::nullopt,
-             Loc loc = Loc::current());
 // Sum of the diagonal of the last two dims (offset as diagonal's); sum's dtype rule.
 Tensor trace(const Tensor& x, int64_t offset = 0, Loc loc = Loc::current());
 Tensor outer(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
@@ -100,6 +95,18 @@ struct Eigh {
   Tensor eigenvectors;  // (..., n, n), column j for eigenvalue j
 };
 Eigh eigh(const Tensor& x, bool upper = false, Loc loc = Loc::current());
+// Least squares as torch.linalg.lstsq with driver gelsd: A (..., m, n), B (..., m, k), batch
+// dims broadcast to (...). Singular values up to rcond * largest count as zero (default
+// eps * max(m, n)). One node computes all four.
+struct Lstsq {
+  Tensor solution;         // (..., n, k): the minimum-norm least-squares solution
+  Tensor residuals;        // (..., k): |A x - b|^2 per column when m > n and every matrix has
+                           // rank n, else empty (0,); deciding that syncs `rank` when m > n
+  Tensor rank;             // (...) int64: singular values above the cutoff
+  Tensor singular_values;  // (..., min(m, n)), descending
+};
+Lstsq lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond = std::nullopt,
+            Loc loc = Loc::current());
 // Existing ops under their linalg names.
 Tensor matmul(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor vecdot(const Tensor& a, const Tensor& b, int64_t axis = -1, Loc loc = Loc::current());

@@ -264,15 +264,15 @@ Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tens
                  bool accumulate = false, Loc loc = Loc::current());
 Tensor unfold(const Tensor& x, int64_t axis, int64_t size, int64_t step,
               Loc loc = Loc::current());
-// int64 of x's shape: each element's position among unique(x).
-Tensor unique_inverse(const Tensor& x, Loc loc = Loc::current());
 // Data-dependent output shapes (docs/design-notes.md): the size marked ir::kDynamic (-1) in
 // shape() is known once the tensor is synced (to_vector, item, Session::sync); later ops may
 // consume such tensors before that. nonzero: int64 (n, rank) indices of the non-zero elements
 // (NaN counts) in row-major order; flatnonzero: (n,) flat indices; where(cond): nonzero as one
 // 1-D tensor per axis; masked_select: the elements of x where mask (broadcast) is true;
-// unique: the sorted distinct values of the flattened x (NaN last, each NaN distinct),
-// unique_counts their counts; repeat_interleave with a tensor of repeats; boolean_index is
+// unique: the sorted distinct values of the flattened x (NaN last, each NaN distinct; -0.0 and
+// 0.0 one value), unique_counts their counts, unique_inverse (int64 of x's shape, static) each
+// element's position among them; unique_all all four from one node (one sort in the daemon);
+// each of the three single functions records that node too and keeps one output. repeat_interleave with a tensor of repeats; boolean_index is
 // x[mask] (mask's shape = x's leading dims): (n,) + the rest of x's shape.
 Tensor nonzero(const Tensor& x, Loc loc = Loc::current());
 Tensor flatnonzero(const Tensor& x, Loc loc = Loc::current());
@@ -280,6 +280,14 @@ std::vector<Tensor> where(const Tensor& cond, Loc loc = Loc::current());
 Tensor masked_select(const Tensor& x, const Tensor& mask, Loc loc = Loc::current());
 Tensor unique(const Tensor& x, Loc loc = Loc::current());
 Tensor unique_counts(const Tensor& x, Loc loc = Loc::current());
+Tensor unique_inverse(const Tensor& x, Loc loc = Loc::current());
+struct UniqueAll {  // the Array API's unique_all
+  Tensor values;           // (n,) sorted distinct values
+  Tensor indices;          // (n,) int64: flat index of each value's first occurrence in x
+  Tensor inverse_indices;  // int64 of x's shape: each element's position in values
+  Tensor counts;           // (n,) int64
+};
+UniqueAll unique_all(const Tensor& x, Loc loc = Loc::current());
 Tensor repeat_interleave(const Tensor& x, const Tensor& repeats,
                          std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current());
 Tensor boolean_index(const Tensor& x, const Tensor& mask, Loc loc = Loc::current());
