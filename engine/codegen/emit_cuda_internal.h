@@ -26,7 +26,8 @@ bool cuda_op_supported(ir::Op op, std::span<const ir::DType> inputs, ir::DType r
 std::string cuda_expr(ir::Op op, std::span<const std::string> args,
                       std::span<const ir::DType> arg_dtypes, ir::DType result);
 
-// Device functions the expressions call (td_* helpers), once per translation unit.
+// Device functions the expressions call (td_* helpers), once per translation unit, after
+// cuda_half_prelude() (which cuda_structure_prelude() starts with).
 std::string_view cuda_math_prelude();
 
 // `x` (of `from`'s compute type) converted to `to`'s by the cast rules of scalar_cast.h; the

@@ -334,7 +334,7 @@ std::string convert(const std::string& x, DType from, DType to) {
   if (to == DType::Float64) return cast_to("double", x);
   if (to == DType::Float32) return half16(from) ? x : cast_to("float", x);
   // to float16 / bfloat16: from float exactly or by round-to-odd, then rounded once.
-  const std::string round = to == DType::Float16 ? "td_op_rh(" : "td_op_rb(";
+  const std::string round = to == DType::Float16 ? "td_rh(" : "td_rb(";
   if (from == DType::Float32 || half16(from)) return round + x + ")";
   if (from == DType::Int8 || from == DType::UInt8 || from == DType::Int16) {
     return round + cast_to("float", x) + ")";  // exact in float
