@@ -196,6 +196,13 @@ CudaContext CudaBackend::context() {
       st.kernels, st.families, precision_,  [this](size_t bytes) { return allocate(bytes); }};
 }
 
+engine::TensorValue CudaBackend::run_data_dependent(const ir::Node& node,
+                                                   std::span<const engine::TensorValue> inputs) {
+  DeviceGuard guard(device_);
+  CudaContext ctx = context();
+  return run_dynamic(ctx, node, inputs);
+}
+
 void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
                       std::span<const engine::TensorValue> outputs) {
   DeviceGuard guard(device_);

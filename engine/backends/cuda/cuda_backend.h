@@ -44,6 +44,8 @@ class CudaBackend final : public engine::Backend {
   std::shared_ptr<engine::Buffer> allocate(size_t bytes) override;
   void run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
            std::span<const engine::TensorValue> outputs) override;
+  engine::TensorValue run_data_dependent(const ir::Node& node,
+                                         std::span<const engine::TensorValue> inputs) override;
   bool can_fuse() const override { return fuse_; }
   std::shared_ptr<const engine::CompiledKernels> compile(
       std::span<const engine::FusedGroup> groups) override;

@@ -1,6 +1,7 @@
 // The conformance table's backend list for tensord_conformance_cuda_emulated: the CUDA backend's
-// creation, movement and index families, and its loop-IR family for complex nodes, with their
-// kernels run on the host (movement_emulation.cpp), every other op on the CPU backend. It checks those families against
+// creation, movement and index families, its data-dependent ops (but unique), and its loop-IR
+// family for complex nodes, with their kernels run on the host (movement_emulation.cpp), every
+// other op on the CPU backend. It checks those families against
 // the table's float64 reference on a machine without a GPU.
 #include "engine/backends/cpu/cpu_backend.h"
 #include "engine/backends/cuda/cuda_ops.h"
@@ -46,7 +47,10 @@ class EmulatedCudaFamilies final : public engine::Backend {
   }
   engine::TensorValue run_data_dependent(const ir::Node& node,
                                          std::span<const engine::TensorValue> in) override {
-    return cpu_.run_data_dependent(node, in);
+    if (node.op == ir::Op::unique || node.op == ir::Op::unique_counts) {
+      return cpu_.run_data_dependent(node, in);  // no CUDA path yet
+    }
+    return cuda::run_dynamic(ctx_, node, in);
   }
   void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override {
     cpu_.write(dst, offset, src, n);

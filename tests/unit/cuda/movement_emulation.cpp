@@ -141,7 +141,8 @@ const KernelSource* find_source(const std::string& text) {
   static const std::vector<KernelSource> all = [] {
     std::vector<KernelSource> v;
     for (const auto& list :
-         {creation_kernel_sources(), movement_kernel_sources(), index_kernel_sources()}) {
+         {creation_kernel_sources(), movement_kernel_sources(), index_kernel_sources(),
+          dynamic_kernel_sources()}) {
       v.insert(v.end(), list.begin(), list.end());
     }
     return v;
