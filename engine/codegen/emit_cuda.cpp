@@ -459,10 +459,10 @@ class Writer {
     const DType x = k_.body[arg].dtype;
     const bool int_sum = in.op == Op::sum && !ir::is_floating(x) && !ir::is_complex(x);
     // Complex sums accumulate in complex128, as the CPU's do.
-    const std::string acc = int_sum                ? "td_u64"
-                            : ir::is_complex(x)    ? "td_c128"
-                            : in.op == Op::sum     ? ct(in.dtype)
-                                                   : ct(x);
+    const std::string acc = int_sum             ? "td_u64"
+                            : ir::is_complex(x) ? "td_c128"
+                            : in.op == Op::sum  ? ct(in.dtype)
+                                                : ct(x);
     const std::string r = in.op == Op::sum ? "td_sum" : in.op == Op::max ? "td_max" : "td_min";
     const std::string init = in.op == Op::sum
                                  ? "(" + acc + ")0"

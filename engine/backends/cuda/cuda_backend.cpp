@@ -198,7 +198,7 @@ CudaContext CudaBackend::context() {
 }
 
 engine::TensorValue CudaBackend::run_data_dependent(const ir::Node& node,
-                                                   std::span<const engine::TensorValue> inputs) {
+                                                    std::span<const engine::TensorValue> inputs) {
   DeviceGuard guard(device_);
   CudaContext ctx = context();
   return run_dynamic(ctx, node, inputs);

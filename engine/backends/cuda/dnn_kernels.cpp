@@ -327,9 +327,8 @@ std::string kernel_source(ir::DType dtype) {
 }
 
 const std::string& copy_source() {
-  static const std::string source =
-      std::string("// tensord: neural-network copies\n") +
-      std::string(codegen::cuda_half_prelude()) + kCommon + kCopyBody;
+  static const std::string source = std::string("// tensord: neural-network copies\n") +
+                                    std::string(codegen::cuda_half_prelude()) + kCommon + kCopyBody;
   return source;
 }
 

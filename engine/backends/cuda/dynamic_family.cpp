@@ -53,8 +53,8 @@ const int64_t* upload(CudaContext& ctx, const std::vector<int64_t>& values,
                       std::vector<std::shared_ptr<engine::Buffer>>& keep, const char* what) {
   void* p = movement::scratch(ctx, values.size() * sizeof(int64_t), keep);
   if (!values.empty()) {
-    check(cudaMemcpyAsync(p, values.data(), values.size() * sizeof(int64_t),
-                          cudaMemcpyHostToDevice, ctx.stream),
+    check(cudaMemcpyAsync(p, values.data(), values.size() * sizeof(int64_t), cudaMemcpyHostToDevice,
+                          ctx.stream),
           what);
   }
   return static_cast<const int64_t*>(p);

@@ -77,8 +77,8 @@ TEST_CASE("every formula compiles with NVRTC for sm_90") {
   // Batches compiled concurrently, the kernels dealt round-robin; each batch is one source
   // with the prelude.
   constexpr size_t kBatches = 4;
-  std::vector<std::string> sources(kBatches, std::string(cuda_half_prelude()) +
-                                                      std::string(cuda_math_prelude()));
+  std::vector<std::string> sources(
+      kBatches, std::string(cuda_half_prelude()) + std::string(cuda_math_prelude()));
   const std::vector<std::string> all =
       kernels(t.supported, "[threadIdx.x]", "void* const* o, const void* const* a", "");
   for (size_t i = 0; i < all.size(); ++i) sources[i % kBatches] += all[i];

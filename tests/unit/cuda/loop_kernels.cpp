@@ -181,9 +181,9 @@ std::vector<NamedKernel> op_kernels() {
 }
 
 std::vector<NamedKernel> complex_kernels() {
-  const DType all[] = {DType::Bool,     DType::Int8,      DType::UInt8,      DType::Int16,
-                       DType::Int32,    DType::Int64,     DType::Float16,    DType::BFloat16,
-                       DType::Float32,  DType::Float64,   DType::Complex64,  DType::Complex128};
+  const DType all[] = {DType::Bool,    DType::Int8,    DType::UInt8,     DType::Int16,
+                       DType::Int32,   DType::Int64,   DType::Float16,   DType::BFloat16,
+                       DType::Float32, DType::Float64, DType::Complex64, DType::Complex128};
   std::vector<NamedKernel> ks;
   auto add = [&](Op op, std::vector<DType> in, DType out) {
     bool complex = ir::is_complex(out);

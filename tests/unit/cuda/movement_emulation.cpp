@@ -3,10 +3,11 @@
 // compiled as C++ by the host compiler (with a shim for CUDA's built-ins) into a shared library,
 // kernels are called through generated thunks, and device memory is host memory. The loop-IR
 // emitter's units (elementwise ops and sums; the conformance binary sends it complex nodes) run
-// the same way. Grid-stride kernels run as one thread (atomics are then plain operations, in the CPU's order); kernels
-// launched with a 2-D block (the tiled transpose) run one block of real threads with a barrier
-// for __syncthreads. This checks the families' logic and the kernels' arithmetic, not CUDA
-// itself: tensord_gpu_cuda_movement and the conformance table do that on a device.
+// the same way. Grid-stride kernels run as one thread (atomics are then plain operations, in the
+// CPU's order); kernels launched with a 2-D block (the tiled transpose) run one block of real
+// threads with a barrier for __syncthreads. This checks the families' logic and the kernels'
+// arithmetic, not CUDA itself: tensord_gpu_cuda_movement and the conformance table do that on a
+// device.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
@@ -140,9 +141,8 @@ std::map<void*, const EmuLibrary*> g_kernel_library;  // thunk -> its library
 const KernelSource* find_source(const std::string& text) {
   static const std::vector<KernelSource> all = [] {
     std::vector<KernelSource> v;
-    for (const auto& list :
-         {creation_kernel_sources(), movement_kernel_sources(), index_kernel_sources(),
-          dynamic_kernel_sources()}) {
+    for (const auto& list : {creation_kernel_sources(), movement_kernel_sources(),
+                             index_kernel_sources(), dynamic_kernel_sources()}) {
       v.insert(v.end(), list.begin(), list.end());
     }
     return v;
