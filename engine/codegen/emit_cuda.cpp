@@ -60,14 +60,18 @@ std::string storage(DType t) {
       return "td_u16";
     case DType::Float64:
       return "double";
+    case DType::Complex64:
+      return "td_c64";  // two floats, as std::complex<float>
+    case DType::Complex128:
+      return "td_c128";
     default:
       return "float";
   }
 }
 
-// Real dtypes only: complex values have no compute type here.
-bool real(DType t) {
-  return !ir::is_complex(t) && !cuda_compute_type(t).empty();
+// Every dtype the emitter can hold in a register (all of them, complex ones included).
+bool has_compute_type(DType t) {
+  return !cuda_compute_type(t).empty();
 }
 
 // The identity of max (lowest) or min (highest) in compute type `t`.
@@ -186,13 +190,13 @@ class Writer {
       if (in.kind == Kind::Reduce && !cuda_expressible_reduction(in.op, args[0], in.dtype)) {
         unsupported(in.op, args, in.dtype);
       }
-      if ((in.kind == Kind::Load || in.kind == Kind::Const) && !real(in.dtype)) {
+      if ((in.kind == Kind::Load || in.kind == Kind::Const) && !has_compute_type(in.dtype)) {
         throw Error(ErrorCode::Unsupported,
                     "the CUDA emitter cannot load " + std::string(ir::name(in.dtype)));
       }
     }
     for (const Operand& o : k_.outputs) {
-      if (!real(o.dtype)) {
+      if (!has_compute_type(o.dtype)) {
         throw Error(ErrorCode::Unsupported,
                     "the CUDA emitter cannot store " + std::string(ir::name(o.dtype)));
       }
@@ -453,8 +457,12 @@ class Writer {
     const Instr& in = k_.body[v];
     const uint32_t arg = in.args[0];
     const DType x = k_.body[arg].dtype;
-    const bool int_sum = in.op == Op::sum && !ir::is_floating(x);
-    const std::string acc = int_sum ? "td_u64" : in.op == Op::sum ? ct(in.dtype) : ct(x);
+    const bool int_sum = in.op == Op::sum && !ir::is_floating(x) && !ir::is_complex(x);
+    // Complex sums accumulate in complex128, as the CPU's do.
+    const std::string acc = int_sum             ? "td_u64"
+                            : ir::is_complex(x) ? "td_c128"
+                            : in.op == Op::sum  ? ct(in.dtype)
+                                                : ct(x);
     const std::string r = in.op == Op::sum ? "td_sum" : in.op == Op::max ? "td_max" : "td_min";
     const std::string init = in.op == Op::sum
                                  ? "(" + acc + ")0"
@@ -503,6 +511,7 @@ EmittedKernel CudaEmitter::emit(const LoopKernel& kernel) const {
 std::string CudaEmitter::unit(std::span<const EmittedKernel> kernels) const {
   std::string s(cuda_structure_prelude());
   s += cuda_math_prelude();
+  s += cuda_complex_prelude();
   for (const EmittedKernel& k : kernels) s += k.source;
   return s;
 }
@@ -579,9 +588,9 @@ std::vector<uint64_t> cuda_params(const LoopKernel& kernel, const LaunchShape& l
 }
 
 bool cuda_expressible(Op op, std::span<const DType> inputs, DType result) {
-  if (!real(result)) return false;
+  if (!has_compute_type(result)) return false;
   for (DType t : inputs) {
-    if (!real(t)) return false;
+    if (!has_compute_type(t)) return false;
   }
   switch (ir::op_info(op).kind) {
     case ir::OpKind::Unary:
@@ -596,7 +605,8 @@ bool cuda_expressible(Op op, std::span<const DType> inputs, DType result) {
 }
 
 bool cuda_expressible_reduction(Op op, DType input, DType result) {
-  if (!real(input) || !real(result)) return false;
+  if (!has_compute_type(input) || !has_compute_type(result)) return false;
+  if (ir::is_complex(input)) return op == Op::sum && result == input;
   if (op == Op::sum) return ir::is_floating(input) ? result == input : result == DType::Int64;
   return (op == Op::max || op == Op::min) && result == input;
 }

@@ -43,8 +43,9 @@ CudaLaunchConfig cuda_launch_config(const LoopKernel& kernel, const LaunchShape&
 std::vector<uint64_t> cuda_params(const LoopKernel& kernel, const LaunchShape& launch,
                                   std::span<void* const> ptrs);
 
-// What the CUDA emitter can express: every dtype but the complex ones for the elementwise ops
-// and casts the eager CPU kernels define, and sum/max/min reductions. Wider than
+// What the CUDA emitter can express: the elementwise ops and casts the eager CPU kernels define
+// on every dtype (complex ones: the ops of emit_cuda_complex.cpp), and sum/max/min reductions
+// (of complex values: sum). Wider than
 // expressible() (which fusion uses for every backend): the CUDA backend also runs single
 // unfused nodes through the emitter.
 bool cuda_expressible(ir::Op op, std::span<const ir::DType> inputs, ir::DType result);

@@ -13,7 +13,8 @@
 namespace tensord::codegen {
 
 // "bool", "signed char", "short", "int", "long long", "unsigned char", "float" (float16,
-// bfloat16 and float32) or "double". Complex dtypes have none (not expressible).
+// bfloat16 and float32), "double", or td_c64 / td_c128 (complex64 / complex128, structs of
+// cuda_complex_prelude()).
 std::string_view cuda_compute_type(ir::DType t);
 
 // Whether cuda_expr can write elementwise `op` (unary, binary, where, cast) on inputs of these
@@ -25,7 +26,22 @@ bool cuda_op_supported(ir::Op op, std::span<const ir::DType> inputs, ir::DType r
 std::string cuda_expr(ir::Op op, std::span<const std::string> args,
                       std::span<const ir::DType> arg_dtypes, ir::DType result);
 
-// Device functions the expressions call (td_* helpers), once per translation unit.
+// Device functions the expressions call (td_* helpers), once per translation unit, after
+// cuda_half_prelude() (which cuda_structure_prelude() starts with).
 std::string_view cuda_math_prelude();
+
+// `x` (of `from`'s compute type) converted to `to`'s by the cast rules of scalar_cast.h; the
+// real-only part (emit_cuda_ops.cpp) and the one that also takes complex dtypes
+// (emit_cuda_complex.cpp: the imaginary part dropped, or 0).
+std::string cuda_real_convert(const std::string& x, ir::DType from, ir::DType to);
+std::string cuda_convert(const std::string& x, ir::DType from, ir::DType to);
+
+// The formulas of ops with a complex operand or result (emit_cuda_complex.cpp): cuda_op_supported
+// and cuda_expr hand such ops here.
+bool cuda_complex_op_supported(ir::Op op, std::span<const ir::DType> inputs, ir::DType result);
+std::string cuda_complex_expr(ir::Op op, std::span<const std::string> args,
+                              std::span<const ir::DType> arg_dtypes, ir::DType result);
+// The complex types and their arithmetic; after cuda_math_prelude() (it calls td_op_hypot).
+std::string_view cuda_complex_prelude();
 
 }  // namespace tensord::codegen

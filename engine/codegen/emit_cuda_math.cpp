@@ -1,9 +1,8 @@
 // The device functions the CUDA formulas call (cuda_math_prelude): what CUDA's math library
 // lacks or computes differently from the CPU backend. Names start with td_op_ (helpers) or
 // td_ + the op (special functions), so they do not meet the structure's own td_ names.
-// - 16-bit rounding: the bit manipulation of engine/codegen/emit_cpp_prelude.cpp (the rounding
-//   of engine/ir/half.h), and float rounded to odd (scalar_cast.h) so that double -> half
-//   rounds once.
+// - 16-bit rounding: cuda_half_prelude() (the rounding of engine/ir/half.h), and float rounded
+//   to odd (scalar_cast.h) so that double -> half rounds once.
 // - Integer arithmetic as kernels_binary*.cpp: wrapping in the unsigned type WrapT, the defined
 //   results of division by zero, INT_MIN / -1 and out-of-range shifts (no UB).
 // - Special functions in double, ported from special_functions*.h (every dtype is evaluated in
@@ -22,34 +21,6 @@ static __device__ __forceinline__ double td_op_dinf() {
 static __device__ __forceinline__ double td_op_dnan() {
   return __longlong_as_double(0x7ff8000000000000LL);
 }
-static __device__ __forceinline__ float td_op_h2f(unsigned short h) {
-  unsigned sign = (unsigned)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-  if (e == 0x1f) return __uint_as_float(sign | 0x7f800000u | (mant << 13));
-  if (e == 0) { float v = (float)mant * 5.9604644775390625e-8f; return sign ? -v : v; }
-  return __uint_as_float(sign | ((e + 112u) << 23) | (mant << 13));
-}
-static __device__ __forceinline__ unsigned short td_op_f2h(float f) {
-  unsigned x = __float_as_uint(f), sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
-  if (a >= 0x7f800000u) return (unsigned short)(sign | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u));
-  if (a >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);
-  if (a < 0x38800000u) {
-    float r = __fadd_rn(__uint_as_float(a), 0.5f);
-    return (unsigned short)(sign | (__float_as_uint(r) - 0x3f000000u));
-  }
-  a += 0xc8000fffu + ((a >> 13) & 1u);
-  return (unsigned short)(sign | (a >> 13));
-}
-static __device__ __forceinline__ float td_op_b2f(unsigned short b) {
-  return __uint_as_float((unsigned)b << 16);
-}
-static __device__ __forceinline__ unsigned short td_op_f2b(float f) {
-  unsigned x = __float_as_uint(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((x >> 16) | 0x40u);
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return (unsigned short)(x >> 16);
-}
-static __device__ __forceinline__ float td_op_rh(float x) { return td_op_h2f(td_op_f2h(x)); }
-static __device__ __forceinline__ float td_op_rb(float x) { return td_op_b2f(td_op_f2b(x)); }
 // d rounded to a float with an odd last bit when inexact: rounding that once more to a 16-bit
 // float gives the rounding of d itself.
 static __device__ __forceinline__ float td_op_rto(double d) {
@@ -246,18 +217,18 @@ static __device__ double td_op_floordiv(double a, double b) {
 static __device__ __forceinline__ float td_op_nextafter_h(float a, float b) {
   if (a != a || b != b) return a + b;
   if (a == b) return b;
-  if (a == 0) return copysignf(td_op_h2f((unsigned short)1), b);
-  unsigned short h = td_op_f2h(a);
+  if (a == 0) return copysignf(td_h2f((unsigned short)1), b);
+  unsigned short h = td_f2h(a);
   h = (unsigned short)((b > a) == (a > 0) ? h + 1 : h - 1);
-  return td_op_h2f(h);
+  return td_h2f(h);
 }
 static __device__ __forceinline__ float td_op_nextafter_b(float a, float b) {
   if (a != a || b != b) return a + b;
   if (a == b) return b;
-  if (a == 0) return copysignf(td_op_b2f((unsigned short)1), b);
-  unsigned short h = td_op_f2b(a);
+  if (a == 0) return copysignf(td_b2f((unsigned short)1), b);
+  unsigned short h = td_f2b(a);
   h = (unsigned short)((b > a) == (a > 0) ? h + 1 : h - 1);
-  return td_op_b2f(h);
+  return td_b2f(h);
 }
 )TD"
          R"TD(

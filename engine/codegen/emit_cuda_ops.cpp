@@ -6,9 +6,9 @@
 // functions in double. The helpers the expressions call are in emit_cuda_math.cpp.
 //
 // Not expressible here (cuda_op_supported is false): polygamma and multigammaln (their order is
-// an attribute, which the formula interface does not carry), frexp (two outputs), complex (a
-// complex result) and every complex dtype. logit is the formula without eps: a caller must not
-// route a logit node with the eps attribute here.
+// an attribute, which the formula interface does not carry) and frexp (two outputs). Ops with a
+// complex operand or result are emit_cuda_complex.cpp's. logit is the formula without eps: a
+// caller must not route a logit node with the eps attribute here.
 #include <initializer_list>
 #include <optional>
 #include <string_view>
@@ -334,7 +334,7 @@ std::string convert(const std::string& x, DType from, DType to) {
   if (to == DType::Float64) return cast_to("double", x);
   if (to == DType::Float32) return half16(from) ? x : cast_to("float", x);
   // to float16 / bfloat16: from float exactly or by round-to-odd, then rounded once.
-  const std::string round = to == DType::Float16 ? "td_op_rh(" : "td_op_rb(";
+  const std::string round = to == DType::Float16 ? "td_rh(" : "td_rb(";
   if (from == DType::Float32 || half16(from)) return round + x + ")";
   if (from == DType::Int8 || from == DType::UInt8 || from == DType::Int16) {
     return round + cast_to("float", x) + ")";  // exact in float
@@ -536,16 +536,31 @@ std::string_view cuda_compute_type(DType t) {
       return "float";
     case DType::Float64:
       return "double";
+    case DType::Complex64:
+      return "td_c64";
+    case DType::Complex128:
+      return "td_c128";
     default:
-      return "";  // complex: none
+      return "";
   }
 }
 
-bool cuda_op_supported(Op op, std::span<const DType> inputs, DType result) {
-  if (ir::is_complex(result)) return false;
+std::string cuda_real_convert(const std::string& x, DType from, DType to) {
+  return convert(x, from, to);
+}
+
+namespace {
+bool involves_complex(std::span<const DType> inputs, DType result) {
+  if (ir::is_complex(result)) return true;
   for (DType t : inputs) {
-    if (ir::is_complex(t)) return false;
+    if (ir::is_complex(t)) return true;
   }
+  return false;
+}
+}  // namespace
+
+bool cuda_op_supported(Op op, std::span<const DType> inputs, DType result) {
+  if (involves_complex(inputs, result)) return cuda_complex_op_supported(op, inputs, result);
   if (op == Op::cast) return inputs.size() == 1;
   const std::optional<DType> expected = result_of(op, inputs);
   return expected && *expected == result;
@@ -560,6 +575,7 @@ std::string cuda_expr(Op op, std::span<const std::string> args, std::span<const 
                                             std::string(ir::name(op)) + " on (" + in + ") -> " +
                                             std::string(ir::name(result)));
   }
+  if (involves_complex(arg_dtypes, result)) return cuda_complex_expr(op, args, arg_dtypes, result);
   auto as = [&](size_t i, DType t) { return convert(paren(args[i]), arg_dtypes[i], t); };
   if (op == Op::cast) return as(0, result);
   if (op == Op::where)

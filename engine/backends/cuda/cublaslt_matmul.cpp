@@ -31,13 +31,17 @@ LtTypes lt_types(ir::DType dtype, engine::Float32MatmulPrecision precision) {
       return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F};
     case ir::DType::Float64:
       return {CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F};
+    case ir::DType::Complex64:  // as torch: complex64 at full float32 precision
+      return {CUDA_C_32F, CUBLAS_COMPUTE_32F, CUDA_C_32F};
+    case ir::DType::Complex128:
+      return {CUDA_C_64F, CUBLAS_COMPUTE_64F, CUDA_C_64F};
     default:
       break;
   }
   throw Error(ErrorCode::Unsupported,
               "matmul of " + std::string(ir::name(dtype)) +
-                  " on CUDA: cuBLASLt serves float32, float16, bfloat16 "
-                  "and float64; integer matmul kernels are not written yet");
+                  " on CUDA: cuBLASLt serves float32, float16, bfloat16, float64, complex64 "
+                  "and complex128; integer matmul kernels are not written yet");
 }
 
 // RAII for the cuBLASLt descriptors of one call.
@@ -86,10 +90,10 @@ void LtMatmul::run(const engine::TensorValue& a, const engine::TensorValue& b,
                    const engine::TensorValue& out, engine::Float32MatmulPrecision precision,
                    cudaStream_t stream) {
   const ir::DType dtype = out.type.dtype;
-  if (a.type.dtype != dtype || b.type.dtype != dtype) {
-    throw Error(ErrorCode::Unsupported,
-                "matmul with operands of another dtype than its output on CUDA: the cast "
-                "kernel is not written yet");
+  if (a.type.dtype != dtype || b.type.dtype != dtype || a.conj || b.conj) {
+    throw Error(ErrorCode::Internal,
+                "LtMatmul::run: operands must be of the output's dtype and not conj views "
+                "(CudaBackend::run materialises them)");
   }
   const LtTypes types = lt_types(dtype, precision);
   if (out.type.numel() == 0) return;
@@ -137,7 +141,19 @@ void LtMatmul::run(const engine::TensorValue& a, const engine::TensorValue& b,
   // Our a is cuBLASLt's B and our b its A (see matmul_layout.h).
   const void* lt_a = b.raw();
   const void* lt_b = a.raw();
-  if (dtype == ir::DType::Float64) {
+  if (dtype == ir::DType::Complex128) {
+    const double one[2] = {1, 0}, zero[2] = {0, 0};
+    check(cublasLtMatmul(handle_, raw_desc, one, lt_a, la.get(), lt_b, lb.get(), zero, out.raw(),
+                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace_,
+                         workspace_bytes_, stream),
+          "cublasLtMatmul");
+  } else if (dtype == ir::DType::Complex64) {
+    const float one[2] = {1, 0}, zero[2] = {0, 0};
+    check(cublasLtMatmul(handle_, raw_desc, one, lt_a, la.get(), lt_b, lb.get(), zero, out.raw(),
+                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace_,
+                         workspace_bytes_, stream),
+          "cublasLtMatmul");
+  } else if (dtype == ir::DType::Float64) {
     const double one = 1, zero = 0;
     check(cublasLtMatmul(handle_, raw_desc, &one, lt_a, la.get(), lt_b, lb.get(), &zero, out.raw(),
                          lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace_,

@@ -11,6 +11,7 @@
 #include "engine/backends/cuda/cuda_ops.h"
 #include "engine/backends/cuda/cuda_resources.h"
 #include "engine/backends/cuda/cupti_tracer.h"
+#include "engine/backends/cuda/movement_launch.h"
 #include "engine/ir/error.h"
 
 namespace tensord::cuda {
@@ -204,6 +205,13 @@ CudaContext CudaBackend::context() {
       st.kernels, st.families, precision_,  [this](size_t bytes) { return allocate(bytes); }};
 }
 
+std::vector<engine::TensorValue> CudaBackend::run_data_dependent(
+    const ir::Node& node, std::span<const engine::TensorValue> inputs) {
+  DeviceGuard guard(device_);
+  CudaContext ctx = context();
+  return {run_dynamic(ctx, node, inputs)};  // the single-output ones: unique has no CUDA path
+}
+
 void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
                       std::span<const engine::TensorValue> outputs) {
   DeviceGuard guard(device_);
@@ -212,7 +220,18 @@ void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue>
     if (inputs.size() != 2 || outputs.size() != 1) {
       throw Error(ErrorCode::Internal, "matmul expects two inputs and one output");
     }
-    st.matmul.run(inputs[0], inputs[1], outputs[0], precision_, st.stream.get());
+    // cuBLASLt multiplies operands of the output's dtype as stored: a conj view (complex) or
+    // an operand of another dtype is first materialised in that dtype (movement's copy, which
+    // conjugates and casts by the CPU's rules).
+    const ir::DType dtype = outputs[0].type.dtype;
+    engine::TensorValue operands[2] = {inputs[0], inputs[1]};
+    for (engine::TensorValue& v : operands) {
+      if (v.conj || v.type.dtype != dtype) {
+        CudaContext ctx = context();
+        v = movement::dense(ctx, v, dtype);
+      }
+    }
+    st.matmul.run(operands[0], operands[1], outputs[0], precision_, st.stream.get());
     return;
   }
   CudaContext ctx{

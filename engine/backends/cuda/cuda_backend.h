@@ -46,6 +46,8 @@ class CudaBackend final : public engine::Backend {
   void set_segment_observer(std::shared_ptr<profiler::SegmentObserver> observer) override;
   void run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
            std::span<const engine::TensorValue> outputs) override;
+  std::vector<engine::TensorValue> run_data_dependent(
+      const ir::Node& node, std::span<const engine::TensorValue> inputs) override;
   bool can_fuse() const override { return fuse_; }
   std::shared_ptr<const engine::CompiledKernels> compile(
       std::span<const engine::FusedGroup> groups) override;

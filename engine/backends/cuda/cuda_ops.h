@@ -37,6 +37,11 @@ bool run_sort(CudaContext& ctx, const ir::Node& node, Values in, Values out);
 // Convolutions and pooling through cuDNN. dnn_family.cpp.
 bool run_dnn(CudaContext& ctx, const ir::Node& node, Values in, Values out);
 
+// The data-dependent ops (ir::is_data_dependent) on contiguous inputs: nonzero, flatnonzero,
+// masked_select, repeat_interleave_tensor; it sizes, allocates and returns the output (one
+// read to the host). Throws Unsupported for unique (a sort). dynamic_family.cpp.
+engine::TensorValue run_dynamic(CudaContext& ctx, const ir::Node& node, Values in);
+
 // FFT through cuFFT; linear algebra through cuSOLVER. fft_family.cpp, solver_family.cpp.
 bool run_fft(CudaContext& ctx, const ir::Node& node, Values in, Values out);
 bool run_solver(CudaContext& ctx, const ir::Node& node, Values in, Values out);

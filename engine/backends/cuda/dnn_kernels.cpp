@@ -1,5 +1,6 @@
 #include "engine/backends/cuda/dnn_kernels.h"
 
+#include "engine/codegen/cuda_half_prelude.h"
 #include "engine/ir/error.h"
 
 namespace tensord::cuda::dnn {
@@ -12,8 +13,8 @@ static_assert(sizeof(PlaneArgs) == 8 * 12);
 static_assert(sizeof(ConvArgs) == 8 * (7 + 18 + 10));
 static_assert(sizeof(CtcArgs) == 8 * 9);
 
-// Grid-stride loops, 64-bit indices, and the 16-bit conversions of engine/ir/half.h (the same
-// rounding as the CPU backend: round to nearest even, quiet NaNs).
+// Grid-stride loops and 64-bit indices; the 16-bit conversions are cuda_half_prelude()'s (the
+// same rounding as the CPU backend: round to nearest even, quiet NaNs).
 constexpr const char* kCommon = R"(
 typedef long long i64;
 typedef unsigned short u16;
@@ -22,30 +23,6 @@ typedef unsigned int u32;
   for (i64 k = blockIdx.x * (i64)blockDim.x + threadIdx.x; k < (total); \
        k += (i64)gridDim.x * blockDim.x)
 __device__ __forceinline__ double td_inf() { return __longlong_as_double(0x7ff0000000000000LL); }
-__device__ __forceinline__ float td_h2f(u16 h) {
-  u32 sign = (u32)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-  if (e == 0x1f) return __uint_as_float(sign | 0x7f800000u | (mant << 13));
-  if (e == 0) { float v = (float)mant * 5.9604644775390625e-8f; return sign ? -v : v; }
-  return __uint_as_float(sign | ((e + 112u) << 23) | (mant << 13));
-}
-__device__ __forceinline__ u16 td_f2h(float f) {
-  u32 x = __float_as_uint(f), sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
-  if (a >= 0x7f800000u) return (u16)(sign | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u));
-  if (a >= 0x477ff000u) return (u16)(sign | 0x7c00u);
-  if (a < 0x38800000u) {
-    float r = __fadd_rn(__uint_as_float(a), 0.5f);
-    return (u16)(sign | (__float_as_uint(r) - 0x3f000000u));
-  }
-  a += 0xc8000fffu + ((a >> 13) & 1u);
-  return (u16)(sign | (a >> 13));
-}
-__device__ __forceinline__ float td_b2f(u16 b) { return __uint_as_float((u32)b << 16); }
-__device__ __forceinline__ u16 td_f2b(float f) {
-  u32 x = __float_as_uint(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (u16)((x >> 16) | 0x40u);
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return (u16)(x >> 16);
-}
 )";
 
 // Loads widen to double (exact); stores round once to float32 (the CPU's work dtype for every
@@ -345,13 +322,13 @@ int dtype_code(ir::DType dtype) {
 
 std::string kernel_source(ir::DType dtype) {
   return "// tensord: neural-network kernels, " + std::string(ir::name(dtype)) +
-         "\n#define TD_DTYPE " + std::to_string(dtype_code(dtype)) + "\n" + kCommon + kAccessors +
-         kBody;
+         "\n#define TD_DTYPE " + std::to_string(dtype_code(dtype)) + "\n" +
+         std::string(codegen::cuda_half_prelude()) + kCommon + kAccessors + kBody;
 }
 
 const std::string& copy_source() {
-  static const std::string source =
-      std::string("// tensord: neural-network copies\n") + kCommon + kCopyBody;
+  static const std::string source = std::string("// tensord: neural-network copies\n") +
+                                    std::string(codegen::cuda_half_prelude()) + kCommon + kCopyBody;
   return source;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "engine/codegen/cuda_half_prelude.h"
 #include "engine/ir/error.h"
 
 namespace tensord::cuda {
@@ -25,7 +26,7 @@ struct CopyParams {
 };
 static_assert(sizeof(CopyParams) == 40 + 4 * 8 * kCopyMaxRank);
 
-// float16 via PTX cvt (exact), bfloat16 by its bits: the high half of a float32.
+// 16-bit floats widen by cuda_half_prelude()'s td_h2f / td_b2f (exact).
 const char* const kSource = R"(
 typedef long long i64;
 #define MAXR 16
@@ -42,12 +43,10 @@ struct f16 { unsigned short bits; };
 struct bf16 { unsigned short bits; };
 
 template <class R> __device__ void load(const f16* p, R& re, R& im) {
-  float f;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(p->bits));
-  re = (R)f; im = (R)0;
+  re = (R)td_h2f(p->bits); im = (R)0;
 }
 template <class R> __device__ void load(const bf16* p, R& re, R& im) {
-  re = (R)__int_as_float((int)(((unsigned)p->bits) << 16)); im = (R)0;
+  re = (R)td_b2f(p->bits); im = (R)0;
 }
 template <class R> __device__ void load(const float* p, R& re, R& im) { re = (R)*p; im = (R)0; }
 template <class R> __device__ void load(const double* p, R& re, R& im) { re = (R)*p; im = (R)0; }
@@ -116,7 +115,7 @@ bool is_copy_destination(ir::DType t) {
 }  // namespace
 
 const std::string& strided_copy_source() {
-  static const std::string source = kSource;
+  static const std::string source = std::string(codegen::cuda_half_prelude()) + kSource;
   return source;
 }
 

@@ -1,6 +1,8 @@
 // The prelude, the strided copy and the dtype conversion sources (movement_sources.h).
 #include "engine/backends/cuda/movement_sources.h"
 
+#include "engine/codegen/cuda_half_prelude.h"
+
 namespace tensord::cuda {
 namespace {
 
@@ -45,31 +47,6 @@ __device__ __forceinline__ void td_offsets2(td_i64 flat, const td_dims& d, const
   }
 }
 
-// engine/ir/half.h's conversions, bit for bit.
-__device__ __forceinline__ float td_h2f(td_u16 h) {
-  td_u32 sign = (td_u32)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-  if (e == 0x1f) return __uint_as_float(sign | 0x7f800000u | (mant << 13));
-  if (e == 0) { float v = (float)mant * 5.9604644775390625e-8f; return sign ? -v : v; }
-  return __uint_as_float(sign | ((e + 112u) << 23) | (mant << 13));
-}
-__device__ __forceinline__ td_u16 td_f2h(float f) {
-  td_u32 x = __float_as_uint(f), sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
-  if (a >= 0x7f800000u) return (td_u16)(sign | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u));
-  if (a >= 0x477ff000u) return (td_u16)(sign | 0x7c00u);
-  if (a < 0x38800000u) {
-    float r = __fadd_rn(__uint_as_float(a), 0.5f);
-    return (td_u16)(sign | (__float_as_uint(r) - 0x3f000000u));
-  }
-  a += 0xc8000fffu + ((a >> 13) & 1u);
-  return (td_u16)(sign | (a >> 13));
-}
-__device__ __forceinline__ float td_b2f(td_u16 b) { return __uint_as_float((td_u32)b << 16); }
-__device__ __forceinline__ td_u16 td_f2b(float f) {
-  td_u32 x = __float_as_uint(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (td_u16)((x >> 16) | 0x40u);
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return (td_u16)(x >> 16);
-}
 // float(d) rounded to odd, so that one more rounding to a 16-bit float equals rounding d
 // directly (the CPU's round_to_odd_float: nearest, then one step toward d when inexact and even).
 __device__ __forceinline__ float td_round_odd(double d) {
@@ -284,7 +261,7 @@ extern "C" __global__ void td_convert(char* dst, int dst_code, const char* src, 
 }  // namespace
 
 const std::string& movement_prelude() {
-  static const std::string text = kPrelude;
+  static const std::string text = std::string(codegen::cuda_half_prelude()) + kPrelude;
   return text;
 }
 

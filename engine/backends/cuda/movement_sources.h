@@ -33,9 +33,15 @@ const std::string& gather_kernel_source();
 // float64/int64 accumulators).
 const std::string& index_kernel_source();
 
+// The data-dependent ops (dynamic_family.cpp): compaction of selected elements by chunks
+// (counts, then writes at the scanned offsets) and repeat_interleave's row copies.
+// dynamic_sources.cpp.
+const std::string& dynamic_kernel_source();
+
 // What each family may load.
 std::vector<KernelSource> creation_kernel_sources();
 std::vector<KernelSource> movement_kernel_sources();
 std::vector<KernelSource> index_kernel_sources();
+std::vector<KernelSource> dynamic_kernel_sources();
 
 }  // namespace tensord::cuda

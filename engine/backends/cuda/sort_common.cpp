@@ -1,5 +1,6 @@
 #include "engine/backends/cuda/sort_common.h"
 
+#include "engine/codegen/cuda_half_prelude.h"
 #include "engine/ir/error.h"
 
 namespace tensord::cuda {
@@ -95,7 +96,7 @@ int64_t next_pow2(int64_t n) {
 }
 
 const std::string& sort_prelude() {
-  static const std::string text = R"(
+  static const std::string text = std::string(codegen::cuda_half_prelude()) + R"(
 typedef long long i64;
 typedef unsigned long long u64;
 typedef unsigned int u32;
@@ -142,30 +143,6 @@ __device__ __forceinline__ i64 global_threads() {
 #define KERNEL __global__
 #endif
 
-// 16-bit floats: hardware conversions (round to nearest even) for float16; bfloat16 by bits,
-// exactly as engine/ir/half.h (whose float16 code the host path uses).
-#ifdef __CUDACC_RTC__
-__device__ __forceinline__ float h2f(u16 h) {
-  float f;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-  return f;
-}
-__device__ __forceinline__ u16 f2h(float f) {
-  u16 h;
-  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-  return h;
-}
-#else
-inline float h2f(u16 h) { return tensord::ir::Float16::to_float(h); }
-inline u16 f2h(float f) { return tensord::ir::Float16::from_float(f); }
-#endif
-__device__ __forceinline__ float b2f(u16 b) { return __uint_as_float(((u32)b) << 16); }
-__device__ __forceinline__ u16 f2b(float f) {
-  u32 x = __float_as_uint(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (u16)((x >> 16) | 0x40u);
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return (u16)(x >> 16);
-}
 __device__ __forceinline__ double d_inf() { return __longlong_as_double(0x7ff0000000000000LL); }
 
 // Sort keys: unsigned integers whose order is the value order, NaN above +inf (all NaNs one
@@ -227,9 +204,9 @@ std::string dtype_prelude(ir::DType t) {
     case DType::Int64:
       return integer("long long");
     case DType::Float16:
-      return floating("f16", "float", "h2f(v.bits)", "r.bits = f2h(c)", "key_f32");
+      return floating("f16", "float", "td_h2f(v.bits)", "r.bits = td_f2h(c)", "key_f32");
     case DType::BFloat16:
-      return floating("bf16", "float", "b2f(v.bits)", "r.bits = f2b(c)", "key_f32");
+      return floating("bf16", "float", "td_b2f(v.bits)", "r.bits = td_f2b(c)", "key_f32");
     case DType::Float32:
       return floating("float", "float", "v", "r = c", "key_f32");
     case DType::Float64:

@@ -1,6 +1,7 @@
 // The conformance table's backend list for tensord_conformance_cuda_emulated: the CUDA backend's
-// creation, movement and index families with their kernels run on the host
-// (movement_emulation.cpp), every other op on the CPU backend. It checks those families against
+// creation, movement and index families, its data-dependent ops (but unique), and its loop-IR
+// family for complex nodes, with their kernels run on the host (movement_emulation.cpp), every
+// other op on the CPU backend. It checks those families against
 // the table's float64 reference on a machine without a GPU.
 #include "engine/backends/cpu/cpu_backend.h"
 #include "engine/backends/cuda/cuda_ops.h"
@@ -8,6 +9,19 @@
 
 namespace tensord::conformance {
 namespace {
+
+// The loop-IR family runs only nodes with a complex operand here: compiling each of the real
+// table's thousands of kernels with the host compiler would take hours, and the real formulas
+// are checked against the CPU by tensord_unit_cuda_formulas_host.
+bool involves_complex(std::span<const engine::TensorValue> in,
+                      std::span<const engine::TensorValue> out) {
+  for (const auto* side : {&in, &out}) {
+    for (const engine::TensorValue& v : *side) {
+      if (ir::is_complex(v.type.dtype)) return true;
+    }
+  }
+  return false;
+}
 
 class EmulatedCudaFamilies final : public engine::Backend {
  public:
@@ -24,6 +38,7 @@ class EmulatedCudaFamilies final : public engine::Backend {
   std::shared_ptr<engine::Buffer> allocate(size_t bytes) override { return cpu_.allocate(bytes); }
   void run(const ir::Node& node, std::span<const engine::TensorValue> in,
            std::span<const engine::TensorValue> out) override {
+    if (involves_complex(in, out) && cuda::run_loop_ir(ctx_, node, in, out)) return;
     if (cuda::run_creation(ctx_, node, in, out) || cuda::run_movement(ctx_, node, in, out) ||
         cuda::run_index(ctx_, node, in, out)) {
       return;
@@ -32,7 +47,8 @@ class EmulatedCudaFamilies final : public engine::Backend {
   }
   std::vector<engine::TensorValue> run_data_dependent(
       const ir::Node& node, std::span<const engine::TensorValue> in) override {
-    return cpu_.run_data_dependent(node, in);
+    if (node.op == ir::Op::unique) return cpu_.run_data_dependent(node, in);  // no CUDA path yet
+    return {cuda::run_dynamic(ctx_, node, in)};
   }
   void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override {
     cpu_.write(dst, offset, src, n);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/backends/cuda/nvrtc_compiler.h"
+#include "engine/codegen/cuda_half_prelude.h"
 #include "engine/codegen/emit_cuda_internal.h"
 #include "engine/ir/error.h"
 #include "engine/ir/op.h"
@@ -34,10 +35,11 @@ TEST_CASE("the CUDA formula table covers every elementwise op on every real dtyp
   WARN(t.supported.size() << " combinations written, " << t.excluded << " excluded");
 }
 
-TEST_CASE("complex dtypes and unknown combinations are not supported") {
+TEST_CASE("unknown combinations are not supported; complex ones are emit_cuda_complex.cpp's") {
   const DType c64[] = {DType::Complex64};
-  CHECK_FALSE(cuda_op_supported(Op::exp, c64, DType::Complex64));
-  CHECK(cuda_compute_type(DType::Complex128).empty());
+  CHECK(cuda_op_supported(Op::exp, c64, DType::Complex64));
+  CHECK_FALSE(cuda_op_supported(Op::sin, c64, DType::Complex64));  // inference rejects it
+  CHECK(cuda_compute_type(DType::Complex128) == "td_c128");
   const DType ints[] = {DType::Int32, DType::Int32};
   CHECK_FALSE(cuda_op_supported(Op::add, ints, DType::Float32));  // inference says int32
   CHECK_FALSE(cuda_op_supported(Op::sum, std::span<const DType>(ints, 1), DType::Int64));
@@ -58,15 +60,15 @@ TEST_CASE("conversions follow the CPU's cast rules") {
     return cuda_expr(Op::cast, x, in, to);
   };
   CHECK(cast(DType::Float32, DType::Int32) == "td_op_f2i32((x))");  // saturating, NaN -> 0
-  CHECK(cast(DType::Float64, DType::Float16) == "td_op_rh(td_op_rto(((double)((x)))))");
-  CHECK(cast(DType::Int64, DType::BFloat16) == "td_op_rb(td_op_rto(((double)((x)))))");
-  CHECK(cast(DType::Int16, DType::Float16) == "td_op_rh(((float)((x))))");
+  CHECK(cast(DType::Float64, DType::Float16) == "td_rh(td_op_rto(((double)((x)))))");
+  CHECK(cast(DType::Int64, DType::BFloat16) == "td_rb(td_op_rto(((double)((x)))))");
+  CHECK(cast(DType::Int16, DType::Float16) == "td_rh(((float)((x))))");
   CHECK(cast(DType::Float16, DType::Float32) == "(x)");
   CHECK(cast(DType::Float32, DType::Bool) == "((x) != 0)");
   // Comparisons convert to the promoted dtype: int16 meets float16 as float16.
   const std::string xy[] = {"x", "y"};
   const DType mixed[] = {DType::Int16, DType::Float16};
-  CHECK(cuda_expr(Op::lt, xy, mixed, DType::Bool) == "(td_op_rh(((float)((x)))) < (y))");
+  CHECK(cuda_expr(Op::lt, xy, mixed, DType::Bool) == "(td_rh(((float)((x)))) < (y))");
 }
 
 TEST_CASE("every formula compiles with NVRTC for sm_90") {
@@ -75,7 +77,8 @@ TEST_CASE("every formula compiles with NVRTC for sm_90") {
   // Batches compiled concurrently, the kernels dealt round-robin; each batch is one source
   // with the prelude.
   constexpr size_t kBatches = 4;
-  std::vector<std::string> sources(kBatches, std::string(cuda_math_prelude()));
+  std::vector<std::string> sources(
+      kBatches, std::string(cuda_half_prelude()) + std::string(cuda_math_prelude()));
   const std::vector<std::string> all =
       kernels(t.supported, "[threadIdx.x]", "void* const* o, const void* const* a", "");
   for (size_t i = 0; i < all.size(); ++i) sources[i % kBatches] += all[i];

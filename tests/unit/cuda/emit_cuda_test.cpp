@@ -63,6 +63,20 @@ TEST_CASE("every op the formula table supports compiles in a pointwise kernel", 
   for (auto& [op, kernels] : by_op) compile(emitter.unit(kernels), op);
 }
 
+TEST_CASE("every complex kernel compiles for sm_90", "[cuda][codegen][complex]") {
+  const CudaEmitter emitter;
+  std::map<std::string, std::vector<EmittedKernel>> by_op;
+  for (const NamedKernel& k : complex_kernels()) {
+    by_op[k.what.substr(0, k.what.find(' '))].push_back(emitter.emit(k.kernel));
+  }
+  // Every op of the CPU's complex kernels (kernels_complex.cpp) is among them.
+  for (const char* op : {"cast", "neg", "exp", "log", "sqrt", "abs", "real", "imag", "angle", "add",
+                         "sub", "mul", "div", "eq", "ne", "where", "complex", "complex64"}) {
+    CHECK(by_op.count(op) == 1);
+  }
+  for (auto& [op, kernels] : by_op) compile(emitter.unit(kernels), op);
+}
+
 TEST_CASE("the same kernel gives the same text; another kernel another name", "[cuda][codegen]") {
   const CudaEmitter emitter;
   const std::vector<NamedKernel> ks = structure_kernels();
@@ -96,16 +110,27 @@ TEST_CASE("one-dimensional passes index directly; others divide once per thread"
 
 TEST_CASE("what the CUDA emitter cannot express is an Unsupported error", "[cuda][codegen]") {
   KernelBuilder k(1, 0);
-  k.out(k.op(Op::add, {k.load(DType::Complex64), k.load(DType::Complex64)}, DType::Complex64));
+  k.out(k.op(Op::sin, {k.load(DType::Complex64)}, DType::Complex64));
   CHECK_THROWS_AS(CudaEmitter{}.emit(k.kernel()), Error);
   try {
     CudaEmitter{}.emit(k.kernel());
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::Unsupported);
+    CHECK(std::string(e.what()).find("sin") != std::string::npos);
   }
   const DType c64[] = {DType::Complex64};
-  CHECK_FALSE(cuda_expressible(Op::exp, c64, DType::Complex64));
-  CHECK_FALSE(cuda_expressible_reduction(Op::sum, DType::Complex64, DType::Complex64));
+  const DType c64_c128[] = {DType::Complex64, DType::Complex128};
+  CHECK(cuda_expressible(Op::exp, c64, DType::Complex64));
+  CHECK_FALSE(cuda_expressible(Op::exp, c64, DType::Complex128));  // not what infer gives
+  CHECK(cuda_expressible(Op::abs, c64, DType::Float32));
+  CHECK_FALSE(cuda_expressible(Op::abs, c64, DType::Complex64));
+  CHECK(cuda_expressible(Op::mul, c64_c128, DType::Complex128));
+  CHECK(cuda_expressible(Op::ne, c64_c128, DType::Bool));
+  CHECK_FALSE(cuda_expressible(Op::lt, c64_c128, DType::Bool));
+  CHECK_FALSE(cuda_expressible(Op::floor, c64, DType::Complex64));
+  CHECK(cuda_expressible_reduction(Op::sum, DType::Complex64, DType::Complex64));
+  CHECK_FALSE(cuda_expressible_reduction(Op::sum, DType::Complex64, DType::Complex128));
+  CHECK_FALSE(cuda_expressible_reduction(Op::max, DType::Complex128, DType::Complex128));
   CHECK_FALSE(cuda_expressible_reduction(Op::prod, DType::Float32, DType::Float32));
   CHECK_FALSE(cuda_expressible_reduction(Op::sum, DType::Int32, DType::Int32));
   CHECK(cuda_expressible_reduction(Op::sum, DType::Int32, DType::Int64));

@@ -123,8 +123,8 @@ inline std::string statement(const Combo& c, size_t index, const std::string& at
                    std::to_string(3 * index + i) + "])" + at);
   }
   std::string e = cuda_expr(c.op, args, c.in, c.out);
-  if (c.out == DType::Float16) e = "td_op_rh(" + e + ")";
-  if (c.out == DType::BFloat16) e = "td_op_rb(" + e + ")";
+  if (c.out == DType::Float16) e = "td_rh(" + e + ")";
+  if (c.out == DType::BFloat16) e = "td_rb(" + e + ")";
   return "  ((" + std::string(cuda_compute_type(c.out)) + "*)o[" + slot + "])" + at + " = " + e +
          ";\n";
 }

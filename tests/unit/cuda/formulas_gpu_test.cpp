@@ -14,6 +14,7 @@
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/cuda_kernel_cache.h"
+#include "engine/codegen/cuda_half_prelude.h"
 #include "tests/unit/cuda/formula_cases.h"
 
 namespace tensord::codegen::test {
@@ -39,7 +40,8 @@ TEST_CASE("the CUDA formulas agree with the CPU kernels on the GPU") {
   }
   const std::vector<std::string> texts = loop_kernels(t.supported, true);
   constexpr size_t kBatches = 16;
-  std::vector<std::string> sources(kBatches, std::string(cuda_math_prelude()));
+  std::vector<std::string> sources(
+      kBatches, std::string(cuda_half_prelude()) + std::string(cuda_math_prelude()));
   std::vector<std::vector<std::string>> names(kBatches);
   for (size_t i = 0; i < texts.size(); ++i) {
     sources[i % kBatches] += texts[i];

@@ -180,4 +180,60 @@ std::vector<NamedKernel> op_kernels() {
   return ks;
 }
 
+std::vector<NamedKernel> complex_kernels() {
+  const DType all[] = {DType::Bool,    DType::Int8,    DType::UInt8,     DType::Int16,
+                       DType::Int32,   DType::Int64,   DType::Float16,   DType::BFloat16,
+                       DType::Float32, DType::Float64, DType::Complex64, DType::Complex128};
+  std::vector<NamedKernel> ks;
+  auto add = [&](Op op, std::vector<DType> in, DType out) {
+    bool complex = ir::is_complex(out);
+    for (DType t : in) complex = complex || ir::is_complex(t);
+    if (!complex || !cuda_op_supported(op, in, out)) return;
+    KernelBuilder k(1, 0);
+    std::vector<uint32_t> args;
+    std::string what = std::string(ir::name(op)) + " (";
+    for (DType t : in) {
+      args.push_back(k.load(t));
+      what += std::string(ir::name(t)) + " ";
+    }
+    k.out(k.op(op, args, out));
+    ks.push_back({what + ") -> " + std::string(ir::name(out)), k.kernel()});
+  };
+  for (const ir::OpInfo& info : ir::all_ops()) {
+    for (DType t : all) {
+      for (DType r : all) {
+        switch (info.kind) {
+          case ir::OpKind::Unary:
+            add(info.op, {t}, r);
+            break;
+          case ir::OpKind::Binary:  // the result shape inference gives
+            for (DType p : all) {
+              if (r == DType::Bool || r == ir::promote(t, p) || info.op == Op::complex)
+                add(info.op, {t, p}, r);
+            }
+            break;
+          case ir::OpKind::Ternary:
+            for (DType p : all) {
+              if (r == ir::promote(t, p)) add(info.op, {DType::Bool, t, p}, r);
+            }
+            break;
+          default:
+            break;
+        }
+      }
+    }
+  }
+  for (DType t : {DType::Complex64, DType::Complex128}) {
+    const std::string n(ir::name(t));
+    ks.push_back({n + " sum, 1 + 1", reduction(Op::sum, t, t, 1, 1, C)});
+    ks.push_back({n + " sum, 2 + 2 strided", reduction(Op::sum, t, t, 2, 2, S)});
+    ks.push_back({n + " column sum (strided rows)", reduction(Op::sum, t, t, 1, 1, S)});
+    KernelBuilder k(2, 1);
+    const uint32_t x = k.load(t, B);
+    k.out(k.op(Op::div, {k.reduce(Op::sum, x, t), k.constant(t, 0)}, t, Level::Outer));
+    ks.push_back({n + " mean (sum / constant), 2 + 1", k.kernel()});
+  }
+  return ks;
+}
+
 }  // namespace tensord::codegen::test

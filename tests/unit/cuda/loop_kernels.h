@@ -82,4 +82,10 @@ std::vector<NamedKernel> structure_kernels();
 // every elementwise op and real dtype (casts between every pair).
 std::vector<NamedKernel> op_kernels();
 
+// The complex64/complex128 kernels: one pointwise kernel per complex combination
+// cuda_op_supported accepts (casts to and from every dtype, every elementwise op with every
+// real or complex partner), and complex sums in the reduction structures (warp groups, whole
+// blocks, strided rows, an outer constant as mean uses).
+std::vector<NamedKernel> complex_kernels();
+
 }  // namespace tensord::codegen::test

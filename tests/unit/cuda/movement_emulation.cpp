@@ -1,11 +1,13 @@
 // A host stand-in for the CUDA runtime under the creation, movement and index families, so that
 // their host code and their kernels run on a machine without a GPU: every CUDA C source is
 // compiled as C++ by the host compiler (with a shim for CUDA's built-ins) into a shared library,
-// kernels are called through generated thunks, and device memory is host memory. Grid-stride
-// kernels run as one thread (atomics are then plain operations, in the CPU's order); kernels
-// launched with a 2-D block (the tiled transpose) run one block of real threads with a barrier
-// for __syncthreads. This checks the families' logic and the kernels' arithmetic, not CUDA
-// itself: tensord_gpu_cuda_movement and the conformance table do that on a device.
+// kernels are called through generated thunks, and device memory is host memory. The loop-IR
+// emitter's units (elementwise ops and sums; the conformance binary sends it complex nodes) run
+// the same way. Grid-stride kernels run as one thread (atomics are then plain operations, in the
+// CPU's order); kernels launched with a 2-D block (the tiled transpose) run one block of real
+// threads with a barrier for __syncthreads. This checks the families' logic and the kernels'
+// arithmetic, not CUDA itself: tensord_gpu_cuda_movement and the conformance table do that on a
+// device.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
@@ -17,7 +19,10 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <span>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/cuda_kernel_cache.h"
@@ -81,6 +86,48 @@ template <typename... A> static void td_invoke(void (*f)(A...), void** a) {
 }
 )";
 
+// The same for the loop-IR emitter's units (engine/codegen/emit_cuda*.cpp): the formula
+// prelude's host stand-ins (formulas_host_shim.h) and a launch of one thread. That one thread
+// walks the whole grid-stride range of a pointwise kernel; in a kernel with rows, td_group is
+// made to give every row one thread (loop_unit_for_host), so that td_reduce shuffles nothing.
+constexpr const char* kLoopShim = R"(// CUDA built-ins for host C++ (loop-IR units)
+#include "tests/unit/cuda/formulas_host_shim.h"
+#include <cstddef>
+#include <cstdlib>
+#include <type_traits>
+#include <utility>
+#define __global__
+#define __shared__ static
+#define __launch_bounds__(n)
+struct td_dim3 { unsigned x, y, z; };
+static td_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
+static inline void __syncthreads() {}
+// One thread per row: a shuffle would be a bug of this emulation.
+template <class T> static inline T __shfl_xor_sync(unsigned, T x, int) { abort(); return x; }
+extern "C" void td_emu_launch(unsigned, unsigned, void*) {}
+extern "C" void td_emu_thread(unsigned, unsigned) {}
+template <typename... A, std::size_t... I>
+static void td_call(void (*f)(A...), void** a, std::index_sequence<I...>) {
+  f(*static_cast<std::remove_cv_t<std::remove_reference_t<A>>*>(a[I])...);
+}
+template <typename... A> static void td_invoke(void (*f)(A...), void** a) {
+  td_call(f, a, std::index_sequence_for<A...>{});
+}
+)";
+
+// A loop-IR unit with td_group answering 1 (one thread per row); an error if the prelude no
+// longer has the function as written here (the kernels would then loop forever).
+std::string loop_unit_for_host(std::string text) {
+  const std::string group =
+      "static __device__ __forceinline__ int td_group(td_i64 n, td_i64 rows, bool strided) {";
+  const size_t at = text.find(group);
+  if (at == std::string::npos) {
+    throw Error(ErrorCode::Internal, "emulation: the loop-IR prelude has no td_group to replace");
+  }
+  text.insert(at + group.size(), " return 1;");
+  return text;
+}
+
 struct EmuLibrary {
   void* handle = nullptr;
   void (*launch)(unsigned, unsigned, std::barrier<>*) = nullptr;
@@ -94,8 +141,8 @@ std::map<void*, const EmuLibrary*> g_kernel_library;  // thunk -> its library
 const KernelSource* find_source(const std::string& text) {
   static const std::vector<KernelSource> all = [] {
     std::vector<KernelSource> v;
-    for (const auto& list :
-         {creation_kernel_sources(), movement_kernel_sources(), index_kernel_sources()}) {
+    for (const auto& list : {creation_kernel_sources(), movement_kernel_sources(),
+                             index_kernel_sources(), dynamic_kernel_sources()}) {
       v.insert(v.end(), list.begin(), list.end());
     }
     return v;
@@ -115,28 +162,35 @@ struct ScratchDir {
   }
 };
 
-const EmuLibrary& library(const std::string& text) {
+// A family's source (known by its text) or a loop-IR unit (any other text: its kernels are
+// `names`).
+const EmuLibrary& library(const std::string& text, std::span<const std::string> names) {
   static ScratchDir scratch;
   auto it = g_libraries.find(text);
   if (it != g_libraries.end()) return it->second;
   const KernelSource* source = find_source(text);
-  if (source == nullptr) throw Error(ErrorCode::Internal, "emulation: unknown kernel source");
+  const std::string name = source != nullptr ? source->name : "loop_" + names.front();
+  const std::vector<std::string> entries =
+      source != nullptr ? source->entries : std::vector<std::string>(names.begin(), names.end());
   const std::string& dir = scratch.path;
-  const std::string stem = dir + "/" + source->name;
+  const std::string stem = dir + "/" + name;
   std::string cmd = "mkdir -p " + dir;
   if (std::system(cmd.c_str()) != 0) throw Error(ErrorCode::Internal, "emulation: mkdir");
   {
     std::ofstream f(stem + ".cpp");
-    f << kShim << text << "\n";
-    for (const std::string& e : source->entries) {
+    if (source != nullptr) {
+      f << kShim << text << "\n";
+    } else {
+      f << kLoopShim << loop_unit_for_host(text) << "\n";
+    }
+    for (const std::string& e : entries) {
       f << "extern \"C\" void " << e << "_thunk(void** a) { td_invoke(&" << e << ", a); }\n";
     }
   }
-  cmd = std::string(TENSORD_EMU_CXX) +
-        " -std=c++20 -O1 -ffp-contract=off -fno-fast-math -shared -fPIC -w -o " + stem + ".so " +
-        stem + ".cpp";
+  cmd = std::string(TENSORD_EMU_CXX) + " -std=c++20 -O1 -ffp-contract=off -fno-fast-math -I" +
+        TENSORD_EMU_SOURCE_DIR + " -shared -fPIC -w -o " + stem + ".so " + stem + ".cpp";
   if (std::system(cmd.c_str()) != 0) {
-    throw Error(ErrorCode::Internal, "emulation: the host compiler rejected " + source->name);
+    throw Error(ErrorCode::Internal, "emulation: the host compiler rejected " + name);
   }
   EmuLibrary lib;
   lib.handle = dlopen((stem + ".so").c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -157,7 +211,7 @@ CudaKernelCache::~CudaKernelCache() = default;
 std::vector<cudaKernel_t> CudaKernelCache::load(const std::string& source,
                                                 std::span<const std::string> names) {
   std::lock_guard lock(g_mutex);
-  const EmuLibrary& lib = library(source);
+  const EmuLibrary& lib = library(source, names);
   std::vector<cudaKernel_t> out;
   for (const std::string& name : names) {
     void* f = dlsym(lib.handle, (name + "_thunk").c_str());

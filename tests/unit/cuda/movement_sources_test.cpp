@@ -48,6 +48,10 @@ TEST_CASE("the index family's CUDA sources compile for sm_90") {
   for (const KernelSource& s : index_kernel_sources()) compiles_with_entries(s);
 }
 
+TEST_CASE("the data-dependent family's CUDA source compiles for sm_90") {
+  for (const KernelSource& s : dynamic_kernel_sources()) compiles_with_entries(s);
+}
+
 TEST_CASE("the three families share a few distinct source texts") {
   std::set<const std::string*> texts;
   for (const auto& list :

@@ -50,6 +50,9 @@ inline unsigned __float_as_uint(float f) {
   std::memcpy(&u, &f, 4);
   return u;
 }
+inline float __fadd_rn(float a, float b) {
+  return a + b;
+}
 inline double __longlong_as_double(long long u) {
   double f;
   std::memcpy(&f, &u, 8);
