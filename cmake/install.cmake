@@ -47,8 +47,10 @@ if(TARGET tensord_client)
   install(FILES
       ${PROJECT_SOURCE_DIR}/engine/profiler/advice.h
       ${PROJECT_SOURCE_DIR}/engine/profiler/compact.h
+      ${PROJECT_SOURCE_DIR}/engine/profiler/memory_ledger.h
       ${PROJECT_SOURCE_DIR}/engine/profiler/profiler.h
       ${PROJECT_SOURCE_DIR}/engine/profiler/record.h
+      ${PROJECT_SOURCE_DIR}/engine/profiler/segment_observer.h
       ${PROJECT_SOURCE_DIR}/engine/profiler/summary.h
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tensord/engine/profiler)
 
