@@ -140,6 +140,23 @@ std::vector<NamedKernel> structure_kernels() {
   return ks;
 }
 
+namespace {
+
+// One elementwise op over loaded inputs, named "op (in...) -> out".
+NamedKernel one_op_kernel(Op op, const std::vector<DType>& in, DType out) {
+  KernelBuilder k(1, 0);
+  std::vector<uint32_t> args;
+  std::string what = std::string(ir::name(op)) + " (";
+  for (DType t : in) {
+    args.push_back(k.load(t));
+    what += std::string(ir::name(t)) + " ";
+  }
+  k.out(k.op(op, args, out));
+  return {what + ") -> " + std::string(ir::name(out)), k.kernel()};
+}
+
+}  // namespace
+
 std::vector<NamedKernel> op_kernels() {
   const DType all[] = {DType::Bool,    DType::Int8,   DType::UInt8,   DType::Int16,
                        DType::Int32,   DType::Int64,  DType::Float16, DType::BFloat16,
@@ -147,15 +164,7 @@ std::vector<NamedKernel> op_kernels() {
   std::vector<NamedKernel> ks;
   auto add = [&](Op op, std::vector<DType> in, DType out) {
     if (!cuda_op_supported(op, in, out)) return;
-    KernelBuilder k(1, 0);
-    std::vector<uint32_t> args;
-    std::string what = std::string(ir::name(op)) + " (";
-    for (DType t : in) {
-      args.push_back(k.load(t));
-      what += std::string(ir::name(t)) + " ";
-    }
-    k.out(k.op(op, args, out));
-    ks.push_back({what + ") -> " + std::string(ir::name(out)), k.kernel()});
+    ks.push_back(one_op_kernel(op, in, out));
   };
   for (const ir::OpInfo& info : ir::all_ops()) {
     for (DType t : all) {
@@ -189,15 +198,7 @@ std::vector<NamedKernel> complex_kernels() {
     bool complex = ir::is_complex(out);
     for (DType t : in) complex = complex || ir::is_complex(t);
     if (!complex || !cuda_op_supported(op, in, out)) return;
-    KernelBuilder k(1, 0);
-    std::vector<uint32_t> args;
-    std::string what = std::string(ir::name(op)) + " (";
-    for (DType t : in) {
-      args.push_back(k.load(t));
-      what += std::string(ir::name(t)) + " ";
-    }
-    k.out(k.op(op, args, out));
-    ks.push_back({what + ") -> " + std::string(ir::name(out)), k.kernel()});
+    ks.push_back(one_op_kernel(op, in, out));
   };
   for (const ir::OpInfo& info : ir::all_ops()) {
     for (DType t : all) {
