@@ -4,10 +4,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "engine/profiler/chrome.h"
 #include "tests/integration/client/client_fixture.h"
@@ -137,6 +139,20 @@ TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at t
     if (tcp) CHECK(big_in_segment);  // over unix sockets it may be a shared memory mapping
   }
   REQUIRE(f.live_tensors_eventually(0) == 0);
+  // A buffer is freed when its last holder lets go, which can be a moment after the session's
+  // count drops: a worker finishing the chunked read that used it. Wait for the books, not a
+  // fixed time.
+  auto live_blocks = [&] {
+    size_t n = 0;
+    for (const auto& r : prof.memory_snapshot().records) {
+      n += r.kind == profiler::RecordKind::Alloc;
+    }
+    return n;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (live_blocks() != 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   prof.stop();
   const profiler::Trace& t = prof.trace();
   std::map<uint64_t, int64_t> blocks;
