@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
+#include "engine/cache/cache_file.h"
 #include "engine/cache/run_process.h"
 #include "engine/ir/error.h"
 #include "engine/ir/hash.h"
@@ -52,13 +52,6 @@ bool write_file(const std::string& path, const std::string& text) {
   out << text;
   out.close();
   return static_cast<bool>(out);
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // The seal of a shared object: its size and hash. dlopen maps a truncated object without
@@ -188,9 +181,10 @@ std::vector<void*> KernelCache::load(const codegen::Emitter& emitter,
       h = open(tmp, missing, fns);
       std::error_code ec;
       if (!h) {
+        const char* why = dlerror();  // read once: the call clears it
         fs::remove(tmp, ec);
-        throw Error(ErrorCode::Internal, "a compiled kernel did not load: " +
-                                             std::string(dlerror() ? dlerror() : "unknown"));
+        throw Error(ErrorCode::Internal,
+                    "a compiled kernel did not load: " + std::string(why ? why : "unknown"));
       }
       // Loaded from its temporary name, so an earlier handle on `path` cannot shadow it.
       if (private_dir_) {
@@ -203,8 +197,8 @@ std::vector<void*> KernelCache::load(const codegen::Emitter& emitter,
         fs::rename(tmp, path, ec);
         if (ec) {
           fs::remove(tmp, ec);
-        } else if (write_file(tmp + ".seal", seal)) {
-          fs::rename(tmp + ".seal", path + ".seal", ec);
+        } else {
+          write_file_atomically(path + ".seal", seal);  // none: a recompile next time
         }
       }
       stats_.misses += missing.size();
@@ -221,14 +215,16 @@ std::vector<void*> KernelCache::load(const codegen::Emitter& emitter,
 // Compiles `source` into a temporary shared object in the cache directory and returns its
 // path; "" on failure, with the compiler's message in last_error_.
 std::string KernelCache::compile(const std::string& source, const std::string& key) {
-  const std::string stem =
-      dir_ + "/tmp-" + key + "-" + std::to_string(getpid()) + "-" + std::to_string(counter_++);
-  const std::string src = stem + ".cpp";
-  const std::string obj = stem + ".so";
-  if (!write_file(src, source)) {
-    last_error_ = "cannot write " + src;
+  // Private names: two caches in one process, or two daemons in containers whose pids
+  // coincide, compile the same key at once without writing each other's files.
+  const std::string src = create_private_file(dir_ + "/tmp-" + key + "-", ".cpp");
+  if (src.empty() || !write_file(src, source)) {
+    std::error_code ec;
+    if (!src.empty()) fs::remove(src, ec);
+    last_error_ = "cannot write a kernel source in " + dir_;
     return {};
   }
+  const std::string obj = src.substr(0, src.size() - 4) + ".so";
   std::vector<std::string> argv{options_.compiler.command};
   argv.insert(argv.end(), options_.compiler.flags.begin(), options_.compiler.flags.end());
   argv.insert(argv.end(), {"-x", "c++", "-o", obj, src});

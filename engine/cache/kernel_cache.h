@@ -72,7 +72,6 @@ class KernelCache {
   std::unordered_map<std::string, void*> loaded_;  // kernel name -> entry point
   std::vector<void*> handles_;                     // dlopen handles, closed with the cache
   KernelCacheStats stats_;
-  uint64_t counter_ = 0;
   std::string last_error_;
 };
 

@@ -1,15 +1,13 @@
 #include "engine/backends/cpu/launch_tuning.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "engine/cache/cache_file.h"
 #include "engine/codegen/emitter.h"
 
 namespace tensord::cpu {
@@ -67,23 +65,10 @@ void LaunchTuning::store(const std::string& key, int threads) {
   decided_[key] = threads;
   ++stats_.measured;
   if (dir_.empty()) return;
-  // Written whole under a private name, then renamed: a reader sees the old file or the new.
-  static std::atomic<uint64_t> counter{0};
   std::error_code ec;
   fs::create_directories(dir_ + "/tune", ec);
-  const std::string final_path = path(key);
-  const std::string tmp =
-      final_path + ".tmp" + std::to_string(getpid()) + "-" + std::to_string(counter.fetch_add(1));
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << "threads " << threads << "\n";
-    if (!out) {
-      fs::remove(tmp, ec);
-      return;  // a read-only directory: the decision stays in memory
-    }
-  }
-  fs::rename(tmp, final_path, ec);
-  if (ec) fs::remove(tmp, ec);
+  // A read-only or full directory keeps the decision in memory only.
+  cache::write_file_atomically(path(key), "threads " + std::to_string(threads) + "\n");
 }
 
 int LaunchTuning::threads_for(const std::string& key, int max_threads,

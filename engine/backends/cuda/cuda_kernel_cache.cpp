@@ -4,11 +4,10 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/nvrtc_compiler.h"
+#include "engine/cache/cache_file.h"
 #include "engine/codegen/emitter.h"
 #include "engine/ir/error.h"
 
@@ -17,33 +16,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The seal in front of a CUBIN on disk: its size and hash, so a torn write is never loaded.
 std::string seal_of(const std::string& image) {
   return "tensord-cubin " + std::to_string(image.size()) + " " +
          codegen::hex64(codegen::text_hash(image)) + "\n";
-}
-
-// Writes `bytes` under a name unique to this process and renames it into place: readers see
-// the old file, the new one, or none, never half of one.
-void write_atomically(const std::string& path, const std::string& bytes) {
-  const std::string tmp =
-      path + ".tmp" + std::to_string(getpid()) + "-" +
-      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << bytes;
-    if (!out) return;  // a full disk costs a recompile next time, never a failure now
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) fs::remove(tmp, ec);
 }
 
 }  // namespace
@@ -84,7 +60,7 @@ CudaKernelCache::Library& CudaKernelCache::library_for(const std::string& source
   const std::string path = options_.dir.empty() ? "" : options_.dir + "/" + key + ".cubin";
   std::string image;
   if (!path.empty() && access(path.c_str(), F_OK) == 0) {
-    const std::string file = read_file(path);
+    const std::string file = cache::read_file(path);
     const size_t eol = file.find('\n');
     if (eol != std::string::npos && file.substr(0, eol + 1) == seal_of(file.substr(eol + 1))) {
       image = file.substr(eol + 1);
@@ -107,7 +83,7 @@ CudaKernelCache::Library& CudaKernelCache::library_for(const std::string& source
                                                    .count());
     ++stats_.compiles;
     ++stats_.misses;
-    if (!path.empty()) write_atomically(path, seal_of(image) + image);
+    if (!path.empty()) cache::write_file_atomically(path, seal_of(image) + image);
   }
   auto lib = std::make_unique<Library>();
   check(cudaLibraryLoadData(&lib->handle, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
