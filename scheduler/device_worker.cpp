@@ -40,6 +40,7 @@ void DeviceWorker::close_session(uint64_t session) {
       ready_.erase(std::remove(ready_.begin(), ready_.end(), session), ready_.end());
     }
     sessions_.erase(it);
+    closed_.push_back(session);
     if (!had_jobs) return;
   }
   wake_.notify_one();
@@ -103,13 +104,15 @@ void DeviceWorker::cancel_locked(Session& session, const std::string& reason) {
 }
 
 bool DeviceWorker::idle_locked() const {
-  return !stopping_ && ready_.empty() && cancelled_.empty();
+  return !stopping_ && ready_.empty() && cancelled_.empty() && closed_.empty();
 }
 
 void DeviceWorker::loop() {
   for (;;) {
     std::vector<Cancelled> cancelled;
+    std::vector<uint64_t> closed;
     std::unique_ptr<Job> job;
+    uint64_t session = 0;
     auto precision = engine::Float32MatmulPrecision::Highest;
     {
       std::unique_lock lock(mu_);
@@ -117,22 +120,33 @@ void DeviceWorker::loop() {
       // event loop and the client need to deliver the next request (measured: slower).
       wake_.wait(lock, [&] { return !idle_locked(); });
       cancelled.swap(cancelled_);
-      if (cancelled.empty()) {
+      closed.swap(closed_);
+      if (cancelled.empty() && closed.empty()) {
         if (ready_.empty()) return;  // stopping, and nothing left to complete
         uint64_t id = ready_.front();
         ready_.pop_front();
         Session& s = sessions_.at(id);
         job = std::move(s.jobs.front().job);
         precision = s.jobs.front().precision;
+        session = id;
         s.jobs.pop_front();
         if (!s.jobs.empty()) ready_.push_back(id);
       }
     }
     for (auto& [cancelled_job, reason] : cancelled) cancelled_job->done(cancelled_error(reason));
+    for (uint64_t id : closed) {
+      try {
+        backend_->end_session(id);
+      } catch (...) {
+        // The session is gone; a backend that cannot release its state keeps it until it goes.
+      }
+    }
     if (!job) continue;
     std::exception_ptr error;
     try {
-      // Sessions take turns on one backend: each job runs under its own session's setting.
+      // Sessions take turns on one backend: each job runs under its own session's settings
+      // (CUDA: its stream, so the device overlaps its work with the other sessions').
+      backend_->set_session(session);
       backend_->set_float32_matmul_precision(precision);
       job->run(engine_);
     } catch (...) {

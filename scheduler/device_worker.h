@@ -58,7 +58,7 @@ class DeviceWorker {
   using Cancelled = std::pair<std::unique_ptr<Job>, std::string>;
 
   void loop();
-  bool idle_locked() const;  // nothing to run or complete, and not stopping
+  bool idle_locked() const;  // nothing to run, complete or end, and not stopping
   // Moves the session's jobs to cancelled_; the caller holds mu_.
   void cancel_locked(Session& session, const std::string& reason);
 
@@ -72,6 +72,9 @@ class DeviceWorker {
   // session and moves it to the back, so a long queue cannot starve the others.
   std::deque<uint64_t> ready_;
   std::vector<Cancelled> cancelled_;  // to be completed by the worker
+  // Closed sessions the backend has not been told of yet (Backend::end_session runs on the
+  // worker thread, after any job of the session that was already running).
+  std::vector<uint64_t> closed_;
   uint64_t next_session_ = 1;
   bool stopping_ = false;
 

@@ -104,6 +104,14 @@ class Backend {
   virtual void write(Buffer& dst, size_t offset, const void* src, size_t n) = 0;
   virtual void read(const Buffer& src, size_t offset, void* dst, size_t n) = 0;
 
+  // Sessions. The scheduler names the session whose job runs next (set_session, before each
+  // job, on the device's worker thread; 0: no session) and the sessions that closed
+  // (end_session, on the same thread, after their last job). A backend with per-session device
+  // state (CUDA: a stream per session, so that sessions overlap on the device) keys it by the
+  // id; the others ignore both.
+  virtual void set_session(uint64_t session) {}
+  virtual void end_session(uint64_t session) {}
+
   // The precision float32 matmuls may use from now on (the scheduler sets the session's before
   // running its work). Backends that always compute in full float32 keep the default.
   virtual void set_float32_matmul_precision(Float32MatmulPrecision) {}

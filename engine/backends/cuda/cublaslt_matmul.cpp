@@ -77,8 +77,7 @@ Layout make_layout(cudaDataType_t type, const LtOperand& o, int64_t batch) {
 
 }  // namespace
 
-LtMatmul::LtMatmul(void* workspace, size_t workspace_bytes)
-    : workspace_(workspace), workspace_bytes_(workspace_bytes) {
+LtMatmul::LtMatmul() {
   check(cublasLtCreate(&handle_), "cublasLtCreate");
 }
 
@@ -88,7 +87,7 @@ LtMatmul::~LtMatmul() {
 
 void LtMatmul::run(const engine::TensorValue& a, const engine::TensorValue& b,
                    const engine::TensorValue& out, engine::Float32MatmulPrecision precision,
-                   cudaStream_t stream) {
+                   cudaStream_t stream, void* workspace, size_t workspace_bytes) {
   const ir::DType dtype = out.type.dtype;
   if (a.type.dtype != dtype || b.type.dtype != dtype || a.conj || b.conj) {
     throw Error(ErrorCode::Internal,
@@ -125,7 +124,7 @@ void LtMatmul::run(const engine::TensorValue& a, const engine::TensorValue& b,
   cublasLtMatmulPreference_t raw_pref = nullptr;
   check(cublasLtMatmulPreferenceCreate(&raw_pref), "cublasLtMatmulPreferenceCreate");
   std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, PreferenceDeleter> pref(raw_pref);
-  uint64_t ws = workspace_bytes_;
+  uint64_t ws = workspace_bytes;
   check(cublasLtMatmulPreferenceSetAttribute(raw_pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                              &ws, sizeof ws),
         "cublasLtMatmulPreferenceSetAttribute");
@@ -144,26 +143,26 @@ void LtMatmul::run(const engine::TensorValue& a, const engine::TensorValue& b,
   if (dtype == ir::DType::Complex128) {
     const double one[2] = {1, 0}, zero[2] = {0, 0};
     check(cublasLtMatmul(handle_, raw_desc, one, lt_a, la.get(), lt_b, lb.get(), zero, out.raw(),
-                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace_,
-                         workspace_bytes_, stream),
+                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace, workspace_bytes,
+                         stream),
           "cublasLtMatmul");
   } else if (dtype == ir::DType::Complex64) {
     const float one[2] = {1, 0}, zero[2] = {0, 0};
     check(cublasLtMatmul(handle_, raw_desc, one, lt_a, la.get(), lt_b, lb.get(), zero, out.raw(),
-                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace_,
-                         workspace_bytes_, stream),
+                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace, workspace_bytes,
+                         stream),
           "cublasLtMatmul");
   } else if (dtype == ir::DType::Float64) {
     const double one = 1, zero = 0;
     check(cublasLtMatmul(handle_, raw_desc, &one, lt_a, la.get(), lt_b, lb.get(), &zero, out.raw(),
-                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace_,
-                         workspace_bytes_, stream),
+                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace, workspace_bytes,
+                         stream),
           "cublasLtMatmul");
   } else {
     const float one = 1, zero = 0;
     check(cublasLtMatmul(handle_, raw_desc, &one, lt_a, la.get(), lt_b, lb.get(), &zero, out.raw(),
-                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace_,
-                         workspace_bytes_, stream),
+                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace, workspace_bytes,
+                         stream),
           "cublasLtMatmul");
   }
 }

@@ -13,22 +13,20 @@ namespace tensord::cuda {
 
 class LtMatmul {
  public:
-  // `workspace` (device memory of `workspace_bytes`) outlives this object.
-  LtMatmul(void* workspace, size_t workspace_bytes);
+  LtMatmul();
   ~LtMatmul();
   LtMatmul(const LtMatmul&) = delete;
   LtMatmul& operator=(const LtMatmul&) = delete;
 
-  // Queues out = a @ b on `stream`. Operands share out's dtype. Throws Error(Unsupported) for
-  // another dtype or a layout that needs a copy first.
+  // Queues out = a @ b on `stream`, with `workspace` (device memory of `workspace_bytes` that
+  // no other stream uses meanwhile: the caller keeps one per stream). Operands share out's
+  // dtype. Throws Error(Unsupported) for another dtype or a layout that needs a copy first.
   void run(const engine::TensorValue& a, const engine::TensorValue& b,
            const engine::TensorValue& out, engine::Float32MatmulPrecision precision,
-           cudaStream_t stream);
+           cudaStream_t stream, void* workspace, size_t workspace_bytes);
 
  private:
   cublasLtHandle_t handle_ = nullptr;
-  void* workspace_;
-  size_t workspace_bytes_;
 };
 
 }  // namespace tensord::cuda

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 
 #include "engine/backends/cuda/caching_allocator.h"
 #include "engine/backends/cuda/capture_pool.h"
@@ -12,6 +13,8 @@
 #include "engine/backends/cuda/cuda_resources.h"
 #include "engine/backends/cuda/cupti_tracer.h"
 #include "engine/backends/cuda/movement_launch.h"
+#include "engine/backends/cuda/session_streams.h"
+#include "engine/backends/cuda/staging_pipeline.h"
 #include "engine/ir/error.h"
 
 namespace tensord::cuda {
@@ -28,34 +31,51 @@ void check_range(size_t buffer_bytes, size_t offset, size_t n) {
 
 }  // namespace
 
-// Members in construction order; destroyed in reverse (the workspace goes back to the
-// allocator before the allocator goes).
+// Members in construction order; destroyed in reverse (the workspaces go back to the
+// allocator before the allocator goes; the session streams go before the allocator).
 struct CudaBackend::State {
   State(const CudaDeviceProperties& device, const CudaBackendOptions& options)
       : source(device.index, device.name),
         events(device.index),
         allocator(source, &events, AllocatorOptions{options.max_reserved, nullptr}),
         stream(device.index),
-        staging(options.staging_bytes),
+        copy_stream(device.index),
+        order_event(device.index),
+        staging(device.index, options.staging_bytes, options.staging_buffers),
         workspace_bytes(options.matmul_workspace_bytes),
-        workspace(allocator.allocate(workspace_bytes, stream.id())),
-        matmul(workspace, workspace_bytes),
+        streams(stream.id(), options.max_session_streams, make_stream_factory(device.index),
+                [](StreamId id) { cudaStreamDestroy(reinterpret_cast<cudaStream_t>(id)); }),
         arch(device.compute_major * 10 + device.compute_minor),
         sm_count(device.sm_count),
         kernels(CudaKernelCacheOptions{options.kernel_cache_dir, arch}) {}
   ~State() {
-    cudaStreamSynchronize(stream.get());
-    allocator.free(workspace);
+    for (StreamId id : streams.all()) cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(id));
+    cudaStreamSynchronize(copy_stream.get());
+    for (const auto& [id, workspace] : workspaces) allocator.free(workspace);
+  }
+
+  static SessionStreams::Create make_stream_factory(int device) {
+    return [device] {
+      DeviceGuard guard(device);
+      cudaStream_t created = nullptr;
+      check(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking), "cudaStreamCreate");
+      return reinterpret_cast<StreamId>(created);
+    };
   }
 
   CudaSegmentSource source;
   CudaStreamEvents events;
   CachingAllocator allocator;
-  Stream stream;
-  PinnedBuffer staging;
+  Stream stream;       // work outside any session
+  Stream copy_stream;  // uploads and downloads (cuda_transfers.cpp)
+  Event order_event;   // cross-stream waits: re-recorded for each (a wait keeps its state)
+  Staging staging;     // pinned chunks of uploads and downloads
   size_t workspace_bytes;
-  void* workspace;
   LtMatmul matmul;
+  SessionStreams streams;  // a stream per session; current: the running job's
+  // A cuBLASLt workspace per stream, made on its first matmul: two streams' matmuls may run at
+  // once, so they cannot share one.
+  std::unordered_map<StreamId, void*> workspaces;
   int arch;
   int sm_count;
   CudaKernelCache kernels;
@@ -66,11 +86,14 @@ namespace {
 
 // A block of the caching allocator, returned to it when the last value using it goes. It shares
 // the backend's state, so a tensor that outlives the backend (at shutdown) still frees safely.
+// `use` is touched only by the device's worker thread (CudaBackend::use), like the streams.
 class CudaBuffer final : public engine::Buffer {
  public:
-  CudaBuffer(std::shared_ptr<CudaBackend::State> state, void* ptr, size_t bytes)
-      : Buffer(ptr, bytes), state_(std::move(state)) {}
+  CudaBuffer(std::shared_ptr<CudaBackend::State> state, void* ptr, size_t bytes, StreamId stream)
+      : Buffer(ptr, bytes), use{stream, stream}, state_(std::move(state)) {}
   ~CudaBuffer() override { state_->allocator.free(data()); }
+
+  StreamUse use;
 
  private:
   std::shared_ptr<CudaBackend::State> state_;
@@ -120,7 +143,94 @@ engine::DeviceMemoryStats CudaBackend::memory_stats() const {
 }
 
 void CudaBackend::synchronize() {
-  state_->stream.synchronize();
+  DeviceGuard guard(device_);
+  for (StreamId id : state_->streams.all()) {
+    check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(id)), "cudaStreamSynchronize");
+  }
+  state_->copy_stream.synchronize();
+}
+
+void CudaBackend::set_session(uint64_t session) {
+  DeviceGuard guard(device_);
+  state_->streams.select(session);
+}
+
+void CudaBackend::end_session(uint64_t session) {
+  state_->streams.end(session);
+}
+
+cudaStream_t CudaBackend::current_stream() const {
+  return reinterpret_cast<cudaStream_t>(state_->streams.current());
+}
+
+size_t CudaBackend::session_streams_created() const {
+  return state_->streams.created();
+}
+
+void CudaBackend::wait_for(StreamId other) {
+  if (capture_) {
+    // An event recorded outside a capture cannot be waited on inside it. Thrown before the
+    // buffer's record changes, so the plan's uncaptured run (the engine's fallback) waits.
+    throw Error(ErrorCode::Internal,
+                "a CUDA graph capture read a buffer last used by another stream (not recorded)");
+  }
+  State& st = *state_;
+  check(cudaEventRecord(st.order_event.get(), reinterpret_cast<cudaStream_t>(other)),
+        "cudaEventRecord (cross-stream order)");
+  check(cudaStreamWaitEvent(stream(), st.order_event.get(), 0),
+        "cudaStreamWaitEvent (cross-stream order)");
+}
+
+void CudaBackend::use(const engine::Buffer& buffer) {
+  // Capture pools hand out aliases of the CudaBuffer itself: the cast sees through them.
+  auto* cuda = dynamic_cast<const CudaBuffer*>(&buffer);
+  if (cuda == nullptr) return;
+  StreamUse& record = const_cast<CudaBuffer*>(cuda)->use;
+  StreamUse next = record;
+  const UseOrder order = use_on(next, state_->streams.current());
+  if (order.wait_for != 0) wait_for(order.wait_for);
+  if (order.record) state_->allocator.record_stream(cuda->data(), next.last);
+  record = next;  // only once the wait is queued: a throw above leaves it as it was
+}
+
+Staging& CudaBackend::state_staging() {
+  return state_->staging;
+}
+
+cudaStream_t CudaBackend::copy_stream_after(const engine::Buffer& buffer) {
+  State& st = *state_;
+  auto* cuda = dynamic_cast<const CudaBuffer*>(&buffer);
+  const StreamId last = cuda != nullptr ? wait_before(cuda->use, st.copy_stream.id()) : 0;
+  if (last != 0) {
+    check(cudaEventRecord(st.order_event.get(), reinterpret_cast<cudaStream_t>(last)),
+          "cudaEventRecord (before a transfer)");
+    check(cudaStreamWaitEvent(st.copy_stream.get(), st.order_event.get(), 0),
+          "cudaStreamWaitEvent (before a transfer)");
+  }
+  return st.copy_stream.get();
+}
+
+void CudaBackend::use(std::span<const engine::TensorValue> values) {
+  for (const engine::TensorValue& v : values) {
+    if (v.buffer) use(*v.buffer);
+  }
+}
+
+void* CudaBackend::matmul_workspace(std::shared_ptr<engine::Buffer>& hold) {
+  State& st = *state_;
+  if (capture_) {
+    // The recording owns its workspace: replays on another session's stream may run while
+    // this stream's own matmuls use the stream's workspace.
+    hold = allocate(st.workspace_bytes);
+    return hold->data();
+  }
+  const StreamId current = st.streams.current();
+  auto it = st.workspaces.find(current);
+  if (it == st.workspaces.end()) {
+    void* made = st.allocator.allocate(st.workspace_bytes, current);
+    it = st.workspaces.emplace(current, made).first;
+  }
+  return it->second;
 }
 
 std::shared_ptr<engine::Buffer> CudaBackend::allocate(size_t bytes) {
@@ -130,26 +240,9 @@ std::shared_ptr<engine::Buffer> CudaBackend::allocate(size_t bytes) {
 }
 
 std::shared_ptr<engine::Buffer> CudaBackend::allocate_block(size_t bytes) {
-  void* ptr = state_->allocator.allocate(bytes, state_->stream.id());
-  return std::make_shared<CudaBuffer>(state_, ptr, bytes);
-}
-
-// Host bytes go through the pinned staging buffer in chunks: pageable memory would make the
-// driver stage it anyway, synchronously and through its own smaller buffer.
-void CudaBackend::write(engine::Buffer& dst, size_t offset, const void* src, size_t n) {
-  check_range(dst.bytes(), offset, n);
-  DeviceGuard guard(device_);
-  const size_t chunk = state_->staging.size();
-  for (size_t done = 0; done < n; done += chunk) {
-    const size_t len = std::min(chunk, n - done);
-    // The previous chunk's copy must have left the staging buffer before it is refilled.
-    state_->stream.synchronize();
-    std::memcpy(state_->staging.data(), static_cast<const char*>(src) + done, len);
-    check(cudaMemcpyAsync(static_cast<char*>(dst.data()) + offset + done, state_->staging.data(),
-                          len, cudaMemcpyHostToDevice, state_->stream.get()),
-          "cudaMemcpyAsync (host to device)");
-  }
-  state_->stream.synchronize();
+  const StreamId current = state_->streams.current();
+  void* ptr = state_->allocator.allocate(bytes, current);
+  return std::make_shared<CudaBuffer>(state_, ptr, bytes, current);
 }
 
 void CudaBackend::trace_step(const engine::RunProfile& profile, uint32_t step) {
@@ -160,7 +253,7 @@ void CudaBackend::trace_step(const engine::RunProfile& profile, uint32_t step) {
 
 void CudaBackend::trace_end(const engine::RunProfile& profile) {
   DeviceGuard guard(device_);
-  if (tracer_) tracer_->finish(profile, state_->stream.get());
+  if (tracer_) tracer_->finish(profile, stream());
 }
 
 void CudaBackend::copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src,
@@ -169,45 +262,30 @@ void CudaBackend::copy(engine::Buffer& dst, size_t dst_offset, const engine::Buf
   check_range(src.bytes(), src_offset, n);
   if (n == 0) return;
   DeviceGuard guard(device_);
+  use(src);
+  use(dst);
   check(cudaMemcpyAsync(static_cast<char*>(dst.data()) + dst_offset,
                         static_cast<const char*>(src.data()) + src_offset, n,
-                        cudaMemcpyDeviceToDevice, state_->stream.get()),
+                        cudaMemcpyDeviceToDevice, stream()),
         "cudaMemcpyAsync (device to device)");
-}
-
-void CudaBackend::read(const engine::Buffer& src, size_t offset, void* dst, size_t n) {
-  check_range(src.bytes(), offset, n);
-  DeviceGuard guard(device_);
-  const size_t chunk = state_->staging.size();
-  for (size_t done = 0; done < n; done += chunk) {
-    const size_t len = std::min(chunk, n - done);
-    check(cudaMemcpyAsync(state_->staging.data(),
-                          static_cast<const char*>(src.data()) + offset + done, len,
-                          cudaMemcpyDeviceToHost, state_->stream.get()),
-          "cudaMemcpyAsync (device to host)");
-    state_->stream.synchronize();  // queued kernels writing src finish first: same stream
-    std::memcpy(static_cast<char*>(dst) + done, state_->staging.data(), len);
-  }
 }
 
 const CudaKernelCache& CudaBackend::state_kernels() const {
   return state_->kernels;
 }
 
-cudaStream_t CudaBackend::stream() const {
-  return state_->stream.get();
-}
-
 CudaContext CudaBackend::context() {
   State& st = *state_;
   return CudaContext{
-      device_,    st.arch,     st.sm_count, st.stream.get(),
-      st.kernels, st.families, precision_,  [this](size_t bytes) { return allocate(bytes); }};
+      device_,    st.arch,     st.sm_count, stream(),
+      st.kernels, st.families, precision_,  [this](size_t bytes) {
+                       return allocate(bytes); }};
 }
 
 std::vector<engine::TensorValue> CudaBackend::run_data_dependent(
     const ir::Node& node, std::span<const engine::TensorValue> inputs) {
   DeviceGuard guard(device_);
+  use(inputs);  // its outputs are allocated on the current stream
   CudaContext ctx = context();
   return {run_dynamic(ctx, node, inputs)};  // the single-output ones: unique has no CUDA path
 }
@@ -216,6 +294,8 @@ void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue>
                       std::span<const engine::TensorValue> outputs) {
   DeviceGuard guard(device_);
   State& st = *state_;
+  use(inputs);
+  use(outputs);
   if (ir::op_info(node.op).kind == ir::OpKind::Matmul) {
     if (inputs.size() != 2 || outputs.size() != 1) {
       throw Error(ErrorCode::Internal, "matmul expects two inputs and one output");
@@ -231,12 +311,13 @@ void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue>
         v = movement::dense(ctx, v, dtype);
       }
     }
-    st.matmul.run(operands[0], operands[1], outputs[0], precision_, st.stream.get());
+    std::shared_ptr<engine::Buffer> held;  // a capture's own workspace
+    void* workspace = matmul_workspace(held);
+    st.matmul.run(operands[0], operands[1], outputs[0], precision_, stream(), workspace,
+                  st.workspace_bytes);
     return;
   }
-  CudaContext ctx{
-      device_,    st.arch,     st.sm_count, st.stream.get(),
-      st.kernels, st.families, precision_,  [this](size_t bytes) { return allocate(bytes); }};
+  CudaContext ctx = context();
   using Family = bool (*)(CudaContext&, const ir::Node&, Values, Values);
   static constexpr Family kFamilies[] = {run_loop_ir, run_creation, run_movement, run_index,
                                          run_reduce,  run_scan,     run_sort,     run_dnn,

@@ -1,5 +1,6 @@
-// The CUDA backend: one device, device memory from the caching allocator, transfers through
-// pinned staging buffers on the backend's stream, matmul through cuBLASLt, every other op
+// The CUDA backend: one device, a stream per session (session_streams.h) so that sessions'
+// work overlaps on the device, device memory from the caching allocator, uploads and downloads
+// chunked through pinned staging buffers on a copy stream, matmul through cuBLASLt, every other op
 // through the op families of cuda_ops.h (kernels compiled at run time by NVRTC and cached by
 // CudaKernelCache, and the CUDA libraries). An op no family runs throws Error(Unsupported)
 // naming it (docs/cuda.md lists them). Free of CUDA headers, so that the server and the tests
@@ -12,6 +13,7 @@
 
 #include "engine/backends/cuda/allocator_stats.h"
 #include "engine/backends/cuda/device_discovery.h"
+#include "engine/backends/cuda/segment_source.h"
 #include "engine/exec/backend.h"
 
 struct CUstream_st;  // cudaStream_t, without the CUDA headers
@@ -20,7 +22,9 @@ namespace tensord::cuda {
 
 struct CudaBackendOptions {
   uint64_t max_reserved = 0;               // bytes the allocator may reserve; 0: the device's
-  size_t staging_bytes = size_t{8} << 20;  // each of the two pinned staging buffers
+  size_t staging_bytes = size_t{8} << 20;  // each pinned staging buffer (a transfer's chunk)
+  size_t staging_buffers = 2;              // at least 2: chunk i+1 is staged while i moves
+  size_t max_session_streams = 32;         // past it, new sessions share streams
   size_t matmul_workspace_bytes = size_t{32} << 20;
   std::string kernel_cache_dir;  // compiled kernels on disk; "" keeps them in memory only
   bool fuse = true;              // generate fused kernels for the plans of non-eager sessions
@@ -31,6 +35,7 @@ struct CudaContext;
 class CudaKernelCache;
 class CapturePool;
 class CuptiTracer;
+struct Staging;
 
 class CudaBackend final : public engine::Backend {
  public:
@@ -69,6 +74,14 @@ class CudaBackend final : public engine::Backend {
   void set_float32_matmul_precision(engine::Float32MatmulPrecision precision) override {
     precision_ = precision;
   }
+  // The session's stream becomes current (created on its first job); end_session releases it
+  // for later sessions. Work outside any session (0) goes to the backend's own stream.
+  void set_session(uint64_t session) override;
+  void end_session(uint64_t session) override;
+  // The stream that work is enqueued on now (the current session's), for tests and tracing.
+  CUstream_st* current_stream() const;
+  // Streams created for sessions so far (not counting the backend's own and the copy stream).
+  size_t session_streams_created() const;
 
   // The caching allocator's statistics (thread-safe), and the same in the engine's form.
   AllocatorStats allocator_stats() const;
@@ -76,7 +89,7 @@ class CudaBackend final : public engine::Backend {
   std::optional<cache::KernelCacheStats> own_kernel_cache_stats() const override;
   struct State;  // shared with the buffers it hands out
   CachingAllocator& allocator();
-  // Waits for everything queued on the backend's stream.
+  // Waits for everything queued on every stream of the backend.
   void synchronize();
 
  private:
@@ -89,8 +102,21 @@ class CudaBackend final : public engine::Backend {
   std::unique_ptr<CuptiTracer>
       tracer_;  // made on the first traced step  // set between begin_capture and end_capture
   CudaContext context();
-  CUstream_st* stream() const;
+  CUstream_st* stream() const { return current_stream(); }
   std::shared_ptr<engine::Buffer> allocate_block(size_t bytes);
+  // Orders the current stream after the stream that last used `buffer` (an event wait) and
+  // tells the allocator that the current stream uses its block (session_streams.h). Every
+  // buffer that device work reads or writes passes through here first.
+  void use(const engine::Buffer& buffer);
+  void use(std::span<const engine::TensorValue> values);
+  // Makes the current stream wait for the work queued on `other` so far.
+  void wait_for(StreamId other);
+  // Transfers (cuda_transfers.cpp): the staging buffers, and the copy stream, made to wait for
+  // the stream that last used `buffer`.
+  Staging& state_staging();
+  CUstream_st* copy_stream_after(const engine::Buffer& buffer);
+  // The current stream's cuBLASLt workspace (a recording's own while capturing, held by `hold`).
+  void* matmul_workspace(std::shared_ptr<engine::Buffer>& hold);
   const CudaKernelCache& state_kernels() const;
 };
 

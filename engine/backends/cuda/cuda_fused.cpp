@@ -1,6 +1,6 @@
 // Fused groups on CUDA: the plan's groups written as CUDA C by the CUDA emitter, compiled by
 // NVRTC as one unit per plan (one compile for all its new kernels) and cached by
-// CudaKernelCache; each group runs as one launch on the backend's stream.
+// CudaKernelCache; each group runs as one launch on the current session's stream.
 #include <algorithm>
 #include <vector>
 
@@ -64,6 +64,8 @@ void CudaBackend::run_fused(const engine::CompiledKernels& kernels, uint32_t gro
                             std::span<const engine::TensorValue> inputs,
                             std::span<const engine::TensorValue> outputs) {
   DeviceGuard guard(device_);
+  use(inputs);
+  use(outputs);
   const cudaKernel_t kernel = static_cast<const CudaKernels&>(kernels).entry.at(group);
   std::vector<void*> ptrs;
   ptrs.reserve(inputs.size() + outputs.size());

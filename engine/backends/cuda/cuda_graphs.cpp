@@ -1,7 +1,10 @@
-// CUDA graphs: a plan's launches recorded once on the backend's stream and replayed with one
-// cudaGraphLaunch. Recording runs in relaxed capture mode so that the caching allocator may
-// still cudaMalloc a new segment; anything that needs the host mid-plan (a device value read
-// back, a synchronization) invalidates the capture, and end_capture() reports it unusable.
+// CUDA graphs: a plan's launches recorded once on the current session's stream and replayed
+// with one cudaGraphLaunch, on whichever session's stream replays it (the engine's recordings
+// are shared by the device's sessions): a replay on another stream than the last one waits for
+// that stream first, since both would use the recording's buffers. Recording runs in relaxed
+// capture mode so that the caching allocator may still cudaMalloc a new segment; anything that
+// needs the host mid-plan (a device value read back, a synchronization) invalidates the capture,
+// and end_capture() reports it unusable.
 #include "engine/backends/cuda/capture_pool.h"
 #include "engine/backends/cuda/cuda_backend.h"
 #include "engine/backends/cuda/cuda_check.h"
@@ -20,6 +23,7 @@ class CudaGraphRun final : public engine::CapturedRun {
     cudaGraphDestroy(graph_);
   }
   cudaGraphExec_t exec() const { return exec_; }
+  StreamId last = 0;  // the stream of the last replay
 
  private:
   cudaGraph_t graph_;
@@ -57,7 +61,11 @@ std::unique_ptr<engine::CapturedRun> CudaBackend::end_capture() {
 
 void CudaBackend::replay(engine::CapturedRun& run) {
   DeviceGuard guard(device_);
-  check(cudaGraphLaunch(static_cast<CudaGraphRun&>(run).exec(), stream()), "cudaGraphLaunch");
+  auto& graph = static_cast<CudaGraphRun&>(run);
+  const auto current = reinterpret_cast<StreamId>(stream());
+  if (graph.last != 0 && graph.last != current) wait_for(graph.last);
+  check(cudaGraphLaunch(graph.exec(), stream()), "cudaGraphLaunch");
+  graph.last = current;
 }
 
 }  // namespace tensord::cuda

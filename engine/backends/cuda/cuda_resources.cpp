@@ -94,6 +94,15 @@ void Stream::synchronize() const {
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
 }
 
+Event::Event(int device) {
+  DeviceGuard guard(device);
+  check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate");
+}
+
+Event::~Event() {
+  cudaEventDestroy(event_);
+}
+
 PinnedBuffer::PinnedBuffer(size_t bytes) : size_(bytes) {
   void* p = nullptr;
   check(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), "cudaHostAlloc");
@@ -102,6 +111,16 @@ PinnedBuffer::PinnedBuffer(size_t bytes) : size_(bytes) {
 
 PinnedBuffer::~PinnedBuffer() {
   cudaFreeHost(data_);
+}
+
+Staging::Staging(int device, size_t bytes, size_t count) {
+  if (bytes == 0 || count < 2) {
+    throw Error(ErrorCode::Internal, "CUDA staging: needs 2 or more buffers of more than 0 bytes");
+  }
+  for (size_t i = 0; i < count; ++i) {
+    buffers.push_back(std::make_unique<PinnedBuffer>(bytes));
+    done.push_back(std::make_unique<Event>(device));
+  }
 }
 
 }  // namespace tensord::cuda

@@ -1,10 +1,11 @@
 // RAII owners of CUDA runtime objects the backend uses: the device's segment source
-// (cudaMalloc), events on streams, a stream, and pinned host staging memory.
+// (cudaMalloc), events on streams, a stream, an event, and pinned host staging memory.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,20 @@ class Stream {
   cudaStream_t stream_ = nullptr;
 };
 
+// An event without timing of one device: cross-stream waits and staging buffer hand-backs.
+class Event {
+ public:
+  explicit Event(int device);
+  ~Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
 // Page-locked host memory (cudaHostAlloc): DMA-able, so cudaMemcpyAsync from and to it runs at
 // full PCIe/NVLink speed and overlaps with kernels. Uploads and downloads go through it.
 class PinnedBuffer {
@@ -86,6 +101,15 @@ class PinnedBuffer {
  private:
   char* data_ = nullptr;
   size_t size_ = 0;
+};
+
+// The staging buffers of uploads and downloads, each with the event of its last DMA
+// (staging_pipeline.h). Throws Error(Internal) for fewer than 2 buffers or a size of 0.
+struct Staging {
+  Staging(int device, size_t bytes, size_t count);
+  size_t bytes() const { return buffers.front()->size(); }
+  std::vector<std::unique_ptr<PinnedBuffer>> buffers;
+  std::vector<std::unique_ptr<Event>> done;  // recorded after each DMA from or to the buffer
 };
 
 }  // namespace tensord::cuda

@@ -72,13 +72,14 @@ class FftState final : public FamilyState {
   ~FftState() override { clear(); }
 
   // The plan of `stage`, made on first use. Making a plan allocates device tables, so a full
-  // cache is emptied only after `stream` has finished every transform that may still use them.
-  CachedPlan& plan(const FftStage& stage, bool dbl, cudaStream_t stream) {
+  // cache is emptied only after the device has finished every transform that may still use
+  // them: any session's stream may have queued one.
+  CachedPlan& plan(const FftStage& stage, bool dbl) {
     const std::string key = fft_plan_key(stage, dbl);
     auto it = plans_.find(key);
     if (it != plans_.end()) return it->second;
     if (plans_.size() >= kMaxPlans) {
-      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (cuFFT plan cache)");
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (cuFFT plan cache)");
       clear();
     }
     CachedPlan p;
@@ -119,7 +120,7 @@ std::vector<int64_t> strides_of(const engine::TensorValue& v) {
 }
 
 void execute(CudaContext& ctx, const FftStage& stage, bool dbl, void* in, void* out) {
-  CachedPlan& plan = fft_state(ctx).plan(stage, dbl, ctx.stream);
+  CachedPlan& plan = fft_state(ctx).plan(stage, dbl);
   check_cufft(cufftSetStream(plan.handle, ctx.stream), "cufftSetStream");
   std::shared_ptr<engine::Buffer> work;
   if (plan.work_bytes > 0) {

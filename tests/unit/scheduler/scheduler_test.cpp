@@ -247,7 +247,8 @@ TEST_CASE("jobs run the device's engine") {
   REQUIRE(future.get() == std::vector<float>{3, 3, 3});
 }
 
-// The CPU backend, remembering the float32 matmul precision the worker last gave it.
+// The CPU backend, remembering the float32 matmul precision and the session the worker last gave
+// it, and the sessions it was told had ended.
 class PrecisionRecordingBackend final : public engine::Backend {
  public:
   const engine::DeviceInfo& info() const override { return cpu_.info(); }
@@ -267,8 +268,16 @@ class PrecisionRecordingBackend final : public engine::Backend {
     cpu_.read(src, offset, dst, n);
   }
   void set_float32_matmul_precision(engine::Float32MatmulPrecision p) override { precision = p; }
+  void set_session(uint64_t id) override { session = id; }
+  void end_session(uint64_t id) override {
+    std::lock_guard lock(mu);
+    ended.push_back(id);
+  }
 
   engine::Float32MatmulPrecision precision = engine::Float32MatmulPrecision::Highest;
+  uint64_t session = 0;  // the worker's thread only
+  std::mutex mu;
+  std::vector<uint64_t> ended;
 
  private:
   cpu::CpuBackend cpu_{1};
@@ -317,6 +326,41 @@ TEST_CASE("each job runs under the float32 matmul precision its session had when
                                                          {"b0", P::Highest},
                                                          {"a1", P::Medium},
                                                          {"a2", P::High}});
+}
+
+TEST_CASE("the backend is told each job's session and, on the worker, which sessions ended") {
+  std::vector<std::unique_ptr<engine::Backend>> backends;
+  backends.push_back(std::make_unique<PrecisionRecordingBackend>());
+  auto* backend = static_cast<PrecisionRecordingBackend*>(backends.front().get());
+  Scheduler scheduler(std::move(backends));
+  // Runs one job on `queue` and returns the session the backend had while it ran.
+  auto session_of = [](SessionQueue& queue) {
+    std::promise<uint64_t> seen;
+    auto future = seen.get_future();
+    queue.submit(make_job(
+        [&](engine::Engine& engine) {
+          seen.set_value(static_cast<PrecisionRecordingBackend&>(engine.backend()).session);
+        },
+        [](std::exception_ptr) {}));
+    REQUIRE(future.wait_for(10s) == std::future_status::ready);
+    return future.get();
+  };
+  SessionQueue a = scheduler.open_session();
+  SessionQueue b = scheduler.open_session();
+  const uint64_t a_id = session_of(a);
+  const uint64_t b_id = session_of(b);
+  CHECK(a_id != 0);
+  CHECK(b_id != 0);
+  CHECK(a_id != b_id);
+  CHECK(session_of(a) == a_id);
+  {
+    std::lock_guard lock(backend->mu);
+    CHECK(backend->ended.empty());
+  }
+  a.close();
+  CHECK(session_of(b) == b_id);  // the worker went round its loop: it has told the backend
+  std::lock_guard lock(backend->mu);
+  CHECK(backend->ended == std::vector<uint64_t>{a_id});
 }
 
 TEST_CASE("the scheduler reads a device's memory figures without queueing") {

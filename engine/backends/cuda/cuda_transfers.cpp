@@ -1,0 +1,81 @@
+// Uploads and downloads: chunked through the pinned staging buffers on the backend's copy
+// stream (staging_pipeline.h orders the steps), so that the host's memcpy of one chunk
+// overlaps the DMA of another, and a session's transfer does not queue behind its kernels on
+// other buffers. The copy stream first waits for the stream that last used the device buffer:
+// a fresh block may still be read by work queued on its stream, and a download's source is
+// written by its session's kernels. Both calls return when every DMA is over, so the buffer's
+// stream record needs no change. Device-to-device copies (copy()) never come here.
+#include <cstring>
+#include <string>
+
+#include "engine/backends/cuda/caching_allocator.h"
+#include "engine/backends/cuda/cuda_backend.h"
+#include "engine/backends/cuda/cuda_check.h"
+#include "engine/backends/cuda/cuda_resources.h"
+#include "engine/backends/cuda/session_streams.h"
+#include "engine/backends/cuda/staging_pipeline.h"
+#include "engine/ir/error.h"
+
+namespace tensord::cuda {
+namespace {
+
+void check_range(size_t buffer_bytes, size_t offset, size_t n) {
+  if (offset > buffer_bytes || n > buffer_bytes - offset) {
+    throw Error(ErrorCode::Internal, "byte range [" + std::to_string(offset) + ", " +
+                                         std::to_string(offset) + " + " + std::to_string(n) +
+                                         ") is outside a buffer of " +
+                                         std::to_string(buffer_bytes) + " bytes");
+  }
+}
+
+}  // namespace
+
+void CudaBackend::write(engine::Buffer& dst, size_t offset, const void* src, size_t n) {
+  check_range(dst.bytes(), offset, n);
+  if (n == 0) return;
+  DeviceGuard guard(device_);
+  Staging& staging = state_staging();
+  cudaStream_t copy = copy_stream_after(dst);
+  char* device = static_cast<char*>(dst.data()) + offset;
+  const char* host = static_cast<const char*>(src);
+  StagingSteps steps;
+  steps.wait = [&](size_t slot) {
+    check(cudaEventSynchronize(staging.done[slot]->get()), "cudaEventSynchronize (staging)");
+  };
+  steps.host_copy = [&](size_t slot, size_t at, size_t len) {
+    std::memcpy(staging.buffers[slot]->data(), host + at, len);
+  };
+  steps.dma = [&](size_t slot, size_t at, size_t len) {
+    check(cudaMemcpyAsync(device + at, staging.buffers[slot]->data(), len, cudaMemcpyHostToDevice,
+                          copy),
+          "cudaMemcpyAsync (host to device)");
+    check(cudaEventRecord(staging.done[slot]->get(), copy), "cudaEventRecord (staging)");
+  };
+  staged_upload(n, staging.bytes(), staging.buffers.size(), steps);
+}
+
+void CudaBackend::read(const engine::Buffer& src, size_t offset, void* dst, size_t n) {
+  check_range(src.bytes(), offset, n);
+  if (n == 0) return;
+  DeviceGuard guard(device_);
+  Staging& staging = state_staging();
+  cudaStream_t copy = copy_stream_after(src);
+  const char* device = static_cast<const char*>(src.data()) + offset;
+  char* host = static_cast<char*>(dst);
+  StagingSteps steps;
+  steps.wait = [&](size_t slot) {
+    check(cudaEventSynchronize(staging.done[slot]->get()), "cudaEventSynchronize (staging)");
+  };
+  steps.host_copy = [&](size_t slot, size_t at, size_t len) {
+    std::memcpy(host + at, staging.buffers[slot]->data(), len);
+  };
+  steps.dma = [&](size_t slot, size_t at, size_t len) {
+    check(cudaMemcpyAsync(staging.buffers[slot]->data(), device + at, len, cudaMemcpyDeviceToHost,
+                          copy),
+          "cudaMemcpyAsync (device to host)");
+    check(cudaEventRecord(staging.done[slot]->get(), copy), "cudaEventRecord (staging)");
+  };
+  staged_download(n, staging.bytes(), staging.buffers.size(), steps);
+}
+
+}  // namespace tensord::cuda
