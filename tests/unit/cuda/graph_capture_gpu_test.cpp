@@ -81,6 +81,41 @@ TEST_CASE("reduce-overhead records a repeated plan once and replays it with fres
   }
 }
 
+TEST_CASE("a recording made on one session's stream is replayed on another's, in order") {
+  CudaBackend cuda(discover_cuda_devices().devices.at(0));
+  engine::Engine engine(cuda);
+  std::vector<ir::ValueRef> outs;
+  std::vector<std::vector<engine::TensorValue>> results;
+  // No host sync between runs: sessions 1 and 2 take turns on the one recording (its input and
+  // output buffers), each replay ordered after the other stream's last one.
+  for (int run = 0; run < 6; ++run) {
+    cuda.set_session(1 + run % 2);
+    std::vector<engine::TensorValue> in{upload(cuda, input_values(run), {64, 300})};
+    ir::Graph g = program(outs);
+    results.push_back(engine.run(std::move(g), in, outs, engine::CompileMode::ReduceOverhead));
+  }
+  CHECK(cuda.session_streams_created() == 2);
+  CHECK(engine.capture_stats().captures == 1);
+  CHECK(engine.capture_stats().failures == 0);
+  CHECK(engine.capture_stats().replays == 5);
+  cuda.set_session(0);
+  for (int run = 0; run < 6; ++run) {
+    std::vector<engine::TensorValue> in{upload(cuda, input_values(run), {64, 300})};
+    ir::Graph g = program(outs);
+    const std::vector<engine::TensorValue> want =
+        engine.run(std::move(g), in, outs, engine::CompileMode::Eager);
+    for (size_t o = 0; o < want.size(); ++o) {
+      const std::vector<float> a = download(cuda, results[run][o]);
+      const std::vector<float> b = download(cuda, want[o]);
+      REQUIRE(a.size() == b.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        INFO("run " << run << " output " << o << " element " << i);
+        REQUIRE(std::abs(a[i] - b[i]) <= 1e-5f * (1 + std::abs(b[i])));
+      }
+    }
+  }
+}
+
 TEST_CASE("a one-kernel plan is recorded and replayed too") {
   CudaBackend cuda(discover_cuda_devices().devices.at(0));
   engine::Engine engine(cuda);
