@@ -1,5 +1,6 @@
 #include "bench/gpu/cuda_peer.h"
 
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -25,6 +26,7 @@ void check(cudaError_t status, const char* what) {
 struct PeerResources {
   void* src = nullptr;
   void* dst = nullptr;
+  void* host = nullptr;  // pinned
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   ~PeerResources() {
@@ -33,6 +35,7 @@ struct PeerResources {
     if (stream) cudaStreamDestroy(stream);
     if (src) cudaFree(src);
     if (dst) cudaFree(dst);
+    if (host) cudaFreeHost(host);
   }
 };
 
@@ -90,6 +93,35 @@ double memcpy_d2d_gbps(size_t bytes, int warmup, int repeats) {
   return 2.0 * static_cast<double>(bytes) / median(seconds) / 1e9;
 }
 
+double memcpy_pinned_gbps(size_t bytes, bool to_device, int warmup, int repeats) {
+  check(cudaSetDevice(0), "cudaSetDevice");
+  PeerResources r;
+  check(cudaMalloc(&r.dst, bytes), "cudaMalloc");
+  check(cudaHostAlloc(&r.host, bytes, cudaHostAllocDefault), "cudaHostAlloc");
+  std::memset(r.host, 1, bytes);
+  check(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  check(cudaEventCreate(&r.start), "cudaEventCreate");
+  check(cudaEventCreate(&r.stop), "cudaEventCreate");
+  auto copy = [&] {
+    check(to_device ? cudaMemcpyAsync(r.dst, r.host, bytes, cudaMemcpyHostToDevice, r.stream)
+                    : cudaMemcpyAsync(r.host, r.dst, bytes, cudaMemcpyDeviceToHost, r.stream),
+          "cudaMemcpyAsync");
+  };
+  for (int i = 0; i < warmup; ++i) copy();
+  check(cudaStreamSynchronize(r.stream), "cudaStreamSynchronize");
+  std::vector<double> seconds;
+  for (int i = 0; i < repeats; ++i) {
+    check(cudaEventRecord(r.start, r.stream), "cudaEventRecord");
+    copy();
+    check(cudaEventRecord(r.stop, r.stream), "cudaEventRecord");
+    check(cudaEventSynchronize(r.stop), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, r.start, r.stop), "cudaEventElapsedTime");
+    seconds.push_back(ms * 1e-3);
+  }
+  return static_cast<double>(bytes) / median(seconds) / 1e9;
+}
+
 #else
 
 CudaProbe probe_cuda() {
@@ -100,6 +132,10 @@ CudaProbe probe_cuda() {
 }
 
 double memcpy_d2d_gbps(size_t, int, int) {
+  throw std::runtime_error("this build has no CUDA backend");
+}
+
+double memcpy_pinned_gbps(size_t, bool, int, int) {
   throw std::runtime_error("this build has no CUDA backend");
 }
 

@@ -1,5 +1,5 @@
 // What tensord-bench-gpu asks of CUDA directly (through cudart, not through tensord): whether a
-// device is usable at all, and the cudaMemcpy device-to-device bandwidth its copy figure is
+// device is usable at all, and the cudaMemcpy bandwidths its copy and transfer figures are
 // compared with. Built without the toolkit, both say so.
 #pragma once
 
@@ -20,5 +20,10 @@ CudaProbe probe_cuda();
 // device-to-device of `bytes` on device 0, timed with CUDA events; throws std::runtime_error
 // naming the failing CUDA call.
 double memcpy_d2d_gbps(size_t bytes, int warmup, int repeats);
+
+// Median GB/s of one cudaMemcpyAsync of `bytes` between pinned host memory (cudaHostAlloc) and
+// device 0, host to device or device to host, timed with CUDA events: the bus's speed, the
+// peer of the daemon's staged uploads and downloads. Throws as memcpy_d2d_gbps.
+double memcpy_pinned_gbps(size_t bytes, bool to_device, int warmup, int repeats);
 
 }  // namespace tensord::bench

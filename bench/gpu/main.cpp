@@ -10,8 +10,9 @@
 //   matmul_f32_4096_medium    bfloat16 for "medium")
 //   matmul_bf16_4096         4096^3 bfloat16 matmul, TFLOP/s
 //   sum_64M                  sum of 64M float32, GB/s (read once)
-//   upload_256MiB            client HostBuffer -> GPU tensor, GB/s
-//   download_256MiB          GPU tensor -> client HostBuffer, GB/s
+//   upload_256MiB            client HostBuffer -> GPU tensor, GB/s; also vs cudaMemcpy H2D from
+//                            pinned memory (the daemon stages it through pinned chunks)
+//   download_256MiB          GPU tensor -> client HostBuffer, GB/s; also vs pinned D2H
 // The peers of each figure are PyTorch's (eager, torch.compile, CUDA graphs) from a JSON-lines
 // file written by bench/gpu/torch_peer.py (--torch-peers FILE), one line per peer; without it
 // the peer is "none". tensord's figures are end to end: one sync point per repeat (the request,
@@ -222,13 +223,17 @@ void run_all(Bench& b) {
       // A one-element read: it waits for the upload's copies on the device's stream.
       (void)x.slice(0, 0, 1).to_vector<float>();
     });
-    b.report("upload_256MiB", kBytes / t / 1e9, "GB/s");
+    const double peer = tensord::bench::memcpy_pinned_gbps(static_cast<size_t>(kBytes), true,
+                                                           b.args().warmup, b.args().repeats);
+    b.report("upload_256MiB", kBytes / t / 1e9, "GB/s", {{"cudaMemcpy_pinned_h2d", peer}});
   });
   b.workload("download_256MiB", [&] {
     Tensor x = b.input({kElems}, 12);
     const double t =
         median_seconds(b.args().warmup, b.args().repeats, [&] { (void)tensord::fetch_buffer(x); });
-    b.report("download_256MiB", kBytes / t / 1e9, "GB/s");
+    const double peer = tensord::bench::memcpy_pinned_gbps(static_cast<size_t>(kBytes), false,
+                                                           b.args().warmup, b.args().repeats);
+    b.report("download_256MiB", kBytes / t / 1e9, "GB/s", {{"cudaMemcpy_pinned_d2h", peer}});
   });
 }
 
