@@ -18,19 +18,6 @@
 #include "engine/ir/error.h"
 
 namespace tensord::cuda {
-namespace {
-
-void check_range(size_t buffer_bytes, size_t offset, size_t n) {
-  if (offset > buffer_bytes || n > buffer_bytes - offset) {
-    throw Error(ErrorCode::Internal, "byte range [" + std::to_string(offset) + ", " +
-                                         std::to_string(offset) + " + " + std::to_string(n) +
-                                         ") is outside a buffer of " +
-                                         std::to_string(buffer_bytes) + " bytes");
-  }
-}
-
-}  // namespace
-
 // Members in construction order; destroyed in reverse (the workspaces go back to the
 // allocator before the allocator goes; the session streams go before the allocator).
 struct CudaBackend::State {

@@ -25,4 +25,13 @@ void check(cublasStatus_t status, const char* what) {
                         std::to_string(static_cast<int>(status)));
 }
 
+void check_range(size_t buffer_bytes, size_t offset, size_t n) {
+  if (offset > buffer_bytes || n > buffer_bytes - offset) {
+    throw Error(ErrorCode::Internal, "byte range [" + std::to_string(offset) + ", " +
+                                         std::to_string(offset) + " + " + std::to_string(n) +
+                                         ") is outside a buffer of " +
+                                         std::to_string(buffer_bytes) + " bytes");
+  }
+}
+
 }  // namespace tensord::cuda

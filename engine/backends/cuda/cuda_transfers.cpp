@@ -17,19 +17,6 @@
 #include "engine/ir/error.h"
 
 namespace tensord::cuda {
-namespace {
-
-void check_range(size_t buffer_bytes, size_t offset, size_t n) {
-  if (offset > buffer_bytes || n > buffer_bytes - offset) {
-    throw Error(ErrorCode::Internal, "byte range [" + std::to_string(offset) + ", " +
-                                         std::to_string(offset) + " + " + std::to_string(n) +
-                                         ") is outside a buffer of " +
-                                         std::to_string(buffer_bytes) + " bytes");
-  }
-}
-
-}  // namespace
-
 void CudaBackend::write(engine::Buffer& dst, size_t offset, const void* src, size_t n) {
   check_range(dst.bytes(), offset, n);
   if (n == 0) return;
