@@ -18,6 +18,7 @@
 #include "engine/ir/error.h"
 
 namespace tensord::cuda {
+
 // Members in construction order; destroyed in reverse (the workspaces go back to the
 // allocator before the allocator goes; the session streams go before the allocator).
 struct CudaBackend::State {
