@@ -91,6 +91,16 @@ class CudaBuffer final : public engine::Buffer {
 
 CudaBackend::CudaBackend(const CudaDeviceProperties& device, CudaBackendOptions options)
     : device_(device.index), fuse_(options.fuse) {
+  // Checked before the device is touched, so that a bad setting says so on any machine.
+  if (options.staging_bytes == 0 || options.staging_buffers < 2 ||
+      options.max_session_streams == 0) {
+    throw Error(ErrorCode::Internal,
+                "CUDA backend options: needs staging_bytes > 0, staging_buffers >= 2 and "
+                "max_session_streams >= 1 (got " +
+                    std::to_string(options.staging_bytes) + ", " +
+                    std::to_string(options.staging_buffers) + ", " +
+                    std::to_string(options.max_session_streams) + ")");
+  }
   cudaError_t status = cudaSetDevice(device.index);
   if (status == cudaSuccess) status = cudaFree(nullptr);  // creates the primary context now
   if (status != cudaSuccess) {

@@ -2,7 +2,11 @@
 // describes each device.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
+#include "engine/backends/cuda/cuda_backend.h"
 #include "engine/backends/cuda/device_discovery.h"
+#include "engine/ir/error.h"
 
 namespace tensord::cuda::test {
 namespace {
@@ -24,6 +28,26 @@ TEST_CASE("discovery finds devices or says why none, with the CUDA error") {
       CHECK(d.sm_count > 0);
       CHECK(d.compute_major >= 5);
       CHECK(describe(d).find(d.name) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("the CUDA backend refuses staging and stream settings it cannot work with") {
+  // Checked before any device is opened: the same error with or without a GPU.
+  CudaDeviceProperties device;
+  for (auto [bytes, buffers, streams] : {std::tuple<size_t, size_t, size_t>{0, 2, 32},
+                                         std::tuple<size_t, size_t, size_t>{4096, 1, 32},
+                                         std::tuple<size_t, size_t, size_t>{4096, 2, 0}}) {
+    CudaBackendOptions options;
+    options.staging_bytes = bytes;
+    options.staging_buffers = buffers;
+    options.max_session_streams = streams;
+    try {
+      CudaBackend backend(device, options);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::Internal);
+      CHECK(e.message().find("staging_buffers >= 2") != std::string::npos);
     }
   }
 }
