@@ -1,4 +1,4 @@
-// What the CUDA op families (cuda_ops.h) get to run one node: the device, the backend's
+// What the CUDA op families (cuda_ops.h) get to run one node: the device, the session's
 // stream, the kernel cache, scratch memory and the per-backend state of the libraries.
 // Everything is enqueued on `stream`; nothing synchronizes the host unless it must read a
 // device value (data-dependent shapes).
