@@ -34,14 +34,12 @@ void DeviceWorker::close_session(uint64_t session) {
     std::lock_guard lock(mu_);
     auto it = sessions_.find(session);
     if (it == sessions_.end()) return;
-    bool had_jobs = !it->second.jobs.empty();
-    if (had_jobs) {
+    if (!it->second.jobs.empty()) {
       cancel_locked(it->second, "the session closed before this request ran");
       ready_.erase(std::remove(ready_.begin(), ready_.end(), session), ready_.end());
     }
     sessions_.erase(it);
-    closed_.push_back(session);
-    if (!had_jobs) return;
+    closed_.push_back(session);  // the worker tells the backend, so wake it either way
   }
   wake_.notify_one();
 }
