@@ -209,7 +209,7 @@ std::vector<engine::TensorValue> CudaBackend::run_data_dependent(
     const ir::Node& node, std::span<const engine::TensorValue> inputs) {
   DeviceGuard guard(device_);
   CudaContext ctx = context();
-  return {run_dynamic(ctx, node, inputs)};  // the single-output ones: unique has no CUDA path
+  return run_dynamic(ctx, node, inputs);
 }
 
 void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
