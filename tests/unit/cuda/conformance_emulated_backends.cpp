@@ -41,7 +41,7 @@ class EmulatedCudaFamilies final : public engine::Backend {
            std::span<const engine::TensorValue> out) override {
     if (involves_complex(in, out) && cuda::run_loop_ir(ctx_, node, in, out)) return;
     if (cuda::run_creation(ctx_, node, in, out) || cuda::run_movement(ctx_, node, in, out) ||
-        cuda::run_index(ctx_, node, in, out)) {
+        cuda::run_index(ctx_, node, in, out) || cuda::run_solver(ctx_, node, in, out)) {
       return;
     }
     cpu_.run(node, in, out);

@@ -28,7 +28,9 @@
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/cuda_kernel_cache.h"
+#include "engine/backends/cuda/fft_strided_copy.h"
 #include "engine/backends/cuda/movement_sources.h"
+#include "engine/backends/cuda/solver_kernels.h"
 #include "engine/backends/cuda/sort_sources.h"
 #include "engine/ir/error.h"
 
@@ -54,6 +56,7 @@ static std::barrier<>* td_barrier = nullptr;
 static inline void __syncthreads() { if (td_barrier) td_barrier->arrive_and_wait(); }
 static inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 static inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
+static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
 static inline double __longlong_as_double(long long u) { double f; memcpy(&f, &u, 8); return f; }
 static inline long long __double_as_longlong(double f) { long long u; memcpy(&u, &f, 8); return u; }
 static inline float __double2float_rn(double d) { return (float)d; }
@@ -162,6 +165,17 @@ const KernelSource* find_source(const std::string& text) {
       v.push_back(
           {"sort_" + std::string(ir::name(dtype)), &sort_source(dtype), sort_kernel_names(dtype)});
     }
+    // The solver family's (tests/unit/cuda/solver_emulation.cpp stands in for cuSOLVER): its
+    // kernels and the strided copy it lays matrices out with.
+    v.push_back({"solver_kernels", &solver_kernels_source(), solver_kernel_names()});
+    std::vector<std::string> copies;
+    for (int s = 0; s <= static_cast<int>(ir::DType::Complex128); ++s) {
+      for (int d = 0; d <= static_cast<int>(ir::DType::Complex128); ++d) {
+        const auto src = static_cast<ir::DType>(s), dst = static_cast<ir::DType>(d);
+        if (strided_copy_supports(src, dst)) copies.push_back(strided_copy_kernel_name(src, dst));
+      }
+    }
+    v.push_back({"strided_copy", &strided_copy_source(), copies});
     return v;
   }();
   for (const KernelSource& s : all) {
