@@ -13,6 +13,7 @@
 #include "engine/backends/cpu/cpu_backend.h"
 #include "engine/backends/cuda/cuda_ops.h"
 #include "engine/ir/error.h"
+#include "tests/unit/cuda/emulated_harness.h"
 
 namespace tensord::cuda::test {
 namespace {
@@ -22,25 +23,6 @@ using ir::Attr;
 using ir::DType;
 using ir::Op;
 using ir::Shape;
-
-struct Harness {
-  cpu::CpuBackend cpu{1};
-  CudaKernelCache kernels{CudaKernelCacheOptions{}};
-  FamilyStates states;
-  CudaContext ctx{0,
-                  90,
-                  1,
-                  nullptr,
-                  kernels,
-                  states,
-                  engine::Float32MatmulPrecision::Highest,
-                  [this](size_t bytes) { return cpu.allocate(bytes); }};
-};
-
-Harness& h() {
-  static Harness harness;
-  return harness;
-}
 
 TensorValue empty(DType t, Shape shape) {
   ir::TensorType type{t, std::move(shape)};
