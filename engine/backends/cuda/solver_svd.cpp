@@ -258,6 +258,13 @@ void run_lstsq(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   const DType t = a.type.dtype;
   Scratch scratch(ctx);
   T* y = out_data<T>(x);
+  // B broadcast to the batch, contiguous: the right-hand sides and the residuals' targets.
+  const T* bc =
+      nrhs == 0
+          ? nullptr
+          : contiguous_copy<T>(
+                ctx, scratch,
+                batch_view(data_of(bv), t, bv.type.shape, strides_of(bv), batch, 2, false), t);
   if (k == 0) {  // no equations or no unknowns: a zero solution of rank 0
     if (x.nbytes() > 0) {
       check(cudaMemsetAsync(y, 0, x.nbytes(), ctx.stream), "cudaMemsetAsync (lstsq)");
@@ -274,19 +281,13 @@ void run_lstsq(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
     if (nrhs == 0) return;
     T* p = scratch.alloc<T>(count * n * m);
     pinv_from_svd<T>(ctx, t, l, r, s, count, m, n, 0.0, rcond, p);
-    const DeviceView bview =
-        batch_view(data_of(bv), t, bv.type.shape, strides_of(bv), batch, 2, false);
-    const T* bc = contiguous_copy<T>(ctx, scratch, bview, t);
     int64_t cnt = count, nn = n, mm = m, rr = nrhs;
     void* args[] = {&p, &bc, &cnt, &nn, &mm, &rr, &y};
     launch_solver_kernel(ctx, "bmm", t, count * n * nrhs, args);
   }
   if (m <= n || nrhs == 0) return;  // residuals are (0,) unless m > n
   const DeviceView aview = batch_view(data_of(a), t, a.type.shape, strides_of(a), batch, 2, false);
-  const DeviceView bview =
-      batch_view(data_of(bv), t, bv.type.shape, strides_of(bv), batch, 2, false);
   const T* ac = contiguous_copy<T>(ctx, scratch, aview, t);
-  const T* bc = contiguous_copy<T>(ctx, scratch, bview, t);
   residuals_kernel<T>(ctx, t, ac, y, bc, count, m, n, nrhs, out_data<T>(out[1]));
 }
 
