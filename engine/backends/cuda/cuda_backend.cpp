@@ -285,7 +285,7 @@ std::vector<engine::TensorValue> CudaBackend::run_data_dependent(
   DeviceGuard guard(device_);
   use(inputs);  // its outputs are allocated on the current stream
   CudaContext ctx = context();
-  return {run_dynamic(ctx, node, inputs)};  // the single-output ones: unique has no CUDA path
+  return run_dynamic(ctx, node, inputs);
 }
 
 void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue> inputs,

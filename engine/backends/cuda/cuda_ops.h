@@ -6,6 +6,7 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "engine/backends/cuda/cuda_context.h"
 #include "engine/ir/graph.h"
@@ -37,10 +38,10 @@ bool run_sort(CudaContext& ctx, const ir::Node& node, Values in, Values out);
 // Convolutions and pooling through cuDNN. dnn_family.cpp.
 bool run_dnn(CudaContext& ctx, const ir::Node& node, Values in, Values out);
 
-// The data-dependent ops (ir::is_data_dependent) on contiguous inputs: nonzero, flatnonzero,
-// masked_select, repeat_interleave_tensor; it sizes, allocates and returns the output (one
-// read to the host). Throws Unsupported for unique (a sort). dynamic_family.cpp.
-engine::TensorValue run_dynamic(CudaContext& ctx, const ir::Node& node, Values in);
+// The data-dependent ops (ir::is_data_dependent): nonzero, flatnonzero, masked_select,
+// repeat_interleave_tensor, and unique (four outputs, through the sort family's network); it
+// sizes, allocates and returns the outputs (one read to the host). dynamic_family.cpp.
+std::vector<engine::TensorValue> run_dynamic(CudaContext& ctx, const ir::Node& node, Values in);
 
 // FFT through cuFFT; linear algebra through cuSOLVER. fft_family.cpp, solver_family.cpp.
 bool run_fft(CudaContext& ctx, const ir::Node& node, Values in, Values out);

@@ -3,8 +3,10 @@
 // backend's semantics (kernels_index_more.cpp). Selections are a compaction in two passes over
 // chunks of the flat range (dynamic_sources.cpp): a count per chunk, one read of the counts to
 // the host (which must learn the output's size anyway), their exclusive scan, then each chunk
-// writes its selections from its offset, in row-major order. unique (a sort)
-// has no CUDA path yet: Unsupported.
+// writes its selections from its offset, in row-major order. unique sorts the flat input with
+// the sort family's network (sort_common.h), flags where groups start, compacts the flags into
+// the groups' first sorted positions with the same two passes, and reads its four outputs off
+// them (dynamic_sources.cpp).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -13,6 +15,8 @@
 #include "engine/backends/cuda/cuda_ops.h"
 #include "engine/backends/cuda/movement_launch.h"
 #include "engine/backends/cuda/movement_sources.h"
+#include "engine/backends/cuda/sort_common.h"
+#include "engine/backends/cuda/sort_sources.h"
 #include "engine/ir/axes.h"
 #include "engine/ir/error.h"
 
@@ -158,9 +162,75 @@ TensorValue repeat_interleave(CudaContext& ctx, const ir::Node& node, const Tens
   return out;
 }
 
+// The sort key of NaN for the dtype (sort_prelude's key_f32 / key_f64, all NaNs one key), or
+// false for a dtype without NaN.
+bool nan_key_of(DType t, uint64_t& key) {
+  if (!ir::is_floating(t)) return false;
+  key = t == DType::Float64 ? 0xfff8000000000000ull : 0xffc00000ull;
+  return true;
+}
+
+// unique's (values, first-occurrence indices, inverse indices, counts) as the CPU's run_unique:
+// groups of equal values in ascending order (NaN last, each NaN its own group, -0.0 equal to
+// 0.0, the value kept that of the first occurrence).
+std::vector<TensorValue> unique(CudaContext& ctx, const TensorValue& x) {
+  const DType t = x.type.dtype;
+  // Kernel arguments are passed by address: these are not const.
+  int64_t n = x.type.numel();
+  std::vector<TensorValue> out;
+  if (n == 0) {
+    out = {fresh(ctx, t, {0}), fresh(ctx, DType::Int64, {0}),
+           fresh(ctx, DType::Int64, x.type.shape), fresh(ctx, DType::Int64, {0})};
+    return out;
+  }
+  bool every[ir::kMaxRank];
+  std::fill(every, every + ir::kMaxRank, true);
+  LineGeo g = lines_over(x, every);  // one line: the elements in row-major order
+  int64_t P = next_pow2(n);
+  std::vector<std::shared_ptr<engine::Buffer>> keep;
+  void* keys = movement::scratch(ctx, static_cast<size_t>(P) * 8, keep);
+  void* pos = movement::scratch(ctx, static_cast<size_t>(P) * 8, keep);
+  void* xp = x.buffer->data();
+  int desc = 0;
+  void* load_args[] = {&g, &xp, &keys, &pos, &P, &desc};
+  launch_named(ctx, sort_source(t), "sort_load", grid_for(ctx, P), dim3(256), load_args);
+  sort_pairs(ctx, keys, pos, P, P);
+
+  const TensorValue flags = fresh(ctx, DType::Bool, {n});
+  uint64_t nan_key = 0;
+  int has_nan = nan_key_of(t, nan_key) ? 1 : 0;
+  void* f = flags.raw();
+  void* flag_args[] = {&keys, &n, &has_nan, &nan_key, &f};
+  launch(movement::kernel(ctx, dynamic_kernel_source(), "td_unique_flags"),
+         movement::grid_of(ctx, n), dim3(movement::kThreads), flag_args, 0, ctx.stream,
+         "launching td_unique_flags");
+  const TensorValue starts = select(ctx, flags, flags, Emit::FlatIndex);  // one read to the host
+  int64_t groups = starts.type.numel();
+
+  const TensorValue xd = contiguous(ctx, x);
+  out = {fresh(ctx, t, {groups}), fresh(ctx, DType::Int64, {groups}),
+         fresh(ctx, DType::Int64, x.type.shape), fresh(ctx, DType::Int64, {groups})};
+  const void* st = starts.raw();
+  const void* xs = xd.raw();
+  int64_t item = static_cast<int64_t>(ir::itemsize(t));
+  void* values = out[0].raw();
+  void* first = out[1].raw();
+  void* inverse = out[2].raw();
+  void* counts = out[3].raw();
+  void* group_args[] = {&st, &groups, &n, &pos, &xs, &item, &values, &first, &counts};
+  launch(movement::kernel(ctx, dynamic_kernel_source(), "td_unique_groups"),
+         movement::grid_of(ctx, groups), dim3(movement::kThreads), group_args, 0, ctx.stream,
+         "launching td_unique_groups");
+  void* inverse_args[] = {&st, &groups, &n, &pos, &inverse};
+  launch(movement::kernel(ctx, dynamic_kernel_source(), "td_unique_inverse"),
+         movement::grid_of(ctx, n), dim3(movement::kThreads), inverse_args, 0, ctx.stream,
+         "launching td_unique_inverse");
+  return out;
+}
+
 }  // namespace
 
-TensorValue run_dynamic(CudaContext& ctx, const ir::Node& node, Values in) {
+std::vector<TensorValue> run_dynamic(CudaContext& ctx, const ir::Node& node, Values in) {
   const TensorValue& x = in[0];
   if (ir::is_complex(x.type.dtype) && node.op != Op::repeat_interleave_tensor &&
       node.op != Op::masked_select) {
@@ -170,16 +240,18 @@ TensorValue run_dynamic(CudaContext& ctx, const ir::Node& node, Values in) {
     case Op::nonzero:
     case Op::flatnonzero: {
       const TensorValue t = contiguous(ctx, x);
-      return select(ctx, t, t, node.op == Op::nonzero ? Emit::Coordinates : Emit::FlatIndex);
+      return {select(ctx, t, t, node.op == Op::nonzero ? Emit::Coordinates : Emit::FlatIndex)};
     }
     case Op::masked_select: {
       const ir::Shape shape = ir::broadcast_shapes(x.type.shape, in[1].type.shape);
       const TensorValue values = movement::dense(ctx, x, x.type.dtype, &shape);
       const TensorValue mask = movement::dense(ctx, in[1], DType::Bool, &shape);
-      return select(ctx, mask, values, Emit::Values);
+      return {select(ctx, mask, values, Emit::Values)};
     }
     case Op::repeat_interleave_tensor:
-      return repeat_interleave(ctx, node, x, in[1]);
+      return {repeat_interleave(ctx, node, x, in[1])};
+    case Op::unique:
+      return unique(ctx, x);
     default:
       throw Error(ErrorCode::Unsupported,
                   "the CUDA backend does not run " + std::string(ir::name(node.op)) +

@@ -1,6 +1,6 @@
 // The CUDA C of the data-dependent family (dynamic_family.cpp): a compaction in two passes over
-// chunks of the flat range, with the scan of the chunk counts between them, and the row copies
-// of repeat_interleave with tensor repeats.
+// chunks of the flat range, with the scan of the chunk counts between them, the row copies
+// of repeat_interleave with tensor repeats, and unique's group kernels over sorted keys.
 #include "engine/backends/cuda/movement_sources.h"
 
 namespace tensord::cuda {
@@ -64,6 +64,42 @@ extern "C" __global__ void td_repeat_rows(const char* x, char* out, td_i64 outer
     }
   }
 }
+// unique over n (key, position) pairs sorted by the sort family's network (sort_common.h): a
+// group starts where the key changes; a NaN key (when has_nan: one key for every NaN) starts a
+// group of its own, as NaN equals nothing. flags feed the compaction above (their flat indices
+// are the groups' first sorted positions).
+extern "C" __global__ void td_unique_flags(const td_u64* keys, td_i64 n, int has_nan,
+                                           td_u64 nan_key, td_u8* flags) {
+  for (td_i64 s = td_thread(); s < n; s += td_threads()) {
+    flags[s] = s == 0 || keys[s] != keys[s - 1] || (has_nan && keys[s] == nan_key);
+  }
+}
+// Per group g (sorted positions starts[g] .. the next start): its value (x contiguous, `item`
+// bytes), its first occurrence (the smallest position: ties sort by position) and its size.
+extern "C" __global__ void td_unique_groups(const td_i64* starts, td_i64 groups, td_i64 n,
+                                            const td_i64* pos, const char* x, td_i64 item,
+                                            char* values, td_i64* first, td_i64* counts) {
+  for (td_i64 g = td_thread(); g < groups; g += td_threads()) {
+    const td_i64 s = starts[g], e = g + 1 < groups ? starts[g + 1] : n;
+    first[g] = pos[s];
+    counts[g] = e - s;
+    for (td_i64 b = 0; b < item; ++b) values[g * item + b] = x[pos[s] * item + b];
+  }
+}
+// inverse[pos[s]] = the group of sorted position s: the last start <= s (a binary search, so a
+// single huge group costs no serial walk).
+extern "C" __global__ void td_unique_inverse(const td_i64* starts, td_i64 groups, td_i64 n,
+                                             const td_i64* pos, td_i64* inverse) {
+  for (td_i64 s = td_thread(); s < n; s += td_threads()) {
+    td_i64 lo = 0, hi = groups - 1;
+    while (lo < hi) {
+      const td_i64 mid = lo + (hi - lo + 1) / 2;
+      if (starts[mid] <= s) lo = mid;
+      else hi = mid - 1;
+    }
+    inverse[pos[s]] = lo;
+  }
+}
 )";
 
 }  // namespace
@@ -76,7 +112,8 @@ const std::string& dynamic_kernel_source() {
 std::vector<KernelSource> dynamic_kernel_sources() {
   return {{"td_dynamic.cu",
            &dynamic_kernel_source(),
-           {"td_select_count", "td_select_write", "td_repeat_rows"}}};
+           {"td_select_count", "td_select_write", "td_repeat_rows", "td_unique_flags",
+            "td_unique_groups", "td_unique_inverse"}}};
 }
 
 }  // namespace tensord::cuda

@@ -123,6 +123,25 @@ __device__ void bmm_body(const T* p, const T* bm, i64 count, i64 n, i64 m, i64 r
   }
 }
 
+// out (count, r) = |A x - b|^2 per column: A (count, m, n), x (count, n, r), b (count, m, r),
+// summed in double as the CPU's rank-deficient branch (-b first, then the products in order).
+template <class T>
+__device__ void residuals_body(const T* a, const T* x, const T* bm, i64 count, i64 m, i64 n, i64 r,
+                               T* out) {
+  GRID_LOOP(t, count * r) {
+    const i64 b = t / r, c = t % r;
+    double sum = 0;
+    for (i64 i = 0; i < m; ++i) {
+      double v = -(double)bm[(b * m + i) * r + c];
+      for (i64 j = 0; j < n; ++j) {
+        v += (double)a[(b * m + i) * n + j] * (double)x[(b * n + j) * r + c];
+      }
+      sum += v * v;
+    }
+    out[t] = (T)sum;
+  }
+}
+
 // kind: 0 general p, 1 p = 1, 2 p = 2, 3 p = 0 (count of differing coordinates), 4 p = inf.
 template <class T>
 __device__ T distance(const T* u, const T* v, i64 m, int kind, double p) {
@@ -201,6 +220,10 @@ __device__ void pdist_body(const T* x, i64 n, i64 M, int kind, double p, T* y) {
                                       T* x) { \
     bmm_body<T>(p, b, count, n, m, r, x); \
   } \
+  extern "C" __global__ void residuals_##TN(const T* a, const T* x, const T* b, i64 count, i64 m, \
+                                            i64 n, i64 r, T* out) { \
+    residuals_body<T>(a, x, b, count, m, n, r, out); \
+  } \
   extern "C" __global__ void cdist_##TN(const T* x1, const T* x2, i64 count, i64 P, i64 R, i64 M, \
                                         int kind, double p, T* y) { \
     cdist_body<T>(x1, x2, count, P, R, M, kind, p, y); \
@@ -212,8 +235,8 @@ ENTRIES(float32, float)
 ENTRIES(float64, double)
 )";
 
-constexpr const char* kBases[] = {"eye",  "lu_det", "lu_slogdet", "pinv",
-                                  "rank", "bmm",    "cdist",      "pdist"};
+constexpr const char* kBases[] = {"eye", "lu_det",    "lu_slogdet", "pinv", "rank",
+                                  "bmm", "residuals", "cdist",      "pdist"};
 
 }  // namespace
 

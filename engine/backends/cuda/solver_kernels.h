@@ -1,7 +1,8 @@
 // The small CUDA C kernels around the cuSOLVER calls of solver_family.cpp (identity matrices,
 // determinants from LU factors, pseudo-inverses and ranks from singular values, a batched
-// product for lstsq) and the distance kernels (cdist, pdist). One source text, float and
-// double entry points ("<kernel>_float32", "<kernel>_float64"), compiled once per device.
+// product and the residuals for lstsq) and the distance kernels (cdist, pdist). One source
+// text, float and double entry points ("<kernel>_float32", "<kernel>_float64"), compiled once
+// per device.
 #pragma once
 
 #include <string>

@@ -2,8 +2,10 @@
 // syevd for hermitian pinv/matrix_rank). gesvd needs rows >= cols, so a wide matrix is factored
 // as A^T from the plain row-major copy and a tall one from a transposed copy; svd_layout
 // (solver_layout.h) says where U_A and Vh_A then are. The pseudo-inverse, the rank and lstsq's
-// product are NVRTC kernels (solver_kernels.h); lstsq is the minimum-norm solution pinv(A) B
-// with gelsd's cutoff (singular values <= rcond * s_max count as zero).
+// product and residuals are NVRTC kernels (solver_kernels.h); lstsq's four outputs follow the
+// CPU's gelsd: the minimum-norm solution pinv(A) B with gelsd's cutoff (singular values <=
+// rcond * s_max count as zero), |A x - b|^2 per column when m > n, the rank (the singular values
+// above the cutoff) and the singular values.
 #include <algorithm>
 #include <limits>
 
@@ -108,6 +110,26 @@ void pinv_kernel(CudaContext& ctx, DType t, const T* u, int64_t ub, int64_t us0,
   launch_solver_kernel(ctx, "pinv", t, count * n * m, args);
 }
 
+// y (count, n, m) = pinv from gesvd's factors (layout `l` with vectors, s (count, k)).
+template <typename T>
+void pinv_from_svd(CudaContext& ctx, DType t, const SvdLayout& l, const SvdResult<T>& r, const T* s,
+                   int64_t count, int64_t m, int64_t n, double atol, double rtol, T* y) {
+  const T* ua = l.ua_in_vt ? r.vt : r.u;
+  const T* vh = l.ua_in_vt ? r.u : r.vt;
+  const int64_t ub = l.ua_in_vt ? l.vt_elems : l.u_elems;
+  const int64_t vb = l.ua_in_vt ? l.u_elems : l.vt_elems;
+  pinv_kernel<T>(ctx, t, ua, ub, l.us0, l.us1, s, l.k, vh, vb, l.vs0, l.vs1, count, m, n, l.k, atol,
+                 rtol, y);
+}
+
+// The number of singular values (count x k, rows sb apart) above the cutoff, as int64.
+template <typename T>
+void rank_kernel(CudaContext& ctx, DType t, const T* s, int64_t sb, int64_t count, int64_t k,
+                 double atol, double rtol, void* rank) {
+  void* args[] = {&s, &sb, &count, &k, &atol, &rtol, &rank};
+  launch_solver_kernel(ctx, "rank", t, count, args);
+}
+
 // pinv of `a` broadcast to `batch` into y (count, n, m), or its rank into `rank` (int64).
 template <typename T>
 void pinv_or_rank(CudaContext& ctx, Scratch& scratch, Op op, const engine::TensorValue& a,
@@ -125,8 +147,7 @@ void pinv_or_rank(CudaContext& ctx, Scratch& scratch, Op op, const engine::Tenso
     } else {
       gesvd_batch<T>(ctx, scratch, op, a, batch, svd_layout(m, n, false, false), s);
     }
-    void* args[] = {&s, &sb, &count, &k, &atol, &rtol, &rank};
-    launch_solver_kernel(ctx, "rank", t, count, args);
+    rank_kernel<T>(ctx, t, s, sb, count, k, atol, rtol, rank);
     return;
   }
   if (hermitian) {
@@ -137,12 +158,7 @@ void pinv_or_rank(CudaContext& ctx, Scratch& scratch, Op op, const engine::Tenso
   }
   const SvdLayout l = svd_layout(m, n, true, false);
   const SvdResult<T> r = gesvd_batch<T>(ctx, scratch, op, a, batch, l, s);
-  const T* ua = l.ua_in_vt ? r.vt : r.u;
-  const T* vh = l.ua_in_vt ? r.u : r.vt;
-  const int64_t ub = l.ua_in_vt ? l.vt_elems : l.u_elems;
-  const int64_t vb = l.ua_in_vt ? l.u_elems : l.vt_elems;
-  pinv_kernel<T>(ctx, t, ua, ub, l.us0, l.us1, s, sb, vh, vb, l.vs0, l.vs1, count, m, n, k, atol,
-                 rtol, y);
+  pinv_from_svd<T>(ctx, t, l, r, s, count, m, n, atol, rtol, y);
 }
 
 void fill_eye(CudaContext& ctx, DType t, void* y, int64_t count, int64_t rows, int64_t cols) {
@@ -214,42 +230,65 @@ void run_pinv_rank(CudaContext& ctx, const ir::Node& node, Values in, Values out
   }
 }
 
+// out (count, r) = |A x - b|^2 per column of each matrix: A (count, m, n), x (count, n, r),
+// b (count, m, r), all contiguous.
+template <typename T>
+void residuals_kernel(CudaContext& ctx, DType t, const T* a, const T* x, const T* b, int64_t count,
+                      int64_t m, int64_t n, int64_t r, T* out) {
+  void* args[] = {&a, &x, &b, &count, &m, &n, &r, &out};
+  launch_solver_kernel(ctx, "residuals", t, count * r, args);
+}
+
+// lstsq's (solution, residuals, rank, singular_values) as the CPU's gelsd (docs/ops.md), from
+// one gesvd per matrix. Residuals come from their definition |A x - b|^2 (the CPU reads them
+// off gelsd's trailing rows at full rank: the same quantity, other rounding).
 template <typename T>
 void run_lstsq(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
-  // Since issue 4 lstsq has torch's four outputs (solution, residuals, rank, singular_values);
-  // this kernel forms the solution only, so the node is refused rather than half-written.
-  if (out.size() != 1) {
-    throw Error(ErrorCode::Unsupported,
-                "lstsq on the CUDA backend forms the solution only; its residuals, rank and "
-                "singular_values outputs are not implemented there yet (the CPU backend has them)");
+  if (out.size() != 4) {
+    throw Error(ErrorCode::Internal,
+                "lstsq expects four outputs, got " + std::to_string(out.size()));
   }
   const engine::TensorValue &a = in[0], &bv = in[1], &x = out[0];
   const ir::Shape& os = x.type.shape;
-  const auto rank = static_cast<int64_t>(a.type.rank());
-  const bool vector = static_cast<int64_t>(os.size()) == rank - 1;
-  const size_t core = vector ? 1 : 2;
-  const ir::Shape batch(os.begin(), os.end() - static_cast<int64_t>(core));
+  const ir::Shape batch(os.begin(), os.end() - 2);
   const int64_t count = ir::numel(batch);
   const int64_t m = a.type.shape[a.type.rank() - 2], n = a.type.shape.back();
-  const int64_t nrhs = vector ? 1 : bv.type.shape.back();
-  if (count == 0 || n == 0 || nrhs == 0) return;
+  const int64_t k = std::min(m, n), nrhs = bv.type.shape.back();
+  if (count == 0) return;
   const DType t = a.type.dtype;
-  if (m == 0) {  // no equations: the minimum-norm solution is 0
-    check(cudaMemsetAsync(out_ptr(x), 0, x.nbytes(), ctx.stream), "cudaMemsetAsync (lstsq)");
-    return;
-  }
-  const double rcond = node.attrs.get_float(
-      Attr::rtol, std::numeric_limits<T>::epsilon() * static_cast<double>(std::max(m, n)));
   Scratch scratch(ctx);
-  T* p = scratch.alloc<T>(count * n * m);
-  pinv_or_rank<T>(ctx, scratch, node.op, a, batch, false, 0.0, rcond, p, nullptr);
-  const DeviceView bview =
-      batch_view(data_of(bv), bv.type.dtype, bv.type.shape, strides_of(bv), batch, core, false);
-  T* bc = contiguous_copy<T>(ctx, scratch, bview, t);
   T* y = out_data<T>(x);
-  int64_t cnt = count, nn = n, mm = m, r = nrhs;
-  void* args[] = {&p, &bc, &cnt, &nn, &mm, &r, &y};
-  launch_solver_kernel(ctx, "bmm", t, count * n * nrhs, args);
+  // B broadcast to the batch, contiguous: the right-hand sides and the residuals' targets.
+  const T* bc =
+      nrhs == 0
+          ? nullptr
+          : contiguous_copy<T>(
+                ctx, scratch,
+                batch_view(data_of(bv), t, bv.type.shape, strides_of(bv), batch, 2, false), t);
+  if (k == 0) {  // no equations or no unknowns: a zero solution of rank 0
+    if (x.nbytes() > 0) {
+      check(cudaMemsetAsync(y, 0, x.nbytes(), ctx.stream), "cudaMemsetAsync (lstsq)");
+    }
+    check(cudaMemsetAsync(out_ptr(out[2]), 0, out[2].nbytes(), ctx.stream),
+          "cudaMemsetAsync (lstsq's rank)");
+  } else {
+    const double rcond = node.attrs.get_float(
+        Attr::rtol, std::numeric_limits<T>::epsilon() * static_cast<double>(std::max(m, n)));
+    const SvdLayout l = svd_layout(m, n, nrhs > 0, false);
+    T* s = out_data<T>(out[3]);  // (..., k): gesvd's descending values, as gelsd's
+    const SvdResult<T> r = gesvd_batch<T>(ctx, scratch, node.op, a, batch, l, s);
+    rank_kernel<T>(ctx, t, s, k, count, k, 0.0, rcond, out_ptr(out[2]));
+    if (nrhs == 0) return;
+    T* p = scratch.alloc<T>(count * n * m);
+    pinv_from_svd<T>(ctx, t, l, r, s, count, m, n, 0.0, rcond, p);
+    int64_t cnt = count, nn = n, mm = m, rr = nrhs;
+    void* args[] = {&p, &bc, &cnt, &nn, &mm, &rr, &y};
+    launch_solver_kernel(ctx, "bmm", t, count * n * nrhs, args);
+  }
+  if (m <= n || nrhs == 0) return;  // residuals are (0,) unless m > n
+  const DeviceView aview = batch_view(data_of(a), t, a.type.shape, strides_of(a), batch, 2, false);
+  const T* ac = contiguous_copy<T>(ctx, scratch, aview, t);
+  residuals_kernel<T>(ctx, t, ac, y, bc, count, m, n, nrhs, out_data<T>(out[1]));
 }
 
 }  // namespace

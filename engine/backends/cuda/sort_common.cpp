@@ -1,5 +1,8 @@
 #include "engine/backends/cuda/sort_common.h"
 
+#include <algorithm>
+
+#include "engine/backends/cuda/sort_sources.h"
 #include "engine/codegen/cuda_half_prelude.h"
 #include "engine/ir/error.h"
 
@@ -93,6 +96,28 @@ int64_t next_pow2(int64_t n) {
   int64_t p = 1;
   while (p < n) p <<= 1;
   return p;
+}
+
+void sort_pairs(CudaContext& ctx, void* keys, void* idx, int64_t total, int64_t P) {
+  constexpr int kThreads = 256;
+  constexpr int64_t kChunk = 2048;     // SORT_CHUNK of the network: pairs sorted in shared memory
+  constexpr int kChunkThreads = 1024;  // SORT_THREADS
+  const std::string& net = sort_network_source();
+  const int64_t cap = int64_t{ctx.sm_count} * 8;
+  int64_t kmax = std::min(P, kChunk);
+  void* chunk_args[] = {&keys, &idx, &total, &P, &kmax};
+  launch_named(ctx, net, "sort_chunks", blocks_for((total + kChunk - 1) / kChunk, cap),
+               dim3(kChunkThreads), chunk_args);
+  for (int64_t k = 2 * kChunk; k <= P; k <<= 1) {
+    for (int64_t j = k / 2; j >= kChunk; j >>= 1) {
+      void* step_args[] = {&keys, &idx, &total, &P, &k, &j};
+      launch_named(ctx, net, "sort_step", grid_for(ctx, total / 2, kThreads), dim3(kThreads),
+                   step_args);
+    }
+    void* merge_args[] = {&keys, &idx, &total, &P, &k};
+    launch_named(ctx, net, "sort_merge", blocks_for(total / kChunk, cap), dim3(kChunkThreads),
+                 merge_args);
+  }
 }
 
 const std::string& sort_prelude() {

@@ -76,4 +76,9 @@ dim3 blocks_for(int64_t units, int64_t cap);
 // Smallest power of two >= n (1 for n <= 1).
 int64_t next_pow2(int64_t n);
 
+// Sorts every line of `total` = lines * P pairs (keys u64, idx int64; P a power of two) ascending
+// by (key, index) with the bitonic network of sort_kernels.cpp. The sort family and unique
+// (dynamic_family.cpp) share it.
+void sort_pairs(CudaContext& ctx, void* keys, void* idx, int64_t total, int64_t P);
+
 }  // namespace tensord::cuda

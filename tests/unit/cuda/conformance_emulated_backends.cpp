@@ -1,5 +1,6 @@
 // The conformance table's backend list for tensord_conformance_cuda_emulated: the CUDA backend's
-// creation, movement and index families, its data-dependent ops (but unique), and its loop-IR
+// creation, movement and index families, its data-dependent ops (unique with the sort family's
+// network), and its loop-IR
 // family for complex nodes, with their kernels run on the host (movement_emulation.cpp), every
 // other op on the CPU backend. It checks those families against
 // the table's float64 reference on a machine without a GPU.
@@ -40,15 +41,14 @@ class EmulatedCudaFamilies final : public engine::Backend {
            std::span<const engine::TensorValue> out) override {
     if (involves_complex(in, out) && cuda::run_loop_ir(ctx_, node, in, out)) return;
     if (cuda::run_creation(ctx_, node, in, out) || cuda::run_movement(ctx_, node, in, out) ||
-        cuda::run_index(ctx_, node, in, out)) {
+        cuda::run_index(ctx_, node, in, out) || cuda::run_solver(ctx_, node, in, out)) {
       return;
     }
     cpu_.run(node, in, out);
   }
   std::vector<engine::TensorValue> run_data_dependent(
       const ir::Node& node, std::span<const engine::TensorValue> in) override {
-    if (node.op == ir::Op::unique) return cpu_.run_data_dependent(node, in);  // no CUDA path yet
-    return {cuda::run_dynamic(ctx_, node, in)};
+    return cuda::run_dynamic(ctx_, node, in);
   }
   void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override {
     cpu_.write(dst, offset, src, n);

@@ -13,6 +13,7 @@
 #include "engine/backends/cpu/cpu_backend.h"
 #include "engine/backends/cuda/cuda_ops.h"
 #include "engine/ir/error.h"
+#include "tests/unit/cuda/emulated_harness.h"
 
 namespace tensord::cuda::test {
 namespace {
@@ -22,25 +23,6 @@ using ir::Attr;
 using ir::DType;
 using ir::Op;
 using ir::Shape;
-
-struct Harness {
-  cpu::CpuBackend cpu{1};
-  CudaKernelCache kernels{CudaKernelCacheOptions{}};
-  FamilyStates states;
-  CudaContext ctx{0,
-                  90,
-                  1,
-                  nullptr,
-                  kernels,
-                  states,
-                  engine::Float32MatmulPrecision::Highest,
-                  [this](size_t bytes) { return cpu.allocate(bytes); }};
-};
-
-Harness& h() {
-  static Harness harness;
-  return harness;
-}
 
 TensorValue empty(DType t, Shape shape) {
   ir::TensorType type{t, std::move(shape)};
@@ -330,6 +312,54 @@ TEST_CASE("emulated: index_put with integer indices and a mask, searchsorted") {
       same(node(Op::searchsorted, {{Attr::right, right}}), {seq3, v, sorter}, DType::Int64, {2, 5});
     }
   }
+}
+
+// unique through the CUDA path (the sort family's network, then the dynamic family's compaction
+// and group kernels) against the CPU's four outputs, byte for byte.
+void same_unique(const TensorValue& x) {
+  const ir::Node n = node(Op::unique);
+  const std::vector<TensorValue> want = h().cpu.run_data_dependent(n, {&x, 1});
+  const std::vector<TensorValue> got = run_dynamic(h().ctx, n, {&x, 1});
+  INFO("unique of " << ir::name(x.type.dtype) << " " << ir::to_string(x.type.shape));
+  REQUIRE(got.size() == 4);
+  for (size_t k = 0; k < 4; ++k) {
+    INFO("output " << k);
+    REQUIRE(got[k].type == want[k].type);
+    REQUIRE(got[k].is_contiguous());
+    CHECK(std::memcmp(got[k].raw(), want[k].raw(), want[k].nbytes()) == 0);
+  }
+}
+
+TEST_CASE("emulated: unique's values, first indices, inverse and counts") {
+  for (DType t : kReal) {
+    same_unique(values(t, {6, 7}));  // repeats (the pattern has period 23)
+    same_unique(values(t, {3, 4}, 5));
+    TensorValue x = values(t, {4, 5}, 2);  // a transposed view: row-major order of the view
+    std::swap(x.type.shape[0], x.type.shape[1]);
+    std::swap(x.strides[0], x.strides[1]);
+    same_unique(x);
+    same_unique(values(t, {0, 3}));  // empty
+    same_unique(values(t, {}));      // 0-d
+  }
+  // NaN (each its own group, last), -0.0 equal to 0.0 (the first occurrence's sign kept), infs.
+  const double nan = std::nan("");
+  const std::vector<double> special = {nan, -0.0, 3, 0.0, -INFINITY, nan, 3, INFINITY, -0.0, nan};
+  for (DType t : kFloat) {
+    TensorValue f = empty(DType::Float64, {static_cast<int64_t>(special.size())});
+    std::memcpy(f.raw(), special.data(), special.size() * sizeof(double));
+    TensorValue x = empty(t, f.type.shape);
+    ir::Node cast = node(Op::cast, {{Attr::dtype, t}});
+    h().cpu.run(cast, {&f, 1}, {&x, 1});
+    same_unique(x);
+  }
+  // Longer than one chunk of the network (2048 pairs) and of the compaction (1024 elements).
+  std::vector<int64_t> many(5000);
+  for (size_t i = 0; i < many.size(); ++i) many[i] = static_cast<int64_t>(i * 37 % 101) - 50;
+  same_unique(ints(DType::Int32, many, {50, 100}));
+  std::vector<int64_t> one(3000, 7);  // a single group
+  same_unique(ints(DType::Int16, one, {3000}));
+  TensorValue c = values(DType::Complex64, {3});
+  CHECK_THROWS_AS(run_dynamic(h().ctx, node(Op::unique), {&c, 1}), Error);
 }
 
 }  // namespace

@@ -4,8 +4,9 @@
 // kernels are called through generated thunks, and device memory is host memory. The loop-IR
 // emitter's units (elementwise ops and sums; the conformance binary sends it complex nodes) run
 // the same way. Grid-stride kernels run as one thread (atomics are then plain operations, in the
-// CPU's order); kernels launched with a 2-D block (the tiled transpose) run one block of real
-// threads with a barrier for __syncthreads. This checks the families' logic and the kernels'
+// CPU's order); kernels launched with a 2-D block (the tiled transpose) and the sorting network's
+// shared-memory kernels (which unique uses) run one block of real threads with a barrier for
+// __syncthreads. This checks the families' logic and the kernels'
 // arithmetic, not CUDA itself: tensord_gpu_cuda_movement and the conformance table do that on a
 // device.
 #include <cuda_runtime_api.h>
@@ -19,6 +20,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <span>
 #include <string>
 #include <thread>
@@ -26,7 +28,10 @@
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/cuda_kernel_cache.h"
+#include "engine/backends/cuda/fft_strided_copy.h"
 #include "engine/backends/cuda/movement_sources.h"
+#include "engine/backends/cuda/solver_kernels.h"
+#include "engine/backends/cuda/sort_sources.h"
 #include "engine/ir/error.h"
 
 namespace tensord::cuda {
@@ -43,6 +48,7 @@ constexpr const char* kShim = R"(// CUDA built-ins for host C++
 #define __device__
 #define __forceinline__ inline
 #define __shared__ static
+#define __launch_bounds__(n)
 struct td_dim3 { unsigned x, y, z; };
 static thread_local td_dim3 threadIdx = {0, 0, 0};
 static td_dim3 blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
@@ -50,6 +56,7 @@ static std::barrier<>* td_barrier = nullptr;
 static inline void __syncthreads() { if (td_barrier) td_barrier->arrive_and_wait(); }
 static inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 static inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
+static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
 static inline double __longlong_as_double(long long u) { double f; memcpy(&f, &u, 8); return f; }
 static inline long long __double_as_longlong(double f) { long long u; memcpy(&u, &f, 8); return u; }
 static inline float __double2float_rn(double d) { return (float)d; }
@@ -137,6 +144,12 @@ struct EmuLibrary {
 std::mutex g_mutex;
 std::map<std::string, EmuLibrary> g_libraries;        // by source text
 std::map<void*, const EmuLibrary*> g_kernel_library;  // thunk -> its library
+// Kernels whose 1-D blocks share memory through __syncthreads (the sorting network's chunks):
+// they run one block of real threads, not one thread.
+std::set<void*> g_block_kernels;
+bool is_block_kernel(const std::string& name) {
+  return name == "sort_chunks" || name == "sort_merge";
+}
 
 const KernelSource* find_source(const std::string& text) {
   static const std::vector<KernelSource> all = [] {
@@ -145,6 +158,24 @@ const KernelSource* find_source(const std::string& text) {
                              index_kernel_sources(), dynamic_kernel_sources()}) {
       v.insert(v.end(), list.begin(), list.end());
     }
+    // The sort family's sources that unique uses: the network and the per-dtype keys.
+    v.push_back({"sort_network", &sort_network_source(), sort_network_kernel_names()});
+    for (int t = 0; t <= static_cast<int>(ir::DType::Float64); ++t) {
+      const auto dtype = static_cast<ir::DType>(t);
+      v.push_back(
+          {"sort_" + std::string(ir::name(dtype)), &sort_source(dtype), sort_kernel_names(dtype)});
+    }
+    // The solver family's (tests/unit/cuda/solver_emulation.cpp stands in for cuSOLVER): its
+    // kernels and the strided copy it lays matrices out with.
+    v.push_back({"solver_kernels", &solver_kernels_source(), solver_kernel_names()});
+    std::vector<std::string> copies;
+    for (int s = 0; s <= static_cast<int>(ir::DType::Complex128); ++s) {
+      for (int d = 0; d <= static_cast<int>(ir::DType::Complex128); ++d) {
+        const auto src = static_cast<ir::DType>(s), dst = static_cast<ir::DType>(d);
+        if (strided_copy_supports(src, dst)) copies.push_back(strided_copy_kernel_name(src, dst));
+      }
+    }
+    v.push_back({"strided_copy", &strided_copy_source(), copies});
     return v;
   }();
   for (const KernelSource& s : all) {
@@ -217,6 +248,7 @@ std::vector<cudaKernel_t> CudaKernelCache::load(const std::string& source,
     void* f = dlsym(lib.handle, (name + "_thunk").c_str());
     if (f == nullptr) throw Error(ErrorCode::Internal, "emulation: no kernel " + name);
     g_kernel_library[f] = &lib;
+    if (is_block_kernel(name)) g_block_kernels.insert(f);
     out.push_back(reinterpret_cast<cudaKernel_t>(f));
   }
   return out;
@@ -233,7 +265,8 @@ void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t, cud
   auto* f = reinterpret_cast<void (*)(void**)>(kernel);
   const EmuLibrary* lib = g_kernel_library.at(reinterpret_cast<void*>(kernel));
   const unsigned threads = block.x * block.y;
-  if (threads <= 1 || block.y == 1) {  // grid-stride kernels: one thread walks everything
+  const bool block_kernel = g_block_kernels.count(reinterpret_cast<void*>(kernel)) > 0;
+  if (threads <= 1 || (block.y == 1 && !block_kernel)) {  // grid-stride: one thread walks all
     lib->launch(1, 1, nullptr);
     lib->thread(0, 0);
     f(args);

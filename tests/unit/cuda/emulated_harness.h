@@ -1,0 +1,31 @@
+// What the emulated families' unit tests share (movement_emulated_test.cpp,
+// solver_emulated_test.cpp): a CPU backend for references and memory, and a CUDA context whose
+// kernel cache and launches movement_emulation.cpp runs on the host.
+#pragma once
+
+#include "engine/backends/cpu/cpu_backend.h"
+#include "engine/backends/cuda/cuda_ops.h"
+
+namespace tensord::cuda::test {
+
+struct Harness {
+  cpu::CpuBackend cpu{1};
+  CudaKernelCache kernels{CudaKernelCacheOptions{}};
+  FamilyStates states;
+  CudaContext ctx{0,
+                  90,
+                  1,
+                  nullptr,
+                  kernels,
+                  states,
+                  engine::Float32MatmulPrecision::Highest,
+                  [this](size_t bytes) { return cpu.allocate(bytes); }};
+};
+
+// One per test binary (device memory is the CPU backend's).
+inline Harness& h() {
+  static Harness harness;
+  return harness;
+}
+
+}  // namespace tensord::cuda::test
