@@ -10,6 +10,7 @@
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels_complex.h"
 #include "engine/backends/cpu/matmul_dnnl.h"
+#include "engine/plan/layout.h"
 
 namespace tensord::cpu {
 namespace {
@@ -75,7 +76,8 @@ std::optional<DnnlEpilogue> dnnl_epilogue(const MatmulProblem& p, std::span<cons
     if (s.op == engine::EpilogueOp::BiasRow || s.op == engine::EpilogueOp::Residual) {
       if (s.input >= in.size()) return std::nullopt;
       const TensorValue& t = in[s.input];
-      if (t.type.dtype != ir::DType::Float32 || !t.is_contiguous()) return std::nullopt;
+      if (t.type.dtype != ir::DType::Float32 || !engine::is_contiguous(t.type.shape, t.strides))
+        return std::nullopt;
       const bool bias = s.op == engine::EpilogueOp::BiasRow;
       if (bias && t.type.numel() != p.n) return std::nullopt;
       if (bias && i == 0) {  // the primitive's own bias: applied before every post-op

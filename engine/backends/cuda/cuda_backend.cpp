@@ -15,6 +15,7 @@
 #include "engine/backends/cuda/lt_epilogue.h"
 #include "engine/backends/cuda/movement_launch.h"
 #include "engine/ir/error.h"
+#include "engine/plan/layout.h"
 
 namespace tensord::cuda {
 namespace {
@@ -225,7 +226,9 @@ void CudaBackend::run_matmul_epilogue(const engine::CompiledKernels& kernels, ui
   };
   if (!lt || outputs.size() != 1 || inputs.size() < 2 || !f32(outputs[0]) || !f32(inputs[0]) ||
       !f32(inputs[1]) ||
-      (lt->bias && (lt->bias_input >= inputs.size() || !inputs[lt->bias_input].is_contiguous()))) {
+      (lt->bias && (lt->bias_input >= inputs.size() ||
+                    !engine::is_contiguous(inputs[lt->bias_input].type.shape,
+                                           inputs[lt->bias_input].strides)))) {
     return unfused();
   }
   DeviceGuard guard(device_);
