@@ -5,6 +5,10 @@
 //   cpu_softmax_4096x4096    softmax over rows, GB/s, vs the same graph in "eager" mode
 //   cpu_layernorm_4096x4096  layer_norm over rows (weight, bias), GB/s, vs "eager"
 //   *_vs_numpy               the same fused figures against NumPy
+//   cpu_linear_bias_gelu_MxKxN  ms of gelu(linear(x, w, b)) (x [M, K], w [N, K]) through the
+//                            daemon, fused into one oneDNN matmul or not as the daemon measured,
+//                            vs the same graph in "eager" mode; *_vs_onednn: vs oneDNN called
+//                            directly in this process with the same post-ops (no round trip)
 //   warm_start               ms to the first result of a 30-kernel graph on a fresh daemon
 //                            with a warm disk cache, vs a fresh daemon with an empty one
 #include <unistd.h>
@@ -12,10 +16,12 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 
 #include "bench/common/figure.h"
+#include "bench/fusion/onednn_peer.h"
 #include "tensord/client.h"
 #include "tests/support/daemon/daemon_process.h"
 
@@ -65,6 +71,73 @@ Tensor thirty_kernels(Session& s) {
   return y;
 }
 
+// chain8, softmax and layer_norm, against NumPy and eager.
+void elementwise_figures(Session& s, std::map<std::string, double>& numpy) {
+  Tensor x = s.rand({16 * 1024 * 1024}, 1) * 4.0f - 2.0f;
+  s.sync({x});
+  const double bytes = 2.0 * 16 * 1024 * 1024 * 4;
+  const double chain = gbps(s, bytes, [&] { return chain8(x); });
+  print_figure("cpu_chain8_16M", chain, "GB/s", "numpy", numpy["chain8"]);
+
+  Tensor m = s.rand({4096, 4096}, 2) * 4.0f - 2.0f;
+  Tensor w = s.rand({4096}, 3);
+  Tensor b = s.rand({4096}, 4);
+  s.sync({m, w, b});
+  const double mb = 2.0 * 4096 * 4096 * 4;
+  auto softmax = [&] { return tensord::softmax(m, -1); };
+  auto layernorm = [&] { return tensord::layer_norm(m, 1, w, b); };
+  const double sm = gbps(s, mb, softmax);
+  const double ln = gbps(s, mb, layernorm);
+  s.set_compile_mode("eager");
+  const double sm_eager = gbps(s, mb, softmax);
+  const double ln_eager = gbps(s, mb, layernorm);
+  s.set_compile_mode("default");
+  print_figure("cpu_softmax_4096x4096", sm, "GB/s", "eager", sm_eager);
+  print_figure("cpu_layernorm_4096x4096", ln, "GB/s", "eager", ln_eager);
+  print_figure("cpu_softmax_4096x4096_vs_numpy", sm, "GB/s", "numpy", numpy["softmax"]);
+  print_figure("cpu_layernorm_4096x4096_vs_numpy", ln, "GB/s", "numpy", numpy["layernorm"]);
+}
+
+// What the daemon measured for an m x k x n epilogue problem, from its cache directory's
+// decisions (engine/backends/cpu/epilogue_tuning.h): "fused", "unfused" or "?".
+std::string decision(const std::string& cache_dir, int64_t m, int64_t k, int64_t n) {
+  const std::string want =
+      " m" + std::to_string(m) + " k" + std::to_string(k) + " n" + std::to_string(n) + " ";
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(cache_dir + "/tune", ec)) {
+    if (!e.path().filename().string().starts_with("matmul-epilogue-")) continue;
+    std::ifstream in(e.path());
+    std::string word, problem;
+    int fused = -1;
+    in >> word >> fused;
+    std::getline(in >> std::ws, problem);
+    if (problem.find(want) != std::string::npos) return fused == 1 ? "fused" : "unfused";
+  }
+  return "?";
+}
+
+// gelu(linear(x, w, b)), default mode against eager and against oneDNN directly; the daemon's
+// decision for the shape goes to stderr.
+void linear_bias_gelu(Session& s, const std::string& cache_dir, int64_t m, int64_t k, int64_t n) {
+  Tensor x = s.rand({m, k}, 5) - 0.5f;
+  Tensor w = (s.rand({n, k}, 6) - 0.5f) * 0.1f;
+  Tensor b = s.rand({n}, 7);
+  s.sync({x, w, b});
+  auto f = [&] { return tensord::gelu(tensord::linear(x, w, b)); };
+  const auto ms = [&] { return 1e3 * median_seconds(2, 7, [&] { s.sync({f()}); }); };
+  const double fused = ms();
+  s.set_compile_mode("eager");
+  const double eager = ms();
+  s.set_compile_mode("default");
+  const double onednn = 1e3 * tensord::bench::onednn_linear_bias_gelu_seconds(m, k, n);
+  const std::string name = "cpu_linear_bias_gelu_" + std::to_string(m) + "x" + std::to_string(k) +
+                           "x" + std::to_string(n);
+  print_figure(name, fused, "ms", "eager", eager);
+  print_figure(name + "_vs_onednn", fused, "ms", "onednn", onednn);
+  std::fprintf(stderr, "%s: the daemon runs it %s\n", name.c_str(),
+               decision(cache_dir, m, k, n).c_str());
+}
+
 double first_result_ms(const std::string& cache_dir, bool expect_warm) {
   tensord::test::DaemonProcess daemon(
       tensord::test::DaemonOptions::with_args({"--cache-dir", cache_dir}));
@@ -87,46 +160,36 @@ double first_result_ms(const std::string& cache_dir, bool expect_warm) {
 
 }  // namespace
 
-int main() {
+// An argument, when given, runs only the figures whose names start with it (cpu_linear, ...).
+int main(int argc, char** argv) {
+  const std::string only = argc > 1 ? argv[1] : "";
+  const auto want = [&](const std::string& name) { return name.starts_with(only); };
   const std::string root = (std::filesystem::temp_directory_path() /
                             ("tensord-bench-fusion-" + std::to_string(getpid())))
                                .string();
   std::filesystem::create_directories(root);
   int rc = 0;
   try {
-    std::map<std::string, double> numpy = numpy_peers();
+    std::map<std::string, double> numpy;
+    if (want("cpu_chain8") || want("cpu_softmax") || want("cpu_layernorm")) numpy = numpy_peers();
     {
       tensord::test::DaemonProcess daemon(
           tensord::test::DaemonOptions::with_args({"--cache-dir", root + "/cache"}));
       Session s = tensord::connect(daemon.address());
 
-      Tensor x = s.rand({16 * 1024 * 1024}, 1) * 4.0f - 2.0f;
-      s.sync({x});
-      const double bytes = 2.0 * 16 * 1024 * 1024 * 4;
-      const double chain = gbps(s, bytes, [&] { return chain8(x); });
-      print_figure("cpu_chain8_16M", chain, "GB/s", "numpy", numpy["chain8"]);
-
-      Tensor m = s.rand({4096, 4096}, 2) * 4.0f - 2.0f;
-      Tensor w = s.rand({4096}, 3);
-      Tensor b = s.rand({4096}, 4);
-      s.sync({m, w, b});
-      const double mb = 2.0 * 4096 * 4096 * 4;
-      auto softmax = [&] { return tensord::softmax(m, -1); };
-      auto layernorm = [&] { return tensord::layer_norm(m, 1, w, b); };
-      const double sm = gbps(s, mb, softmax);
-      const double ln = gbps(s, mb, layernorm);
-      s.set_compile_mode("eager");
-      const double sm_eager = gbps(s, mb, softmax);
-      const double ln_eager = gbps(s, mb, layernorm);
-      s.set_compile_mode("default");
-      print_figure("cpu_softmax_4096x4096", sm, "GB/s", "eager", sm_eager);
-      print_figure("cpu_layernorm_4096x4096", ln, "GB/s", "eager", ln_eager);
-      print_figure("cpu_softmax_4096x4096_vs_numpy", sm, "GB/s", "numpy", numpy["softmax"]);
-      print_figure("cpu_layernorm_4096x4096_vs_numpy", ln, "GB/s", "numpy", numpy["layernorm"]);
+      if (want("cpu_chain8") || want("cpu_softmax") || want("cpu_layernorm")) {
+        elementwise_figures(s, numpy);
+      }
+      if (want("cpu_linear")) {
+        linear_bias_gelu(s, root + "/cache", 64, 256, 256);      // launch-bound: the round trip
+        linear_bias_gelu(s, root + "/cache", 2048, 1024, 1024);  // compute-bound
+      }
     }
-    const double cold = first_result_ms(root + "/warm", false);  // empty: compiles all 30 kernels
-    const double warm = first_result_ms(root + "/warm", true);   // a fresh daemon, warm directory
-    print_figure("warm_start", warm, "ms", "empty_cache", cold);
+    if (want("warm_start")) {
+      const double cold = first_result_ms(root + "/warm", false);  // empty: compiles 30 kernels
+      const double warm = first_result_ms(root + "/warm", true);   // fresh daemon, warm cache
+      print_figure("warm_start", warm, "ms", "empty_cache", cold);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tensord-bench-fusion: %s\n", e.what());
     rc = 1;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -72,6 +73,17 @@ class Backend {
   virtual void run_fused(const CompiledKernels& kernels, uint32_t group, const FusedGroup& fused,
                          std::span<const TensorValue> inputs,
                          std::span<const TensorValue> outputs) {}
+  // A fused group with a matmul epilogue (FusedGroup::epilogue): `inputs` are the matmul's
+  // operands then the tensors the chain adds, `outputs` the chain's result. `unfused` runs the
+  // matmul into a temporary and the group's kernel after it. A backend whose matmul library
+  // applies the epilogue decides per shape, by measuring both, which of the two to run; the
+  // default runs `unfused`. Either way every element of the output is written.
+  virtual void run_matmul_epilogue(const CompiledKernels& kernels, uint32_t group,
+                                   const FusedGroup& fused, std::span<const TensorValue> inputs,
+                                   std::span<const TensorValue> outputs,
+                                   const std::function<void()>& unfused) {
+    unfused();
+  }
   // Whether compile() would find every kernel of `groups` loaded already (for explain).
   virtual bool kernels_cached(std::span<const FusedGroup> groups) const { return false; }
 

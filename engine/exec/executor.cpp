@@ -36,7 +36,9 @@ class Execution {
       bind(args_[k++], pv, slot);
     }
     const std::span<const TensorValue> args(args_.data(), k);
-    if (step.kind == StepKind::Fused) {
+    if (step.kind == StepKind::Fused && plan_.groups[step.group].epilogue) {
+      run_epilogue(step, args.first(step.inputs.count), args.subspan(step.inputs.count));
+    } else if (step.kind == StepKind::Fused) {
       backend_.run_fused(*plan_.compiled, step.group, plan_.groups[step.group],
                          args.first(step.inputs.count), args.subspan(step.inputs.count));
     } else {
@@ -46,6 +48,28 @@ class Execution {
     // The arguments hold buffer references too; drop them so released slots really go.
     for (size_t i = 0; i < k; ++i) args_[i].buffer.reset();
     for (SlotId s : plan_[step.release]) slots_[s].reset();
+  }
+
+  // The unfused pair, for the backend to run or measure: the product in a temporary that
+  // lives for this step only (what the plan without the epilogue holds in a slot), then the
+  // chain's kernel on it.
+  void run_epilogue(const Step& step, std::span<const TensorValue> in,
+                    std::span<const TensorValue> out) {
+    const FusedGroup& g = plan_.groups[step.group];
+    const ir::Node& matmul = plan_.nodes[g.epilogue->matmul];
+    const auto unfused = [&] {
+      const ir::TensorType& t = matmul.outputs[0];
+      std::vector<TensorValue> chain_in;
+      chain_in.reserve(in.size() - 1);
+      chain_in.push_back(
+          TensorValue{hook_ ? hook_->allocate(backend_, t.nbytes()) : backend_.allocate(t.nbytes()),
+                      t, contiguous_layout(t.shape).strides, 0, false});
+      chain_in.insert(chain_in.end(), in.begin() + 2, in.end());
+      TensorValue& product = chain_in[0];
+      backend_.run(matmul, in.first(2), {&product, 1});
+      backend_.run_fused(*plan_.compiled, step.group, g, chain_in, out);
+    };
+    backend_.run_matmul_epilogue(*plan_.compiled, step.group, g, in, out, unfused);
   }
 
   TensorValue output(ValueId v) const {

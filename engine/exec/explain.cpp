@@ -45,6 +45,14 @@ void describe_plan(Engine& engine, const Plan& plan, const PlanInfo& info,
   for (const FusedGroup& g : plan.groups) {
     ExplainedGroup out;
     out.kernel = codegen::describe(g.kernel);
+    if (g.epilogue) {
+      out.epilogue = g.epilogue->text();
+      // The listing is the chain's kernel, what runs after the matmul when unfused is faster.
+      out.kernel = "matmul epilogue " + g.epilogue->text() +
+                   " (the matmul library's epilogue or the matmul then this kernel, whichever "
+                   "measures faster per shape)\n" +
+                   out.kernel;
+    }
     for (uint32_t m : g.members) {
       out.ops.emplace_back(ir::name(plan.nodes[m].op));
       const uint32_t origin = user(plan.origin[m]);
@@ -147,7 +155,13 @@ std::string Explanation::text() const {
       s += ' ';
       s += std::to_string(n);
     }
-    s += ")\n";
+    s += ")";
+    if (!groups[i].epilogue.empty()) {
+      s += ": matmul epilogue ";
+      s += groups[i].epilogue;
+      s += ", fused or not as measured per shape";
+    }
+    s += '\n';
   }
   for (const ExplainedBoundary& b : boundaries) {
     s += "boundary at user node ";

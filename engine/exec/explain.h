@@ -15,6 +15,7 @@ struct ExplainedGroup {
   std::string kernel;            // the loop IR listing of its generated kernel
   std::vector<std::string> ops;  // primitive ops, in order
   std::vector<uint32_t> nodes;   // the user's nodes they stem from, each once
+  std::string epilogue;          // a matmul with its epilogue: the stages ("bias_row+relu")
 };
 
 struct ExplainedBoundary {

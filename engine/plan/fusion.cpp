@@ -21,8 +21,13 @@ enum class Role { None, Elementwise, Reduction };
 
 class Fuser {
  public:
-  Fuser(std::span<const ir::Node> nodes, const std::vector<bool>& needed)
-      : nodes_(nodes), needed_(needed), in_set_(nodes.size(), 0), seen_(nodes.size(), 0) {
+  Fuser(std::span<const ir::Node> nodes, const std::vector<bool>& needed,
+        std::span<const ir::ValueRef> outputs)
+      : nodes_(nodes),
+        needed_(needed),
+        outputs_(outputs),
+        in_set_(nodes.size(), 0),
+        seen_(nodes.size(), 0) {
     result_.group_of.assign(nodes.size(), kNoGroup);
     result_.boundary.resize(nodes.size());
     fusible_.assign(nodes.size(), false);
@@ -32,6 +37,7 @@ class Fuser {
     for (uint32_t n = 0; n < nodes_.size(); ++n) {
       if (needed_[n]) visit(n);
     }
+    match_epilogues();
     compact();
     find_breaks();
     return std::move(result_);
@@ -242,6 +248,55 @@ class Fuser {
     groups_[from].members.clear();
   }
 
+  // Matmuls with their epilogue chains (epilogue.h) become groups of their own; the chain's
+  // nodes leave the elementwise groups they formed, which must hold nothing else.
+  void match_epilogues() {
+    std::vector<std::vector<uint32_t>> consumers(nodes_.size());
+    for (uint32_t n = 0; n < nodes_.size(); ++n) {
+      if (!needed_[n]) continue;
+      for (const ir::ValueRef& in : node(n).inputs) consumers[in.node].push_back(n);
+    }
+    std::vector<bool> is_output(nodes_.size(), false);
+    for (const ir::ValueRef& r : outputs_) is_output[r.node] = true;
+    for (uint32_t m = 0; m < nodes_.size(); ++m) {
+      if (!needed_[m] || node(m).op != Op::matmul) continue;
+      EpilogueMatch em = match_epilogue(nodes_, consumers, is_output, m);
+      if (em.chain.empty()) {
+        if (!em.why.empty()) result_.boundary[m] = "matmul epilogue not fused: " + em.why;
+        continue;
+      }
+      const auto in_chain = [&](uint32_t n) {
+        return std::binary_search(em.chain.begin(), em.chain.end(), n);
+      };
+      bool alone = true;
+      for (uint32_t c : em.chain) {
+        const int32_t g = result_.group_of[c];
+        if (g == kNoGroup) continue;
+        for (uint32_t x : groups_[g].members) alone = alone && in_chain(x);
+      }
+      if (!alone) {
+        result_.boundary[m] =
+            "matmul epilogue not fused: its ops share a generated kernel with other ops";
+        continue;
+      }
+      const auto gid = static_cast<int32_t>(groups_.size());
+      FusionGroup grp;
+      grp.members.push_back(m);
+      for (uint32_t c : em.chain) {
+        const int32_t g = result_.group_of[c];
+        if (g != kNoGroup) groups_[g].members.clear();
+        result_.group_of[c] = gid;
+        result_.boundary[c].clear();
+        grp.members.push_back(c);
+      }
+      result_.group_of[m] = gid;
+      result_.boundary[m].clear();
+      grp.domain = shape(em.chain.back());
+      grp.epilogue = std::move(em.epilogue);
+      groups_.push_back(std::move(grp));
+    }
+  }
+
   // Keeps groups of two or more nodes, renumbered in order of their first member.
   void compact() {
     std::vector<int32_t> renumber(groups_.size(), kNoGroup);
@@ -273,6 +328,7 @@ class Fuser {
   std::span<const ir::Node> nodes_;
   const ir::TensorType& type(ir::ValueRef r) const { return nodes_[r.node].outputs[r.output]; }
   const std::vector<bool>& needed_;
+  std::span<const ir::ValueRef> outputs_;
   std::vector<FusionGroup> groups_;
   FusionResult result_;
   std::vector<bool> fusible_;        // per node: joined or started a group
@@ -285,8 +341,9 @@ class Fuser {
 
 }  // namespace
 
-FusionResult fuse(std::span<const ir::Node> nodes, const std::vector<bool>& needed) {
-  return Fuser(nodes, needed).run();
+FusionResult fuse(std::span<const ir::Node> nodes, const std::vector<bool>& needed,
+                  std::span<const ir::ValueRef> outputs) {
+  return Fuser(nodes, needed, outputs).run();
 }
 
 }  // namespace tensord::engine

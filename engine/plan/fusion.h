@@ -17,6 +17,11 @@
 //  - Inside a group with reductions, a row's elementwise values are recomputed in each pass
 //    over the row (cheap arithmetic on data in cache) instead of being stored.
 //  - Groups of one non-constant node are dropped: the eager kernel runs them, no compile.
+//  - A float32 matmul followed by a chain of elementwise ops that a matmul library can apply
+//    as it writes the product (epilogue.h) becomes one group with the chain: FusionGroup::
+//    epilogue describes it, and the chain's generated kernel is what runs when the backend
+//    measures that the unfused pair is faster. The chain's nodes must not share a kernel with
+//    other nodes (they would have to be split); explain shows why a matmul was not fused.
 //  - A join that would make the groups' dependency graph cyclic is refused, and so is one past
 //    512 nodes per group or past a bounded cycle search: planning stays linear in the graph's
 //    size and generated kernels stay quick to compile.
@@ -28,6 +33,7 @@
 #include <vector>
 
 #include "engine/ir/graph.h"
+#include "engine/plan/epilogue.h"
 
 namespace tensord::engine {
 
@@ -35,6 +41,8 @@ struct FusionGroup {
   std::vector<uint32_t> members;  // nodes in topological order, constants not included
   ir::Shape domain;
   int inner = 0;  // trailing dimensions of `domain` that reductions run over
+  // Set for a matmul with its epilogue: members are the matmul, then the chain.
+  std::optional<MatmulEpilogue> epilogue;
 };
 
 struct FusionResult {
@@ -48,7 +56,9 @@ struct FusionResult {
   std::vector<uint32_t> breaks;
 };
 
-// Groups the nodes `needed` marks. `nodes` are in topological order with inferred types.
-FusionResult fuse(std::span<const ir::Node> nodes, const std::vector<bool>& needed);
+// Groups the nodes `needed` marks. `nodes` are in topological order with inferred types;
+// `outputs` are the values the caller reads.
+FusionResult fuse(std::span<const ir::Node> nodes, const std::vector<bool>& needed,
+                  std::span<const ir::ValueRef> outputs);
 
 }  // namespace tensord::engine

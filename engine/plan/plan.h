@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "engine/codegen/loop_ir.h"
 #include "engine/ir/graph.h"
+#include "engine/plan/epilogue.h"
 #include "engine/plan/layout.h"
 
 namespace tensord::engine {
@@ -51,6 +53,12 @@ struct FusedGroup {
   codegen::LoopKernel kernel;
   codegen::LaunchShape launch;    // the sizes and strides of this plan's values
   std::vector<uint32_t> members;  // Plan::nodes, topological order
+  // A matmul with its epilogue (engine/plan/epilogue.h): members are the matmul then the
+  // chain, and the step reads the matmul's two operands then the tensors the chain adds.
+  // `kernel` is the chain alone, reading the product and then those tensors: the backend runs
+  // the matmul and it when that measures faster than its matmul library's epilogue
+  // (Backend::run_matmul_epilogue).
+  std::optional<MatmulEpilogue> epilogue;
   // Planned in mode max-autotune: the backend measures launch configurations of the kernel
   // on its first run per shape class and keeps the winner (cpu/launch_tuning.h).
   bool autotune = false;

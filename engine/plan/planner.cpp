@@ -34,7 +34,7 @@ class Planner {
     std::vector<bool> needed = needed_nodes();
     const size_t num_graph_nodes = plan_.nodes.size();  // copies are appended after these
     if (options_.fuse) {
-      fusion_ = fuse(plan_.nodes, needed);
+      fusion_ = fuse(plan_.nodes, needed, outputs_);
       plan_.boundaries = fusion_.boundary;
       plan_.fusion_breaks = fusion_.breaks;
       needed = needed_nodes();  // constants only fused groups read are not run on their own
@@ -68,8 +68,10 @@ class Planner {
   int32_t group_of(uint32_t n) const {
     return n < fusion_.group_of.size() ? fusion_.group_of[n] : -1;
   }
+  // A matmul is in a group only with its epilogue; it reads its operands as any kernel does.
   bool absorbed(uint32_t consumer, ir::ValueRef in) const {
-    return group_of(consumer) >= 0 && plan_.nodes[in.node].op == ir::Op::full;
+    return group_of(consumer) >= 0 && plan_.nodes[in.node].op == ir::Op::full &&
+           plan_.nodes[consumer].op != ir::Op::matmul;
   }
 
   // Plans node n, and first what it reads: a fused group is planned as a whole, which may
@@ -110,6 +112,7 @@ class Planner {
 
   void plan_group(uint32_t g) {
     const FusionGroup& group = fusion_.groups[g];
+    if (group.epilogue) return plan_epilogue(group);
     std::vector<ir::ValueRef> inputs;
     for (uint32_t m : group.members) {
       for (const ir::ValueRef& in : plan_.nodes[m].inputs) {
@@ -139,6 +142,57 @@ class Planner {
     Step step;
     step.kind = StepKind::Fused;
     step.node = anchor;
+    step.group = static_cast<uint32_t>(plan_.groups.size() - 1);
+    step.inputs = append(in_ids);
+    step.outputs = append(out_ids);
+    plan_.max_step_values = std::max(plan_.max_step_values, step.inputs.count + step.outputs.count);
+    plan_.steps.push_back(step);
+  }
+
+  // A matmul with its epilogue: one step reading the matmul's operands, then the tensors the
+  // chain adds. The chain alone is lowered too, reading the product first: the kernel that
+  // runs after the matmul when the backend finds the unfused pair faster.
+  void plan_epilogue(const FusionGroup& group) {
+    const uint32_t matmul = group.members.front();
+    FusionGroup chain = group;
+    chain.members.erase(chain.members.begin());
+    chain.epilogue.reset();
+    MatmulEpilogue epilogue = *group.epilogue;
+    std::vector<ir::ValueRef> extras;
+    for (EpilogueStage& s : epilogue.stages) {
+      if (s.op != EpilogueOp::BiasRow && s.op != EpilogueOp::Residual) continue;
+      auto it = std::find(extras.begin(), extras.end(), s.operand);
+      if (it == extras.end()) it = extras.insert(extras.end(), s.operand);
+      s.input = static_cast<uint32_t>(2 + (it - extras.begin()));
+    }
+    std::vector<ValueId> in_ids = {value_of(plan_.nodes[matmul].inputs[0]),
+                                   value_of(plan_.nodes[matmul].inputs[1])};
+    for (const ir::ValueRef& r : extras) in_ids.push_back(value_of(r));
+
+    // The product as the chain's kernel reads it: contiguous, in a buffer of its own.
+    const ir::TensorType& product = plan_.nodes[matmul].outputs[0];
+    const PlanValue product_value{product, contiguous_layout(product.shape), {}, 0};
+    std::vector<ir::ValueRef> chain_inputs = {ir::ValueRef{matmul, 0}};
+    std::vector<const PlanValue*> chain_values = {&product_value};
+    for (size_t i = 0; i < extras.size(); ++i) {
+      chain_inputs.push_back(extras[i]);
+      chain_values.push_back(&plan_.values[in_ids[2 + i]]);
+    }
+    const uint32_t last = chain.members.back();
+    const uint32_t outs[] = {last};
+    FusedGroup fused = lower_group(plan_.nodes, chain, chain_inputs, chain_values, outs);
+    fused.members = group.members;
+    fused.autotune = options_.autotune;
+    fused.epilogue = std::move(epilogue);
+    plan_.groups.push_back(std::move(fused));
+
+    node_value_[last] = static_cast<ValueId>(plan_.values.size());
+    const ir::TensorType& t = plan_.nodes[last].outputs[0];
+    const ValueId out_ids[] = {add_value({last, 0}, t, contiguous_layout(t.shape),
+                                         ValueBase{ValueBase::Kind::Slot, 0}, kNone)};
+    Step step;
+    step.kind = StepKind::Fused;
+    step.node = last;
     step.group = static_cast<uint32_t>(plan_.groups.size() - 1);
     step.inputs = append(in_ids);
     step.outputs = append(out_ids);

@@ -2,6 +2,7 @@
 // logical shape, layout, values) and how exact the result must be.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <span>
@@ -35,6 +36,16 @@ using Property = std::function<std::string(const RefTensor& got)>;
 using Identities = std::function<std::string(std::span<const RefTensor> inputs,
                                              std::span<const RefTensor> outputs)>;
 
+// An op applied after the row's op (a matmul epilogue chain, engine/plan/epilogue.h): op(result)
+// or, with `input` >= 0, op(result, the row's input `input`). The reference applies it to its
+// float64 value and keeps the product's accumulated-error bound: the epilogue ops scale an error
+// by at most about 1.13 (gelu's steepest slope), and each adds its own rounding.
+struct Then {
+  ir::Op op = ir::Op::relu;
+  ir::Attrs attrs = {};
+  int input = -1;
+};
+
 struct Case {
   ir::Op op = ir::Op::input;
   ir::Attrs attrs;
@@ -47,8 +58,18 @@ struct Case {
   uint32_t output = 0;  // which output of an op with several outputs the row checks
   Property property;
   Identities identities;
-  std::string note;  // what the case is about, when the inputs do not say it
+  std::string note;        // what the case is about, when the inputs do not say it
+  std::vector<Then> then;  // ops after this one, in order; the inputs they read come last
 };
+
+// How many of a row's inputs its op takes: the others are read by its `then` ops.
+inline size_t op_input_count(const Case& c) {
+  size_t n = c.inputs.size();
+  for (const Then& t : c.then) {
+    if (t.input >= 0) n = std::min(n, static_cast<size_t>(t.input));
+  }
+  return n;
+}
 
 // Builders that keep the table rows short.
 inline InputSpec in(DType t, Shape s, Layout l = Layout::Contiguous, Values v = Values::Mixed) {
@@ -85,7 +106,7 @@ void add_movement_cases(std::vector<Case>& out);
 void add_matmul_cases(std::vector<Case>& out);
 void add_normalize_cases(std::vector<Case>& out);
 void add_schema_cases(std::vector<Case>& out);
-void add_index_more_cases(std::vector<Case>& out);  // searchsorted ... nonzero, unique
+void add_index_more_cases(std::vector<Case>& out);    // searchsorted ... nonzero, unique
 void add_multi_output_cases(std::vector<Case>& out);  // frexp ...
 void add_nn_cases(std::vector<Case>& out);  // issue 4: conv ... pixel_unshuffle (cases_nn.cpp)
 std::vector<Case> all_cases();

@@ -48,6 +48,13 @@ std::string describe(const Case& c) {
     s += "}";
   }
   if (c.output > 0) s += " output " + std::to_string(c.output);
+  for (const Then& t : c.then) {
+    s.append(" then ").append(ir::name(t.op));
+    if (t.input >= 0) s.append(" input ").append(std::to_string(t.input));
+    for (const auto& [attr, value] : t.attrs.items()) {
+      s.append(" ").append(ir::name(attr)).append("=").append(attr_value_str(value));
+    }
+  }
   if (!c.note.empty()) s += " (" + c.note + ")";
   return s;
 }

@@ -18,6 +18,8 @@ Case matmul(InputSpec a, InputSpec b, std::optional<ErrorCode> error = std::null
   return c;
 }
 
+void add_epilogue_cases(std::vector<Case>& out);
+
 }  // namespace
 
 void add_matmul_cases(std::vector<Case>& out) {
@@ -71,6 +73,45 @@ void add_matmul_cases(std::vector<Case>& out) {
   }
   out.push_back(matmul(in(DType::Float32, {2, 3}), in(DType::Bool, {3, 2})));  // promotes
   out.push_back(matmul(in(DType::Bool, {2, 3}), in(DType::Int8, {3})));
+  add_epilogue_cases(out);
 }
+
+namespace {
+
+// Matmuls with elementwise chains after them (engine/plan/epilogue.h): fused backends run the
+// float32 ones as one matmul with an epilogue, or the pair, as they measure; float64 is never
+// fused and checks the same chains unfused.
+void add_epilogue_cases(std::vector<Case>& out) {
+  using L = Layout;
+  const auto small = [](DType t, Shape s, L l = L::Contiguous) {
+    return in(t, std::move(s), l, Values::Small);
+  };
+  const ir::Attrs tanh_gelu = {{ir::Attr::tanh, true}};
+  for (DType t : {DType::Float32, DType::Float64}) {
+    const auto row = [&](InputSpec a, InputSpec b, std::vector<InputSpec> more,
+                         std::vector<Then> then) {
+      Case c = matmul(std::move(a), std::move(b));
+      for (InputSpec& m : more) c.inputs.push_back(std::move(m));
+      c.then = std::move(then);
+      out.push_back(std::move(c));
+    };
+    const Then bias{Op::add, {}, 2};
+    row(small(t, {17, 33}), small(t, {33, 19}), {small(t, {19})}, {bias, {Op::gelu}});
+    row(small(t, {17, 33}), small(t, {33, 19}), {small(t, {19})}, {bias, {Op::gelu, tanh_gelu}});
+    row(small(t, {17, 33}), small(t, {33, 19}), {small(t, {1, 19})}, {bias, {Op::relu}});
+    row(small(t, {17, 33}), small(t, {33, 19}), {small(t, {19})}, {bias, {Op::silu}});
+    row(small(t, {2, 7, 9}), small(t, {2, 9, 5}), {small(t, {5})}, {bias, {Op::sigmoid}});
+    row(small(t, {7, 9}, L::Permuted), small(t, {9, 5}), {small(t, {5})}, {bias, {Op::tanh}});
+    row(small(t, {17, 33}), small(t, {33, 19}), {small(t, {17, 19})},
+        {{Op::add, {}, 2}, {Op::relu}});  // a residual
+    row(small(t, {17, 33}), small(t, {33, 19}), {small(t, {19})}, {{Op::tanh}, bias});
+    row(small(t, {260, 260}), small(t, {260, 260}), {small(t, {260})}, {bias, {Op::gelu}});
+    // Not an epilogue: a column bias, then exp.
+    row(small(t, {17, 33}), small(t, {33, 19}), {small(t, {17, 1})}, {bias, {Op::relu}});
+    row(small(t, {17, 33}), small(t, {33, 19}), {}, {{Op::exp}});
+  }
+}
+
+}  // namespace
 
 }  // namespace tensord::conformance

@@ -1,7 +1,6 @@
 #include "tests/conformance/runner.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -130,7 +129,17 @@ Verdict judge(const Case& c, const std::vector<MaterializedInput>& inputs) {
   for (const MaterializedInput& in : inputs) logical.push_back(in.logical);
   Verdict v;
   try {
-    v.expected = reference(c.op, logical, c.attrs, c.output);
+    v.expected = reference(c.op, std::span(logical).first(op_input_count(c)), c.attrs, c.output);
+    for (const Then& t : c.then) {
+      std::vector<RefTensor> args = {v.expected->value};
+      if (t.input >= 0) args.push_back(logical.at(static_cast<size_t>(t.input)));
+      Expected next = reference(t.op, args, t.attrs, 0);
+      if (next.value.shape == v.expected->value.shape) {
+        next.scale = std::move(v.expected->scale);
+        next.terms = v.expected->terms + 1;
+      }
+      v.expected = std::move(next);
+    }
   } catch (const RefError& e) {
     v.rejected = e;
   }
@@ -159,8 +168,15 @@ std::optional<ir::ValueRef> build_graph(const Case& c, const std::vector<Materia
   }
   ir::ValueRef out;
   try {
-    out = graph.add(c.op, op_inputs, c.attrs);
+    out = graph.add(
+        c.op, std::vector<ir::ValueRef>(op_inputs.begin(), op_inputs.begin() + op_input_count(c)),
+        c.attrs);
     out.output = c.output;
+    for (const Then& t : c.then) {
+      std::vector<ir::ValueRef> args = {out};
+      if (t.input >= 0) args.push_back(op_inputs.at(static_cast<size_t>(t.input)));
+      out = graph.add(t.op, args, t.attrs);
+    }
   } catch (const Error& e) {
     const RefError* r = verdict.rejected ? &*verdict.rejected : nullptr;
     if (r && !r->at_run && e.code() == r->code) return std::nullopt;

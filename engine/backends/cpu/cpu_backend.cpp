@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "engine/backends/cpu/epilogue_tuning.h"
 #include "engine/backends/cpu/host_block_cache.h"
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"

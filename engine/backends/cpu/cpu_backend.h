@@ -16,6 +16,7 @@ class HostBlockCache;
 class Matmul;
 class FftPlanner;
 class LaunchTuning;
+class EpilogueTuning;
 
 class CpuBackend final : public engine::Backend {
  public:
@@ -39,10 +40,19 @@ class CpuBackend final : public engine::Backend {
   void run_fused(const engine::CompiledKernels& kernels, uint32_t group,
                  const engine::FusedGroup& fused, std::span<const engine::TensorValue> inputs,
                  std::span<const engine::TensorValue> outputs) override;
+  // oneDNN's matmul with post-ops or the unfused pair, as measured per problem
+  // (epilogue_tuning.h).
+  void run_matmul_epilogue(const engine::CompiledKernels& kernels, uint32_t group,
+                           const engine::FusedGroup& fused,
+                           std::span<const engine::TensorValue> inputs,
+                           std::span<const engine::TensorValue> outputs,
+                           const std::function<void()>& unfused) override;
   bool kernels_cached(std::span<const engine::FusedGroup> groups) const override;
   // max-autotune's measured launch configurations (launch_tuning.h); null without a kernel
   // cache.
   LaunchTuning* launch_tuning();
+  // The measured matmul epilogue decisions (epilogue_tuning.h); null without a kernel cache.
+  EpilogueTuning* epilogue_tuning();
   void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override;
   void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,
             size_t n) override;
@@ -58,8 +68,10 @@ class CpuBackend final : public engine::Backend {
   std::unique_ptr<FftPlanner> fft_;  // issue 4: FFTW plans, one planner mutex per backend
   std::shared_ptr<cache::KernelCache> kernels_;
   std::once_flag tuning_once_;
-  std::unique_ptr<LaunchTuning> tuning_;    // made on first use: it asks the compiler's identity
-  std::unique_ptr<HostBlockCache> blocks_;  // tensors' large buffers, reused
+  std::unique_ptr<LaunchTuning> tuning_;  // made on first use: it asks the compiler's identity
+  std::once_flag epilogue_once_;
+  std::unique_ptr<EpilogueTuning> epilogue_tuning_;  // the same
+  std::unique_ptr<HostBlockCache> blocks_;           // tensors' large buffers, reused
 };
 
 }  // namespace tensord::cpu

@@ -1,10 +1,16 @@
 // Fused groups on the CPU: C++ from the loop IR, compiled and cached by engine/cache, run over
 // OpenMP threads (the project's one thread pool) by splitting the kernel's outer loop; in mode
 // max-autotune with the thread count measured per kernel and shape class (launch_tuning.h).
+// Matmuls with their epilogues: oneDNN post-ops or the matmul then the chain's kernel, as
+// measured per problem (epilogue_tuning.h).
 #include <algorithm>
 
+#include <oneapi/dnnl/dnnl_version.h>
+
 #include "engine/backends/cpu/cpu_backend.h"
+#include "engine/backends/cpu/epilogue_tuning.h"
 #include "engine/backends/cpu/launch_tuning.h"
+#include "engine/backends/cpu/matmul.h"
 #include "engine/backends/cpu/parallel.h"
 #include "engine/cache/kernel_cache.h"
 #include "engine/codegen/emitter.h"
@@ -75,6 +81,35 @@ void CpuBackend::run_fused(const engine::CompiledKernels& kernels, uint32_t grou
                                  info_.threads, run);
   }
   run(threads);
+}
+
+void CpuBackend::run_matmul_epilogue(const engine::CompiledKernels& kernels, uint32_t group,
+                                     const engine::FusedGroup& fused,
+                                     std::span<const engine::TensorValue> inputs,
+                                     std::span<const engine::TensorValue> outputs,
+                                     const std::function<void()>& unfused) {
+  EpilogueTuning* tuning = epilogue_tuning();
+  if (!tuning || !fused.epilogue || outputs.size() != 1 ||
+      outputs[0].type.dtype != ir::DType::Float32) {
+    return unfused();
+  }
+  const KernelContext ctx{info_.threads};
+  const std::string problem = Matmul::epilogue_problem(ctx, inputs, outputs[0], *fused.epilogue);
+  const auto run_fused = [&] {
+    return matmul_->run_epilogue(ctx, inputs, outputs[0], *fused.epilogue);
+  };
+  tuning->run(tuning->key(problem), problem, run_fused, unfused);
+}
+
+EpilogueTuning* CpuBackend::epilogue_tuning() {
+  if (!kernels_) return nullptr;
+  std::call_once(epilogue_once_, [&] {
+    const std::string identity =
+        kernels_->identity() + " oneDNN " + std::to_string(DNNL_VERSION_MAJOR) + "." +
+        std::to_string(DNNL_VERSION_MINOR) + "." + std::to_string(DNNL_VERSION_PATCH);
+    epilogue_tuning_ = std::make_unique<EpilogueTuning>(kernels_->dir(), identity);
+  });
+  return epilogue_tuning_.get();
 }
 
 LaunchTuning* CpuBackend::launch_tuning() {

@@ -1,12 +1,16 @@
 #include "engine/backends/cpu/matmul.h"
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "engine/backends/cpu/dispatch.h"
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels_complex.h"
 #include "engine/backends/cpu/matmul_dnnl.h"
+#include "engine/plan/layout.h"
 
 namespace tensord::cpu {
 namespace {
@@ -26,6 +30,104 @@ bool plain_for_dnnl(const MatrixOperand& x, int batch_rank) {
   }
   return (x.col_stride == 1 && x.row_stride >= x.cols) ||
          (x.row_stride == 1 && x.col_stride >= x.rows);
+}
+
+// The epilogue as oneDNN post-ops for product `p` written into a contiguous dst; nullopt when
+// an added tensor is not contiguous or of another dtype.
+std::optional<DnnlEpilogue> dnnl_epilogue(const MatmulProblem& p, std::span<const TensorValue> in,
+                                          const engine::MatmulEpilogue& e) {
+  using dnnl::algorithm;
+  using dnnl::memory;
+  const int rank = p.batch_rank + 2;
+  memory::dims dst_dims(rank), dst_strides(rank), row_dims(rank, 1), row_strides(rank);
+  dst_dims[rank - 2] = p.m, dst_dims[rank - 1] = p.n;
+  for (int d = 0; d < p.batch_rank; ++d) dst_dims[d] = p.batch[d];
+  row_dims[rank - 1] = p.n;
+  int64_t stride = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    dst_strides[d] = stride, stride *= dst_dims[d];
+    row_strides[d] = d == rank - 1 ? 1 : p.n;
+  }
+  const memory::desc dst_desc(dst_dims, memory::data_type::f32, dst_strides);
+  const memory::desc row_desc(row_dims, memory::data_type::f32, row_strides);
+  // oneDNN 2.6's brgemm matmul applies the first eltwise_linear post-op's alpha and beta to
+  // every later eltwise_linear (measured: linear(0.125, 0) then linear(1, -1) gave x / 64).
+  // Adjacent linear stages are composed into one; a second one left apart is refused.
+  std::vector<engine::EpilogueStage> stages;
+  for (const engine::EpilogueStage& s : e.stages) {
+    if (s.op == engine::EpilogueOp::Linear && !stages.empty() &&
+        stages.back().op == engine::EpilogueOp::Linear) {
+      engine::EpilogueStage& prev = stages.back();
+      prev.beta = s.alpha * prev.beta + s.beta;
+      prev.alpha *= s.alpha;
+      continue;
+    }
+    if (s.op == engine::EpilogueOp::Linear &&
+        std::any_of(stages.begin(), stages.end(),
+                    [](const auto& x) { return x.op == engine::EpilogueOp::Linear; })) {
+      return std::nullopt;
+    }
+    stages.push_back(s);
+  }
+  DnnlEpilogue out;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const engine::EpilogueStage& s = stages[i];
+    out.key.push_back(static_cast<int64_t>(s.op));
+    if (s.op == engine::EpilogueOp::BiasRow || s.op == engine::EpilogueOp::Residual) {
+      if (s.input >= in.size()) return std::nullopt;
+      const TensorValue& t = in[s.input];
+      if (t.type.dtype != ir::DType::Float32 || !engine::is_contiguous(t.type.shape, t.strides))
+        return std::nullopt;
+      const bool bias = s.op == engine::EpilogueOp::BiasRow;
+      if (bias && t.type.numel() != p.n) return std::nullopt;
+      if (bias && i == 0) {  // the primitive's own bias: applied before every post-op
+        out.bias = row_desc;
+        out.bias_data = t.raw();
+        continue;
+      }
+      out.post_ops.append_binary(algorithm::binary_add, bias ? row_desc : dst_desc);
+      out.binary.resize(static_cast<size_t>(out.post_ops.len()));
+      out.binary_data.resize(out.binary.size());
+      out.binary.back() = bias ? row_desc : dst_desc;
+      out.binary_data.back() = t.raw();
+      continue;
+    }
+    algorithm alg = algorithm::eltwise_relu;
+    float alpha = 0, beta = 0;
+    switch (s.op) {
+      case engine::EpilogueOp::Relu:
+        alg = algorithm::eltwise_relu;
+        break;
+      case engine::EpilogueOp::GeluErf:
+        alg = algorithm::eltwise_gelu_erf;
+        break;
+      case engine::EpilogueOp::GeluTanh:
+        alg = algorithm::eltwise_gelu_tanh;
+        break;
+      case engine::EpilogueOp::Silu:
+        alg = algorithm::eltwise_swish, alpha = 1;
+        break;
+      case engine::EpilogueOp::Sigmoid:
+        alg = algorithm::eltwise_logistic;
+        break;
+      case engine::EpilogueOp::Tanh:
+        alg = algorithm::eltwise_tanh;
+        break;
+      case engine::EpilogueOp::Linear:
+        // As the chain's kernel computes it: constants rounded to float32 first.
+        alg = algorithm::eltwise_linear;
+        alpha = static_cast<float>(s.alpha), beta = static_cast<float>(s.beta);
+        out.key.push_back(std::bit_cast<int32_t>(alpha));
+        out.key.push_back(std::bit_cast<int32_t>(beta));
+        break;
+      default:
+        return std::nullopt;
+    }
+    out.post_ops.append_eltwise(1.0f, alg, alpha, beta);
+    out.binary.resize(static_cast<size_t>(out.post_ops.len()));
+    out.binary_data.resize(out.binary.size());
+  }
+  return out;
 }
 
 }  // namespace
@@ -147,6 +249,47 @@ void Matmul::run(const KernelContext& ctx, const TensorValue& a, const TensorVal
       dtype == ir::DType::Float32 || dtype == ir::DType::BFloat16 || dtype == ir::DType::Float16;
   if (dnnl_dtype) return run_dnnl_or_float32(ctx, x, y, out);
   matmul_reference(ctx, describe_matmul(x, y, out));
+}
+
+bool Matmul::run_epilogue(const KernelContext& ctx, std::span<const TensorValue> in,
+                          const TensorValue& out, const engine::MatmulEpilogue& epilogue) {
+  if (in.size() < 2 || out.type.dtype != ir::DType::Float32 || out.type.numel() == 0) return false;
+  for (size_t i = 0; i < 2; ++i) {
+    if (in[i].type.dtype != ir::DType::Float32 || in[i].conj) return false;
+  }
+  TensorValue a = in[0], b = in[1];
+  MatmulProblem p = describe_matmul(a, b, out);
+  if (p.k == 0 || p.batch_rank > kMaxDnnlBatchRank) return false;
+  if (!plain_for_dnnl(p.a, p.batch_rank) || !plain_for_dnnl(p.b, p.batch_rank)) {
+    // As run() does: oneDNN's fast kernels want one unit stride per matrix.
+    a = make_contiguous(ctx, a), b = make_contiguous(ctx, b);
+    p = describe_matmul(a, b, out);
+  }
+  const std::optional<DnnlEpilogue> e = dnnl_epilogue(p, in, epilogue);
+  return e && dnnl_->run(ctx, p, &*e);
+}
+
+std::string Matmul::epilogue_problem(const KernelContext& ctx, std::span<const TensorValue> in,
+                                     const TensorValue& out,
+                                     const engine::MatmulEpilogue& epilogue) {
+  const MatmulProblem p = describe_matmul(in[0], in[1], out);
+  // Appends only: GCC 12 warns (-Wrestrict, falsely) on chains of string operator+.
+  std::string s(ir::name(p.dtype));
+  const auto word = [&s](const char* name, int64_t v) {
+    s += name;
+    s += std::to_string(v);
+  };
+  s += " b";
+  for (int d = 0; d < p.batch_rank; ++d) word(d == 0 ? "" : ",", p.batch[d]);
+  word(" m", p.m);
+  word(" k", p.k);
+  word(" n", p.n);
+  s += p.a.col_stride == 1 ? " a:rows" : " a:cols";
+  s += p.b.col_stride == 1 ? " b:rows" : " b:cols";
+  s += ' ';
+  s += epilogue.text();
+  word(" t", ctx.threads);
+  return s;
 }
 
 void Matmul::run_dnnl_or_float32(const KernelContext& ctx, const TensorValue& a,

@@ -5,7 +5,11 @@
 #include <cstdint>
 #include <memory>
 
+#include <span>
+#include <string>
+
 #include "engine/backends/cpu/kernels.h"
+#include "engine/plan/epilogue.h"
 
 namespace tensord::cpu {
 
@@ -47,6 +51,19 @@ class Matmul {
 
   void run(const KernelContext& ctx, const TensorValue& a, const TensorValue& b,
            const TensorValue& out);
+
+  // out = epilogue(a @ b) as one oneDNN primitive with post-ops; `in` holds a, b, then the
+  // tensors the epilogue adds (engine::Backend::run_matmul_epilogue). Returns false, having
+  // written nothing, when oneDNN cannot (not float32, operands or added tensors in layouts it
+  // does not take, an empty sum, a refused post-op): the caller runs the unfused pair.
+  bool run_epilogue(const KernelContext& ctx, std::span<const TensorValue> in,
+                    const TensorValue& out, const engine::MatmulEpilogue& epilogue);
+
+  // What decides the speed of that product, for measured decisions' keys: dtype, batch,
+  // m, k, n, the operands' orders, the epilogue and the thread count.
+  static std::string epilogue_problem(const KernelContext& ctx, std::span<const TensorValue> in,
+                                      const TensorValue& out,
+                                      const engine::MatmulEpilogue& epilogue);
 
  private:
   void run_dnnl_or_float32(const KernelContext& ctx, const TensorValue& a, const TensorValue& b,

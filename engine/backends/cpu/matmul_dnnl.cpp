@@ -59,18 +59,27 @@ size_t DnnlMatmul::KeyHash::operator()(const Key& k) const {
 DnnlMatmul::DnnlMatmul() : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
 
 const DnnlMatmul::Entry* DnnlMatmul::find_or_create(const KernelContext& ctx,
-                                                    const MatmulProblem& p) {
+                                                    const MatmulProblem& p,
+                                                    const DnnlEpilogue* epilogue) {
   Key key = {static_cast<int64_t>(p.dtype), ctx.threads, p.batch_rank, p.m, p.k, p.n};
   for (int d = 0; d < p.batch_rank; ++d) key.push_back(p.batch[d]);
   append_key(key, p, p.a);
   append_key(key, p, p.b);
+  if (epilogue) {
+    key.push_back(-1);  // no layout word is negative: the epilogue's words cannot be mistaken
+    key.insert(key.end(), epilogue->key.begin(), epilogue->key.end());
+  }
   if (auto it = index_.find(key); it != index_.end()) {
     lru_.splice(lru_.begin(), lru_, it->second);
     return &*it->second;
   }
   memory::desc a = describe(p, p.a), b = describe(p, p.b), c = describe(p, p.c);
-  Entry entry{key, {}, a, b, c};
-  if (auto pd = create(a, b, c)) {
+  Entry entry{key, {}, a, b, c, {}, {}};
+  if (epilogue) {
+    entry.bias = epilogue->bias;
+    entry.binary = epilogue->binary;
+  }
+  if (auto pd = create(a, b, c, epilogue)) {
     entry.primitive = dnnl::matmul(*pd);
   } else if (!dtype_implemented(p.dtype)) {
     return &refused_;  // not cached: run() stops asking for this dtype
@@ -87,9 +96,17 @@ const DnnlMatmul::Entry* DnnlMatmul::find_or_create(const KernelContext& ctx,
 
 std::optional<dnnl::matmul::primitive_desc> DnnlMatmul::create(const memory::desc& a,
                                                                const memory::desc& b,
-                                                               const memory::desc& c) {
+                                                               const memory::desc& c,
+                                                               const DnnlEpilogue* epilogue) {
   try {
-    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), engine_);
+    if (!epilogue) return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), engine_);
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(epilogue->post_ops);
+    if (epilogue->bias) {
+      return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, *epilogue->bias, c), attr,
+                                          engine_);
+    }
+    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), attr, engine_);
   } catch (const dnnl::error& e) {
     // Unimplemented, or a layout the matmul descriptor rejects (both operands broadcasting
     // one batch dim): the caller computes it another way.
@@ -106,20 +123,35 @@ bool DnnlMatmul::dtype_implemented(ir::DType dtype) {
   return implemented;
 }
 
-bool DnnlMatmul::run(const KernelContext& ctx, const MatmulProblem& p) {
+bool DnnlMatmul::run(const KernelContext& ctx, const MatmulProblem& p,
+                     const DnnlEpilogue* epilogue) {
   if (unimplemented_[static_cast<size_t>(p.dtype)]) return false;
   // oneDNN's OpenMP regions size themselves from this thread's ICV. Small products stay on
   // this thread: waking a team costs more than they do.
   KernelContext sized = ctx;
   if (p.batch_count() * p.m * p.n * p.k < kSerialWork) sized.threads = 1;
   omp_set_num_threads(sized.threads);
-  const Entry* entry = find_or_create(sized, p);
+  const Entry* entry = find_or_create(sized, p, epilogue);
   if (!entry->primitive) return false;
   try {
     memory a(entry->a, engine_, p.a.data), b(entry->b, engine_, p.b.data),
         c(entry->c, engine_, p.c.data);
-    entry->primitive.execute(stream_,
-                             {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}};
+    if (epilogue) {
+      // oneDNN reads these through non-const handles but never writes them.
+      if (entry->bias) {
+        args.emplace(DNNL_ARG_BIAS,
+                     memory(*entry->bias, engine_, const_cast<void*>(epilogue->bias_data)));
+      }
+      for (size_t i = 0; i < entry->binary.size(); ++i) {
+        if (entry->binary[i].is_zero()) continue;
+        args.emplace(
+            DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1,
+            memory(entry->binary[i], engine_, const_cast<void*>(epilogue->binary_data[i])));
+      }
+    }
+    entry->primitive.execute(stream_, args);
     stream_.wait();
   } catch (const dnnl::error& e) {
     throw Error(ErrorCode::Internal, std::string("oneDNN matmul: ") + e.what());

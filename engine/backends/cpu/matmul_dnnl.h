@@ -13,6 +13,18 @@
 
 namespace tensord::cpu {
 
+// What oneDNN applies to a product as it writes it (a matmul epilogue): a bias of the dst's
+// rank broadcast over all dims but the last (the primitive's own bias, before the post-ops),
+// post-ops, and the tensors the binary post-ops read. `key` says all of it but the data.
+struct DnnlEpilogue {
+  std::vector<int64_t> key;
+  std::optional<dnnl::memory::desc> bias;
+  const void* bias_data = nullptr;
+  dnnl::post_ops post_ops;
+  std::vector<dnnl::memory::desc> binary;  // per post-op; empty desc: an eltwise one
+  std::vector<const void*> binary_data;    // per post-op
+};
+
 class DnnlMatmul {
  public:
   static constexpr size_t kCacheCapacity = 256;
@@ -22,7 +34,10 @@ class DnnlMatmul {
 
   // Runs `p` (operands plain: one unit stride per matrix) and returns true, or returns false
   // when oneDNN has no kernel for p.dtype on this CPU, or none for this layout.
-  bool run(const KernelContext& ctx, const MatmulProblem& p);
+  // With `epilogue`, the product goes through it before it is written; false also when
+  // oneDNN refuses that epilogue.
+  bool run(const KernelContext& ctx, const MatmulProblem& p,
+           const DnnlEpilogue* epilogue = nullptr);
 
   size_t cached_primitives() const { return lru_.size(); }
 
@@ -35,13 +50,17 @@ class DnnlMatmul {
     Key key;
     dnnl::matmul primitive;  // empty when oneDNN has no kernel for this problem
     dnnl::memory::desc a, b, c;
+    std::optional<dnnl::memory::desc> bias;
+    std::vector<dnnl::memory::desc> binary;  // per post-op, as DnnlEpilogue::binary
   };
 
   // The cache entry for `p`, created on a miss.
-  const Entry* find_or_create(const KernelContext& ctx, const MatmulProblem& p);
+  const Entry* find_or_create(const KernelContext& ctx, const MatmulProblem& p,
+                              const DnnlEpilogue* epilogue);
   std::optional<dnnl::matmul::primitive_desc> create(const dnnl::memory::desc& a,
                                                      const dnnl::memory::desc& b,
-                                                     const dnnl::memory::desc& c);
+                                                     const dnnl::memory::desc& c,
+                                                     const DnnlEpilogue* epilogue = nullptr);
   bool dtype_implemented(ir::DType dtype);
 
   dnnl::engine engine_;

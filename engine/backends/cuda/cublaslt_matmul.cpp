@@ -75,6 +75,22 @@ Layout make_layout(cudaDataType_t type, const LtOperand& o, int64_t batch) {
   return layout;
 }
 
+cublasLtEpilogue_t lt_kind(LtEpilogueKind k) {
+  switch (k) {
+    case LtEpilogueKind::Bias:
+      return CUBLASLT_EPILOGUE_BIAS;
+    case LtEpilogueKind::Relu:
+      return CUBLASLT_EPILOGUE_RELU;
+    case LtEpilogueKind::ReluBias:
+      return CUBLASLT_EPILOGUE_RELU_BIAS;
+    case LtEpilogueKind::Gelu:
+      return CUBLASLT_EPILOGUE_GELU;
+    case LtEpilogueKind::GeluBias:
+      return CUBLASLT_EPILOGUE_GELU_BIAS;
+  }
+  return CUBLASLT_EPILOGUE_DEFAULT;
+}
+
 }  // namespace
 
 LtMatmul::LtMatmul() {
@@ -88,6 +104,21 @@ LtMatmul::~LtMatmul() {
 void LtMatmul::run(const engine::TensorValue& a, const engine::TensorValue& b,
                    const engine::TensorValue& out, engine::Float32MatmulPrecision precision,
                    cudaStream_t stream, void* workspace, size_t workspace_bytes) {
+  queue(a, b, out, precision, stream, workspace, workspace_bytes, nullptr, nullptr);
+}
+
+bool LtMatmul::run_epilogue(const engine::TensorValue& a, const engine::TensorValue& b,
+                            const engine::TensorValue& out,
+                            engine::Float32MatmulPrecision precision, cudaStream_t stream,
+                            void* workspace, size_t workspace_bytes, const LtEpilogue& epilogue,
+                            const void* bias) {
+  return queue(a, b, out, precision, stream, workspace, workspace_bytes, &epilogue, bias);
+}
+
+bool LtMatmul::queue(const engine::TensorValue& a, const engine::TensorValue& b,
+                     const engine::TensorValue& out, engine::Float32MatmulPrecision precision,
+                     cudaStream_t stream, void* workspace, size_t workspace_bytes,
+                     const LtEpilogue* epilogue, const void* bias) {
   const ir::DType dtype = out.type.dtype;
   if (a.type.dtype != dtype || b.type.dtype != dtype || a.conj || b.conj) {
     throw Error(ErrorCode::Internal,
@@ -95,15 +126,19 @@ void LtMatmul::run(const engine::TensorValue& a, const engine::TensorValue& b,
                 "(CudaBackend::run materialises them)");
   }
   const LtTypes types = lt_types(dtype, precision);
-  if (out.type.numel() == 0) return;
+  if (out.type.numel() == 0) return true;
   std::string why_not;
   auto p =
       describe_lt_matmul(a.type.shape, a.strides, b.type.shape, b.strides, out.type.shape, why_not);
-  if (!p) throw Error(ErrorCode::Unsupported, why_not);
+  if (!p) {
+    if (epilogue) return false;
+    throw Error(ErrorCode::Unsupported, why_not);
+  }
   if (p->k == 0) {
+    if (epilogue) return false;  // the bias and activation still apply: the generated kernel
     // Sum over nothing: zeros. Bytes of zero are 0.0 in every float format.
     check(cudaMemsetAsync(out.raw(), 0, out.nbytes(), stream), "cudaMemsetAsync");
-    return;
+    return true;
   }
 
   cublasLtMatmulDesc_t raw_desc = nullptr;
@@ -116,6 +151,19 @@ void LtMatmul::run(const engine::TensorValue& a, const engine::TensorValue& b,
         "cublasLtMatmulDescSetAttribute(TRANSA)");
   check(cublasLtMatmulDescSetAttribute(raw_desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b),
         "cublasLtMatmulDescSetAttribute(TRANSB)");
+  if (epilogue) {
+    // cuBLASLt's bias has one element per row of its column-major D, which are our columns:
+    // a bias row broadcast over our rows (and the batch: its batch stride stays 0).
+    const cublasLtEpilogue_t kind = lt_kind(epilogue->kind);
+    check(
+        cublasLtMatmulDescSetAttribute(raw_desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &kind, sizeof kind),
+        "cublasLtMatmulDescSetAttribute(EPILOGUE)");
+    if (epilogue->bias) {
+      check(cublasLtMatmulDescSetAttribute(raw_desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                           sizeof bias),
+            "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
+    }
+  }
 
   Layout la = make_layout(types.data, p->a, p->batch);
   Layout lb = make_layout(types.data, p->b, p->batch);
@@ -134,6 +182,7 @@ void LtMatmul::run(const engine::TensorValue& a, const engine::TensorValue& b,
                                        raw_pref, 1, &heuristic, &found),
         "cublasLtMatmulAlgoGetHeuristic");
   if (found == 0) {
+    if (epilogue) return false;
     throw Error(ErrorCode::Unsupported,
                 "cuBLASLt has no algorithm for this " + std::string(ir::name(dtype)) + " matmul");
   }
@@ -165,6 +214,7 @@ void LtMatmul::run(const engine::TensorValue& a, const engine::TensorValue& b,
                          stream),
           "cublasLtMatmul");
   }
+  return true;
 }
 
 }  // namespace tensord::cuda

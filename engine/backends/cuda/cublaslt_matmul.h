@@ -6,6 +6,7 @@
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
+#include "engine/backends/cuda/lt_epilogue.h"
 #include "engine/exec/matmul_precision.h"
 #include "engine/exec/tensor_value.h"
 
@@ -25,7 +26,20 @@ class LtMatmul {
            const engine::TensorValue& out, engine::Float32MatmulPrecision precision,
            cudaStream_t stream, void* workspace, size_t workspace_bytes);
 
+  // Queues out = epilogue(a @ b) (lt_epilogue.h; `bias` a contiguous vector of out's last
+  // extent and dtype, when the epilogue has one). Returns false, having queued nothing, when
+  // cuBLASLt has no algorithm for it or the sum is empty (the caller runs the unfused pair).
+  bool run_epilogue(const engine::TensorValue& a, const engine::TensorValue& b,
+                    const engine::TensorValue& out, engine::Float32MatmulPrecision precision,
+                    cudaStream_t stream, void* workspace, size_t workspace_bytes,
+                    const LtEpilogue& epilogue, const void* bias);
+
  private:
+  bool queue(const engine::TensorValue& a, const engine::TensorValue& b,
+             const engine::TensorValue& out, engine::Float32MatmulPrecision precision,
+             cudaStream_t stream, void* workspace, size_t workspace_bytes,
+             const LtEpilogue* epilogue, const void* bias);
+
   cublasLtHandle_t handle_ = nullptr;
 };
 

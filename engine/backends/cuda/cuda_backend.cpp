@@ -1,6 +1,7 @@
 #include "engine/backends/cuda/cuda_backend.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -12,10 +13,12 @@
 #include "engine/backends/cuda/cuda_ops.h"
 #include "engine/backends/cuda/cuda_resources.h"
 #include "engine/backends/cuda/cupti_tracer.h"
+#include "engine/backends/cuda/lt_epilogue.h"
 #include "engine/backends/cuda/movement_launch.h"
 #include "engine/backends/cuda/session_streams.h"
 #include "engine/backends/cuda/staging_pipeline.h"
 #include "engine/ir/error.h"
+#include "engine/plan/layout.h"
 
 namespace tensord::cuda {
 
@@ -286,6 +289,72 @@ std::vector<engine::TensorValue> CudaBackend::run_data_dependent(
   use(inputs);  // its outputs are allocated on the current stream
   CudaContext ctx = context();
   return run_dynamic(ctx, node, inputs);
+}
+
+void CudaBackend::run_matmul_epilogue(const engine::CompiledKernels& kernels, uint32_t group,
+                                      const engine::FusedGroup& fused,
+                                      std::span<const engine::TensorValue> inputs,
+                                      std::span<const engine::TensorValue> outputs,
+                                      const std::function<void()>& unfused) {
+  const std::optional<LtEpilogue> lt = fused.epilogue ? lt_epilogue(*fused.epilogue) : std::nullopt;
+  const auto f32 = [](const engine::TensorValue& v) {
+    return v.type.dtype == ir::DType::Float32 && !v.conj;
+  };
+  if (!lt || outputs.size() != 1 || inputs.size() < 2 || !f32(outputs[0]) || !f32(inputs[0]) ||
+      !f32(inputs[1]) ||
+      (lt->bias && (lt->bias_input >= inputs.size() ||
+                    !engine::is_contiguous(inputs[lt->bias_input].type.shape,
+                                           inputs[lt->bias_input].strides)))) {
+    return unfused();
+  }
+  DeviceGuard guard(device_);
+  State& st = *state_;
+  use(inputs);
+  use(outputs);
+  const void* bias = lt->bias ? inputs[lt->bias_input].raw() : nullptr;
+  std::shared_ptr<engine::Buffer> held;  // a capture's own workspace
+  void* workspace = nullptr;                // taken on the first fused run only
+  const auto run_fused = [&] {
+    if (workspace == nullptr) workspace = matmul_workspace(held);
+    return st.matmul.run_epilogue(inputs[0], inputs[1], outputs[0], precision_, stream(),
+                                  workspace, st.workspace_bytes, *lt, bias);
+  };
+  std::string key = fused.epilogue->text();
+  for (int i = 0; i < 2; ++i) {
+    key += ' ';
+    key += ir::to_string(inputs[i].type.shape);
+    for (int64_t s : inputs[i].strides) {
+      key += ',';  // appends only: GCC 12 warns (-Wrestrict, falsely) on "," + string
+      key += std::to_string(s);
+    }
+  }
+  key += " p";
+  key += std::to_string(static_cast<int>(precision_));
+  if (auto it = epilogue_fused_.find(key); it != epilogue_fused_.end()) {
+    if (it->second && run_fused()) return;
+    return unfused();
+  }
+  // Not measured yet: a recording cannot be timed, so it records the unfused pair (what the
+  // plan runs without epilogues) and a later uncaptured run decides.
+  if (capture_) return unfused();
+  const auto seconds = [&](const auto& f) {
+    synchronize();
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    synchronize();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  if (!run_fused()) {  // also the warm-up
+    epilogue_fused_[key] = false;
+    return unfused();
+  }
+  unfused();  // warm-up
+  double best_fused = seconds(run_fused), best_unfused = seconds(unfused);
+  best_fused = std::min(best_fused, seconds(run_fused));
+  best_unfused = std::min(best_unfused, seconds(unfused));
+  const bool fuse = best_fused <= best_unfused;
+  epilogue_fused_[key] = fuse;
+  if (fuse) run_fused();  // the last run above was the unfused one
 }
 
 void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue> inputs,

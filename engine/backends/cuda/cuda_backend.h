@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "engine/backends/cuda/allocator_stats.h"
 #include "engine/backends/cuda/device_discovery.h"
@@ -59,6 +60,13 @@ class CudaBackend final : public engine::Backend {
   void run_fused(const engine::CompiledKernels& kernels, uint32_t group,
                  const engine::FusedGroup& fused, std::span<const engine::TensorValue> inputs,
                  std::span<const engine::TensorValue> outputs) override;
+  // cuBLASLt's epilogue (lt_epilogue.h) or the unfused pair, whichever measured faster for the
+  // problem on its first uncaptured run (decisions in memory only); unmapped chains unfused.
+  void run_matmul_epilogue(const engine::CompiledKernels& kernels, uint32_t group,
+                           const engine::FusedGroup& fused,
+                           std::span<const engine::TensorValue> inputs,
+                           std::span<const engine::TensorValue> outputs,
+                           const std::function<void()>& unfused) override;
   bool kernels_cached(std::span<const engine::FusedGroup> groups) const override;
   bool can_capture() const override { return true; }
   uint64_t capture_key() const override { return static_cast<uint64_t>(precision_); }
@@ -99,6 +107,7 @@ class CudaBackend final : public engine::Backend {
   engine::Float32MatmulPrecision precision_ = engine::Float32MatmulPrecision::Highest;
   std::shared_ptr<State> state_;
   std::shared_ptr<CapturePool> capture_;
+  std::unordered_map<std::string, bool> epilogue_fused_;  // per problem: run_matmul_epilogue
   std::unique_ptr<CuptiTracer>
       tracer_;  // made on the first traced step  // set between begin_capture and end_capture
   CudaContext context();
