@@ -313,11 +313,11 @@ void CudaBackend::run_matmul_epilogue(const engine::CompiledKernels& kernels, ui
   use(outputs);
   const void* bias = lt->bias ? inputs[lt->bias_input].raw() : nullptr;
   std::shared_ptr<engine::Buffer> held;  // a capture's own workspace
-  void* workspace = nullptr;                // taken on the first fused run only
+  void* workspace = nullptr;             // taken on the first fused run only
   const auto run_fused = [&] {
     if (workspace == nullptr) workspace = matmul_workspace(held);
-    return st.matmul.run_epilogue(inputs[0], inputs[1], outputs[0], precision_, stream(),
-                                  workspace, st.workspace_bytes, *lt, bias);
+    return st.matmul.run_epilogue(inputs[0], inputs[1], outputs[0], precision_, stream(), workspace,
+                                  st.workspace_bytes, *lt, bias);
   };
   std::string key = fused.epilogue->text();
   for (int i = 0; i < 2; ++i) {
