@@ -85,8 +85,10 @@ std::vector<MemoryPoint> memory_timeline(const Trace& t) {
     size_t c = r->stage < static_cast<size_t>(MemoryCategory::kCount) ? r->stage : 0;
     p.t_ns = r->start_ns;
     if (r->kind == RecordKind::SegmentAlloc || r->kind == RecordKind::SegmentFree) {
-      p.reserved_bytes += r->kind == RecordKind::SegmentAlloc ? static_cast<int64_t>(r->bytes)
-                                                              : -static_cast<int64_t>(r->bytes);
+      const int64_t delta = r->kind == RecordKind::SegmentAlloc ? static_cast<int64_t>(r->bytes)
+                                                                : -static_cast<int64_t>(r->bytes);
+      p.reserved_bytes += delta;
+      p.reserved_by_category[c] += delta;
       out.push_back(p);
       continue;
     }
@@ -107,7 +109,8 @@ MemorySnapshot memory_snapshot_of(const Trace& t) {
       segments.push_back(LiveSegment{r.address, r.bytes, r.stream, category});
     } else if (r.kind == RecordKind::Alloc) {
       blocks.push_back(LiveBlock{r.id, r.bytes, category, r.session, r.request, t.str(r.name),
-                                 t.str(r.file), r.line, r.address});
+                                 t.str(r.file), r.line, r.address, r.stream,
+                                 (r.flags & kDeviceOwned) != 0, (r.flags & kPendingFree) != 0});
     }
   }
   return nest_blocks(std::move(segments), std::move(blocks));

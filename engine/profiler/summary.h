@@ -26,13 +26,16 @@ std::vector<KeyAverage> key_averages(const Trace& trace);
 
 struct MemoryPoint {
   int64_t t_ns = 0;
-  int64_t live_bytes[static_cast<size_t>(MemoryCategory::kCount)] = {};  // this session's
+  // This session's live blocks, and the device-owned ones (workspaces, graph pools), by category.
+  int64_t live_bytes[static_cast<size_t>(MemoryCategory::kCount)] = {};
   int64_t reserved_bytes = 0;  // the device's segments (every session's), as far as seen
-  int64_t total() const;       // allocated: the sum of live_bytes
+  int64_t reserved_by_category[static_cast<size_t>(MemoryCategory::kCount)] = {};
+  int64_t total() const;  // allocated: the sum of live_bytes
 };
 
 // The session's live bytes per category and the device's reserved bytes after every memory
-// event (alloc, free, segment alloc and free), in time order.
+// event (alloc, free completed, segment alloc and free), in time order. A requested free
+// changes nothing until it completes (torch's books).
 std::vector<MemoryPoint> memory_timeline(const Trace& trace);
 
 // The segments and blocks of a snapshot chunk (Profile::memory_snapshot): its SegmentAlloc

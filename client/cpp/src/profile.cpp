@@ -210,6 +210,7 @@ Profile Session::profile(const ProfileOptions& options) {
   o.setTrace(options.trace);
   o.setMemory(options.memory);
   o.setBufferRecords(options.buffer_records);
+  o.setFreeRequested(options.free_requested);
   request.setSink(kj::heap<detail::TraceSinkImpl>(state));
   try {
     auto response = request.send().wait(state_->wait_scope());

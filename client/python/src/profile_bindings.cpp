@@ -38,20 +38,31 @@ void bind_profile(py::module_& m) {
              }
              return rows;
            })
-      .def("memory_timeline",
-           [](Profile& p) {
-             py::list points;
-             for (const auto& pt : p.memory_timeline()) {
-               py::dict by_category;
-               for (size_t c = 0; c < static_cast<size_t>(profiler::MemoryCategory::kCount); ++c) {
-                 by_category[py::str(std::string(profiler::category_name(
-                     static_cast<profiler::MemoryCategory>(c))))] = pt.live_bytes[c];
-               }
-               points.append(py::make_tuple(static_cast<double>(pt.t_ns) / 1e3, by_category,
-                                            pt.reserved_bytes));
-             }
-             return points;
-           })
+      .def(
+          "memory_timeline",
+          [](Profile& p, bool reserved_by_category) {
+            constexpr size_t kCategories = static_cast<size_t>(profiler::MemoryCategory::kCount);
+            auto by_category = [](const int64_t(&bytes)[kCategories]) {
+              py::dict d;
+              for (size_t c = 0; c < kCategories; ++c) {
+                d[py::str(std::string(
+                    profiler::category_name(static_cast<profiler::MemoryCategory>(c))))] = bytes[c];
+              }
+              return d;
+            };
+            py::list points;
+            for (const auto& pt : p.memory_timeline()) {
+              const double t_us = static_cast<double>(pt.t_ns) / 1e3;
+              if (reserved_by_category) {
+                points.append(py::make_tuple(t_us, by_category(pt.live_bytes), pt.reserved_bytes,
+                                             by_category(pt.reserved_by_category)));
+              } else {
+                points.append(py::make_tuple(t_us, by_category(pt.live_bytes), pt.reserved_bytes));
+              }
+            }
+            return points;
+          },
+          py::arg("reserved_by_category") = false)
       .def("recommendations",
            [](Profile& p) {
              py::list out;
@@ -71,7 +82,9 @@ void bind_profile(py::module_& m) {
           py::dict d;
           d["address"] = b.address;
           d["size"] = b.bytes;
-          d["state"] = "active_allocated";
+          d["state"] = std::string(profiler::block_state(b));
+          d["stream"] = b.stream;
+          d["device_owned"] = b.device_owned;
           d["category"] = std::string(profiler::category_name(b.category));
           d["op"] = b.op;
           d["source"] = b.file.empty() ? std::string() : b.file + ":" + std::to_string(b.line);

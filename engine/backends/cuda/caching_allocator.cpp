@@ -152,6 +152,12 @@ void CachingAllocator::free(void* ptr) {
     for (StreamId s : block->uses) waits.push_back(events_->record(s));
     block->pending = true;
     pending_.emplace_back(block, std::move(waits));
+    // Free requested, not completed: the memory recorder keeps the block allocated
+    // ("active_pending_free") until process_events returns it.
+    if (options_.observer) {
+      options_.observer->block_free_deferred(reinterpret_cast<uintptr_t>(block->ptr),
+                                             block->stream);
+    }
   } else {
     return_to_pool(block);
   }
@@ -313,6 +319,10 @@ void CachingAllocator::process_events() {
     }
     for (StreamEvents::EventId e : waits) events_->destroy(e);
     block->pending = false;
+    // Told before the merge with free neighbours can move the block's start.
+    if (options_.observer) {
+      options_.observer->block_free_completed(reinterpret_cast<uintptr_t>(block->ptr));
+    }
     return_to_pool(block);
     pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
   }

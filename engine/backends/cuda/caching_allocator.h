@@ -53,7 +53,8 @@ struct AllocatorOptions {
   // set_per_process_memory_fraction. Exceeding it is handled like a device allocation failure.
   uint64_t max_reserved = 0;
   // The memory recorder (the device's MemoryLedger): told of every segment taken from and given
-  // back to the source, under the allocator's lock. Null: nobody is told.
+  // back to the source, and of every free that waits on other streams (free requested) and its
+  // completion (free completed), under the allocator's lock. Null: nobody is told.
   std::shared_ptr<profiler::SegmentObserver> observer;
 };
 

@@ -31,6 +31,9 @@ struct ProfileOptions {
   bool trace = true;                // spans of every request stage and step
   bool memory = false;              // every allocation and free, with op and source line
   uint32_t buffer_records = 16384;  // what the daemon holds for a slow client before dropping
+  // Ask for FreeRequested records too (protocol 1.4; a 1.3 daemon ignores it): frees are then
+  // recorded when requested and when completed (CUDA blocks used by other streams).
+  bool free_requested = true;
 };
 
 // RAII: the profile runs from Session::profile until stop() or destruction (which stops it and
