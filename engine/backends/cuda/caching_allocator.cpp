@@ -212,6 +212,15 @@ size_t CachingAllocator::largest_free_block() const {
   return largest;
 }
 
+size_t CachingAllocator::cached_free_bytes() const {
+  std::lock_guard lock(mutex_);
+  size_t total = 0;
+  for (const Pool* pool : {&small_, &large_}) {
+    for (const Block* b : *pool) total += b->size;
+  }
+  return total;
+}
+
 CachingAllocator::Block* CachingAllocator::find_free_block(Pool& pool, size_t rounded,
                                                            StreamId stream) {
   Block key;
@@ -265,6 +274,26 @@ bool CachingAllocator::release_cached_segments() {
 
 void CachingAllocator::set_observer(std::shared_ptr<profiler::SegmentObserver> observer) {
   std::lock_guard lock(mutex_);
+  // The segments held now (a workspace allocated before the daemon's ledger existed) move from
+  // the old observer to the new one, so that its reserved bytes equal the allocator's.
+  std::vector<const Block*> firsts;
+  auto add = [&](const Block* b) {
+    if (b->prev == nullptr) firsts.push_back(b);
+  };
+  for (const Pool* pool : {&small_, &large_}) {
+    for (const Block* b : *pool) add(b);
+  }
+  for (const auto& [ptr, b] : allocated_) add(b);
+  for (const auto& [b, waits] : pending_) add(b);
+  for (const Block* first : firsts) {
+    const auto address = reinterpret_cast<uintptr_t>(first->ptr);
+    size_t bytes = 0;
+    for (const Block* b = first; b != nullptr; b = b->next) bytes += b->size;
+    if (options_.observer) options_.observer->segment_freed(address);
+    if (observer) {
+      observer->segment_allocated(address, bytes, first->stream, profiler::MemoryCategory::Tensor);
+    }
+  }
   options_.observer = std::move(observer);
 }
 

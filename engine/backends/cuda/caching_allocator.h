@@ -80,13 +80,15 @@ class CachingAllocator {
 
   AllocatorStats stats() const;
   void reset_peak_stats();
-  // Replaces AllocatorOptions::observer (segments held now are not reported).
+  // Replaces AllocatorOptions::observer: the segments held now are reported freed to the old
+  // observer and allocated to the new one.
   void set_observer(std::shared_ptr<profiler::SegmentObserver> observer);
 
   // Size of the block behind `ptr` (its rounded size); 0 for an unknown pointer.
   size_t block_size(const void* ptr) const;
   // The largest free cached block and the total cached free bytes (fragmentation evidence).
   size_t largest_free_block() const;
+  size_t cached_free_bytes() const;
 
   struct Block;
 

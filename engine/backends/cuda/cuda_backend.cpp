@@ -46,6 +46,8 @@ struct CudaBackend::State {
   ~State() {
     cudaStreamSynchronize(stream.get());
     allocator.free(workspace);
+    workspace_ticket.reset();
+    if (ledger) ledger->segment_freed(reinterpret_cast<uintptr_t>(staging.data()));
   }
 
   CudaSegmentSource source;
@@ -60,6 +62,9 @@ struct CudaBackend::State {
   int sm_count;
   CudaKernelCache kernels;
   FamilyStates families;
+  // The daemon's memory ledger (set_memory_ledger), and the cuBLASLt workspace's block in it.
+  std::shared_ptr<profiler::MemoryLedger> ledger;
+  profiler::BlockTicket workspace_ticket;
 };
 
 namespace {
@@ -99,6 +104,59 @@ CudaBackend::~CudaBackend() = default;
 
 void CudaBackend::set_segment_observer(std::shared_ptr<profiler::SegmentObserver> observer) {
   allocator().set_observer(std::move(observer));
+}
+
+namespace {
+
+profiler::AllocSite device_site(profiler::MemoryCategory category, const char* what,
+                                const void* ptr, uint64_t stream) {
+  profiler::AllocSite site;
+  site.device_owned = true;
+  site.category = category;
+  site.op = what;
+  site.address = reinterpret_cast<uintptr_t>(ptr);
+  site.stream = stream;
+  return site;
+}
+
+}  // namespace
+
+void CudaBackend::set_memory_ledger(std::shared_ptr<profiler::MemoryLedger> ledger) {
+  State& st = *state_;
+  st.allocator.set_observer(ledger);
+  const auto staging = reinterpret_cast<uintptr_t>(st.staging.data());
+  if (st.ledger) st.ledger->segment_freed(staging);
+  st.workspace_ticket.reset();
+  st.ledger = std::move(ledger);
+  if (!st.ledger) return;
+  // Pinned host memory: reserved in the staging category, outside the device's total.
+  st.ledger->segment_allocated(staging, st.staging.size(), 0, profiler::MemoryCategory::Staging);
+  // Held for the backend's life, in the allocator's segments but never a tensor's.
+  st.workspace_ticket =
+      st.ledger->track(st.workspace_bytes, device_site(profiler::MemoryCategory::Workspace,
+                                                       "cublaslt workspace", st.workspace,
+                                                       st.stream.id()));
+}
+
+std::shared_ptr<profiler::MemoryLedger> CudaBackend::memory_ledger() const {
+  return state_->ledger;
+}
+
+engine::Backend::FreeMemory CudaBackend::free_memory() const {
+  return {state_->allocator.cached_free_bytes(), state_->allocator.largest_free_block()};
+}
+
+std::shared_ptr<engine::Buffer> CudaBackend::scratch(size_t bytes,
+                                                     profiler::MemoryCategory category,
+                                                     const char* what) {
+  std::shared_ptr<engine::Buffer> buffer = allocate(bytes);
+  // Inside a capture the buffer is the graph pool's: it leaves this category for the pool's
+  // when it is released (CapturePool).
+  if (state_->ledger) {
+    buffer->ticket = state_->ledger->track(
+        bytes, device_site(category, what, buffer->data(), state_->stream.id()));
+  }
+  return buffer;
 }
 
 CachingAllocator& CudaBackend::allocator() {
@@ -200,9 +258,10 @@ cudaStream_t CudaBackend::stream() const {
 
 CudaContext CudaBackend::context() {
   State& st = *state_;
-  return CudaContext{
-      device_,    st.arch,     st.sm_count, st.stream.get(),
-      st.kernels, st.families, precision_,  [this](size_t bytes) { return allocate(bytes); }};
+  return CudaContext{device_,    st.arch,     st.sm_count, st.stream.get(),
+                     st.kernels, st.families, precision_,  [this](size_t bytes) {
+                       return scratch(bytes, profiler::MemoryCategory::Scratch, "kernel scratch");
+                     }};
 }
 
 std::vector<engine::TensorValue> CudaBackend::run_data_dependent(
@@ -234,15 +293,32 @@ void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue>
     st.matmul.run(operands[0], operands[1], outputs[0], precision_, st.stream.get());
     return;
   }
-  CudaContext ctx{
-      device_,    st.arch,     st.sm_count, st.stream.get(),
-      st.kernels, st.families, precision_,  [this](size_t bytes) { return allocate(bytes); }};
+  // Scratch is tracked in the category of the family that asks for it: the library families'
+  // is their workspace (cuDNN, cuFFT work areas, cuSOLVER), the kernels' their temporaries.
+  profiler::MemoryCategory category = profiler::MemoryCategory::Scratch;
+  const char* what = "kernel scratch";
+  CudaContext ctx{device_,    st.arch,     st.sm_count, st.stream.get(),
+                  st.kernels, st.families, precision_,  [this, &category, &what](size_t bytes) {
+                    return scratch(bytes, category, what);
+                  }};
   using Family = bool (*)(CudaContext&, const ir::Node&, Values, Values);
-  static constexpr Family kFamilies[] = {run_loop_ir, run_creation, run_movement, run_index,
-                                         run_reduce,  run_scan,     run_sort,     run_dnn,
-                                         run_fft,     run_solver};
-  for (Family family : kFamilies) {
-    if (family(ctx, node, inputs, outputs)) return;
+  struct FamilyEntry {
+    Family run;
+    profiler::MemoryCategory category;
+    const char* what;
+  };
+  constexpr auto kScratch = profiler::MemoryCategory::Scratch;
+  constexpr auto kWorkspace = profiler::MemoryCategory::Workspace;
+  static constexpr FamilyEntry kFamilies[] = {
+      {run_loop_ir, kScratch, "kernel scratch"},      {run_creation, kScratch, "kernel scratch"},
+      {run_movement, kScratch, "kernel scratch"},     {run_index, kScratch, "kernel scratch"},
+      {run_reduce, kScratch, "kernel scratch"},       {run_scan, kScratch, "kernel scratch"},
+      {run_sort, kScratch, "kernel scratch"},         {run_dnn, kWorkspace, "cudnn workspace"},
+      {run_fft, kWorkspace, "cufft work area"},       {run_solver, kWorkspace, "cusolver workspace"}};
+  for (const FamilyEntry& family : kFamilies) {
+    category = family.category;
+    what = family.what;
+    if (family.run(ctx, node, inputs, outputs)) return;
   }
   std::string dtypes;
   for (const engine::TensorValue& v : inputs) {

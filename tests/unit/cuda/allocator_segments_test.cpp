@@ -112,6 +112,31 @@ TEST_CASE("the ledger sees every segment the allocator takes and gives back") {
   CHECK(reserved == 0);
 }
 
+TEST_CASE("a new observer is told of the segments held before it came") {
+  // The CUDA backend allocates its cuBLASLt workspace before the daemon's ledger exists.
+  auto early = std::make_shared<MemoryLedger>();
+  auto source = make_segment_source(64 * MiB);
+  AllocatorOptions options;
+  options.observer = early;
+  CachingAllocator alloc(*source, nullptr, options);
+  void* workspace = alloc.allocate(32 * MiB, 3);
+  void* small = alloc.allocate(1000, 3);
+  alloc.free(alloc.allocate(5000, 3));
+  REQUIRE(early->totals().segments == 2);
+  auto ledger = std::make_shared<MemoryLedger>();
+  alloc.set_observer(ledger);
+  CHECK(early->totals().segments == 0);  // moved, not copied
+  CHECK(ledger->totals().segments == 2);
+  CHECK(ledger->totals().reserved_bytes ==
+        static_cast<uint64_t>(alloc.stats().reserved_bytes.current));
+  CHECK(ledger->segments().at(0).stream == 3);
+  alloc.free(small);
+  alloc.free(workspace);
+  alloc.empty_cache();
+  CHECK(ledger->totals().reserved_bytes == 0);
+  CHECK(ledger->totals().segments == 0);
+}
+
 TEST_CASE("segments the allocator still holds when it goes are reported freed") {
   auto ledger = std::make_shared<MemoryLedger>();
   auto source = make_segment_source(64 * MiB);
@@ -339,8 +364,9 @@ TEST_CASE("an OOM report from the allocator's free memory names fragmentation an
     tickets[static_cast<size_t>(i)].reset();
     alloc.free(blocks[static_cast<size_t>(i)]);
   }
-  const uint64_t free_bytes = static_cast<uint64_t>(alloc.stats().reserved_bytes.current -
-                                                    alloc.stats().allocated_bytes.current);
+  const uint64_t free_bytes = alloc.cached_free_bytes();
+  CHECK(free_bytes == static_cast<uint64_t>(alloc.stats().reserved_bytes.current -
+                                            alloc.stats().allocated_bytes.current));
   const uint64_t largest = alloc.largest_free_block();
   CHECK(largest < free_bytes);
   AllocSite site;
