@@ -218,10 +218,9 @@ void launch_overhead(const Trace& t, std::vector<Recommendation>& out) {
     }
   }
   if (kernels >= kManyKernels && 2 * tiny > kernels) {
-    std::string sizes = kernel_bytes.empty()
-                            ? std::string()
-                            : ", median " + std::to_string(median(kernel_bytes)) +
-                                  " bytes moved per kernel";
+    std::string sizes = kernel_bytes.empty() ? std::string()
+                                             : ", median " + std::to_string(median(kernel_bytes)) +
+                                                   " bytes moved per kernel";
     out.push_back({"launch_overhead",
                    "most GPU kernels are tiny, so launch overhead dominates; fuse them, batch "
                    "the work, or capture the plan as a CUDA graph",
@@ -261,8 +260,8 @@ void launch_overhead(const Trace& t, std::vector<Recommendation>& out) {
                  "(fewer sync points) or bigger tensors per op",
                  std::to_string(small) + " of " + std::to_string(requests) +
                      " requests touched <= " + std::to_string(kSmallRequestBytes) +
-                     " bytes each (median " + std::to_string(median(request_bytes)) +
-                     " bytes in " + std::to_string(median(request_steps)) + " steps)"});
+                     " bytes each (median " + std::to_string(median(request_bytes)) + " bytes in " +
+                     std::to_string(median(request_steps)) + " steps)"});
 }
 
 void repeated_transfer(const Trace& t, std::vector<Recommendation>& out) {

@@ -115,7 +115,7 @@ void bind_profile(py::module_& m) {
   m.def(
       "profile",
       [](Session& s, bool trace, bool memory, uint32_t buffer_records) {
-        return s.profile({trace, memory, buffer_records});
+        return s.profile({trace, memory, buffer_records, /*free_requested=*/true});
       },
       py::arg("session"), py::arg("trace") = true, py::arg("memory") = false,
       py::arg("buffer_records") = 16384);

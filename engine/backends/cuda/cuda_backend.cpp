@@ -132,10 +132,9 @@ void CudaBackend::set_memory_ledger(std::shared_ptr<profiler::MemoryLedger> ledg
   // Pinned host memory: reserved in the staging category, outside the device's total.
   st.ledger->segment_allocated(staging, st.staging.size(), 0, profiler::MemoryCategory::Staging);
   // Held for the backend's life, in the allocator's segments but never a tensor's.
-  st.workspace_ticket =
-      st.ledger->track(st.workspace_bytes, device_site(profiler::MemoryCategory::Workspace,
-                                                       "cublaslt workspace", st.workspace,
-                                                       st.stream.id()));
+  st.workspace_ticket = st.ledger->track(
+      st.workspace_bytes, device_site(profiler::MemoryCategory::Workspace, "cublaslt workspace",
+                                      st.workspace, st.stream.id()));
 }
 
 std::shared_ptr<profiler::MemoryLedger> CudaBackend::memory_ledger() const {
@@ -258,8 +257,14 @@ cudaStream_t CudaBackend::stream() const {
 
 CudaContext CudaBackend::context() {
   State& st = *state_;
-  return CudaContext{device_,    st.arch,     st.sm_count, st.stream.get(),
-                     st.kernels, st.families, precision_,  [this](size_t bytes) {
+  return CudaContext{device_,
+                     st.arch,
+                     st.sm_count,
+                     st.stream.get(),
+                     st.kernels,
+                     st.families,
+                     precision_,
+                     [this](size_t bytes) {
                        return scratch(bytes, profiler::MemoryCategory::Scratch, "kernel scratch");
                      }};
 }
@@ -297,10 +302,15 @@ void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue>
   // is their workspace (cuDNN, cuFFT work areas, cuSOLVER), the kernels' their temporaries.
   profiler::MemoryCategory category = profiler::MemoryCategory::Scratch;
   const char* what = "kernel scratch";
-  CudaContext ctx{device_,    st.arch,     st.sm_count, st.stream.get(),
-                  st.kernels, st.families, precision_,  [this, &category, &what](size_t bytes) {
-                    return scratch(bytes, category, what);
-                  }};
+  CudaContext ctx{device_,
+                  st.arch,
+                  st.sm_count,
+                  st.stream.get(),
+                  st.kernels,
+                  st.families,
+                  precision_,
+                  [this, &category, &what](size_t bytes) {
+                    return scratch(bytes, category, what); }};
   using Family = bool (*)(CudaContext&, const ir::Node&, Values, Values);
   struct FamilyEntry {
     Family run;
@@ -310,11 +320,11 @@ void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue>
   constexpr auto kScratch = profiler::MemoryCategory::Scratch;
   constexpr auto kWorkspace = profiler::MemoryCategory::Workspace;
   static constexpr FamilyEntry kFamilies[] = {
-      {run_loop_ir, kScratch, "kernel scratch"},      {run_creation, kScratch, "kernel scratch"},
-      {run_movement, kScratch, "kernel scratch"},     {run_index, kScratch, "kernel scratch"},
-      {run_reduce, kScratch, "kernel scratch"},       {run_scan, kScratch, "kernel scratch"},
-      {run_sort, kScratch, "kernel scratch"},         {run_dnn, kWorkspace, "cudnn workspace"},
-      {run_fft, kWorkspace, "cufft work area"},       {run_solver, kWorkspace, "cusolver workspace"}};
+      {run_loop_ir, kScratch, "kernel scratch"},  {run_creation, kScratch, "kernel scratch"},
+      {run_movement, kScratch, "kernel scratch"}, {run_index, kScratch, "kernel scratch"},
+      {run_reduce, kScratch, "kernel scratch"},   {run_scan, kScratch, "kernel scratch"},
+      {run_sort, kScratch, "kernel scratch"},     {run_dnn, kWorkspace, "cudnn workspace"},
+      {run_fft, kWorkspace, "cufft work area"},   {run_solver, kWorkspace, "cusolver workspace"}};
   for (const FamilyEntry& family : kFamilies) {
     category = family.category;
     what = family.what;

@@ -75,7 +75,8 @@ TEST_CASE("a graph pool without a ledger tracks nothing") {
   auto pool = std::make_shared<CapturePool>();
   auto b = pool->allocate(512, [] { return std::make_shared<HostBuffer>(512); });
   b.reset();
-  CHECK_FALSE(pool->allocate(512, [] { return std::make_shared<HostBuffer>(512); })->ticket.tracked());
+  CHECK_FALSE(
+      pool->allocate(512, [] { return std::make_shared<HostBuffer>(512); })->ticket.tracked());
 }
 
 }  // namespace tensord::cuda::test

@@ -33,8 +33,8 @@ std::vector<engine::TensorValue> workload(CudaBackend& cuda, engine::Engine& eng
   auto a = g.add_input(0, t);
   auto b = g.add_input(1, t);
   auto m = g.add(ir::Op::matmul, {a, b});
-  std::vector<ir::ValueRef> outs{m, g.add(ir::Op::sum, {g.add(ir::Op::exp, {m})},
-                                          {{ir::Attr::axes, Ints{1}}})};
+  std::vector<ir::ValueRef> outs{
+      m, g.add(ir::Op::sum, {g.add(ir::Op::exp, {m})}, {{ir::Attr::axes, Ints{1}}})};
   std::vector<float> host(static_cast<size_t>(n * n), 0.001f);
   std::vector<engine::TensorValue> in;
   for (int i = 0; i < 2; ++i) {
