@@ -63,7 +63,7 @@ BlockTicket MemoryLedger::track(uint64_t bytes, const AllocSite& site) {
   r.stream = site.stream;
   uint64_t id;
   Entry entry;
-  if (site.profiler) {
+  if (site.profiler && !site.device_owned) {  // a device-owned block belongs to no session
     r.name = site.profiler->intern(site.op);
     r.file = site.profiler->intern(site.file);
     r.start_ns = site.profiler->now();
@@ -89,7 +89,7 @@ BlockTicket MemoryLedger::track(uint64_t bytes, const AllocSite& site) {
     std::lock_guard lock(mu_);
     id = next_id_++;
     entry.block.id = id;
-    auto [it, inserted] = live_.emplace(id, std::move(entry));
+    auto it = live_.emplace(id, std::move(entry)).first;
     totals_.allocs++;
     totals_.allocated_bytes += bytes;
     totals_.live_bytes += bytes;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/backends/cuda/caching_allocator.h"
 #include "engine/backends/cuda/cuda_backend.h"
 #include "engine/exec/engine.h"
 #include "engine/profiler/memory_ledger.h"
