@@ -283,7 +283,7 @@ struct ProfileOptions {
   memory @1 :Bool = false;         # every allocation and free, with its op and source line
   bufferRecords @2 :UInt32 = 16384; # records the daemon holds for a slow client; more are
                                    # dropped and counted (the count reaches the client)
-  # (protocol 1.4) The client decodes FreeRequested records (kind 11 of the compact form,
+  # (protocol 1.4) The client decodes FreeRequested records (kind 10 of the compact form,
   # docs/profiler.md): each free is then recorded when it is requested and when it completes
   # (a CUDA block other streams still use completes later). Older clients leave it false and
   # get the completed frees only. Memory records may also carry the flags kDeviceOwned
