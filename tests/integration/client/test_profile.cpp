@@ -209,6 +209,24 @@ TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at t
   for (const auto& p : timeline) CHECK(p.reserved_bytes >= 0);
 }
 
+TEST_CASE("a client that does not ask for free-requested records gets the completed frees only") {
+  // A 1.3 client's decoder refuses unknown record kinds: it never sets freeRequested.
+  ClientFixture f;
+  auto& s = f.session;
+  auto prof = s.profile({.trace = false, .memory = true, .free_requested = false});
+  (s.full({64}, 1.0f) * 2.0f).to_vector<float>();
+  REQUIRE(f.live_tensors_eventually(0) == 0);
+  prof.stop();
+  size_t allocs = 0, frees = 0;
+  for (const auto& r : prof.trace().records) {
+    CHECK(r.kind != profiler::RecordKind::FreeRequested);
+    allocs += r.kind == profiler::RecordKind::Alloc;
+    frees += r.kind == profiler::RecordKind::Free;
+  }
+  CHECK(allocs > 0);
+  CHECK(frees > 0);
+}
+
 TEST_CASE("out of memory names the request and the lines holding memory") {
   ClientFixture f(
       tensord::test::DaemonOptions::with_args({"--max-tensor-bytes", "4503599627370496"}));

@@ -267,3 +267,52 @@ TEST_CASE("host staging segments are reserved in their category, outside the dev
   CHECK(ledger->totals().device_reserved_bytes() == 20 << 20);
   CHECK(ledger->totals().reserved_by_category[static_cast<size_t>(MemoryCategory::Staging)] == 0);
 }
+
+TEST_CASE("a snapshot chunk carries each block's state, owner and stream (protocol 1.4 flags)") {
+  // What the daemon's ProfileHandle.snapshot sends: a segment, a session's block whose free
+  // waits on another stream, and a device-owned workspace.
+  Pending p;
+  p.strings = {"matmul", "model.py", "cublaslt workspace"};
+  Record seg;
+  seg.kind = RecordKind::SegmentAlloc;
+  seg.flags = kExisting;
+  seg.address = 0x100000;
+  seg.bytes = 20 << 20;
+  seg.stream = 5;
+  p.records.push_back(seg);
+  Record pending;
+  pending.kind = RecordKind::Alloc;
+  pending.flags = kPendingFree;
+  pending.id = 1;
+  pending.bytes = 1 << 20;
+  pending.address = 0x100000;
+  pending.stream = 5;
+  pending.session = 3;
+  pending.name = 1;
+  pending.file = 2;
+  pending.line = 9;
+  p.records.push_back(pending);
+  Record workspace = pending;
+  workspace.flags = kDeviceOwned;
+  workspace.id = 2;
+  workspace.address = 0x100000 + (1 << 20);
+  workspace.session = 0;
+  workspace.name = 3;
+  workspace.file = 0;
+  p.records.push_back(workspace);
+  Trace t;
+  t.append_chunk(encode_chunk(p, 3));
+  const MemorySnapshot snap = memory_snapshot_of(t);
+  REQUIRE(snap.segments.size() == 1);
+  REQUIRE(snap.segments[0].blocks.size() == 2);
+  const LiveBlock& a = snap.segments[0].blocks[0];
+  const LiveBlock& b = snap.segments[0].blocks[1];
+  CHECK(block_state(a) == "active_pending_free");
+  CHECK_FALSE(a.device_owned);
+  CHECK(a.stream == 5);
+  CHECK(a.op == "matmul");
+  CHECK(block_state(b) == "active_allocated");
+  CHECK(b.device_owned);
+  CHECK(b.op == "cublaslt workspace");
+  CHECK(snap.segments[0].recorded_bytes == 2 << 20);
+}
