@@ -273,6 +273,11 @@ std::vector<engine::TensorValue> CudaBackend::run_data_dependent(
     const ir::Node& node, std::span<const engine::TensorValue> inputs) {
   DeviceGuard guard(device_);
   CudaContext ctx = context();
+  // Its output comes from scratch too, and the executor does not track it: the ledger keeps it
+  // (with the op's temporaries) as the device's, under the tensor category.
+  ctx.scratch = [this](size_t bytes) {
+    return scratch(bytes, profiler::MemoryCategory::Tensor, "data-dependent op output");
+  };
   return {run_dynamic(ctx, node, inputs)};  // the single-output ones: unique has no CUDA path
 }
 
