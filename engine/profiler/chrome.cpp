@@ -2,7 +2,6 @@
 
 #include <array>
 #include <cstdio>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -77,22 +76,9 @@ std::string chrome_trace_json(const Trace& t) {
   // steps with a kernel.
   std::set<uint64_t> requests, executed;
   std::set<std::pair<uint64_t, uint64_t>> gpu_steps, kernels;
-  // Frees whose completion came after their request (a CUDA block other streams still used):
-  // they get instants for both, the rest (host frees, completed at once) counters only.
-  std::map<uint64_t, int64_t> requested_at;
-  std::set<uint64_t> deferred;
-  for (const Record& r : t.records) {
-    if (r.kind == RecordKind::FreeRequested) requested_at[r.id] = r.start_ns;
-  }
-  for (const Record& r : t.records) {
-    if (r.kind != RecordKind::Free) continue;
-    auto it = requested_at.find(r.id);
-    if (it == requested_at.end()) continue;
-    if (it->second < r.start_ns) deferred.insert(r.id);
-    requested_at.erase(it);
-  }
-  // Requested and never completed in this trace: still pending when the profile ended.
-  for (const auto& [id, ts] : requested_at) deferred.insert(id);
+  // Frees that waited on other streams (a CUDA block other streams still used, flag
+  // kDeferredFree) get instants for their request and their completion; the rest (host frees,
+  // completed at once) show in the counters only.
   std::array<int64_t, static_cast<size_t>(MemoryCategory::kCount)> reserved_by{};
   auto free_instant = [&](const Record& r, const char* name) {
     json args = {{"bytes", r.bytes},
@@ -158,11 +144,11 @@ std::string chrome_trace_json(const Trace& t) {
       }
       case RecordKind::FreeRequested:
         // The books do not change until the free completes (torch's active_pending_free).
-        if (deferred.count(r.id)) events.push_back(free_instant(r, "free requested"));
+        if (r.flags & kDeferredFree) events.push_back(free_instant(r, "free requested"));
         break;
       case RecordKind::Alloc:
       case RecordKind::Free: {
-        if (r.kind == RecordKind::Free && deferred.count(r.id)) {
+        if (r.kind == RecordKind::Free && (r.flags & kDeferredFree)) {
           events.push_back(free_instant(r, "free completed"));
         }
         size_t c = r.stage < live.size() ? r.stage : 0;

@@ -160,7 +160,9 @@ void MemoryLedger::release(uint64_t id) {
   auto deferred = b.address == 0 ? deferred_.end() : deferred_.find(b.address);
   if (deferred != deferred_.end() && b.stream == 0) b.stream = deferred->second;
   try {
-    send_block_locked(it->second, free_record(b, RecordKind::FreeRequested, totals_.live_bytes));
+    Record requested = free_record(b, RecordKind::FreeRequested, totals_.live_bytes);
+    if (deferred != deferred_.end()) requested.flags |= kDeferredFree;
+    send_block_locked(it->second, requested);
     if (deferred != deferred_.end()) {
       // The allocator waits for other streams' work on it: allocated until that completes.
       pending_by_address_[b.address] = id;
@@ -190,7 +192,9 @@ void MemoryLedger::complete_locked(std::unordered_map<uint64_t, Entry>::iterator
   totals_.live_blocks--;
   totals_.live_by_category[category_index(b.category)] -= b.bytes;
   try {
-    send_block_locked(entry, free_record(b, RecordKind::Free, totals_.live_bytes));
+    Record completed = free_record(b, RecordKind::Free, totals_.live_bytes);
+    if (b.pending_free) completed.flags |= kDeferredFree;
+    send_block_locked(entry, completed);
   } catch (...) {
     // The books are right; only the profile misses the record.
   }

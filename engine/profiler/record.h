@@ -59,16 +59,18 @@ enum class MemoryCategory : uint8_t {
 enum class MemcpyKind : uint8_t { HostToDevice = 0, DeviceToHost, DeviceToDevice };
 
 // Bits of Record::flags.
-inline constexpr uint8_t kOnGpu = 1;          // ran on a GPU
-inline constexpr uint8_t kGraphCaptured = 2;  // Execute: replayed from a captured CUDA graph
-inline constexpr uint8_t kF32Highest = 4;     // Step/Kernel: float32 matmul at "highest" precision
-inline constexpr uint8_t kCacheHit = 8;       // PlanLookup: the plan came from the cache
-inline constexpr uint8_t kExisting = 16;      // SegmentAlloc: there before the profile started
-                                              // (Alloc: a device-owned block, same meaning)
-inline constexpr uint8_t kPendingFree = 32;   // Alloc in a snapshot: its free was requested, not
-                                              // completed (torch's "active_pending_free")
-inline constexpr uint8_t kDeviceOwned = 64;   // Alloc/Free: a block no session owns (library
-                                              // workspaces, graph pools), sent to every profile
+inline constexpr uint8_t kOnGpu = 1;           // ran on a GPU
+inline constexpr uint8_t kGraphCaptured = 2;   // Execute: replayed from a captured CUDA graph
+inline constexpr uint8_t kF32Highest = 4;      // Step/Kernel: float32 matmul at "highest" precision
+inline constexpr uint8_t kCacheHit = 8;        // PlanLookup: the plan came from the cache
+inline constexpr uint8_t kExisting = 16;       // SegmentAlloc: there before the profile started
+                                               // (Alloc: a device-owned block, same meaning)
+inline constexpr uint8_t kPendingFree = 32;    // Alloc in a snapshot: its free was requested, not
+                                               // completed (torch's "active_pending_free")
+inline constexpr uint8_t kDeviceOwned = 64;    // Alloc/Free: a block no session owns (library
+                                               // workspaces, graph pools), sent to every profile
+inline constexpr uint8_t kDeferredFree = 128;  // FreeRequested/Free: the free waited on other
+                                               // streams (completed later than requested)
 
 // Threads on the timeline.
 inline constexpr uint32_t kEventLoopThread = 1;

@@ -99,6 +99,26 @@ std::vector<MemoryPoint> memory_timeline(const Trace& t) {
   return out;
 }
 
+std::vector<CategorySummary> memory_summary(const Trace& t) {
+  constexpr size_t n = static_cast<size_t>(MemoryCategory::kCount);
+  std::vector<CategorySummary> out(n);
+  for (size_t c = 0; c < n; ++c) out[c].category = static_cast<MemoryCategory>(c);
+  for (const MemoryPoint& p : memory_timeline(t)) {
+    for (size_t c = 0; c < n; ++c) {
+      out[c].allocated = p.live_bytes[c];
+      out[c].peak_allocated = std::max(out[c].peak_allocated, p.live_bytes[c]);
+      out[c].reserved = p.reserved_by_category[c];
+      out[c].peak_reserved = std::max(out[c].peak_reserved, p.reserved_by_category[c]);
+    }
+  }
+  for (const Record& r : t.records) {
+    const size_t c = r.stage < n ? r.stage : 0;
+    if (r.kind == RecordKind::Alloc) out[c].allocs++;
+    if (r.kind == RecordKind::Free && (r.flags & kDeferredFree)) out[c].pending_frees++;
+  }
+  return out;
+}
+
 MemorySnapshot memory_snapshot_of(const Trace& t) {
   std::vector<LiveSegment> segments;
   std::vector<LiveBlock> blocks;

@@ -38,6 +38,21 @@ struct MemoryPoint {
 // changes nothing until it completes (torch's books).
 std::vector<MemoryPoint> memory_timeline(const Trace& trace);
 
+// One row per memory category: what the trace saw of it. Allocated: live blocks (this
+// session's and the device-owned ones), changed by completed frees; reserved: segments.
+struct CategorySummary {
+  MemoryCategory category = MemoryCategory::Tensor;
+  int64_t allocated = 0;  // at the end of the trace
+  int64_t peak_allocated = 0;
+  int64_t reserved = 0;
+  int64_t peak_reserved = 0;
+  uint64_t allocs = 0;         // Alloc records (blocks existing at the start included)
+  uint64_t pending_frees = 0;  // frees whose completion came after their request
+};
+
+// Every category, in MemoryCategory order (a category the trace never saw is all zeros).
+std::vector<CategorySummary> memory_summary(const Trace& trace);
+
 // The segments and blocks of a snapshot chunk (Profile::memory_snapshot): its SegmentAlloc
 // records are the segments, its Alloc records the blocks, nested by address.
 MemorySnapshot memory_snapshot_of(const Trace& snapshot);

@@ -96,3 +96,18 @@ def test_memory_timeline_by_category_and_snapshot_states():
                                                       "workspace", "graph_pool"}
         assert sum(reserved_by.values()) == reserved
     assert max(p[3]["tensor"] for p in points) >= 4 << 20
+
+
+def test_memory_summary_has_every_category():
+    with td.profile(memory=True) as prof:
+        big = td.ones((1 << 20,), dtype=td.float32) * 5.0
+        big.numpy()
+        del big
+    rows = {r["category"]: r for r in prof.memory_summary()}
+    assert set(rows) == {"tensor", "staging", "scratch", "workspace", "graph_pool"}
+    assert rows["tensor"]["peak_allocated"] >= 4 << 20
+    assert rows["tensor"]["allocs"] >= 1
+    assert rows["tensor"]["pending_frees"] == 0  # one stream: every free completes at once
+    for r in rows.values():
+        assert 0 <= r["allocated"] <= r["peak_allocated"]
+        assert 0 <= r["reserved"] <= r["peak_reserved"]

@@ -155,6 +155,10 @@ std::vector<profiler::MemoryPoint> Profile::memory_timeline() {
   return profiler::memory_timeline(trace());
 }
 
+std::vector<profiler::CategorySummary> Profile::memory_summary() {
+  return profiler::memory_summary(trace());
+}
+
 std::vector<profiler::Recommendation> Profile::recommendations() {
   return profiler::recommend(trace());
 }

@@ -63,6 +63,22 @@ void bind_profile(py::module_& m) {
             return points;
           },
           py::arg("reserved_by_category") = false)
+      .def("memory_summary",
+           [](Profile& p) {
+             py::list rows;
+             for (const auto& c : p.memory_summary()) {
+               py::dict d;
+               d["category"] = std::string(profiler::category_name(c.category));
+               d["allocated"] = c.allocated;
+               d["peak_allocated"] = c.peak_allocated;
+               d["reserved"] = c.reserved;
+               d["peak_reserved"] = c.peak_reserved;
+               d["allocs"] = c.allocs;
+               d["pending_frees"] = c.pending_frees;
+               rows.append(d);
+             }
+             return rows;
+           })
       .def("recommendations",
            [](Profile& p) {
              py::list out;

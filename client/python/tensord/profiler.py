@@ -104,6 +104,13 @@ class profile:
         memory or other sessions' blocks."""
         return self._profile().memory_snapshot()
 
+    def memory_summary(self):
+        """One dict per memory category (tensor, staging, scratch, workspace, graph_pool):
+        allocated and reserved bytes at the end of the profile and at their peak, the blocks
+        allocated, and the frees that completed after their request (CUDA blocks other streams
+        still used)."""
+        return self._profile().memory_summary()
+
     def memory_timeline(self, path=None, reserved_by_category=False):
         """Memory over time: a list of (time_us, {category: bytes}, reserved_bytes) after each
         memory event: the allocated bytes by category (the session's blocks, and the device's

@@ -229,6 +229,7 @@ TEST_CASE("a block other streams use is free requested at release and free compl
   CHECK(q.session == 4);
   CHECK(q.line == 12);
   CHECK(q.value == bytes);  // live bytes unchanged by the request
+  CHECK((q.flags & kDeferredFree) != 0);
 
   f.events.complete_all();
   f.poll();
@@ -245,6 +246,7 @@ TEST_CASE("a block other streams use is free requested at release and free compl
   CHECK(completed[0].stream == kStream);
   CHECK(completed[0].line == 12);
   CHECK(completed[0].value == 0);
+  CHECK((completed[0].flags & kDeferredFree) != 0);
   CHECK(completed[0].start_ns >= q.start_ns);
 }
 

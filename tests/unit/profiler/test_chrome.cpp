@@ -59,9 +59,10 @@ Trace sample() {
   t.records.push_back(alloc);
   Record requested = alloc;  // freed while another stream used it: completed later
   requested.kind = RecordKind::FreeRequested;
+  requested.flags = kDeferredFree;
   requested.start_ns = 10000;
   t.records.push_back(requested);
-  Record free = alloc;
+  Record free = requested;
   free.kind = RecordKind::Free;
   free.start_ns = 11000;
   t.records.push_back(free);
@@ -150,6 +151,7 @@ TEST_CASE("a free requested and completed at once (the host) draws no free insta
   t.records.push_back(requested);
   Record free = requested;
   free.kind = RecordKind::Free;
+  free.start_ns = 260;  // a moment later, as the ledger sends them: still completed at once
   t.records.push_back(free);
   auto check = check_chrome_trace(chrome_trace_json(t));
   CHECK(check.errors == std::vector<std::string>{});

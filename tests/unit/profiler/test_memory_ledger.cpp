@@ -172,6 +172,8 @@ TEST_CASE("on the host a free is requested and completed at once; old clients ge
     CHECK(r.line == 21);
     CHECK(r.id == tm.records[0].id);
   }
+  CHECK((tm.records[1].flags & kDeferredFree) == 0);  // completed at once
+  CHECK((tm.records[2].flags & kDeferredFree) == 0);
   CHECK(tm.records[1].value == 300);  // requested: still live
   CHECK(tm.records[2].value == 0);    // completed: the books change here
   CHECK(tm.records[1].start_ns <= tm.records[2].start_ns);
@@ -315,4 +317,51 @@ TEST_CASE("a snapshot chunk carries each block's state, owner and stream (protoc
   CHECK(b.device_owned);
   CHECK(b.op == "cublaslt workspace");
   CHECK(snap.segments[0].recorded_bytes == 2 << 20);
+}
+
+TEST_CASE("the memory summary gives every category's allocated and reserved, now and at peak") {
+  auto ledger = std::make_shared<MemoryLedger>();
+  auto p = std::make_shared<Profiler>(1);
+  p->start({.trace = false, .memory = true, .capacity = 1024, .free_requested = true});
+  ledger->subscribe(p);
+  ledger->segment_allocated(0x100000, 20 << 20, 1, MemoryCategory::Tensor);
+  ledger->segment_allocated(0x9000000, 8 << 20, 0, MemoryCategory::Staging);
+  AllocSite ws;
+  ws.device_owned = true;
+  ws.category = MemoryCategory::Workspace;
+  ws.op = "cudnn workspace";
+  ws.address = 0x100000;
+  ws.stream = 1;
+  ledger->track(4 << 20, ws).reset();  // a node's workspace, gone after it
+  AllocSite t{p, 2, "matmul", "model.py", 3, MemoryCategory::Tensor};
+  t.address = 0x100000 + (4 << 20);
+  t.stream = 1;
+  BlockTicket held = ledger->track(1 << 20, t);
+  {
+    // A block other streams use: its free completes after the request.
+    t.address += 1 << 20;
+    BlockTicket other = ledger->track(2 << 20, t);
+    ledger->block_free_deferred(t.address, 1);
+    other.reset();
+    ledger->block_free_completed(t.address);
+  }
+  ledger->segment_freed(0x9000000);
+  Trace trace;
+  drain_into(*p, trace);
+  const std::vector<CategorySummary> rows = memory_summary(trace);
+  REQUIRE(rows.size() == static_cast<size_t>(MemoryCategory::kCount));
+  const CategorySummary& tensor = rows[static_cast<size_t>(MemoryCategory::Tensor)];
+  const CategorySummary& workspace = rows[static_cast<size_t>(MemoryCategory::Workspace)];
+  const CategorySummary& staging = rows[static_cast<size_t>(MemoryCategory::Staging)];
+  CHECK(tensor.allocated == 1 << 20);
+  CHECK(tensor.peak_allocated == 3 << 20);
+  CHECK(tensor.reserved == 20 << 20);
+  CHECK(tensor.allocs == 2);
+  CHECK(tensor.pending_frees == 1);  // the one that waited on another stream
+  CHECK(workspace.allocated == 0);
+  CHECK(workspace.peak_allocated == 4 << 20);
+  CHECK(workspace.allocs == 1);
+  CHECK(staging.reserved == 0);
+  CHECK(staging.peak_reserved == 8 << 20);
+  CHECK(rows[static_cast<size_t>(MemoryCategory::GraphPool)].peak_allocated == 0);
 }

@@ -61,6 +61,8 @@ class Profile {
   void export_compact(const std::string& path);
   std::vector<profiler::KeyAverage> key_averages();
   std::vector<profiler::MemoryPoint> memory_timeline();
+  // Per memory category: allocated and reserved now and at peak (docs/profiler.md).
+  std::vector<profiler::CategorySummary> memory_summary();
   std::vector<profiler::Recommendation> recommendations();
   // The device's segments now (one SegmentAlloc record each) and this session's live blocks
   // (those allocated while memory was recorded, one Alloc record each, with their addresses).
