@@ -18,7 +18,7 @@
 @0xd0057a9e31298522;
 
 const protocolMajor :UInt16 = 1;
-const protocolMinor :UInt16 = 3;
+const protocolMinor :UInt16 = 4;
 
 # The largest `Data` any single message carries (upload chunks, reads, inline results).
 # Cap'n Proto refuses messages over 64 MiB; chunks stay far below that.
@@ -283,6 +283,13 @@ struct ProfileOptions {
   memory @1 :Bool = false;         # every allocation and free, with its op and source line
   bufferRecords @2 :UInt32 = 16384; # records the daemon holds for a slow client; more are
                                    # dropped and counted (the count reaches the client)
+  # (protocol 1.4) The client decodes FreeRequested records (kind 10 of the compact form,
+  # docs/profiler.md): each free is then recorded when it is requested and when it completes
+  # (a CUDA block other streams still use completes later). Older clients leave it false and
+  # get the completed frees only. Memory records may also carry the flags kDeviceOwned
+  # (workspaces and graph pools, sent to every profile recording memory) and, in snapshots,
+  # kPendingFree; older clients ignore flags they do not know.
+  freeRequested @3 :Bool = false;
 }
 
 # Implemented by the client. The daemon calls `write` with flow control (a streaming method)

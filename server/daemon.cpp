@@ -25,7 +25,7 @@ std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
   auto devices = open_devices(options, log, kernels);
   // One memory ledger for the daemon: its devices' segments, and the staging cache's.
   auto memory = std::make_shared<profiler::MemoryLedger>();
-  for (auto& device : devices) device->set_segment_observer(memory);
+  for (auto& device : devices) device->set_memory_ledger(memory);
   DaemonConfig config;
   config.token = options.token;
   config.max_tensor_bytes = options.max_tensor_bytes;

@@ -99,9 +99,14 @@ kj::Promise<void> ProfileHandleImpl::snapshot(SnapshotContext context) {
     r.value = reserved;
     blocks.records.push_back(r);
   }
-  for (const profiler::LiveBlock& b : session_->daemon().memory->snapshot(session_->id())) {
+  for (const profiler::LiveBlock& b :
+       session_->daemon().memory->snapshot(session_->id(), /*with_device=*/true)) {
     profiler::Record r;
     r.kind = profiler::RecordKind::Alloc;
+    // Flags older clients ignore (protocol 1.4): the block's state and owner.
+    r.flags = static_cast<uint8_t>((b.pending_free ? profiler::kPendingFree : 0) |
+                                   (b.device_owned ? profiler::kDeviceOwned : 0));
+    r.stream = b.stream;
     r.stage = static_cast<uint8_t>(b.category);
     r.id = b.id;
     r.bytes = b.bytes;
@@ -129,6 +134,7 @@ void start_now(const std::shared_ptr<SessionCore>& session, ProfileContext& cont
   o.trace = options.getTrace();
   o.memory = options.getMemory();
   o.capacity = options.getBufferRecords();
+  o.free_requested = options.getFreeRequested();
   // A bound the daemon keeps whatever the client asks: about 140 bytes per pending record.
   constexpr uint32_t kMaxRecords = 1 << 20;
   if (o.capacity == 0 || o.capacity > kMaxRecords) {

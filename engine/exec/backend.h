@@ -143,6 +143,21 @@ class Backend {
   // Where the device's allocator reports the segments it takes and gives back (the daemon's
   // memory ledger, issue 7). Set once, before work runs. Devices without segments ignore it.
   virtual void set_segment_observer(std::shared_ptr<profiler::SegmentObserver>) {}
+  // The daemon's memory ledger (issue 7): the segment observer above, and where a device tracks
+  // the memory it holds for itself in its own category (library workspaces, CUDA graph pools)
+  // and its host staging. Set once, before work runs.
+  virtual void set_memory_ledger(std::shared_ptr<profiler::MemoryLedger> ledger) {
+    set_segment_observer(std::move(ledger));
+  }
+
+  // The free memory the device's allocator caches and its largest free block, in bytes, for
+  // the out-of-memory report's fragmentation; zeros where the allocator does not know (the
+  // host's). Thread-safe, like memory_stats.
+  struct FreeMemory {
+    uint64_t free_bytes = 0;
+    uint64_t largest_free = 0;
+  };
+  virtual FreeMemory free_memory() const { return {}; }
 };
 
 }  // namespace tensord::engine

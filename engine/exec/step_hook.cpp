@@ -95,8 +95,11 @@ std::shared_ptr<Buffer> StepHook::allocate(Backend& backend, size_t bytes) {
     buffer = backend.allocate(bytes);
   } catch (const Error& e) {
     if (e.code() != ErrorCode::OutOfMemory) throw;
-    throw Error(ErrorCode::OutOfMemory,
-                e.message() + "; " + profile_.ledger->out_of_memory(bytes, site).text());
+    const Backend::FreeMemory free = backend.free_memory();
+    throw Error(
+        ErrorCode::OutOfMemory,
+        e.message() + "; " +
+            profile_.ledger->out_of_memory(bytes, site, free.free_bytes, free.largest_free).text());
   }
   site.address = reinterpret_cast<uintptr_t>(buffer->data());
   buffer->ticket = profile_.ledger->track(bytes, site);

@@ -14,11 +14,16 @@ constexpr uint64_t kTinyGraphSteps = 8;        // steps of a "tiny" graph
 constexpr uint64_t kTinyGraphBytes = 1 << 20;  // and the bytes its steps read and write
 constexpr int64_t kF32HighestNs = 1'000'000;   // GPU time in highest-precision f32 matmuls
 constexpr double kFragmentation = 0.25;        // share of free memory unusable for the request
+// launch_overhead, on counts and sizes like sync_in_loop: a kernel that moves 256 KiB runs for
+// well under a microsecond on a GPU (TB/s), below its launch cost of a few microseconds; one
+// with no step to attribute bytes to is tiny when it launches fewer threads than a quarter of a
+// wave of a large GPU. A request whose steps touch 1 MiB in all is microseconds of work on any
+// device, below the tens of microseconds a request costs (RPC, validation, plan lookup).
 constexpr uint64_t kManyKernels = 50;
-constexpr int64_t kSmallKernelNs = 10'000;  // median GPU kernel below this: launch-bound
+constexpr uint64_t kSmallKernelBytes = 256 << 10;
+constexpr uint64_t kSmallKernelThreads = 32768;
 constexpr uint64_t kOverheadRequests = 20;
-constexpr double kComputeShare = 0.25;  // steps below this share of the request time
-constexpr int64_t kSmallStepNs = 20'000;
+constexpr uint64_t kSmallRequestBytes = 1 << 20;
 constexpr uint64_t kRepeatedUploads = 3;
 constexpr uint64_t kUploadBytes = 4096;  // smaller uploads are constants, not data
 
@@ -30,9 +35,6 @@ std::string fmt(const char* f, double a) {
 std::string ms(int64_t ns) {
   return fmt("%.3f ms", static_cast<double>(ns) / 1e6);
 }
-std::string us(int64_t ns) {
-  return fmt("%.1f us", static_cast<double>(ns) / 1e3);
-}
 std::string hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
@@ -40,12 +42,6 @@ std::string hex(uint64_t v) {
 }
 std::string at(const Trace& t, uint32_t file, uint32_t line) {
   return file == 0 ? std::string("<unknown line>") : t.str(file) + ":" + std::to_string(line);
-}
-
-int64_t median(std::vector<int64_t> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
 }
 
 bool is(const Record& r, Stage s) {
@@ -188,44 +184,84 @@ void fragmentation(const Trace& t, std::vector<Recommendation>& out) {
   }
 }
 
+uint64_t median(std::vector<uint64_t> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// Decided on counts and sizes only (as sync_in_loop): the same workload gets the same answer on
+// a quiet machine and under load.
 void launch_overhead(const Trace& t, std::vector<Recommendation>& out) {
-  std::vector<int64_t> kernels;
+  // The bytes of each step, and how many kernels each launched.
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> step_bytes, step_kernels;
   for (const Record& r : t.records) {
-    if (r.kind == RecordKind::Kernel) kernels.push_back(r.dur_ns);
+    if (is(r, Stage::Step)) step_bytes[{r.request, r.id}] = r.bytes;
+    if (r.kind == RecordKind::Kernel) step_kernels[{r.request, r.id}]++;
   }
-  if (kernels.size() >= kManyKernels && median(kernels) < kSmallKernelNs) {
+  uint64_t kernels = 0, tiny = 0;
+  std::vector<uint64_t> kernel_bytes, kernel_threads;
+  for (const Record& r : t.records) {
+    if (r.kind != RecordKind::Kernel) continue;
+    kernels++;
+    auto bytes = step_bytes.find({r.request, r.id});
+    const uint64_t threads = uint64_t{std::max(r.grid[0], 1u)} * std::max(r.grid[1], 1u) *
+                             std::max(r.grid[2], 1u) * std::max(r.block[0], 1u) *
+                             std::max(r.block[1], 1u) * std::max(r.block[2], 1u);
+    kernel_threads.push_back(threads);
+    if (bytes != step_bytes.end() && bytes->second != 0) {
+      const uint64_t b = bytes->second / step_kernels[{r.request, r.id}];
+      kernel_bytes.push_back(b);
+      tiny += b <= kSmallKernelBytes;
+    } else {
+      tiny += threads <= kSmallKernelThreads;
+    }
+  }
+  if (kernels >= kManyKernels && 2 * tiny > kernels) {
+    std::string sizes = kernel_bytes.empty() ? std::string()
+                                             : ", median " + std::to_string(median(kernel_bytes)) +
+                                                   " bytes moved per kernel";
     out.push_back({"launch_overhead",
                    "most GPU kernels are tiny, so launch overhead dominates; fuse them, batch "
                    "the work, or capture the plan as a CUDA graph",
-                   std::to_string(kernels.size()) + " kernels, median " + us(median(kernels))});
+                   std::to_string(tiny) + " of " + std::to_string(kernels) + " kernels tiny" +
+                       sizes + ", median " + std::to_string(median(kernel_threads)) +
+                       " threads (tiny: <= " + std::to_string(kSmallKernelBytes) +
+                       " bytes moved, or <= " + std::to_string(kSmallKernelThreads) +
+                       " threads where no step gives the bytes)"});
   }
-  // Host side: requests whose steps are a small share of the request's time.
-  std::map<uint64_t, int64_t> step_ns;
-  std::vector<int64_t> steps;
+  // Host side: many requests each doing a few microseconds of work.
+  struct Work {
+    uint64_t steps = 0, bytes = 0;
+  };
+  std::map<uint64_t, Work> work;
   for (const Record& r : t.records) {
-    if (is(r, Stage::Step)) {
-      step_ns[r.request] += r.dur_ns;
-      steps.push_back(r.dur_ns);
-    }
+    if (!is(r, Stage::Step)) continue;
+    Work& w = work[r.request];
+    w.steps++;
+    w.bytes += r.bytes;
   }
-  uint64_t requests = 0;
-  int64_t request_ns = 0, compute_ns = 0;
+  uint64_t requests = 0, small = 0;
+  std::vector<uint64_t> request_bytes, request_steps;
   for (const Record& r : t.records) {
-    if (!is(r, Stage::Request) || !step_ns.count(r.request)) continue;
+    if (!is(r, Stage::Request)) continue;
+    auto w = work.find(r.request);
+    if (w == work.end()) continue;
     requests++;
-    request_ns += r.dur_ns;
-    compute_ns += step_ns[r.request];
+    if (w->second.bytes > kSmallRequestBytes) continue;
+    small++;
+    request_bytes.push_back(w->second.bytes);
+    request_steps.push_back(w->second.steps);
   }
-  if (requests < kOverheadRequests || request_ns == 0) return;
-  double share = static_cast<double>(compute_ns) / static_cast<double>(request_ns);
-  if (share >= kComputeShare || median(steps) >= kSmallStepNs) return;
+  if (small < kOverheadRequests) return;
   out.push_back({"launch_overhead",
-                 "small steps dominated by per-request overhead: the kernels are a small share "
-                 "of each request's time; send bigger graphs (fewer sync points) or bigger "
-                 "tensors per op",
-                 std::to_string(requests) + " requests took " + ms(request_ns) + ", their " +
-                     std::to_string(steps.size()) + " steps " + ms(compute_ns) + " (" +
-                     fmt("%.0f%%", share * 100) + "), median step " + us(median(steps))});
+                 "small requests dominated by per-request overhead: each runs microseconds of "
+                 "work behind tens of microseconds of round trip and dispatch; send bigger graphs "
+                 "(fewer sync points) or bigger tensors per op",
+                 std::to_string(small) + " of " + std::to_string(requests) +
+                     " requests touched <= " + std::to_string(kSmallRequestBytes) +
+                     " bytes each (median " + std::to_string(median(request_bytes)) + " bytes in " +
+                     std::to_string(median(request_steps)) + " steps)"});
 }
 
 void repeated_transfer(const Trace& t, std::vector<Recommendation>& out) {

@@ -76,6 +76,28 @@ std::string chrome_trace_json(const Trace& t) {
   // steps with a kernel.
   std::set<uint64_t> requests, executed;
   std::set<std::pair<uint64_t, uint64_t>> gpu_steps, kernels;
+  // Frees that waited on other streams (a CUDA block other streams still used, flag
+  // kDeferredFree) get instants for their request and their completion; the rest (host frees,
+  // completed at once) show in the counters only.
+  std::array<int64_t, static_cast<size_t>(MemoryCategory::kCount)> reserved_by{};
+  auto free_instant = [&](const Record& r, const char* name) {
+    json args = {{"bytes", r.bytes},
+                 {"category", std::string(category_name(static_cast<MemoryCategory>(
+                                  r.stage < reserved_by.size() ? r.stage : 0)))},
+                 {"stream", r.stream},
+                 {"block", r.id},
+                 {"op", t.str(r.name)},
+                 {"source", at(t, r)}};
+    if (r.session != 0) args["session"] = r.session;
+    return json{{"ph", "i"},
+                {"s", "t"},
+                {"name", name},
+                {"pid", pid},
+                {"tid", kWorkerThread},
+                {"ts", us(r.start_ns)},
+                {"cat", "memory"},
+                {"args", args}};
+  };
   for (const Record& r : t.records) {
     if (r.kind == RecordKind::Kernel) kernels.insert({r.request, r.id});
     if (r.kind != RecordKind::Span) continue;
@@ -120,8 +142,15 @@ std::string chrome_trace_json(const Trace& t) {
         }
         break;
       }
+      case RecordKind::FreeRequested:
+        // The books do not change until the free completes (torch's active_pending_free).
+        if (r.flags & kDeferredFree) events.push_back(free_instant(r, "free requested"));
+        break;
       case RecordKind::Alloc:
       case RecordKind::Free: {
+        if (r.kind == RecordKind::Free && (r.flags & kDeferredFree)) {
+          events.push_back(free_instant(r, "free completed"));
+        }
         size_t c = r.stage < live.size() ? r.stage : 0;
         live[c] += r.kind == RecordKind::Alloc ? static_cast<int64_t>(r.bytes)
                                                : -static_cast<int64_t>(r.bytes);
@@ -139,11 +168,24 @@ std::string chrome_trace_json(const Trace& t) {
         break;
       }
       case RecordKind::SegmentAlloc:
-      case RecordKind::SegmentFree:
-        reserved += r.kind == RecordKind::SegmentAlloc ? static_cast<int64_t>(r.bytes)
-                                                       : -static_cast<int64_t>(r.bytes);
+      case RecordKind::SegmentFree: {
+        const int64_t delta = r.kind == RecordKind::SegmentAlloc ? static_cast<int64_t>(r.bytes)
+                                                                 : -static_cast<int64_t>(r.bytes);
+        reserved += delta;
+        reserved_by[r.stage < reserved_by.size() ? r.stage : 0] += delta;
         events.push_back(reserved_counter(r.start_ns));
+        json args = json::object();
+        for (size_t i = 0; i < reserved_by.size(); ++i) {
+          args[std::string(category_name(static_cast<MemoryCategory>(i)))] = reserved_by[i];
+        }
+        events.push_back({{"ph", "C"},
+                          {"name", "reserved by category (bytes)"},
+                          {"pid", pid},
+                          {"tid", kWorkerThread},
+                          {"ts", us(r.start_ns)},
+                          {"args", args}});
         break;
+      }
       case RecordKind::Oom:
         events.push_back({{"ph", "i"},
                           {"s", "p"},

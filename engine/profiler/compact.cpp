@@ -99,7 +99,7 @@ uint32_t u32(uint64_t v) {
 Record from_fields(uint8_t kind, const std::array<uint64_t, kFields>& f, int64_t prev_start,
                    uint64_t prev_request) {
   if (kind < static_cast<uint8_t>(RecordKind::Span) ||
-      kind > static_cast<uint8_t>(RecordKind::SegmentFree)) {
+      kind > static_cast<uint8_t>(RecordKind::FreeRequested)) {
     Reader::fail("unknown record kind " + std::to_string(kind));
   }
   if (f[0] > 255 || f[1] > 255) Reader::fail("field out of range");

@@ -31,6 +31,10 @@ struct AllocSite {
   uint32_t line = 0;
   MemoryCategory category = MemoryCategory::Tensor;
   uint64_t address = 0;  // the block's address, to place it in its segment (0: unknown)
+  uint64_t stream = 0;   // the allocator's stream (0: the host, or unknown)
+  // A block no session owns (a library workspace, a CUDA graph's pool): `profiler` is null and
+  // its records go to every profile recording memory, like segments (flag kDeviceOwned).
+  bool device_owned = false;
 };
 
 // RAII: one tracked block. Move-only; destroying it (or reset()) records the free.
@@ -62,7 +66,17 @@ struct LiveBlock {
   std::string file;
   uint32_t line = 0;
   uint64_t address = 0;
+  uint64_t stream = 0;
+  bool device_owned = false;
+  // Its owner let it go, but the allocator still waits for other streams' work on it (torch's
+  // "active_pending_free"); it counts as allocated until the free completes.
+  bool pending_free = false;
 };
+
+// The snapshot state of a block, as torch.cuda.memory._snapshot() names it.
+inline std::string_view block_state(const LiveBlock& b) {
+  return b.pending_free ? "active_pending_free" : "active_allocated";
+}
 
 // A segment an allocator holds (SegmentObserver).
 struct LiveSegment {
@@ -104,11 +118,17 @@ struct OomReport {
   std::string requested_by;  // "model.py:12 (matmul)"
   uint64_t live_bytes = 0;
   uint64_t live_blocks = 0;
-  uint64_t free_bytes = 0;
-  uint64_t largest_free = 0;
-  std::vector<Holder> by_session;  // largest first, at most 5
-  std::vector<Holder> by_line;     // largest first, at most 5
-  std::string text() const;        // a few lines for the error message
+  uint64_t pending_free_bytes = 0;  // freed, still waiting on other streams (part of live)
+  uint64_t reserved_bytes = 0;      // the segments the ledger knows of (0: none reported)
+  uint64_t free_bytes = 0;          // free memory the allocator caches (or the device's)
+  uint64_t largest_free = 0;        // the largest free block in it
+  std::vector<Holder> by_session;   // largest first, at most 5; "device" for device-owned
+  std::vector<Holder> by_line;      // largest first, at most 5
+  std::vector<Holder> by_category;  // every category holding bytes, largest first
+  // The share of free memory outside the largest free block: 0 (one block) to 1; 0 when the
+  // allocator does not report its free blocks.
+  double fragmentation() const;
+  std::string text() const;  // a few lines for the error message
 };
 
 struct LedgerTotals {
@@ -125,6 +145,20 @@ struct LedgerTotals {
   uint64_t segments = 0;
   uint64_t reserved_bytes = 0;
   uint64_t peak_reserved_bytes = 0;
+  // Frees requested whose completion waits on other streams (they are still in live_bytes).
+  uint64_t free_requests = 0;
+  uint64_t pending_free_blocks = 0;
+  uint64_t pending_free_bytes = 0;
+  // By MemoryCategory: live blocks' bytes and segments' bytes. Every byte is in one category:
+  // memory the caching allocator does not hand to tensors (library workspaces, graph pools) is
+  // tracked as device-owned blocks of its own category, host staging as staging segments.
+  uint64_t live_by_category[static_cast<size_t>(MemoryCategory::kCount)] = {};
+  uint64_t reserved_by_category[static_cast<size_t>(MemoryCategory::kCount)] = {};
+  // What the device's used memory should exceed its context baseline by: the segments of every
+  // category but staging (host memory: pinned buffers, the daemon's staging cache).
+  uint64_t device_reserved_bytes() const {
+    return reserved_bytes - reserved_by_category[static_cast<size_t>(MemoryCategory::Staging)];
+  }
 };
 
 class MemoryLedger final : public std::enable_shared_from_this<MemoryLedger>,
@@ -132,8 +166,9 @@ class MemoryLedger final : public std::enable_shared_from_this<MemoryLedger>,
  public:
   // Records the Alloc (with the device's live bytes after it) and returns the block's ticket.
   BlockTicket track(uint64_t bytes, const AllocSite& site);
-  // Live blocks of one session, or of all (session 0), oldest first.
-  std::vector<LiveBlock> snapshot(uint64_t session = 0) const;
+  // Live blocks of one session, or of all (session 0), oldest first; `with_device` adds the
+  // device-owned blocks to one session's.
+  std::vector<LiveBlock> snapshot(uint64_t session = 0, bool with_device = false) const;
   LedgerTotals totals() const;
   // The segments now, with the live blocks of `session` (0: all) inside them.
   MemorySnapshot segment_snapshot(uint64_t session = 0) const;
@@ -147,9 +182,12 @@ class MemoryLedger final : public std::enable_shared_from_this<MemoryLedger>,
   void segment_allocated(uint64_t address, uint64_t bytes, uint64_t stream,
                          MemoryCategory category) noexcept override;
   void segment_freed(uint64_t address) noexcept override;
+  void block_free_deferred(uint64_t address, uint64_t stream) noexcept override;
+  void block_free_completed(uint64_t address) noexcept override;
   // The report for an allocation of `requested` bytes that failed at `site`; also records an
   // Oom record in the site's profile. A device allocator that knows its free memory and its
-  // largest free block (a CUDA caching allocator) passes them; they feed the fragmentation rule.
+  // largest free block (a CUDA caching allocator) passes them; they feed the fragmentation rule
+  // and the report's fragmentation figure.
   OomReport out_of_memory(uint64_t requested, const AllocSite& site, uint64_t free_bytes = 0,
                           uint64_t largest_free = 0) const;
 
@@ -163,10 +201,18 @@ class MemoryLedger final : public std::enable_shared_from_this<MemoryLedger>,
     uint32_t file = 0;
   };
   void release(uint64_t id);
+  // The books and the Free ("free completed") record of an entry leaving live_.
+  void complete_locked(std::unordered_map<uint64_t, Entry>::iterator it);
+  // Sends a block's record to its profile, or to every recipient for a device-owned block.
+  void send_block_locked(const Entry& e, Record r);
   std::vector<std::shared_ptr<Profiler>> recipients_locked();
 
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, Entry> live_;
+  // Addresses the allocator freed with work of other streams pending (block_free_deferred), to
+  // their streams; and the pending blocks' ids by address.
+  std::unordered_map<uint64_t, uint64_t> deferred_;
+  std::unordered_map<uint64_t, uint64_t> pending_by_address_;
   uint64_t next_id_ = 1;
   LedgerTotals totals_;
   std::map<uint64_t, LiveSegment> segments_;  // by address

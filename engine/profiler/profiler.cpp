@@ -50,6 +50,7 @@ void Profiler::start(const ProfileOptions& options) {
   epoch_ns_.store(steady_ns(), std::memory_order_relaxed);
   generation_.fetch_add(1, std::memory_order_relaxed);
   uint32_t state = (options.trace ? kTrace : 0) | (options.memory ? kMemory : 0);
+  if (options.memory && options.free_requested) state |= kFreeRequested;
   state_.store(state, std::memory_order_relaxed);
 }
 

@@ -21,6 +21,9 @@ struct ProfileOptions {
   bool trace = true;        // spans of every stage and step
   bool memory = false;      // every allocation and free, with its op and line
   size_t capacity = 16384;  // pending records at most (about 2 MiB); more are dropped
+  // The client decodes FreeRequested records (protocol 1.4): each free is then recorded twice,
+  // when it is requested and when it completes. Older clients get the completed Free only.
+  bool free_requested = false;
 };
 
 // What one drain takes: strings new since the last drain (ids first_string, first_string+1, ...)
@@ -44,6 +47,9 @@ class Profiler {
   bool tracing() const { return (state_.load(std::memory_order_relaxed) & kTrace) != 0; }
   bool recording_memory() const { return (state_.load(std::memory_order_relaxed) & kMemory) != 0; }
   bool active() const { return state_.load(std::memory_order_relaxed) != 0; }
+  bool wants_free_requested() const {
+    return (state_.load(std::memory_order_relaxed) & kFreeRequested) != 0;
+  }
 
   // Starts a new profile: clears what is pending, restarts the clock and the drop count.
   void start(const ProfileOptions& options);
@@ -82,6 +88,7 @@ class Profiler {
 
   static constexpr uint32_t kTrace = 1;
   static constexpr uint32_t kMemory = 2;
+  static constexpr uint32_t kFreeRequested = 4;
   static constexpr size_t kMaxStrings = 1 << 16;  // then names become "" (id 0)
 
   const uint64_t session_;

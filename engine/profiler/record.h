@@ -23,6 +23,13 @@ enum class RecordKind : uint8_t {
   // profile that starts while segments exist gets one at its start for each (flag kExisting).
   SegmentAlloc,
   SegmentFree,  // a segment went back to the system or the device; `value` = reserved after
+  // The block's owner let it go (`id` as in its Alloc). On the host, and for a CUDA block no
+  // other stream used, the Free follows at once; a CUDA block used by other streams
+  // (record_stream) stays allocated, "active_pending_free" as torch calls it, until the events
+  // recorded on those streams complete, when its Free ("free completed") comes. The books
+  // (live, allocated) change with the Free only, as torch's do. Sent only to clients that ask
+  // for it (ProfileOptions::free_requested, protocol 1.4): older decoders refuse unknown kinds.
+  FreeRequested,
 };
 
 enum class Stage : uint8_t {
@@ -52,11 +59,18 @@ enum class MemoryCategory : uint8_t {
 enum class MemcpyKind : uint8_t { HostToDevice = 0, DeviceToHost, DeviceToDevice };
 
 // Bits of Record::flags.
-inline constexpr uint8_t kOnGpu = 1;          // ran on a GPU
-inline constexpr uint8_t kGraphCaptured = 2;  // Execute: replayed from a captured CUDA graph
-inline constexpr uint8_t kF32Highest = 4;     // Step/Kernel: float32 matmul at "highest" precision
-inline constexpr uint8_t kCacheHit = 8;       // PlanLookup: the plan came from the cache
-inline constexpr uint8_t kExisting = 16;      // SegmentAlloc: there before the profile started
+inline constexpr uint8_t kOnGpu = 1;           // ran on a GPU
+inline constexpr uint8_t kGraphCaptured = 2;   // Execute: replayed from a captured CUDA graph
+inline constexpr uint8_t kF32Highest = 4;      // Step/Kernel: float32 matmul at "highest" precision
+inline constexpr uint8_t kCacheHit = 8;        // PlanLookup: the plan came from the cache
+inline constexpr uint8_t kExisting = 16;       // SegmentAlloc: there before the profile started
+                                               // (Alloc: a device-owned block, same meaning)
+inline constexpr uint8_t kPendingFree = 32;    // Alloc in a snapshot: its free was requested, not
+                                               // completed (torch's "active_pending_free")
+inline constexpr uint8_t kDeviceOwned = 64;    // Alloc/Free: a block no session owns (library
+                                               // workspaces, graph pools), sent to every profile
+inline constexpr uint8_t kDeferredFree = 128;  // FreeRequested/Free: the free waited on other
+                                               // streams (completed later than requested)
 
 // Threads on the timeline.
 inline constexpr uint32_t kEventLoopThread = 1;
@@ -84,7 +98,7 @@ struct Record {
   uint64_t largest_free = 0;  // Oom: the largest free block
   uint64_t session = 0;       // memory records and Oom: the session that owns the block
   uint64_t address = 0;       // Alloc and segment records: the address (0: unknown)
-  uint64_t stream = 0;        // segment records: the allocator's stream (0: none, the host)
+  uint64_t stream = 0;        // segment and free records: the allocator's stream (0: host/unknown)
   // Kernel launch geometry (Kernel records only).
   uint32_t grid[3] = {0, 0, 0};
   uint32_t block[3] = {0, 0, 0};

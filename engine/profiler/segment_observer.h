@@ -19,6 +19,16 @@ class SegmentObserver {
   virtual void segment_allocated(uint64_t address, uint64_t bytes, uint64_t stream,
                                  MemoryCategory category) noexcept = 0;
   virtual void segment_freed(uint64_t address) noexcept = 0;
+  // A stream-ordered allocator (the CUDA caching allocator) freed the block at `address`, but
+  // other streams still use it (record_stream): it stays allocated until its events complete,
+  // when block_free_completed follows. Either may come before or after the block's owner drops
+  // its BlockTicket (the buffer's destructor frees the block first), so the ledger handles both
+  // orders. Same rules as above (any thread, under the allocator's lock, no throw).
+  virtual void block_free_deferred(uint64_t address, uint64_t stream) noexcept {
+    (void)address;
+    (void)stream;
+  }
+  virtual void block_free_completed(uint64_t address) noexcept { (void)address; }
 };
 
 }  // namespace tensord::profiler

@@ -85,14 +85,36 @@ std::vector<MemoryPoint> memory_timeline(const Trace& t) {
     size_t c = r->stage < static_cast<size_t>(MemoryCategory::kCount) ? r->stage : 0;
     p.t_ns = r->start_ns;
     if (r->kind == RecordKind::SegmentAlloc || r->kind == RecordKind::SegmentFree) {
-      p.reserved_bytes += r->kind == RecordKind::SegmentAlloc ? static_cast<int64_t>(r->bytes)
-                                                              : -static_cast<int64_t>(r->bytes);
+      const int64_t delta = r->kind == RecordKind::SegmentAlloc ? static_cast<int64_t>(r->bytes)
+                                                                : -static_cast<int64_t>(r->bytes);
+      p.reserved_bytes += delta;
+      p.reserved_by_category[c] += delta;
       out.push_back(p);
       continue;
     }
     p.live_bytes[c] += r->kind == RecordKind::Alloc ? static_cast<int64_t>(r->bytes)
                                                     : -static_cast<int64_t>(r->bytes);
     out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<CategorySummary> memory_summary(const Trace& t) {
+  constexpr size_t n = static_cast<size_t>(MemoryCategory::kCount);
+  std::vector<CategorySummary> out(n);
+  for (size_t c = 0; c < n; ++c) out[c].category = static_cast<MemoryCategory>(c);
+  for (const MemoryPoint& p : memory_timeline(t)) {
+    for (size_t c = 0; c < n; ++c) {
+      out[c].allocated = p.live_bytes[c];
+      out[c].peak_allocated = std::max(out[c].peak_allocated, p.live_bytes[c]);
+      out[c].reserved = p.reserved_by_category[c];
+      out[c].peak_reserved = std::max(out[c].peak_reserved, p.reserved_by_category[c]);
+    }
+  }
+  for (const Record& r : t.records) {
+    const size_t c = r.stage < n ? r.stage : 0;
+    if (r.kind == RecordKind::Alloc) out[c].allocs++;
+    if (r.kind == RecordKind::Free && (r.flags & kDeferredFree)) out[c].pending_frees++;
   }
   return out;
 }
@@ -107,7 +129,8 @@ MemorySnapshot memory_snapshot_of(const Trace& t) {
       segments.push_back(LiveSegment{r.address, r.bytes, r.stream, category});
     } else if (r.kind == RecordKind::Alloc) {
       blocks.push_back(LiveBlock{r.id, r.bytes, category, r.session, r.request, t.str(r.name),
-                                 t.str(r.file), r.line, r.address});
+                                 t.str(r.file), r.line, r.address, r.stream,
+                                 (r.flags & kDeviceOwned) != 0, (r.flags & kPendingFree) != 0});
     }
   }
   return nest_blocks(std::move(segments), std::move(blocks));

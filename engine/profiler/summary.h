@@ -26,14 +26,32 @@ std::vector<KeyAverage> key_averages(const Trace& trace);
 
 struct MemoryPoint {
   int64_t t_ns = 0;
-  int64_t live_bytes[static_cast<size_t>(MemoryCategory::kCount)] = {};  // this session's
+  // This session's live blocks, and the device-owned ones (workspaces, graph pools), by category.
+  int64_t live_bytes[static_cast<size_t>(MemoryCategory::kCount)] = {};
   int64_t reserved_bytes = 0;  // the device's segments (every session's), as far as seen
-  int64_t total() const;       // allocated: the sum of live_bytes
+  int64_t reserved_by_category[static_cast<size_t>(MemoryCategory::kCount)] = {};
+  int64_t total() const;  // allocated: the sum of live_bytes
 };
 
 // The session's live bytes per category and the device's reserved bytes after every memory
-// event (alloc, free, segment alloc and free), in time order.
+// event (alloc, free completed, segment alloc and free), in time order. A requested free
+// changes nothing until it completes (torch's books).
 std::vector<MemoryPoint> memory_timeline(const Trace& trace);
+
+// One row per memory category: what the trace saw of it. Allocated: live blocks (this
+// session's and the device-owned ones), changed by completed frees; reserved: segments.
+struct CategorySummary {
+  MemoryCategory category = MemoryCategory::Tensor;
+  int64_t allocated = 0;  // at the end of the trace
+  int64_t peak_allocated = 0;
+  int64_t reserved = 0;
+  int64_t peak_reserved = 0;
+  uint64_t allocs = 0;         // Alloc records (blocks existing at the start included)
+  uint64_t pending_frees = 0;  // frees whose completion came after their request
+};
+
+// Every category, in MemoryCategory order (a category the trace never saw is all zeros).
+std::vector<CategorySummary> memory_summary(const Trace& trace);
 
 // The segments and blocks of a snapshot chunk (Profile::memory_snapshot): its SegmentAlloc
 // records are the segments, its Alloc records the blocks, nested by address.

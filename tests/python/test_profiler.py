@@ -72,3 +72,42 @@ def test_memory_snapshot_lists_segments_with_their_blocks_and_the_timeline_reser
     assert all(len(p) == 3 for p in points)
     assert max(reserved for _, _, reserved in points) >= 4 << 20
     assert max(sum(by_category.values()) for _, by_category, _ in points) >= 4 << 20
+
+
+def test_memory_timeline_by_category_and_snapshot_states():
+    with td.profile(memory=True) as prof:
+        big = td.ones((1 << 20,), dtype=td.float32) * 3.0  # 4 MiB: a host block cache segment
+        big.numpy()
+        snap = prof.memory_snapshot()
+        blocks = [b for s in snap["segments"] for b in s["blocks"]] + snap["outside"]
+        assert blocks
+        for b in blocks:
+            # One stream on this daemon: every free completes when requested.
+            assert b["state"] == "active_allocated"
+            assert b["device_owned"] is False  # the CPU backend holds no workspace
+            assert isinstance(b["stream"], int)
+        del big
+    points = prof.memory_timeline(reserved_by_category=True)
+    if isinstance(points, tuple):
+        points = points[0]
+    assert points and all(len(p) == 4 for p in points)
+    for _, allocated, reserved, reserved_by in points:
+        assert set(reserved_by) == set(allocated) >= {"tensor", "staging", "scratch",
+                                                      "workspace", "graph_pool"}
+        assert sum(reserved_by.values()) == reserved
+    assert max(p[3]["tensor"] for p in points) >= 4 << 20
+
+
+def test_memory_summary_has_every_category():
+    with td.profile(memory=True) as prof:
+        big = td.ones((1 << 20,), dtype=td.float32) * 5.0
+        big.numpy()
+        del big
+    rows = {r["category"]: r for r in prof.memory_summary()}
+    assert set(rows) == {"tensor", "staging", "scratch", "workspace", "graph_pool"}
+    assert rows["tensor"]["peak_allocated"] >= 4 << 20
+    assert rows["tensor"]["allocs"] >= 1
+    assert rows["tensor"]["pending_frees"] == 0  # one stream: every free completes at once
+    for r in rows.values():
+        assert 0 <= r["allocated"] <= r["peak_allocated"]
+        assert 0 <= r["reserved"] <= r["peak_reserved"]

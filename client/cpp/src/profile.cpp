@@ -155,6 +155,10 @@ std::vector<profiler::MemoryPoint> Profile::memory_timeline() {
   return profiler::memory_timeline(trace());
 }
 
+std::vector<profiler::CategorySummary> Profile::memory_summary() {
+  return profiler::memory_summary(trace());
+}
+
 std::vector<profiler::Recommendation> Profile::recommendations() {
   return profiler::recommend(trace());
 }
@@ -210,6 +214,7 @@ Profile Session::profile(const ProfileOptions& options) {
   o.setTrace(options.trace);
   o.setMemory(options.memory);
   o.setBufferRecords(options.buffer_records);
+  o.setFreeRequested(options.free_requested);
   request.setSink(kj::heap<detail::TraceSinkImpl>(state));
   try {
     auto response = request.send().wait(state_->wait_scope());

@@ -38,19 +38,46 @@ void bind_profile(py::module_& m) {
              }
              return rows;
            })
-      .def("memory_timeline",
+      .def(
+          "memory_timeline",
+          [](Profile& p, bool reserved_by_category) {
+            constexpr size_t kCategories = static_cast<size_t>(profiler::MemoryCategory::kCount);
+            auto by_category = [](const int64_t(&bytes)[kCategories]) {
+              py::dict d;
+              for (size_t c = 0; c < kCategories; ++c) {
+                d[py::str(std::string(
+                    profiler::category_name(static_cast<profiler::MemoryCategory>(c))))] = bytes[c];
+              }
+              return d;
+            };
+            py::list points;
+            for (const auto& pt : p.memory_timeline()) {
+              const double t_us = static_cast<double>(pt.t_ns) / 1e3;
+              if (reserved_by_category) {
+                points.append(py::make_tuple(t_us, by_category(pt.live_bytes), pt.reserved_bytes,
+                                             by_category(pt.reserved_by_category)));
+              } else {
+                points.append(py::make_tuple(t_us, by_category(pt.live_bytes), pt.reserved_bytes));
+              }
+            }
+            return points;
+          },
+          py::arg("reserved_by_category") = false)
+      .def("memory_summary",
            [](Profile& p) {
-             py::list points;
-             for (const auto& pt : p.memory_timeline()) {
-               py::dict by_category;
-               for (size_t c = 0; c < static_cast<size_t>(profiler::MemoryCategory::kCount); ++c) {
-                 by_category[py::str(std::string(profiler::category_name(
-                     static_cast<profiler::MemoryCategory>(c))))] = pt.live_bytes[c];
-               }
-               points.append(py::make_tuple(static_cast<double>(pt.t_ns) / 1e3, by_category,
-                                            pt.reserved_bytes));
+             py::list rows;
+             for (const auto& c : p.memory_summary()) {
+               py::dict d;
+               d["category"] = std::string(profiler::category_name(c.category));
+               d["allocated"] = c.allocated;
+               d["peak_allocated"] = c.peak_allocated;
+               d["reserved"] = c.reserved;
+               d["peak_reserved"] = c.peak_reserved;
+               d["allocs"] = c.allocs;
+               d["pending_frees"] = c.pending_frees;
+               rows.append(d);
              }
-             return points;
+             return rows;
            })
       .def("recommendations",
            [](Profile& p) {
@@ -71,7 +98,9 @@ void bind_profile(py::module_& m) {
           py::dict d;
           d["address"] = b.address;
           d["size"] = b.bytes;
-          d["state"] = "active_allocated";
+          d["state"] = std::string(profiler::block_state(b));
+          d["stream"] = b.stream;
+          d["device_owned"] = b.device_owned;
           d["category"] = std::string(profiler::category_name(b.category));
           d["op"] = b.op;
           d["source"] = b.file.empty() ? std::string() : b.file + ":" + std::to_string(b.line);
@@ -102,7 +131,7 @@ void bind_profile(py::module_& m) {
   m.def(
       "profile",
       [](Session& s, bool trace, bool memory, uint32_t buffer_records) {
-        return s.profile({trace, memory, buffer_records});
+        return s.profile({trace, memory, buffer_records, /*free_requested=*/true});
       },
       py::arg("session"), py::arg("trace") = true, py::arg("memory") = false,
       py::arg("buffer_records") = 16384);

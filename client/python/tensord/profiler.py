@@ -97,17 +97,31 @@ class profile:
         """The device's segments now, each with this session's live blocks inside it, as
         torch.cuda.memory._snapshot() gives them: {"segments": [{address, total_size, stream,
         category, allocated_size, blocks: [{address, size, state, category, op, source,
-        request}]}], "outside": [blocks in no segment (small host blocks from malloc)]}. The
-        part of a segment no block covers is cached free memory or other sessions' blocks."""
+        request, stream, device_owned}]}], "outside": [blocks in no segment (small host blocks
+        from malloc)]}. `state` is "active_allocated", or "active_pending_free" for a block
+        freed while other CUDA streams still use it. Device-owned blocks (library workspaces,
+        graph pools) are listed too. The part of a segment no block covers is cached free
+        memory or other sessions' blocks."""
         return self._profile().memory_snapshot()
 
-    def memory_timeline(self, path=None):
+    def memory_summary(self):
+        """One dict per memory category (tensor, staging, scratch, workspace, graph_pool):
+        allocated and reserved bytes at the end of the profile and at their peak, the blocks
+        allocated, and the frees that completed after their request (CUDA blocks other streams
+        still used)."""
+        return self._profile().memory_summary()
+
+    def memory_timeline(self, path=None, reserved_by_category=False):
         """Memory over time: a list of (time_us, {category: bytes}, reserved_bytes) after each
-        memory event: the session's allocated bytes by category and the device's reserved bytes
-        (its allocators' segments). With matplotlib installed, also plots them (allocated stacked
-        by category, reserved as a line) and saves the plot to `path` if given; returns (points,
-        figure) then."""
-        points = self._profile().memory_timeline()
+        memory event: the allocated bytes by category (the session's blocks, and the device's
+        own: library workspaces, CUDA graph pools) and the device's reserved bytes (its
+        allocators' segments and host staging). A free counts when it completes (a CUDA block
+        other streams still use completes later than requested). With
+        reserved_by_category=True each point has a fourth item, the reserved bytes by category
+        (staging: pinned and cached host buffers). With matplotlib installed, also plots them
+        (allocated stacked by category, reserved as a line) and saves the plot to `path` if
+        given; returns (points, figure) then."""
+        points = self._profile().memory_timeline(reserved_by_category)
         try:
             import matplotlib
             if path is not None:
@@ -117,11 +131,11 @@ class profile:
             return points
         fig, ax = plt.subplots(figsize=(10, 4))
         if points:
-            times = [t for t, _, _ in points]
-            categories = [c for c in points[0][1] if any(p[c] for _, p, _ in points)]
-            ax.stackplot(times, *[[p[c] / 2**20 for _, p, _ in points] for c in categories],
+            times = [pt[0] for pt in points]
+            categories = [c for c in points[0][1] if any(pt[1][c] for pt in points)]
+            ax.stackplot(times, *[[pt[1][c] / 2**20 for pt in points] for c in categories],
                          labels=[f"allocated: {c}" for c in categories], step="post")
-            ax.step(times, [r / 2**20 for _, _, r in points], where="post", color="black",
+            ax.step(times, [pt[2] / 2**20 for pt in points], where="post", color="black",
                     label="reserved")
             ax.legend(loc="upper left")
         ax.set_xlabel("time (us since the profile started)")

@@ -152,6 +152,12 @@ void CachingAllocator::free(void* ptr) {
     for (StreamId s : block->uses) waits.push_back(events_->record(s));
     block->pending = true;
     pending_.emplace_back(block, std::move(waits));
+    // Free requested, not completed: the memory recorder keeps the block allocated
+    // ("active_pending_free") until process_events returns it.
+    if (options_.observer) {
+      options_.observer->block_free_deferred(reinterpret_cast<uintptr_t>(block->ptr),
+                                             block->stream);
+    }
   } else {
     return_to_pool(block);
   }
@@ -204,6 +210,15 @@ size_t CachingAllocator::largest_free_block() const {
     for (const Block* b : *pool) largest = std::max(largest, b->size);
   }
   return largest;
+}
+
+size_t CachingAllocator::cached_free_bytes() const {
+  std::lock_guard lock(mutex_);
+  size_t total = 0;
+  for (const Pool* pool : {&small_, &large_}) {
+    for (const Block* b : *pool) total += b->size;
+  }
+  return total;
 }
 
 CachingAllocator::Block* CachingAllocator::find_free_block(Pool& pool, size_t rounded,
@@ -259,6 +274,26 @@ bool CachingAllocator::release_cached_segments() {
 
 void CachingAllocator::set_observer(std::shared_ptr<profiler::SegmentObserver> observer) {
   std::lock_guard lock(mutex_);
+  // The segments held now (a workspace allocated before the daemon's ledger existed) move from
+  // the old observer to the new one, so that its reserved bytes equal the allocator's.
+  std::vector<const Block*> firsts;
+  auto add = [&](const Block* b) {
+    if (b->prev == nullptr) firsts.push_back(b);
+  };
+  for (const Pool* pool : {&small_, &large_}) {
+    for (const Block* b : *pool) add(b);
+  }
+  for (const auto& [ptr, b] : allocated_) add(b);
+  for (const auto& [b, waits] : pending_) add(b);
+  for (const Block* first : firsts) {
+    const auto address = reinterpret_cast<uintptr_t>(first->ptr);
+    size_t bytes = 0;
+    for (const Block* b = first; b != nullptr; b = b->next) bytes += b->size;
+    if (options_.observer) options_.observer->segment_freed(address);
+    if (observer) {
+      observer->segment_allocated(address, bytes, first->stream, profiler::MemoryCategory::Tensor);
+    }
+  }
   options_.observer = std::move(observer);
 }
 
@@ -313,6 +348,10 @@ void CachingAllocator::process_events() {
     }
     for (StreamEvents::EventId e : waits) events_->destroy(e);
     block->pending = false;
+    // Told before the merge with free neighbours can move the block's start.
+    if (options_.observer) {
+      options_.observer->block_free_completed(reinterpret_cast<uintptr_t>(block->ptr));
+    }
     return_to_pool(block);
     pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
   }

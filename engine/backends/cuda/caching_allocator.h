@@ -53,7 +53,8 @@ struct AllocatorOptions {
   // set_per_process_memory_fraction. Exceeding it is handled like a device allocation failure.
   uint64_t max_reserved = 0;
   // The memory recorder (the device's MemoryLedger): told of every segment taken from and given
-  // back to the source, under the allocator's lock. Null: nobody is told.
+  // back to the source, and of every free that waits on other streams (free requested) and its
+  // completion (free completed), under the allocator's lock. Null: nobody is told.
   std::shared_ptr<profiler::SegmentObserver> observer;
 };
 
@@ -79,13 +80,15 @@ class CachingAllocator {
 
   AllocatorStats stats() const;
   void reset_peak_stats();
-  // Replaces AllocatorOptions::observer (segments held now are not reported).
+  // Replaces AllocatorOptions::observer: the segments held now are reported freed to the old
+  // observer and allocated to the new one.
   void set_observer(std::shared_ptr<profiler::SegmentObserver> observer);
 
   // Size of the block behind `ptr` (its rounded size); 0 for an unknown pointer.
   size_t block_size(const void* ptr) const;
   // The largest free cached block and the total cached free bytes (fragmentation evidence).
   size_t largest_free_block() const;
+  size_t cached_free_bytes() const;
 
   struct Block;
 

@@ -4,6 +4,8 @@
 // replay still writes there. Inside the capture a released buffer is reused for a later
 // request of the same size (as it would have been by the allocator, in the same stream
 // order), so a captured plan holds about what one eager run of it peaks at.
+// For the memory recorder, a buffer the pool holds idle is the graph pool's (category
+// graph_pool, device-owned); one handed out is its user's (a session's tensor, a workspace).
 #pragma once
 
 #include <cstddef>
@@ -18,6 +20,11 @@ namespace tensord::cuda {
 
 class CapturePool : public std::enable_shared_from_this<CapturePool> {
  public:
+  // Tracks a buffer going idle in the pool (the memory ledger's graph_pool block); empty: not
+  // recorded.
+  using TrackIdle = std::function<profiler::BlockTicket(const engine::Buffer&)>;
+  explicit CapturePool(TrackIdle track_idle = {}) : track_idle_(std::move(track_idle)) {}
+
   // A buffer of `bytes`: a released one of that size, else a new one from `fresh`. Dropping
   // the returned pointer releases it to this pool, never to the allocator.
   std::shared_ptr<engine::Buffer> allocate(
@@ -27,6 +34,7 @@ class CapturePool : public std::enable_shared_from_this<CapturePool> {
     if (!idle.empty()) {
       block = std::move(idle.back());
       idle.pop_back();
+      block->ticket.reset();  // no longer the pool's: its user tracks it
     } else {
       block = fresh();
       owned_.push_back(block);
@@ -35,7 +43,11 @@ class CapturePool : public std::enable_shared_from_this<CapturePool> {
     std::weak_ptr<CapturePool> pool = weak_from_this();
     return std::shared_ptr<engine::Buffer>(
         raw, [pool, block = std::move(block), bytes](engine::Buffer*) mutable {
-          if (auto p = pool.lock()) p->idle_[bytes].push_back(std::move(block));
+          if (auto p = pool.lock()) {
+            // Replaces its user's record (a session's Free) by the pool's.
+            if (p->track_idle_) block->ticket = p->track_idle_(*block);
+            p->idle_[bytes].push_back(std::move(block));
+          }
         });
   }
 
@@ -46,6 +58,7 @@ class CapturePool : public std::enable_shared_from_this<CapturePool> {
   }
 
  private:
+  TrackIdle track_idle_;
   std::unordered_map<size_t, std::vector<std::shared_ptr<engine::Buffer>>> idle_;
   std::vector<std::shared_ptr<engine::Buffer>> owned_;
 };

@@ -42,7 +42,15 @@ struct CudaBackend::State {
   ~State() {
     for (StreamId id : streams.all()) cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(id));
     cudaStreamSynchronize(copy_stream.get());
-    for (const auto& [id, workspace] : workspaces) allocator.free(workspace);
+    for (auto& [id, workspace] : workspaces) {
+      allocator.free(workspace.ptr);
+      workspace.ticket.reset();
+    }
+    if (ledger) {
+      for (const auto& buffer : staging.buffers) {
+        ledger->segment_freed(reinterpret_cast<uintptr_t>(buffer->data()));
+      }
+    }
   }
 
   static SessionStreams::Create make_stream_factory(int device) {
@@ -65,12 +73,18 @@ struct CudaBackend::State {
   LtMatmul matmul;
   SessionStreams streams;  // a stream per session; current: the running job's
   // A cuBLASLt workspace per stream, made on its first matmul: two streams' matmuls may run at
-  // once, so they cannot share one.
-  std::unordered_map<StreamId, void*> workspaces;
+  // once, so they cannot share one. Each is a block of the ledger's workspace category.
+  struct Workspace {
+    void* ptr;
+    profiler::BlockTicket ticket;
+  };
+  std::unordered_map<StreamId, Workspace> workspaces;
   int arch;
   int sm_count;
   CudaKernelCache kernels;
   FamilyStates families;
+  // The daemon's memory ledger (set_memory_ledger).
+  std::shared_ptr<profiler::MemoryLedger> ledger;
 };
 
 namespace {
@@ -123,6 +137,69 @@ CudaBackend::~CudaBackend() = default;
 
 void CudaBackend::set_segment_observer(std::shared_ptr<profiler::SegmentObserver> observer) {
   allocator().set_observer(std::move(observer));
+}
+
+namespace {
+
+profiler::AllocSite device_site(profiler::MemoryCategory category, const char* what,
+                                const void* ptr, uint64_t stream) {
+  profiler::AllocSite site;
+  site.device_owned = true;
+  site.category = category;
+  site.op = what;
+  site.address = reinterpret_cast<uintptr_t>(ptr);
+  site.stream = stream;
+  return site;
+}
+
+// A cuBLASLt workspace: held for the backend's life, in the allocator's segments but never a
+// tensor's.
+void track_workspace(CudaBackend::State& st, StreamId stream, CudaBackend::State::Workspace& w) {
+  if (!st.ledger) return;
+  w.ticket = st.ledger->track(st.workspace_bytes, device_site(profiler::MemoryCategory::Workspace,
+                                                              "cublaslt workspace", w.ptr, stream));
+}
+
+}  // namespace
+
+void CudaBackend::set_memory_ledger(std::shared_ptr<profiler::MemoryLedger> ledger) {
+  State& st = *state_;
+  st.allocator.set_observer(ledger);
+  if (st.ledger) {
+    for (const auto& buffer : st.staging.buffers) {
+      st.ledger->segment_freed(reinterpret_cast<uintptr_t>(buffer->data()));
+    }
+  }
+  for (auto& [id, workspace] : st.workspaces) workspace.ticket.reset();
+  st.ledger = std::move(ledger);
+  if (!st.ledger) return;
+  // Pinned host memory: reserved in the staging category, outside the device's total.
+  for (const auto& buffer : st.staging.buffers) {
+    st.ledger->segment_allocated(reinterpret_cast<uintptr_t>(buffer->data()), buffer->size(), 0,
+                                 profiler::MemoryCategory::Staging);
+  }
+  for (auto& [id, workspace] : st.workspaces) track_workspace(st, id, workspace);
+}
+
+std::shared_ptr<profiler::MemoryLedger> CudaBackend::memory_ledger() const {
+  return state_->ledger;
+}
+
+engine::Backend::FreeMemory CudaBackend::free_memory() const {
+  return {state_->allocator.cached_free_bytes(), state_->allocator.largest_free_block()};
+}
+
+std::shared_ptr<engine::Buffer> CudaBackend::scratch(size_t bytes,
+                                                     profiler::MemoryCategory category,
+                                                     const char* what) {
+  std::shared_ptr<engine::Buffer> buffer = allocate(bytes);
+  // Inside a capture the buffer is the graph pool's: it leaves this category for the pool's
+  // when it is released (CapturePool).
+  if (state_->ledger) {
+    buffer->ticket = state_->ledger->track(
+        bytes, device_site(category, what, buffer->data(), state_->streams.current()));
+  }
+  return buffer;
 }
 
 CachingAllocator& CudaBackend::allocator() {
@@ -229,9 +306,10 @@ void* CudaBackend::matmul_workspace(std::shared_ptr<engine::Buffer>& hold) {
   auto it = st.workspaces.find(current);
   if (it == st.workspaces.end()) {
     void* made = st.allocator.allocate(st.workspace_bytes, current);
-    it = st.workspaces.emplace(current, made).first;
+    it = st.workspaces.emplace(current, State::Workspace{made, {}}).first;
+    track_workspace(st, current, it->second);
   }
-  return it->second;
+  return it->second.ptr;
 }
 
 std::shared_ptr<engine::Buffer> CudaBackend::allocate(size_t bytes) {
@@ -277,10 +355,16 @@ const CudaKernelCache& CudaBackend::state_kernels() const {
 
 CudaContext CudaBackend::context() {
   State& st = *state_;
-  return CudaContext{
-      device_,    st.arch,     st.sm_count, stream(),
-      st.kernels, st.families, precision_,  [this](size_t bytes) {
-                       return allocate(bytes); }};
+  return CudaContext{device_,
+                     st.arch,
+                     st.sm_count,
+                     stream(),
+                     st.kernels,
+                     st.families,
+                     precision_,
+                     [this](size_t bytes) {
+                       return scratch(bytes, profiler::MemoryCategory::Scratch, "kernel scratch");
+                     }};
 }
 
 std::vector<engine::TensorValue> CudaBackend::run_data_dependent(
@@ -288,6 +372,11 @@ std::vector<engine::TensorValue> CudaBackend::run_data_dependent(
   DeviceGuard guard(device_);
   use(inputs);  // its outputs are allocated on the current stream
   CudaContext ctx = context();
+  // Its outputs come from scratch too, and the executor does not track them: the ledger keeps
+  // them (with the op's temporaries) as the device's, under the tensor category.
+  ctx.scratch = [this](size_t bytes) {
+    return scratch(bytes, profiler::MemoryCategory::Tensor, "data-dependent op output");
+  };
   return run_dynamic(ctx, node, inputs);
 }
 
@@ -384,13 +473,37 @@ void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue>
                   st.workspace_bytes);
     return;
   }
-  CudaContext ctx = context();
+  // Scratch is tracked in the category of the family that asks for it: the library families'
+  // is their workspace (cuDNN, cuFFT work areas, cuSOLVER), the kernels' their temporaries.
+  profiler::MemoryCategory category = profiler::MemoryCategory::Scratch;
+  const char* what = "kernel scratch";
+  CudaContext ctx{device_,
+                  st.arch,
+                  st.sm_count,
+                  stream(),
+                  st.kernels,
+                  st.families,
+                  precision_,
+                  [this, &category, &what](size_t bytes) {
+                    return scratch(bytes, category, what); }};
   using Family = bool (*)(CudaContext&, const ir::Node&, Values, Values);
-  static constexpr Family kFamilies[] = {run_loop_ir, run_creation, run_movement, run_index,
-                                         run_reduce,  run_scan,     run_sort,     run_dnn,
-                                         run_fft,     run_solver};
-  for (Family family : kFamilies) {
-    if (family(ctx, node, inputs, outputs)) return;
+  struct FamilyEntry {
+    Family run;
+    profiler::MemoryCategory category;
+    const char* what;
+  };
+  constexpr auto kScratch = profiler::MemoryCategory::Scratch;
+  constexpr auto kWorkspace = profiler::MemoryCategory::Workspace;
+  static constexpr FamilyEntry kFamilies[] = {
+      {run_loop_ir, kScratch, "kernel scratch"},  {run_creation, kScratch, "kernel scratch"},
+      {run_movement, kScratch, "kernel scratch"}, {run_index, kScratch, "kernel scratch"},
+      {run_reduce, kScratch, "kernel scratch"},   {run_scan, kScratch, "kernel scratch"},
+      {run_sort, kScratch, "kernel scratch"},     {run_dnn, kWorkspace, "cudnn workspace"},
+      {run_fft, kWorkspace, "cufft work area"},   {run_solver, kWorkspace, "cusolver workspace"}};
+  for (const FamilyEntry& family : kFamilies) {
+    category = family.category;
+    what = family.what;
+    if (family.run(ctx, node, inputs, outputs)) return;
   }
   std::string dtypes;
   for (const engine::TensorValue& v : inputs) {

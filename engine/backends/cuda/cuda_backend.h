@@ -50,6 +50,11 @@ class CudaBackend final : public engine::Backend {
   std::shared_ptr<engine::Buffer> allocate(size_t bytes) override;
   // The caching allocator's cudaMalloc'd segments.
   void set_segment_observer(std::shared_ptr<profiler::SegmentObserver> observer) override;
+  // The above, and: the cuBLASLt workspace, scratch (cuDNN workspaces, cuFFT work areas,
+  // cuSOLVER workspaces, kernel temporaries) and idle CUDA graph pool buffers tracked as
+  // device-owned blocks of their categories; the pinned staging buffer as a staging segment.
+  void set_memory_ledger(std::shared_ptr<profiler::MemoryLedger> ledger) override;
+  FreeMemory free_memory() const override;
   void run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
            std::span<const engine::TensorValue> outputs) override;
   std::vector<engine::TensorValue> run_data_dependent(
@@ -126,7 +131,11 @@ class CudaBackend final : public engine::Backend {
   CUstream_st* copy_stream_after(const engine::Buffer& buffer);
   // The current stream's cuBLASLt workspace (a recording's own while capturing, held by `hold`).
   void* matmul_workspace(std::shared_ptr<engine::Buffer>& hold);
+  // Device memory for one node of a library family or kernel, tracked in `category`.
+  std::shared_ptr<engine::Buffer> scratch(size_t bytes, profiler::MemoryCategory category,
+                                          const char* what);
   const CudaKernelCache& state_kernels() const;
+  std::shared_ptr<profiler::MemoryLedger> memory_ledger() const;
 };
 
 }  // namespace tensord::cuda

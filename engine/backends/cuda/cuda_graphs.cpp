@@ -37,7 +37,20 @@ void CudaBackend::begin_capture() {
   if (capture_) throw Error(ErrorCode::Internal, "a CUDA graph capture is already running");
   DeviceGuard guard(device_);
   check(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeRelaxed), "cudaStreamBeginCapture");
-  capture_ = std::make_shared<CapturePool>();
+  CapturePool::TrackIdle track_idle;
+  if (std::shared_ptr<profiler::MemoryLedger> ledger = memory_ledger()) {
+    const uint64_t stream_id = reinterpret_cast<uintptr_t>(stream());
+    track_idle = [ledger, stream_id](const engine::Buffer& buffer) {
+      profiler::AllocSite site;
+      site.device_owned = true;
+      site.category = profiler::MemoryCategory::GraphPool;
+      site.op = "cuda graph pool";
+      site.address = reinterpret_cast<uintptr_t>(buffer.data());
+      site.stream = stream_id;
+      return ledger->track(buffer.bytes(), site);
+    };
+  }
+  capture_ = std::make_shared<CapturePool>(std::move(track_idle));
 }
 
 std::unique_ptr<engine::CapturedRun> CudaBackend::end_capture() {

@@ -113,6 +113,8 @@ TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at t
     std::set<std::string> ops;
     for (const auto& r : snap.records) {
       if (r.kind == profiler::RecordKind::SegmentAlloc) continue;  // the device's segments
+      if (r.flags & profiler::kDeviceOwned) continue;  // a GPU's workspaces: no session's
+      CHECK((r.flags & profiler::kPendingFree) == 0);  // one stream: frees complete at once
       bytes += r.bytes;
       ops.insert(snap.str(r.name));
       CHECK(r.kind == profiler::RecordKind::Alloc);
@@ -146,7 +148,7 @@ TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at t
   auto live_blocks = [&] {
     size_t n = 0;
     for (const auto& r : prof.memory_snapshot().records) {
-      n += r.kind == profiler::RecordKind::Alloc;
+      n += r.kind == profiler::RecordKind::Alloc && !(r.flags & profiler::kDeviceOwned);
     }
     return n;
   };
@@ -157,15 +159,23 @@ TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at t
   prof.stop();
   const profiler::Trace& t = prof.trace();
   std::map<uint64_t, int64_t> blocks;
+  std::map<uint64_t, int> requested;  // the client asks for free-requested records (1.4)
   size_t allocs = 0;
   for (const auto& r : t.records) {
+    if (r.flags & profiler::kDeviceOwned) continue;
     if (r.kind == profiler::RecordKind::Alloc) {
       blocks[r.id] += static_cast<int64_t>(r.bytes);
       allocs++;
+    } else if (r.kind == profiler::RecordKind::FreeRequested) {
+      requested[r.id]++;
+      CHECK(r.session == t.session);
+      CHECK(!t.str(r.name).empty());
     } else if (r.kind == profiler::RecordKind::Free) {
+      CHECK(requested[r.id] == 1);  // requested once, before it completed
       blocks[r.id] -= static_cast<int64_t>(r.bytes);
     }
   }
+  CHECK(requested.size() == blocks.size());
   // The two uploads, y's buffer (one fused kernel writes it) and, over TCP, the staging.
   CHECK(allocs >= (tcp ? 4u : 3u));
   for (const auto& [id, balance] : blocks) CHECK(balance == 0);
@@ -198,6 +208,24 @@ TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at t
   }
   if (tcp) CHECK(peak_reserved >= 4800000);  // the big upload's segment (and its staging)
   for (const auto& p : timeline) CHECK(p.reserved_bytes >= 0);
+}
+
+TEST_CASE("a client that does not ask for free-requested records gets the completed frees only") {
+  // A 1.3 client's decoder refuses unknown record kinds: it never sets freeRequested.
+  ClientFixture f;
+  auto& s = f.session;
+  auto prof = s.profile({.trace = false, .memory = true, .free_requested = false});
+  (s.full({64}, 1.0f) * 2.0f).to_vector<float>();
+  REQUIRE(f.live_tensors_eventually(0) == 0);
+  prof.stop();
+  size_t allocs = 0, frees = 0;
+  for (const auto& r : prof.trace().records) {
+    CHECK(r.kind != profiler::RecordKind::FreeRequested);
+    allocs += r.kind == profiler::RecordKind::Alloc;
+    frees += r.kind == profiler::RecordKind::Free;
+  }
+  CHECK(allocs > 0);
+  CHECK(frees > 0);
 }
 
 TEST_CASE("out of memory names the request and the lines holding memory") {

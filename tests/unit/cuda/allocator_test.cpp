@@ -15,30 +15,6 @@ namespace {
 constexpr size_t MiB = size_t{1} << 20;
 constexpr StreamId kStream = 1, kOther = 2;
 
-// Events whose completion the test decides: stands in for streams whose work is still queued.
-class ManualEvents final : public StreamEvents {
- public:
-  EventId record(StreamId stream) override {
-    recorded.push_back(stream);
-    live[next] = false;
-    return next++;
-  }
-  bool query(EventId e) override { return live.at(e); }
-  void synchronize(EventId e) override {
-    ++synchronized;
-    live.at(e) = true;
-  }
-  void destroy(EventId e) override { live.erase(e); }
-  void complete_all() {
-    for (auto& [id, done] : live) done = true;
-  }
-
-  std::vector<StreamId> recorded;
-  std::map<EventId, bool> live;
-  EventId next = 1;
-  int synchronized = 0;
-};
-
 struct Fixture {
   explicit Fixture(size_t capacity = 256 * MiB, AllocatorOptions options = {})
       : source(make_segment_source(capacity)), alloc(*source, &events, options) {}

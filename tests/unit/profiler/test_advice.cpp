@@ -4,6 +4,7 @@
 // against the daemon (tests/integration/client/test_profile.cpp).
 #include "engine/profiler/advice.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 using namespace tensord::profiler;
@@ -75,7 +76,8 @@ bool has(const std::vector<std::string>& rules, const std::string& rule) {
 
 TEST_CASE("a trace of big graphs run once each gets no advice") {
   Builder b;
-  for (int i = 0; i < 30; ++i) b.request(100 + i, 50, 200'000, 100'000);
+  // 50 steps of 1 MiB each: big by their sizes (the rules decide on sizes, not on times).
+  for (int i = 0; i < 30; ++i) b.request(100 + i, 50, 200'000, 100'000, 0, 1, 1 << 20);
   CHECK(b.rules().empty());
 }
 
@@ -166,28 +168,73 @@ TEST_CASE("fragmentation: an OOM with enough free memory in scattered blocks") {
   CHECK_FALSE(has(cpu.rules(), "fragmentation"));
 }
 
-TEST_CASE("launch_overhead: tiny GPU kernels, or steps swamped by request overhead") {
-  Builder gpu;
-  for (int i = 0; i < 60; ++i) {
-    Record k;
-    k.kind = RecordKind::Kernel;
-    k.thread = kGpuStreamThread;
-    k.start_ns = i * 10'000;
-    k.dur_ns = 3'000;
-    gpu.add(k);
+TEST_CASE("launch_overhead: tiny GPU kernels, or many requests of tiny work, by sizes") {
+  // GPU: 60 steps, each launching one kernel over 48 bytes. Their times do not matter: long
+  // kernels (a loaded or slow device) give the same answer.
+  for (int64_t kernel_ns : {int64_t{3'000}, int64_t{3'000'000}}) {
+    Builder gpu;
+    gpu.request(1, 60, 1'000, 5'000, kOnGpu);
+    for (int i = 0; i < 60; ++i) {
+      Record k;
+      k.kind = RecordKind::Kernel;
+      k.thread = kGpuStreamThread;
+      k.request = 1;
+      k.id = static_cast<uint64_t>(i);
+      k.start_ns = i * 10'000;
+      k.dur_ns = kernel_ns;
+      k.grid[0] = 1;
+      k.block[0] = 128;
+      gpu.add(k);
+    }
+    const auto advice = recommend(gpu.t);
+    auto it = std::find_if(advice.begin(), advice.end(),
+                           [](const Recommendation& r) { return r.rule == "launch_overhead"; });
+    REQUIRE(it != advice.end());
+    CHECK_THAT(it->evidence, Catch::Contains("60 of 60 kernels tiny"));
+    CHECK_THAT(it->evidence, Catch::Contains("median 48 bytes moved per kernel"));
   }
-  CHECK(has(gpu.rules(), "launch_overhead"));
-  Builder big_kernels;
+  Builder big_kernels;  // the same count of kernels over 64 MiB each, however short
+  big_kernels.request(1, 60, 1'000, 5'000, kOnGpu, 3, uint64_t{64} << 20);
   for (int i = 0; i < 60; ++i) {
     Record k;
     k.kind = RecordKind::Kernel;
-    k.dur_ns = 300'000;
+    k.request = 1;
+    k.id = static_cast<uint64_t>(i);
+    k.dur_ns = 3'000;
     big_kernels.add(k);
   }
   CHECK_FALSE(has(big_kernels.rules(), "launch_overhead"));
-  Builder host;  // different small graphs, each mostly overhead
-  for (int i = 0; i < 25; ++i) host.request(1000 + i, 3, 3'000, 90'000);
-  CHECK(has(host.rules(), "launch_overhead"));
+  Builder unattributed;  // kernels without a step: sized by their threads
+  for (int i = 0; i < 60; ++i) {
+    Record k;
+    k.kind = RecordKind::Kernel;
+    k.grid[0] = i < 40 ? 1024 : 2;
+    k.block[0] = 256;
+    unattributed.add(k);
+  }
+  CHECK_FALSE(has(unattributed.rules(), "launch_overhead"));  // 40 of 60 launch 262144 threads
+
+  // Host: 25 different small graphs (no sync_in_loop: no plan repeats), 3 steps of 48 bytes.
+  // Their steps take most of each request's time here: the rule does not look at times.
+  Builder host;
+  for (int i = 0; i < 25; ++i) host.request(1000 + i, 3, 90'000, 3'000);
+  const auto rules = host.rules();
+  CHECK(has(rules, "launch_overhead"));
+  CHECK_FALSE(has(rules, "sync_in_loop"));
+  for (const auto& r : recommend(host.t)) {
+    if (r.rule == "launch_overhead") {
+      CHECK_THAT(r.evidence, Catch::Contains("25 of 25 requests touched <= 1048576 bytes"));
+      CHECK_THAT(r.evidence, Catch::Contains("median 144 bytes in 3 steps"));
+    }
+  }
+  Builder big_requests;  // the same requests over 4 MiB per step, swamped by overhead or not
+  for (int i = 0; i < 25; ++i) {
+    big_requests.request(1000 + i, 3, 1'000, 900'000, 0, 3, uint64_t{4} << 20);
+  }
+  CHECK_FALSE(has(big_requests.rules(), "launch_overhead"));
+  Builder few;  // 19 small requests: not enough evidence
+  for (int i = 0; i < 19; ++i) few.request(1000 + i, 3, 3'000, 90'000);
+  CHECK_FALSE(has(few.rules(), "launch_overhead"));
 }
 
 TEST_CASE("repeated_transfer: the same bytes uploaded again and again") {

@@ -55,8 +55,14 @@ Trace sample() {
   alloc.bytes = 4096;
   alloc.start_ns = 5100;
   alloc.name = 1;
+  alloc.stream = 7;
   t.records.push_back(alloc);
-  Record free = alloc;
+  Record requested = alloc;  // freed while another stream used it: completed later
+  requested.kind = RecordKind::FreeRequested;
+  requested.flags = kDeferredFree;
+  requested.start_ns = 10000;
+  t.records.push_back(requested);
+  Record free = requested;
   free.kind = RecordKind::Free;
   free.start_ns = 11000;
   t.records.push_back(free);
@@ -92,10 +98,10 @@ TEST_CASE("the Chrome export follows the format's rules") {
   CHECK(check.errors == std::vector<std::string>{});
   CHECK(check.complete == 8);  // 7 spans and the kernel
   CHECK(check.flows == 4);     // request -> execute; the GPU step that launched the kernel
-  // Live memory by category after the alloc and the free; reserved vs allocated after those and
-  // after the segment's alloc and free.
-  CHECK(check.counters == 6);
-  CHECK(check.instants == 1);  // the out-of-memory event
+  // Live memory by category after the alloc and the free completed; reserved vs allocated after
+  // those and after the segment's alloc and free; reserved by category after the segment's.
+  CHECK(check.counters == 8);
+  CHECK(check.instants == 3);  // the out-of-memory event, the free requested and completed
   CHECK(check.metadata >= 3);  // the process and its threads
   auto doc = nlohmann::json::parse(json);
   bool named_step = false;
@@ -117,6 +123,40 @@ TEST_CASE("the Chrome export follows the format's rules") {
   const std::vector<std::pair<int64_t, int64_t>> want = {
       {2 << 20, 0}, {2 << 20, 4096}, {2 << 20, 0}, {0, 0}};
   CHECK(reserved_allocated == want);
+  std::vector<std::pair<std::string, double>> frees;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "i" && e.value("cat", "") == "memory") {
+      frees.push_back({e["name"], e["ts"]});
+      CHECK(e["args"]["bytes"] == 4096);
+      CHECK(e["args"]["stream"] == 7);
+    }
+  }
+  const std::vector<std::pair<std::string, double>> want_frees = {{"free requested", 10.0},
+                                                                  {"free completed", 11.0}};
+  CHECK(frees == want_frees);
+}
+
+TEST_CASE("a free requested and completed at once (the host) draws no free instants") {
+  Trace t;
+  t.strings = {""};
+  Record alloc;
+  alloc.kind = RecordKind::Alloc;
+  alloc.id = 3;
+  alloc.bytes = 512;
+  alloc.start_ns = 100;
+  t.records.push_back(alloc);
+  Record requested = alloc;
+  requested.kind = RecordKind::FreeRequested;
+  requested.start_ns = 200;
+  t.records.push_back(requested);
+  Record free = requested;
+  free.kind = RecordKind::Free;
+  free.start_ns = 260;  // a moment later, as the ledger sends them: still completed at once
+  t.records.push_back(free);
+  auto check = check_chrome_trace(chrome_trace_json(t));
+  CHECK(check.errors == std::vector<std::string>{});
+  CHECK(check.instants == 0);
+  CHECK(check.counters == 4);
 }
 
 TEST_CASE("the checker catches what breaks the format") {

@@ -10,7 +10,7 @@ namespace {
 Record random_record(std::mt19937_64& rng) {
   auto u = [&](uint64_t max) { return std::uniform_int_distribution<uint64_t>(0, max)(rng); };
   Record r;
-  r.kind = static_cast<RecordKind>(1 + u(8));  // every kind, segments included
+  r.kind = static_cast<RecordKind>(1 + u(9));  // every kind, segments and free requests too
   r.stage = static_cast<uint8_t>(u(9));
   r.flags = static_cast<uint8_t>(u(15));
   r.thread = static_cast<uint32_t>(u(20));

@@ -5,6 +5,7 @@
 
 #include "engine/profiler/advice.h"
 #include "engine/profiler/compact.h"
+#include "engine/profiler/summary.h"
 
 using namespace tensord::profiler;
 
@@ -143,4 +144,224 @@ TEST_CASE("a device allocator's OOM with scattered free memory triggers the frag
   REQUIRE(advice.size() == 1);
   CHECK(advice[0].rule == "fragmentation");
   CHECK(advice[0].evidence.find("train.py:50") != std::string::npos);
+}
+
+TEST_CASE("on the host a free is requested and completed at once; old clients get the Free only") {
+  auto ledger = std::make_shared<MemoryLedger>();
+  auto modern = std::make_shared<Profiler>(1);
+  auto old = std::make_shared<Profiler>(2);
+  modern->start({.trace = false, .memory = true, .capacity = 1024, .free_requested = true});
+  old->start({.trace = false, .memory = true, .capacity = 1024});
+  AllocSite a{modern, 5, "exp", "model.py", 21, MemoryCategory::Tensor};
+  AllocSite b{old, 6, "exp", "model.py", 22, MemoryCategory::Tensor};
+  ledger->track(300, a).reset();
+  ledger->track(400, b).reset();
+  Trace tm, to;
+  drain_into(*modern, tm);  // through the compact codec, as the client gets them
+  drain_into(*old, to);
+  REQUIRE(tm.records.size() == 3);
+  CHECK(tm.records[0].kind == RecordKind::Alloc);
+  CHECK(tm.records[1].kind == RecordKind::FreeRequested);
+  CHECK(tm.records[2].kind == RecordKind::Free);
+  for (const Record& r : tm.records) {
+    CHECK(r.bytes == 300);
+    CHECK(r.session == 1);
+    CHECK(r.request == 5);
+    CHECK(tm.str(r.name) == "exp");
+    CHECK(tm.str(r.file) == "model.py");
+    CHECK(r.line == 21);
+    CHECK(r.id == tm.records[0].id);
+  }
+  CHECK((tm.records[1].flags & kDeferredFree) == 0);  // completed at once
+  CHECK((tm.records[2].flags & kDeferredFree) == 0);
+  CHECK(tm.records[1].value == 300);  // requested: still live
+  CHECK(tm.records[2].value == 0);    // completed: the books change here
+  CHECK(tm.records[1].start_ns <= tm.records[2].start_ns);
+  REQUIRE(to.records.size() == 2);
+  CHECK(to.records[0].kind == RecordKind::Alloc);
+  CHECK(to.records[1].kind == RecordKind::Free);
+  const LedgerTotals t = ledger->totals();
+  CHECK(t.free_requests == 2);
+  CHECK(t.frees == 2);
+  CHECK(t.pending_free_blocks == 0);
+  // The timeline counts the completed free once.
+  auto points = memory_timeline(tm);
+  REQUIRE(points.size() == 2);
+  CHECK(points[1].total() == 0);
+}
+
+TEST_CASE("device-owned blocks: their own category, every profile, snapshots and OOM reports") {
+  auto ledger = std::make_shared<MemoryLedger>();
+  auto p1 = std::make_shared<Profiler>(1);
+  p1->start({.trace = false, .memory = true, .capacity = 1024, .free_requested = true});
+  ledger->subscribe(p1);
+  AllocSite ws;
+  ws.device_owned = true;
+  ws.category = MemoryCategory::Workspace;
+  ws.op = "cublaslt workspace";
+  ws.address = 0x1000;
+  BlockTicket workspace = ledger->track(32 << 20, ws);
+  AllocSite pool = ws;
+  pool.category = MemoryCategory::GraphPool;
+  pool.op = "cuda graph pool";
+  pool.address = 0x9000000;
+  BlockTicket graph = ledger->track(8 << 20, pool);
+  AllocSite mine{p1, 3, "matmul", "model.py", 8, MemoryCategory::Tensor};
+  BlockTicket tensor = ledger->track(1 << 20, mine);
+  // A profile that starts later gets the device's blocks as existing ones.
+  auto p2 = std::make_shared<Profiler>(2);
+  p2->start({.trace = false, .memory = true, .capacity = 1024});
+  ledger->subscribe(p2);
+  graph.reset();
+
+  const LedgerTotals t = ledger->totals();
+  CHECK(t.live_by_category[static_cast<size_t>(MemoryCategory::Workspace)] == 32 << 20);
+  CHECK(t.live_by_category[static_cast<size_t>(MemoryCategory::GraphPool)] == 0);
+  CHECK(t.live_by_category[static_cast<size_t>(MemoryCategory::Tensor)] == 1 << 20);
+  uint64_t sum = 0;
+  for (uint64_t b : t.live_by_category) sum += b;
+  CHECK(sum == t.live_bytes);
+
+  Trace t1, t2;
+  drain_into(*p1, t1);
+  drain_into(*p2, t2);
+  int device1 = 0;
+  for (const Record& r : t1.records) {
+    if ((r.flags & kDeviceOwned) == 0) continue;
+    ++device1;
+    CHECK(r.session == 0);
+  }
+  CHECK(device1 == 4);              // two allocs, the pool's free requested and completed
+  REQUIRE(t2.records.size() == 3);  // two existing blocks, then the pool's Free
+  CHECK((t2.records[0].flags & kExisting) != 0);
+  CHECK(t2.str(t2.records[0].name) == "cublaslt workspace");
+  CHECK(t2.records[2].kind == RecordKind::Free);
+  CHECK(t2.records[2].stage == static_cast<uint8_t>(MemoryCategory::GraphPool));
+  // The timeline of p2 ends with the workspace in its category and nothing in the pool's.
+  auto points = memory_timeline(t2);
+  REQUIRE(!points.empty());
+  CHECK(points.back().live_bytes[static_cast<size_t>(MemoryCategory::Workspace)] == 32 << 20);
+  CHECK(points.back().live_bytes[static_cast<size_t>(MemoryCategory::GraphPool)] == 0);
+
+  // A session's snapshot lists the device's blocks when asked; the OOM report ranks them.
+  CHECK(ledger->snapshot(1).size() == 1);
+  CHECK(ledger->snapshot(1, true).size() == 2);
+  OomReport r = ledger->out_of_memory(uint64_t{1} << 40, mine);
+  REQUIRE(r.by_session.size() == 2);
+  CHECK(r.by_session[0].who == "device");
+  REQUIRE(r.by_category.size() == 2);
+  CHECK(r.by_category[0].who == "workspace");
+  CHECK(r.by_category[1].who == "tensor");
+  CHECK(r.fragmentation() == 0);  // the host says nothing of its free blocks
+  CHECK(r.text().find("by category: workspace 33554432 B, tensor 1048576 B") != std::string::npos);
+  CHECK(r.text().find("fragmentation") == std::string::npos);
+}
+
+TEST_CASE("host staging segments are reserved in their category, outside the device's total") {
+  auto ledger = std::make_shared<MemoryLedger>();
+  ledger->segment_allocated(0x10000, 20 << 20, 1, MemoryCategory::Tensor);
+  ledger->segment_allocated(0x7000000, 8 << 20, 0, MemoryCategory::Staging);
+  LedgerTotals t = ledger->totals();
+  CHECK(t.reserved_bytes == 28 << 20);
+  CHECK(t.reserved_by_category[static_cast<size_t>(MemoryCategory::Staging)] == 8 << 20);
+  CHECK(t.device_reserved_bytes() == 20 << 20);
+  ledger->segment_freed(0x7000000);
+  CHECK(ledger->totals().device_reserved_bytes() == 20 << 20);
+  CHECK(ledger->totals().reserved_by_category[static_cast<size_t>(MemoryCategory::Staging)] == 0);
+}
+
+TEST_CASE("a snapshot chunk carries each block's state, owner and stream (protocol 1.4 flags)") {
+  // What the daemon's ProfileHandle.snapshot sends: a segment, a session's block whose free
+  // waits on another stream, and a device-owned workspace.
+  Pending p;
+  p.strings = {"matmul", "model.py", "cublaslt workspace"};
+  Record seg;
+  seg.kind = RecordKind::SegmentAlloc;
+  seg.flags = kExisting;
+  seg.address = 0x100000;
+  seg.bytes = 20 << 20;
+  seg.stream = 5;
+  p.records.push_back(seg);
+  Record pending;
+  pending.kind = RecordKind::Alloc;
+  pending.flags = kPendingFree;
+  pending.id = 1;
+  pending.bytes = 1 << 20;
+  pending.address = 0x100000;
+  pending.stream = 5;
+  pending.session = 3;
+  pending.name = 1;
+  pending.file = 2;
+  pending.line = 9;
+  p.records.push_back(pending);
+  Record workspace = pending;
+  workspace.flags = kDeviceOwned;
+  workspace.id = 2;
+  workspace.address = 0x100000 + (1 << 20);
+  workspace.session = 0;
+  workspace.name = 3;
+  workspace.file = 0;
+  p.records.push_back(workspace);
+  Trace t;
+  t.append_chunk(encode_chunk(p, 3));
+  const MemorySnapshot snap = memory_snapshot_of(t);
+  REQUIRE(snap.segments.size() == 1);
+  REQUIRE(snap.segments[0].blocks.size() == 2);
+  const LiveBlock& a = snap.segments[0].blocks[0];
+  const LiveBlock& b = snap.segments[0].blocks[1];
+  CHECK(block_state(a) == "active_pending_free");
+  CHECK_FALSE(a.device_owned);
+  CHECK(a.stream == 5);
+  CHECK(a.op == "matmul");
+  CHECK(block_state(b) == "active_allocated");
+  CHECK(b.device_owned);
+  CHECK(b.op == "cublaslt workspace");
+  CHECK(snap.segments[0].recorded_bytes == 2 << 20);
+}
+
+TEST_CASE("the memory summary gives every category's allocated and reserved, now and at peak") {
+  auto ledger = std::make_shared<MemoryLedger>();
+  auto p = std::make_shared<Profiler>(1);
+  p->start({.trace = false, .memory = true, .capacity = 1024, .free_requested = true});
+  ledger->subscribe(p);
+  ledger->segment_allocated(0x100000, 20 << 20, 1, MemoryCategory::Tensor);
+  ledger->segment_allocated(0x9000000, 8 << 20, 0, MemoryCategory::Staging);
+  AllocSite ws;
+  ws.device_owned = true;
+  ws.category = MemoryCategory::Workspace;
+  ws.op = "cudnn workspace";
+  ws.address = 0x100000;
+  ws.stream = 1;
+  ledger->track(4 << 20, ws).reset();  // a node's workspace, gone after it
+  AllocSite t{p, 2, "matmul", "model.py", 3, MemoryCategory::Tensor};
+  t.address = 0x100000 + (4 << 20);
+  t.stream = 1;
+  BlockTicket held = ledger->track(1 << 20, t);
+  {
+    // A block other streams use: its free completes after the request.
+    t.address += 1 << 20;
+    BlockTicket other = ledger->track(2 << 20, t);
+    ledger->block_free_deferred(t.address, 1);
+    other.reset();
+    ledger->block_free_completed(t.address);
+  }
+  ledger->segment_freed(0x9000000);
+  Trace trace;
+  drain_into(*p, trace);
+  const std::vector<CategorySummary> rows = memory_summary(trace);
+  REQUIRE(rows.size() == static_cast<size_t>(MemoryCategory::kCount));
+  const CategorySummary& tensor = rows[static_cast<size_t>(MemoryCategory::Tensor)];
+  const CategorySummary& workspace = rows[static_cast<size_t>(MemoryCategory::Workspace)];
+  const CategorySummary& staging = rows[static_cast<size_t>(MemoryCategory::Staging)];
+  CHECK(tensor.allocated == 1 << 20);
+  CHECK(tensor.peak_allocated == 3 << 20);
+  CHECK(tensor.reserved == 20 << 20);
+  CHECK(tensor.allocs == 2);
+  CHECK(tensor.pending_frees == 1);  // the one that waited on another stream
+  CHECK(workspace.allocated == 0);
+  CHECK(workspace.peak_allocated == 4 << 20);
+  CHECK(workspace.allocs == 1);
+  CHECK(staging.reserved == 0);
+  CHECK(staging.peak_reserved == 8 << 20);
+  CHECK(rows[static_cast<size_t>(MemoryCategory::GraphPool)].peak_allocated == 0);
 }

@@ -31,6 +31,9 @@ struct ProfileOptions {
   bool trace = true;                // spans of every request stage and step
   bool memory = false;              // every allocation and free, with op and source line
   uint32_t buffer_records = 16384;  // what the daemon holds for a slow client before dropping
+  // Ask for FreeRequested records too (protocol 1.4; a 1.3 daemon ignores it): frees are then
+  // recorded when requested and when completed (CUDA blocks used by other streams).
+  bool free_requested = true;
 };
 
 // RAII: the profile runs from Session::profile until stop() or destruction (which stops it and
@@ -58,6 +61,8 @@ class Profile {
   void export_compact(const std::string& path);
   std::vector<profiler::KeyAverage> key_averages();
   std::vector<profiler::MemoryPoint> memory_timeline();
+  // Per memory category: allocated and reserved now and at peak (docs/profiler.md).
+  std::vector<profiler::CategorySummary> memory_summary();
   std::vector<profiler::Recommendation> recommendations();
   // The device's segments now (one SegmentAlloc record each) and this session's live blocks
   // (those allocated while memory was recorded, one Alloc record each, with their addresses).
