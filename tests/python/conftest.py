@@ -42,7 +42,9 @@ class Daemon:
                                             stdout=log, stderr=subprocess.STDOUT,
                                             stdin=subprocess.DEVNULL, env=env)
         deadline = time.monotonic() + 30
-        while not self._accepts():
+        # It accepts connections before it prints its banner (addresses, then devices); the TCP
+        # address is read from the banner (tests/support/daemon/daemon_process.cpp).
+        while not self._accepts() or not self._banner_printed():
             if self.process.poll() is not None:
                 raise RuntimeError(f"tensord exited early: {self.log()}")
             if time.monotonic() > deadline:
@@ -61,6 +63,10 @@ class Daemon:
                 return True
             except OSError:
                 return False
+
+    def _banner_printed(self):
+        return any(line.startswith("tensord ") and " device " in line
+                   for line in self.log().split("\n")[:-1])
 
     def log(self):
         with open(self.log_path) as f:
