@@ -29,12 +29,22 @@ class Daemon:
         listen = ["--listen", self.address]
         if tcp:  # also TCP loopback on a free port (self.tcp_address once listening)
             listen += ["--listen", "tcp:127.0.0.1:0"]
+        env = dict(os.environ)
+        if "TENSORD_DAEMON_ASAN_OPTIONS" in env:
+            # Sanitizer build (client/python/CMakeLists.txt): the daemon links the sanitizer
+            # runtimes itself, so it gets its own options (leaks checked, unlike in the
+            # interpreter) and no LD_PRELOAD, which would also load them into the host compiler
+            # it spawns for generated kernels, whose deliberate leaks LSan would report.
+            env["ASAN_OPTIONS"] = env.pop("TENSORD_DAEMON_ASAN_OPTIONS")
+            env.pop("LD_PRELOAD", None)
         with open(self.log_path, "w") as log:
             self.process = subprocess.Popen([_daemon_binary()] + listen,
                                             stdout=log, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL)
+                                            stdin=subprocess.DEVNULL, env=env)
         deadline = time.monotonic() + 30
-        while not self._accepts():
+        # It accepts connections before it prints its banner (addresses, then devices); the TCP
+        # address is read from the banner (tests/support/daemon/daemon_process.cpp).
+        while not self._accepts() or not self._banner_printed():
             if self.process.poll() is not None:
                 raise RuntimeError(f"tensord exited early: {self.log()}")
             if time.monotonic() > deadline:
@@ -54,11 +64,19 @@ class Daemon:
             except OSError:
                 return False
 
+    def _banner_printed(self):
+        return any(line.startswith("tensord ") and " device " in line
+                   for line in self.log().split("\n")[:-1])
+
     def log(self):
         with open(self.log_path) as f:
             return f.read()
 
     def stop(self):
+        """Stops the daemon; returns its log if it did not exit cleanly (code 0 on SIGTERM),
+        else None. Its log lives in a folder removed here, so this is the last chance to see
+        what it printed (in a sanitizer build: AddressSanitizer/UBSan/LeakSanitizer reports)."""
+        clean = True
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -66,14 +84,20 @@ class Daemon:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+                clean = False
+        clean = clean and self.process.returncode == 0
+        log = None if clean else f"exit status {self.process.returncode}:\n{self.log()}"
         shutil.rmtree(self.dir, ignore_errors=True)
+        return log
 
 
 @pytest.fixture(scope="session")
 def daemon():
     d = Daemon(tcp=True)
     yield d
-    d.stop()
+    failure = d.stop()
+    if failure is not None:
+        pytest.fail(f"the test daemon did not exit cleanly, {failure}", pytrace=False)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -133,9 +133,28 @@ DaemonProcess::DaemonProcess(DaemonOptions options)
   }
 }
 
+namespace {
+
+// The daemon listens (and so accepts connections) before it prints its banner: the addresses,
+// then the devices, flushed together. Tests read the banner (the TCP port, the device) right
+// after startup, so the constructor waits for its last line too (in the sanitizer build the banner
+// once came after the first connect, and cli_test found no address in it).
+bool banner_printed(const std::string& output) {
+  const std::string text = "\n" + output;
+  for (size_t at = text.find("\ntensord "); at != std::string::npos;
+       at = text.find("\ntensord ", at + 1)) {
+    const size_t line_end = text.find('\n', at + 1);
+    if (line_end == std::string::npos) return false;  // a line still being written
+    if (text.substr(at, line_end - at).find(" device ") != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void DaemonProcess::wait_until_accepting(std::chrono::milliseconds timeout) {
   auto deadline = Clock::now() + timeout;
-  while (!socket_accepts(socket_path_)) {
+  while (!socket_accepts(socket_path_) || !banner_printed(output())) {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
@@ -146,8 +165,8 @@ void DaemonProcess::wait_until_accepting(std::chrono::milliseconds timeout) {
     }
     if (Clock::now() > deadline) {
       throw std::runtime_error("DaemonProcess: the daemon did not accept connections on " +
-                               address_ + " within " + std::to_string(timeout.count()) +
-                               " ms; output:\n" + output());
+                               address_ + " and print its devices within " +
+                               std::to_string(timeout.count()) + " ms; output:\n" + output());
     }
     std::this_thread::sleep_for(kPollInterval);
   }

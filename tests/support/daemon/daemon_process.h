@@ -40,9 +40,9 @@ struct DaemonExit {
 
 // Owns one daemon process listening on a unix socket in a fresh temporary directory. The
 // binary is $TENSORD_BIN (ctest sets it), else build/bin/tensord. The constructor returns once
-// the socket accepts connections and throws std::runtime_error (with the daemon's output) when
-// the daemon dies or does not come up in time. The destructor stops it with SIGTERM and prints
-// a report to stderr if it did not exit cleanly.
+// the socket accepts connections and the daemon printed its addresses and devices, and throws
+// std::runtime_error (with the daemon's output) when the daemon dies or does not come up in time.
+// The destructor stops it with SIGTERM and prints a report to stderr if it did not exit cleanly.
 class DaemonProcess {
  public:
   explicit DaemonProcess(DaemonOptions options = {});

@@ -96,10 +96,13 @@ class Journal {
 // Holds the worker busy until opened, so that tests can queue work behind it.
 class Gate {
  public:
+  // The body holds its own reference to the opened state: the worker may still be inside
+  // wait() after open() returned and the test ended, destroying the Gate (declared after the
+  // Scheduler, so before the worker is joined): ASan found that use after free.
   std::function<void()> body() {
-    return [this] {
+    return [this, opened = opened_] {
       started_.set_value();
-      opened_.wait();
+      opened.wait();
     };
   }
   void wait_started() { REQUIRE(started_.get_future().wait_for(10s) == std::future_status::ready); }
