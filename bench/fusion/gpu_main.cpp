@@ -57,7 +57,7 @@ struct Args {
   std::string address;    // empty: a daemon of our own
   std::string cache_dir;  // that daemon's --cache-dir
   std::string torch_peers;
-  std::string only;  // run only the figures whose names start with it
+  std::string only;  // run only the workloads of the figures whose names start with it
   int warmup = 3;
   int repeats = 10;
 };
@@ -93,8 +93,12 @@ Tensor replay_ops(Tensor y) {
 
 // Each figure's PyTorch lines carry its own name (torch_gpu_peer.py), so report() finds them.
 void run_all(GpuBench& b, const Args& args) {
-  const auto want = [&](const std::string& name) { return name.starts_with(args.only); };
-  if (want("gpu_chain8")) {
+  // --only gpu_chain8 runs gpu_chain8_256M; --only gpu_softmax_4096_vs_compile runs
+  // gpu_softmax_4096, whose figure it is.
+  const auto want = [&](const std::string& name) {
+    return name.starts_with(args.only) || args.only.starts_with(name);
+  };
+  if (want("gpu_chain8_256M")) {
     b.workload("gpu_chain8_256M", [&] {
       const double bytes = 2.0 * static_cast<double>(kChainElems) * 4;
       const double d2d = tensord::bench::memcpy_d2d_gbps(static_cast<size_t>(kChainElems) * 4,
@@ -129,7 +133,7 @@ void run_all(GpuBench& b, const Args& args) {
     }
   }
   Session& s = b.session();
-  if (want("graph_replay")) {
+  if (want("graph_replay_200")) {
     b.workload("graph_replay_200", [&] {
       Tensor x = b.input({64, 64}, 5);
       s.set_compile_mode("reduce-overhead");
@@ -142,7 +146,7 @@ void run_all(GpuBench& b, const Args& args) {
       b.report("graph_replay_200", us, "us/node");
     });
   }
-  if (want("mlp_step")) {
+  if (want("mlp_step_small")) {
     b.workload("mlp_step_small", [&] {
       Tensor x = b.input({kMlpBatch, kMlpWidth}, 6);
       std::vector<Tensor> w, bias;
