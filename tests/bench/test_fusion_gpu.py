@@ -1,6 +1,8 @@
 """scripts/bench fusion-gpu's two halves where there is no GPU (this CI machine) or no
 PyTorch: both must say why and exit 77, and bad arguments must be usage errors. A fake `torch`
-package on PYTHONPATH stands in for PyTorch without a device."""
+package on PYTHONPATH stands in for PyTorch without a device, and for PyTorch on one (NumPy,
+tiny arrays): the peer script then prints every figure the C++ benchmark looks up."""
+import json
 import os
 import subprocess
 import sys
@@ -68,3 +70,121 @@ def test_bench_without_a_device_exits_77():
     assert r.returncode == 77, r.stderr
     assert "skipped, no usable CUDA device" in r.stderr
     assert r.stdout == ""
+
+
+# A stand-in for PyTorch on a device: NumPy arrays of at most 8 per dimension, whatever the
+# shape asked, so that every figure's code path runs here in a moment.
+FAKE_TORCH = '''
+import types
+import numpy as np
+
+__version__ = "fake"
+float32 = np.float32
+tanh, exp, sqrt, abs, sin, cos = np.tanh, np.exp, np.sqrt, np.abs, np.sin, np.cos
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def relu(x):
+    return np.maximum(x, 0)
+
+
+def softmax(x, dim):
+    e = np.exp(x - x.max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
+
+
+def rand(*shape, device=None, generator=None):
+    return generator.rng.random([min(d, 8) for d in shape]).astype(np.float32)
+
+
+class Generator:
+    def __init__(self, device):
+        assert device == "cuda"
+
+    def manual_seed(self, seed):
+        self.rng = np.random.default_rng(seed)
+        return self
+
+
+def compile(fn):
+    return fn
+
+
+def set_float32_matmul_precision(p):
+    assert p == "highest"
+
+
+def _layer_norm(x, shape, w, b):
+    mean = x.mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(x.var(axis=-1, keepdims=True) + 1e-5) * w + b
+
+
+nn = types.SimpleNamespace(functional=types.SimpleNamespace(
+    layer_norm=_layer_norm, linear=lambda x, w, b: x @ w.T + b))
+
+
+class _Stream:
+    def wait_stream(self, other):
+        pass
+
+
+class _Event:
+    pass
+
+
+class _Graph:
+    def replay(self):
+        pass
+
+
+class _Context:
+    def __init__(self, *args):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+cuda = types.SimpleNamespace(
+    is_available=lambda: True, get_device_name=lambda i: "fake GPU", synchronize=lambda: None,
+    Stream=_Stream, current_stream=_Stream, stream=_Context, CUDAGraph=_Graph, graph=_Context,
+    empty_cache=lambda: None)
+'''
+
+
+def test_peer_prints_every_figure_the_benchmark_reads(tmp_path):
+    pytest.importorskip("numpy")
+    r = run_peer(tmp_path, FAKE_TORCH, "--repeats", "2", "--warmup", "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    got = {(j["bench"], j["impl"]): j for j in lines}
+    want = {("gpu_chain8_256M", "torch_eager"), ("gpu_chain8_vs_compile", "torch_compile"),
+            ("graph_replay_200", "torch_eager"), ("graph_replay_200", "torch_cuda_graph"),
+            ("mlp_step_small", "torch_eager"),
+            ("mlp_step_small_vs_cudagraph", "torch_cuda_graph")}
+    for op in ("softmax", "layernorm"):
+        for cols in (4096, 32768, 262144):
+            want |= {(f"gpu_{op}_{cols}", "torch_eager"),
+                     (f"gpu_{op}_{cols}_vs_compile", "torch_compile")}
+    assert set(got) == want
+    for j in lines:
+        assert j["value"] > 0, j
+        assert j["repeats"] == 2
+    assert got[("graph_replay_200", "torch_eager")]["unit"] == "us/node"
+    assert got[("mlp_step_small", "torch_eager")]["unit"] == "steps/s"
+    assert got[("gpu_chain8_256M", "torch_eager")]["unit"] == "GB/s"
+    assert got[("graph_replay_200", "torch_eager")]["calls"] == 100
+
+
+def test_peer_only_runs_the_figures_named(tmp_path):
+    pytest.importorskip("numpy")
+    r = run_peer(tmp_path, FAKE_TORCH, "--repeats", "1", "--only", "gpu_softmax_4096")
+    assert r.returncode == 0, r.stdout + r.stderr
+    names = sorted(json.loads(line)["bench"] for line in r.stdout.splitlines())
+    assert names == ["gpu_softmax_4096", "gpu_softmax_4096_vs_compile"]
