@@ -25,12 +25,18 @@
 // cudaMemcpy D2D peer is the copy's own time between CUDA events (bench/gpu/cuda_peer.h): the
 // device's ceiling, without a round trip.
 //
+// --smoke runs every workload tiny on whatever device the daemon has, without the cudaMemcpy
+// peer (tests/bench tests the program on the CPU with it); its figures mean nothing.
+//
 // Exit codes: 0 all figures measured; 1 some workload failed (an {"bench", "error"} line, the
 // others measured); 2 usage; 77 no usable CUDA device (or a daemon that runs on the CPU).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/common/bench_daemon.h"
@@ -46,10 +52,13 @@ using tensord::bench::GpuBench;
 using tensord::bench::TorchPeers;
 
 constexpr const char* kProgram = "tensord-bench-fusion-gpu";
-constexpr int64_t kChainElems = int64_t{256} << 20;  // 256M float32: 1 GiB
-constexpr int64_t kRowsElems = int64_t{64} << 20;    // 64M float32: 256 MiB
-constexpr int kBigCalls = 3;
-constexpr int kSmallCalls = 100;
+// The sizes and calls per sample; --smoke divides the sizes by 4096 and makes 1 call a sample.
+struct Sizes {
+  int64_t chain_elems = int64_t{256} << 20;  // 256M float32: 1 GiB
+  int64_t rows_elems = int64_t{64} << 20;    // 64M float32: 256 MiB
+  int big_calls = 3;
+  int small_calls = 100;
+};
 constexpr int kReplayNodes = 200;
 constexpr int kMlpLayers = 8, kMlpBatch = 8, kMlpWidth = 256;
 
@@ -60,12 +69,16 @@ struct Args {
   std::string only;  // run only the workloads of the figures whose names start with it
   int warmup = 3;
   int repeats = 10;
+  // Runs every workload on whatever device the daemon has (the CPU here), tiny, without the
+  // cudaMemcpy peer: tests the program where there is no GPU. Its figures mean nothing.
+  bool smoke = false;
+  Sizes sizes;
 };
 
 int usage() {
   std::fprintf(stderr,
                "usage: %s [--address ADDR] [--cache-dir DIR] [--torch-peers FILE] [--only PREFIX]"
-               " [--warmup N] [--repeats N]\n",
+               " [--warmup N] [--repeats N] [--smoke]\n",
                kProgram);
   return 2;
 }
@@ -98,36 +111,39 @@ void run_all(GpuBench& b, const Args& args) {
   const auto want = [&](const std::string& name) {
     return name.starts_with(args.only) || args.only.starts_with(name);
   };
+  const Sizes& z = args.sizes;
+  // The D2D copy of `bytes` (none in --smoke: it may run without CUDA).
+  const auto d2d = [&](int64_t bytes) -> std::vector<std::pair<std::string, double>> {
+    if (args.smoke) return {};
+    return {{"cudaMemcpy_d2d",
+             tensord::bench::memcpy_d2d_gbps(static_cast<size_t>(bytes), b.warmup(), b.repeats())}};
+  };
   if (want("gpu_chain8_256M")) {
     b.workload("gpu_chain8_256M", [&] {
-      const double bytes = 2.0 * static_cast<double>(kChainElems) * 4;
-      const double d2d = tensord::bench::memcpy_d2d_gbps(static_cast<size_t>(kChainElems) * 4,
-                                                         b.warmup(), b.repeats());
-      Tensor x = b.input({kChainElems}, 1);
-      const double gbps = bytes / b.seconds_per_call(kBigCalls, [&] { return chain8(x); }) / 1e9;
-      b.report("gpu_chain8_256M", gbps, "GB/s", {{"cudaMemcpy_d2d", d2d}});
+      const double bytes = 2.0 * static_cast<double>(z.chain_elems) * 4;
+      const auto copy = d2d(z.chain_elems * 4);
+      Tensor x = b.input({z.chain_elems}, 1);
+      const double gbps = bytes / b.seconds_per_call(z.big_calls, [&] { return chain8(x); }) / 1e9;
+      b.report("gpu_chain8_256M", gbps, "GB/s", copy);
       b.report("gpu_chain8_vs_compile", gbps, "GB/s");
     });
   }
-  double d2d_256 = 0;  // measured once, for every rows figure
+  std::optional<std::vector<std::pair<std::string, double>>> copy;  // once, for every rows figure
   for (const char* op : {"softmax", "layernorm"}) {
     for (const int64_t cols : {int64_t{4096}, int64_t{32768}, int64_t{262144}}) {
       const std::string name = std::string("gpu_") + op + "_" + std::to_string(cols);
       if (!want(name)) continue;
       b.workload(name, [&] {
-        if (d2d_256 == 0) {
-          d2d_256 = tensord::bench::memcpy_d2d_gbps(static_cast<size_t>(kRowsElems) * 4, b.warmup(),
-                                                    b.repeats());
-        }
-        const int64_t rows = kRowsElems / cols;
+        if (!copy) copy = d2d(z.rows_elems * 4);
+        const int64_t rows = std::max<int64_t>(1, z.rows_elems / cols);
         Tensor m = b.input({rows, cols}, 2);
         Tensor w = b.input({cols}, 3), bias = b.input({cols}, 4);
         const bool softmax = std::string(op) == "softmax";
-        const double t = b.seconds_per_call(kBigCalls, [&] {
+        const double t = b.seconds_per_call(z.big_calls, [&] {
           return softmax ? tensord::softmax(m, -1) : tensord::layer_norm(m, 1, w, bias);
         });
-        const double gbps = 2.0 * static_cast<double>(kRowsElems) * 4 / t / 1e9;
-        b.report(name, gbps, "GB/s", {{"cudaMemcpy_d2d", d2d_256}});
+        const double gbps = 2.0 * static_cast<double>(rows * cols) * 4 / t / 1e9;
+        b.report(name, gbps, "GB/s", *copy);
         b.report(name + "_vs_compile", gbps, "GB/s");
       });
     }
@@ -138,7 +154,7 @@ void run_all(GpuBench& b, const Args& args) {
       Tensor x = b.input({64, 64}, 5);
       s.set_compile_mode("reduce-overhead");
       const double us =
-          1e6 * b.seconds_per_call(kSmallCalls, [&] { return replay_ops(x); }) / kReplayNodes;
+          1e6 * b.seconds_per_call(z.small_calls, [&] { return replay_ops(x); }) / kReplayNodes;
       const tensord::Explanation e = tensord::explain({replay_ops(x)});
       s.set_compile_mode("default");
       std::fprintf(stderr, "%s: graph_replay_200: %u kernels per run, %s\n", kProgram, e.steps,
@@ -164,7 +180,7 @@ void run_all(GpuBench& b, const Args& args) {
         return h;
       };
       s.set_compile_mode("reduce-overhead");
-      const double steps = 1.0 / b.seconds_per_call(kSmallCalls, forward);
+      const double steps = 1.0 / b.seconds_per_call(z.small_calls, forward);
       const tensord::Explanation e = tensord::explain({forward()});
       s.set_compile_mode("default");
       std::fprintf(stderr, "%s: mlp_step_small: %u kernels per step, %s\n", kProgram, e.steps,
@@ -192,6 +208,9 @@ bool parse(int argc, char** argv, Args& args) {
       args.warmup = std::atoi(v);
     } else if (a == "--repeats" && (v = value())) {
       args.repeats = std::atoi(v);
+    } else if (a == "--smoke") {
+      args.smoke = true;
+      args.sizes = Sizes{int64_t{256} << 8, int64_t{64} << 8, 1, 1};
     } else {
       return false;
     }
@@ -205,21 +224,22 @@ int main(int argc, char** argv) {
   Args args;
   if (!parse(argc, argv, args)) return usage();
   const tensord::bench::CudaProbe probe = tensord::bench::probe_cuda();
-  if (!probe.usable) {
+  if (!probe.usable && !args.smoke) {
     std::fprintf(stderr, "%s: skipped, no usable CUDA device: %s\n", kProgram,
                  probe.why_not.c_str());
     return 77;
   }
   try {
     TorchPeers peers = TorchPeers::read(args.torch_peers);
-    std::vector<std::string> daemon_args = {"--device", "cuda"};
+    std::vector<std::string> daemon_args;
+    if (!args.smoke) daemon_args = {"--device", "cuda"};
     if (!args.cache_dir.empty())
       daemon_args.insert(daemon_args.end(), {"--cache-dir", args.cache_dir});
     tensord::bench::BenchDaemon daemon(args.address,
                                        tensord::test::DaemonOptions::with_args(daemon_args));
     Session s = tensord::connect(daemon.address());
     const auto& devices = s.info().devices;
-    if (devices.empty() || devices[0].kind != "cuda") {
+    if (devices.empty() || (devices[0].kind != "cuda" && !args.smoke)) {
       std::fprintf(stderr, "%s: skipped, the daemon at %s runs on the %s\n", kProgram,
                    daemon.address().c_str(), devices.empty() ? "?" : devices[0].kind.c_str());
       return 77;

@@ -188,3 +188,43 @@ def test_peer_only_runs_the_figures_named(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     names = sorted(json.loads(line)["bench"] for line in r.stdout.splitlines())
     assert names == ["gpu_softmax_4096", "gpu_softmax_4096_vs_compile"]
+
+
+def run_smoke(tmp_path, *args):
+    daemon = os.environ.get("TENSORD_BIN", os.path.join(ROOT, "build", "bin", "tensord"))
+    if not os.access(daemon, os.X_OK):
+        pytest.skip(f"{daemon} is not built")
+    env = dict(os.environ, TENSORD_BIN=daemon)
+    r = subprocess.run([bench_binary(), "--smoke", "--warmup", "1", "--repeats", "1",
+                        "--cache-dir", str(tmp_path / "cache"), *args],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return [json.loads(line) for line in r.stdout.splitlines()]
+
+
+def test_bench_smoke_runs_every_workload_on_the_cpu(tmp_path):
+    # --smoke: tiny, on the daemon's own device; exercises the requests each figure sends.
+    lines = run_smoke(tmp_path)
+    names = {j["bench"] for j in lines}
+    want = {"gpu_chain8_256M", "gpu_chain8_vs_compile", "graph_replay_200", "mlp_step_small",
+            "mlp_step_small_vs_cudagraph"}
+    for op in ("softmax", "layernorm"):
+        for cols in (4096, 32768, 262144):
+            want |= {f"gpu_{op}_{cols}", f"gpu_{op}_{cols}_vs_compile"}
+    assert names == want
+    assert all(j["value"] > 0 and "error" not in j for j in lines)
+
+
+def test_bench_reports_each_figure_against_its_torch_peer(tmp_path):
+    peers = tmp_path / "peers.jsonl"
+    peers.write_text(
+        '{"bench": "gpu_chain8_256M", "impl": "torch_eager", "value": 2.0, "unit": "GB/s"}\n'
+        '{"bench": "gpu_chain8_vs_compile", "impl": "torch_compile", "value": 4.0}\n'
+        '{"bench": "gpu_chain8_vs_compile", "impl": "torch_compile", "error": "no"}\n')
+    lines = run_smoke(tmp_path, "--only", "gpu_chain8", "--torch-peers", str(peers))
+    by = {(j["bench"], j["peer"]): j for j in lines}
+    assert set(by) == {("gpu_chain8_256M", "torch_eager"),
+                       ("gpu_chain8_vs_compile", "torch_compile")}
+    j = by[("gpu_chain8_vs_compile", "torch_compile")]
+    assert j["peer_value"] == 4.0
+    assert j["ratio"] == pytest.approx(j["value"] / 4.0, rel=1e-3)
