@@ -25,19 +25,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <functional>
-#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "bench/common/bench_daemon.h"
 #include "bench/common/figure.h"
 #include "bench/gpu/cuda_peer.h"
+#include "bench/gpu/harness.h"
 #include "tensord/client.h"
 #include "tensord/host_buffer.h"
 
@@ -45,8 +41,9 @@ namespace {
 
 using tensord::Session;
 using tensord::Tensor;
+using tensord::bench::GpuBench;
 using tensord::bench::median_seconds;
-using tensord::bench::print_figure;
+using tensord::bench::TorchPeers;
 using tensord::ir::DType;
 
 constexpr int64_t kElems = int64_t{64} << 20;  // 64M float32: 256 MiB
@@ -67,107 +64,11 @@ int usage() {
   return 2;
 }
 
-// (bench, impl) -> value from torch_peer.py's lines; impls in the order they came.
-struct TorchPeers {
-  std::map<std::string, std::vector<std::pair<std::string, double>>> by_bench;
-
-  static TorchPeers read(const std::string& path) {
-    TorchPeers peers;
-    if (path.empty()) return peers;
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot read --torch-peers " + path);
-    std::string line;
-    while (std::getline(in, line)) {
-      auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (!j.is_object() || !j.contains("bench") || !j.contains("impl") || !j.contains("value") ||
-          !j["value"].is_number()) {
-        continue;  // a note or an error line of the peer script
-      }
-      peers.by_bench[j["bench"].get<std::string>()].emplace_back(j["impl"].get<std::string>(),
-                                                                 j["value"].get<double>());
-    }
-    return peers;
-  }
-};
-
-class Bench {
- public:
-  Bench(Session& s, const Args& args, TorchPeers peers)
-      : s_(s), args_(args), peers_(std::move(peers)) {}
-
-  // One figure: tensord's value against each PyTorch peer of the same name (and `extra`).
-  void report(const std::string& name, double value, const std::string& unit,
-              const std::vector<std::pair<std::string, double>>& extra = {}) {
-    auto all = extra;
-    if (auto it = peers_.by_bench.find(name); it != peers_.by_bench.end()) {
-      all.insert(all.end(), it->second.begin(), it->second.end());
-    }
-    if (all.empty()) all.emplace_back("none", 0.0);
-    for (const auto& [peer, peer_value] : all) print_figure(name, value, unit, peer, peer_value);
-  }
-
-  // Runs `body`, reporting a failure (an op the backend lacks, say) without stopping the rest.
-  void workload(const std::string& name, const std::function<void()>& body) {
-    try {
-      body();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "tensord-bench-gpu: %s failed: %s\n", name.c_str(), e.what());
-      std::printf("{\"bench\":\"%s\",\"error\":%s}\n", name.c_str(),
-                  nlohmann::json(std::string(e.what())).dump().c_str());
-      std::fflush(stdout);
-      ++failures_;
-    }
-  }
-
-  // Median seconds of materializing make() on the daemon, the kernels included.
-  double seconds(const std::function<Tensor()>& make) {
-    return median_seconds(args_.warmup, args_.repeats, [&] {
-      Tensor y = make();
-      s_.sync({y});
-      finish(y);
-    });
-  }
-
-  // A float32 tensor of `shape` from host values in [-2, 2) (uploaded: needs no creation kernel).
-  Tensor input(const tensord::ir::Shape& shape, uint32_t seed) {
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    auto buffer = s_.host_buffer(static_cast<size_t>(n) * sizeof(float));
-    auto* p = reinterpret_cast<float*>(buffer->data());
-    uint32_t state = seed * 2654435761u + 1;
-    for (int64_t i = 0; i < n; ++i) {
-      state = state * 1664525u + 1013904223u;
-      p[i] = static_cast<float>(state >> 8) * (4.0f / 16777216.0f) - 2.0f;
-    }
-    Tensor t = s_.from_buffer(DType::Float32, shape, std::move(buffer));
-    s_.sync({t});
-    return t;
-  }
-
-  Session& session() { return s_; }
-  const Args& args() const { return args_; }
-  int failures() const { return failures_; }
-
- private:
-  // One element of `y`, fetched: its read is queued behind y's kernels on the device's stream,
-  // so the sync point ends when they have run.
-  static void finish(const Tensor& y) {
-    Tensor e = y.reshape({-1}).slice(0, 0, 1);
-    if (e.dtype() != DType::Float32) e = e.astype(DType::Float32);
-    (void)e.to_vector<float>();
-  }
-
-  Session& s_;
-  const Args& args_;
-  TorchPeers peers_;
-  int failures_ = 0;
-};
-
-void run_all(Bench& b) {
+void run_all(GpuBench& b) {
   Session& s = b.session();
   b.workload("d2d_copy_256MiB", [&] {
-    const double peer = tensord::bench::memcpy_d2d_gbps(static_cast<size_t>(kBytes),
-                                                        b.args().warmup, b.args().repeats);
+    const double peer =
+        tensord::bench::memcpy_d2d_gbps(static_cast<size_t>(kBytes), b.warmup(), b.repeats());
     Tensor x = b.input({kElems}, 1);
     const double t = b.seconds([&] { return -x; });
     b.report("d2d_copy_256MiB", 2 * kBytes / t / 1e9, "GB/s", {{"cudaMemcpy_d2d", peer}});
@@ -217,22 +118,22 @@ void run_all(Bench& b) {
     auto buffer = s.host_buffer(static_cast<size_t>(kBytes));
     std::memset(buffer->data(), 0, static_cast<size_t>(kBytes));
     std::shared_ptr<const tensord::HostBuffer> frozen = buffer;  // not written from here on
-    const double t = median_seconds(b.args().warmup, b.args().repeats, [&] {
+    const double t = median_seconds(b.warmup(), b.repeats(), [&] {
       Tensor x = s.from_buffer(DType::Float32, {kElems}, frozen);
       s.sync({x});
       // A one-element read: it waits for the upload's copies on the device's stream.
       (void)x.slice(0, 0, 1).to_vector<float>();
     });
     const double peer = tensord::bench::memcpy_pinned_gbps(static_cast<size_t>(kBytes), true,
-                                                           b.args().warmup, b.args().repeats);
+                                                           b.warmup(), b.repeats());
     b.report("upload_256MiB", kBytes / t / 1e9, "GB/s", {{"cudaMemcpy_pinned_h2d", peer}});
   });
   b.workload("download_256MiB", [&] {
     Tensor x = b.input({kElems}, 12);
     const double t =
-        median_seconds(b.args().warmup, b.args().repeats, [&] { (void)tensord::fetch_buffer(x); });
+        median_seconds(b.warmup(), b.repeats(), [&] { (void)tensord::fetch_buffer(x); });
     const double peer = tensord::bench::memcpy_pinned_gbps(static_cast<size_t>(kBytes), false,
-                                                           b.args().warmup, b.args().repeats);
+                                                           b.warmup(), b.repeats());
     b.report("download_256MiB", kBytes / t / 1e9, "GB/s", {{"cudaMemcpy_pinned_d2h", peer}});
   });
 }
@@ -281,7 +182,7 @@ int main(int argc, char** argv) {
     }
     std::fprintf(stderr, "tensord-bench-gpu: %s (%s)\n", devices[0].name.c_str(),
                  probe.name.c_str());
-    Bench bench(s, args, std::move(peers));
+    GpuBench bench(s, args.warmup, args.repeats, std::move(peers), "tensord-bench-gpu");
     run_all(bench);
     for (const auto& d : s.memory_stats()) {
       if (!d.allocator) continue;
