@@ -14,6 +14,7 @@
 
 #include "engine/backends/cuda/allocator_stats.h"
 #include "engine/backends/cuda/device_discovery.h"
+#include "engine/backends/cuda/launch_tuning.h"
 #include "engine/backends/cuda/segment_source.h"
 #include "engine/exec/backend.h"
 
@@ -95,6 +96,9 @@ class CudaBackend final : public engine::Backend {
   AllocatorStats allocator_stats() const;
   engine::DeviceMemoryStats memory_stats() const override;
   std::optional<cache::KernelCacheStats> own_kernel_cache_stats() const override;
+  // max-autotune's launch decisions for generated kernels: measured here, or read from the
+  // kernel cache directory's `tune/` (launch_tuning.h).
+  CudaLaunchTuning::Stats launch_tuning_stats() const;
   struct State;  // shared with the buffers it hands out
   CachingAllocator& allocator();
   // Waits for everything queued on every stream of the backend.
@@ -127,6 +131,7 @@ class CudaBackend final : public engine::Backend {
   // The current stream's cuBLASLt workspace (a recording's own while capturing, held by `hold`).
   void* matmul_workspace(std::shared_ptr<engine::Buffer>& hold);
   const CudaKernelCache& state_kernels() const;
+  CudaLaunchTuning& state_tuning();
 };
 
 }  // namespace tensord::cuda
