@@ -61,6 +61,10 @@ LaunchDims resolve_launch(const LaunchChoice& choice, LaunchDims fallback, int64
   return d;
 }
 
+bool fits(const LaunchChoice& choice, bool rows) {
+  return !rows || choice.block == 0;
+}
+
 std::string format_choice(const LaunchChoice& choice) {
   return "block " + std::to_string(choice.block) + " steps " + std::to_string(choice.steps) + "\n";
 }

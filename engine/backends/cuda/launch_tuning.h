@@ -57,6 +57,10 @@ std::vector<LaunchChoice> launch_candidates(bool rows);
 LaunchDims resolve_launch(const LaunchChoice& choice, LaunchDims fallback, int64_t units,
                           int64_t threads_per_unit);
 
+// Whether `choice` may be used for a row kernel (`rows`) or a pointwise one: a row kernel
+// keeps codegen's block (a decision file naming a block for one is ignored: the default runs).
+bool fits(const LaunchChoice& choice, bool rows);
+
 // The decision file's text ("block B steps S\n") and its parser (nullopt on anything else).
 std::string format_choice(const LaunchChoice& choice);
 std::optional<LaunchChoice> parse_choice(const std::string& text);

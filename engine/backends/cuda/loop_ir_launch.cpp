@@ -122,7 +122,8 @@ LaunchDims tuned_dims(CudaContext& ctx, cudaKernel_t kernel, const engine::Fused
   const std::optional<LaunchChoice> choice =
       tune.measure ? tune.tuning.choice_for(key, launch_candidates(rows), seconds)
                    : tune.tuning.find(key);
-  return choice ? resolve_launch(*choice, fallback, units, config.threads_per_unit) : fallback;
+  if (!choice || !fits(*choice, rows)) return fallback;
+  return resolve_launch(*choice, fallback, units, config.threads_per_unit);
 }
 
 }  // namespace

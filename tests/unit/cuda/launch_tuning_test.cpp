@@ -52,6 +52,10 @@ TEST_CASE("cuda launch candidates: the default first, row kernels keep their blo
   REQUIRE(rows.size() == 4);
   CHECK(rows.front() == LaunchChoice{0, 0});
   for (const LaunchChoice& c : rows) CHECK(c.block == 0);  // a block size reorders a sum
+  for (const LaunchChoice& c : rows) CHECK(fits(c, true));
+  for (const LaunchChoice& c : pointwise) CHECK(fits(c, false));
+  CHECK_FALSE(fits({128, 4}, true));  // a file naming a block for a row kernel is not used
+  CHECK(fits({128, 4}, false));
 }
 
 TEST_CASE("cuda launch choices resolve against the launch's size", "[tuning]") {
