@@ -550,6 +550,7 @@ CudaLaunchConfig cuda_launch_config(const LoopKernel& kernel, const LaunchShape&
   const int g = cuda_row_group(n, rows, strided_rows(kernel));
   if (g > 0) {
     c.block = 256;
+    c.threads_per_unit = static_cast<unsigned>(g);
     const int64_t per_block = 256 / g;
     c.grid = static_cast<unsigned>(std::min((rows + per_block - 1) / per_block, cap));
   } else {
@@ -557,6 +558,7 @@ CudaLaunchConfig cuda_launch_config(const LoopKernel& kernel, const LaunchShape&
     unsigned block = 64;
     while (block < 512 && static_cast<int64_t>(block) * 2 * kCudaLanes < n) block *= 2;
     c.block = block;
+    c.threads_per_unit = block;
     c.grid = static_cast<unsigned>(std::min(rows, cap));
   }
   return c;

@@ -31,6 +31,9 @@ struct CudaLaunchConfig {
   unsigned grid = 1;
   unsigned block = 256;
   size_t shared_bytes = 0;
+  // Threads that share one unit of work (an element: 1; a row: its group, or the whole block):
+  // what max-autotune needs to size other grids (engine/backends/cuda/launch_tuning.h).
+  unsigned threads_per_unit = 1;
 };
 
 // How to launch `kernel` over `launch` on a device with `sm_count` multiprocessors. An empty

@@ -38,7 +38,11 @@ struct CudaBackend::State {
                 [](StreamId id) { cudaStreamDestroy(reinterpret_cast<cudaStream_t>(id)); }),
         arch(device.compute_major * 10 + device.compute_minor),
         sm_count(device.sm_count),
-        kernels(CudaKernelCacheOptions{options.kernel_cache_dir, arch}) {}
+        kernels(CudaKernelCacheOptions{options.kernel_cache_dir, arch}),
+        // Decisions hold for one kind of device and one compiler: a directory shared by two
+        // machines keeps one per machine.
+        tuning(options.kernel_cache_dir,
+               kernels.identity() + "|" + device.name + "|" + std::to_string(device.sm_count)) {}
   ~State() {
     for (StreamId id : streams.all()) cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(id));
     cudaStreamSynchronize(copy_stream.get());
@@ -83,6 +87,7 @@ struct CudaBackend::State {
   int sm_count;
   CudaKernelCache kernels;
   FamilyStates families;
+  CudaLaunchTuning tuning;  // max-autotune's launch decisions (launch_tuning.h)
   // The daemon's memory ledger (set_memory_ledger).
   std::shared_ptr<profiler::MemoryLedger> ledger;
 };
@@ -351,6 +356,14 @@ void CudaBackend::copy(engine::Buffer& dst, size_t dst_offset, const engine::Buf
 
 const CudaKernelCache& CudaBackend::state_kernels() const {
   return state_->kernels;
+}
+
+CudaLaunchTuning& CudaBackend::state_tuning() {
+  return state_->tuning;
+}
+
+CudaLaunchTuning::Stats CudaBackend::launch_tuning_stats() const {
+  return state_->tuning.stats();
 }
 
 CudaContext CudaBackend::context() {

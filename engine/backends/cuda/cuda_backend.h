@@ -14,6 +14,7 @@
 
 #include "engine/backends/cuda/allocator_stats.h"
 #include "engine/backends/cuda/device_discovery.h"
+#include "engine/backends/cuda/launch_tuning.h"
 #include "engine/backends/cuda/segment_source.h"
 #include "engine/exec/backend.h"
 
@@ -100,6 +101,9 @@ class CudaBackend final : public engine::Backend {
   AllocatorStats allocator_stats() const;
   engine::DeviceMemoryStats memory_stats() const override;
   std::optional<cache::KernelCacheStats> own_kernel_cache_stats() const override;
+  // max-autotune's launch decisions for generated kernels: measured here, or read from the
+  // kernel cache directory's `tune/` (launch_tuning.h).
+  CudaLaunchTuning::Stats launch_tuning_stats() const;
   struct State;  // shared with the buffers it hands out
   CachingAllocator& allocator();
   // Waits for everything queued on every stream of the backend.
@@ -136,6 +140,7 @@ class CudaBackend final : public engine::Backend {
                                           const char* what);
   const CudaKernelCache& state_kernels() const;
   std::shared_ptr<profiler::MemoryLedger> memory_ledger() const;
+  CudaLaunchTuning& state_tuning();
 };
 
 }  // namespace tensord::cuda

@@ -1,6 +1,8 @@
 // Fused groups on CUDA: the plan's groups written as CUDA C by the CUDA emitter, compiled by
 // NVRTC as one unit per plan (one compile for all its new kernels) and cached by
-// CudaKernelCache; each group runs as one launch on the current session's stream.
+// CudaKernelCache; each group runs as one launch on the current session's stream, in
+// max-autotune with the launch configuration measured per kernel and shape class
+// (launch_tuning.h).
 #include <algorithm>
 #include <vector>
 
@@ -17,6 +19,7 @@ namespace {
 class CudaKernels final : public engine::CompiledKernels {
  public:
   std::vector<cudaKernel_t> entry;  // per group of the plan
+  std::vector<std::string> names;   // their entry points: max-autotune's keys
 };
 
 struct Unit {
@@ -52,6 +55,7 @@ std::shared_ptr<const engine::CompiledKernels> CudaBackend::compile(
   const Unit unit = emit_unit(groups);
   CudaContext ctx = context();
   compiled->entry = ctx.kernels.load(unit.source, unit.names);
+  compiled->names = unit.names;
   return compiled;
 }
 
@@ -66,12 +70,19 @@ void CudaBackend::run_fused(const engine::CompiledKernels& kernels, uint32_t gro
   DeviceGuard guard(device_);
   use(inputs);
   use(outputs);
-  const cudaKernel_t kernel = static_cast<const CudaKernels&>(kernels).entry.at(group);
+  const auto& cuda_kernels = static_cast<const CudaKernels&>(kernels);
+  const cudaKernel_t kernel = cuda_kernels.entry.at(group);
   std::vector<void*> ptrs;
   ptrs.reserve(inputs.size() + outputs.size());
   for (const engine::TensorValue& v : inputs) ptrs.push_back(v.raw());
   for (const engine::TensorValue& v : outputs) ptrs.push_back(v.raw());
   CudaContext ctx = context();
+  // max-autotune times launch configurations, but not while a CUDA graph is recorded: a
+  // recording cannot be timed (nor synchronized), so it takes a known choice or the default.
+  if (fused.autotune) {
+    const TuneLaunch tune{state_tuning(), cuda_kernels.names.at(group), !capture_};
+    return launch_loop_kernel(ctx, kernel, fused, ptrs, "a fused group", &tune);
+  }
   launch_loop_kernel(ctx, kernel, fused, ptrs, "a fused group");
 }
 

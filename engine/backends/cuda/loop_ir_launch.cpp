@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
+#include "engine/backends/cuda/cuda_check.h"
 #include "engine/codegen/emit_cuda.h"
 
 namespace tensord::cuda {
@@ -37,6 +41,24 @@ std::string key_of(const codegen::LoopKernel& k) {
   return s;
 }
 
+// A pair of timing events (the backend's own events disable timing).
+struct TimingEvents {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  TimingEvents() {
+    check(cudaEventCreate(&start), "cudaEventCreate (autotune)");
+    if (cudaError_t e = cudaEventCreate(&stop); e != cudaSuccess) {
+      cudaEventDestroy(start);
+      check(e, "cudaEventCreate (autotune)");
+    }
+  }
+  ~TimingEvents() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  TimingEvents(const TimingEvents&) = delete;
+  TimingEvents& operator=(const TimingEvents&) = delete;
+};
+
 class LoopKernels final : public FamilyState {
  public:
   std::unordered_map<std::string, cudaKernel_t> loaded;
@@ -56,15 +78,68 @@ cudaKernel_t loop_kernel(CudaContext& ctx, const codegen::LoopKernel& kernel) {
   return k;
 }
 
+namespace {
+
+// max-autotune's grid and block for one launch (loop_ir_launch.h, launch_tuning.h): a known
+// decision, or each candidate timed with CUDA events on ctx.stream (a warm-up run, then the
+// best of three), or codegen's `config` when nothing is known and nothing may be timed.
+LaunchDims tuned_dims(CudaContext& ctx, cudaKernel_t kernel, const engine::FusedGroup& fused,
+                      const codegen::CudaLaunchConfig& config, void** args, const char* name,
+                      const TuneLaunch& tune) {
+  const LaunchDims fallback{config.grid, config.block};
+  const bool rows = fused.kernel.inner_rank != 0;
+  int64_t units = 1;
+  if (rows) {
+    units = fused.launch.outer_count();
+  } else {
+    for (int64_t s : fused.launch.sizes) units *= s;
+  }
+  const auto run = [&](LaunchDims d) {
+    launch(kernel, dim3(d.grid), dim3(d.block), args, config.shared_bytes, ctx.stream, name);
+  };
+  std::vector<std::pair<LaunchDims, double>> timed;  // candidates resolving alike run once
+  const auto seconds = [&](const LaunchChoice& c) -> double {
+    const LaunchDims d = resolve_launch(c, fallback, units, config.threads_per_unit);
+    for (const auto& [seen, s] : timed) {
+      if (seen == d) return s;
+    }
+    TimingEvents events;
+    run(d);  // warm-up
+    float best_ms = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+      check(cudaEventRecord(events.start, ctx.stream), "cudaEventRecord (autotune)");
+      run(d);
+      check(cudaEventRecord(events.stop, ctx.stream), "cudaEventRecord (autotune)");
+      check(cudaEventSynchronize(events.stop), "cudaEventSynchronize (autotune)");
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, events.start, events.stop), "cudaEventElapsedTime");
+      best_ms = rep == 0 ? ms : std::min(best_ms, ms);
+    }
+    timed.emplace_back(d, best_ms * 1e-3);
+    return best_ms * 1e-3;
+  };
+  const std::string key = tune.tuning.key(std::string(tune.kernel), units, config.threads_per_unit);
+  const std::optional<LaunchChoice> choice =
+      tune.measure ? tune.tuning.choice_for(key, launch_candidates(rows), seconds)
+                   : tune.tuning.find(key);
+  if (!choice || !fits(*choice, rows)) return fallback;
+  return resolve_launch(*choice, fallback, units, config.threads_per_unit);
+}
+
+}  // namespace
+
 void launch_loop_kernel(CudaContext& ctx, cudaKernel_t kernel, const engine::FusedGroup& fused,
-                        std::span<void* const> ptrs, std::string_view what) {
+                        std::span<void* const> ptrs, std::string_view what,
+                        const TuneLaunch* tune) {
   const codegen::CudaLaunchConfig config =
       codegen::cuda_launch_config(fused.kernel, fused.launch, ctx.sm_count);
   if (config.grid == 0) return;
   std::vector<uint64_t> params = codegen::cuda_params(fused.kernel, fused.launch, ptrs);
   void* args[] = {params.data()};
   const std::string name = "launching the CUDA kernel of " + std::string(what);
-  launch(kernel, dim3(config.grid), dim3(config.block), args, config.shared_bytes, ctx.stream,
+  const LaunchDims dims = tune ? tuned_dims(ctx, kernel, fused, config, args, name.c_str(), *tune)
+                               : LaunchDims{config.grid, config.block};
+  launch(kernel, dim3(dims.grid), dim3(dims.block), args, config.shared_bytes, ctx.stream,
          name.c_str());
 }
 

@@ -9,6 +9,7 @@
 #include "engine/ir/op.h"
 
 #include "engine/backends/cuda/cuda_context.h"
+#include "engine/backends/cuda/launch_tuning.h"
 #include "engine/plan/plan.h"
 
 namespace tensord::cuda {
@@ -17,10 +18,22 @@ namespace tensord::cuda {
 // that running the same node again costs a lookup, not an emit.
 cudaKernel_t loop_kernel(CudaContext& ctx, const codegen::LoopKernel& kernel);
 
+// max-autotune for one launch: the backend's decisions and the kernel's name (its key).
+// `measure` false (a CUDA graph capture): a known decision or the default, nothing timed.
+struct TuneLaunch {
+  CudaLaunchTuning& tuning;
+  std::string_view kernel;
+  bool measure = true;
+};
+
 // Enqueues one launch over `fused.launch`; `ptrs` are the operands' device addresses, inputs
-// then outputs. `what` names the op or group in errors.
+// then outputs. `what` names the op or group in errors. With `tune` (max-autotune), the grid and
+// block are launch_tuning.h's choice for the kernel and shape class, timed now with CUDA events on
+// ctx.stream when the class is new (the kernel then runs several times: it reads only its inputs
+// and writes all of its outputs, which never alias).
 void launch_loop_kernel(CudaContext& ctx, cudaKernel_t kernel, const engine::FusedGroup& fused,
-                        std::span<void* const> ptrs, std::string_view what);
+                        std::span<void* const> ptrs, std::string_view what,
+                        const TuneLaunch* tune = nullptr);
 
 // A reduction kernel runs a block per row: a few long rows (a full sum) would leave the device
 // idle. split_rows says when to cut each row into `chunks` pieces reduced by their own blocks

@@ -14,6 +14,7 @@
 
 #include <unistd.h>
 #include <barrier>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -311,5 +312,30 @@ cudaError_t cudaMemsetAsync(void* dst, int value, size_t n, cudaStream_t) {
   return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  return cudaSuccess;
+}
+
+// Timing events (max-autotune's launch timing, loop_ir_launch.cpp): the host clock, since
+// emulated launches finish before they return.
+struct CUevent_st {
+  std::chrono::steady_clock::time_point at;
+};
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  *event = new CUevent_st{};
+  return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  delete event;
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+  event->at = std::chrono::steady_clock::now();
+  return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t) {
+  return cudaSuccess;
+}
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  *ms = std::chrono::duration<float, std::milli>(end->at - start->at).count();
   return cudaSuccess;
 }
