@@ -1,7 +1,6 @@
 // Fused groups on CUDA: the plan's groups written as CUDA C by the CUDA emitter, compiled by
 // NVRTC as one unit per plan (one compile for all its new kernels) and cached by
 // CudaKernelCache; each group runs as one launch on the backend's stream.
-#include <algorithm>
 #include <vector>
 
 #include "engine/backends/cuda/caching_allocator.h"
@@ -19,29 +18,6 @@ class CudaKernels final : public engine::CompiledKernels {
   std::vector<cudaKernel_t> entry;  // per group of the plan
 };
 
-struct Unit {
-  std::string source;
-  std::vector<std::string> names;  // per group (groups with the same kernel share a name)
-};
-
-Unit emit_unit(std::span<const engine::FusedGroup> groups) {
-  const codegen::CudaEmitter emitter;
-  std::vector<codegen::EmittedKernel> kernels;
-  Unit unit;
-  for (const engine::FusedGroup& g : groups) {
-    codegen::EmittedKernel k = emitter.emit(g.kernel);
-    unit.names.push_back(k.name);
-    bool seen = false;
-    for (const codegen::EmittedKernel& e : kernels) seen = seen || e.name == k.name;
-    if (!seen) kernels.push_back(std::move(k));
-  }
-  // Name order, so that the unit's text (and cache key) does not depend on the plan's order.
-  std::sort(kernels.begin(), kernels.end(),
-            [](const auto& a, const auto& b) { return a.name < b.name; });
-  unit.source = emitter.unit(kernels);
-  return unit;
-}
-
 }  // namespace
 
 std::shared_ptr<const engine::CompiledKernels> CudaBackend::compile(
@@ -49,14 +25,14 @@ std::shared_ptr<const engine::CompiledKernels> CudaBackend::compile(
   DeviceGuard guard(device_);
   auto compiled = std::make_shared<CudaKernels>();
   if (groups.empty()) return compiled;
-  const Unit unit = emit_unit(groups);
+  const LoopUnit unit = fused_unit(groups);
   CudaContext ctx = context();
   compiled->entry = ctx.kernels.load(unit.source, unit.names);
   return compiled;
 }
 
 bool CudaBackend::kernels_cached(std::span<const engine::FusedGroup> groups) const {
-  return groups.empty() || state_kernels().has(emit_unit(groups).source);
+  return groups.empty() || state_kernels().has(fused_unit(groups).source);
 }
 
 void CudaBackend::run_fused(const engine::CompiledKernels& kernels, uint32_t group,
