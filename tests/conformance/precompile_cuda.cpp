@@ -162,6 +162,7 @@ int main(int argc, char** argv) {
     const double budget = o.deadline_s > 0 ? std::max(1.0, o.deadline_s - record_s) : 0;
     const cuda::PrecompileResult r = cuda::precompile_units(cache, order, jobs, budget);
     for (const std::string& e : r.errors) std::fprintf(stderr, "failed: %.2000s\n", e.c_str());
+    cuda::write_manifest(cache, o.cache_dir, r);
     std::printf(
         "precompiled %zu units (%zu family, %zu table) for sm_%d into %s/cuda: %zu compiled, "
         "%zu cached, %zu failed, %zu left (deadline); compiling took %.1f s on %d threads\n",

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
     const std::vector<cuda::PrecompileUnit> units = cuda::family_kernel_units();
     const cuda::PrecompileResult r = cuda::precompile_units(cache, units, jobs, o.deadline_s);
     for (const std::string& e : r.errors) std::fprintf(stderr, "failed: %.2000s\n", e.c_str());
+    cuda::write_manifest(cache, o.cache_dir, r);
     std::printf(
         "precompiled %zu family units for sm_%d into %s/cuda: %zu compiled, %zu cached, %zu "
         "failed, %zu left (deadline) in %.1f s on %d threads\n",

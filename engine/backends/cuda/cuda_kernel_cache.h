@@ -53,6 +53,8 @@ class CudaKernelCache {
   // compiled, false when the CUBIN was in memory or on disk already. Thread-safe; compiles run
   // in parallel (NVRTC is reentrant). Throws as load() does when the source does not compile.
   bool precompile(const std::string& source);
+  // Where `source`'s CUBIN is (or would be) on disk; "" for a cache without a directory.
+  std::string file_of(const std::string& source) const { return path_of(key_of(source)); }
 
   cache::KernelCacheStats stats() const;
   const CudaKernelCacheOptions& options() const { return options_; }

@@ -13,6 +13,7 @@
 #include "engine/backends/cuda/movement_sources.h"
 #include "engine/backends/cuda/solver_kernels.h"
 #include "engine/backends/cuda/sort_sources.h"
+#include "engine/cache/cache_file.h"
 #include "engine/ir/error.h"
 
 namespace tensord::cuda {
@@ -62,6 +63,7 @@ PrecompileResult precompile_units(CudaKernelCache& cache, std::span<const Precom
     if (seen.insert(u.source).second) todo.push_back(&u);
   }
   PrecompileResult result;
+  std::vector<bool> present(todo.size());
   std::mutex mutex;
   std::atomic<size_t> next{0};
   auto work = [&] {
@@ -73,6 +75,7 @@ PrecompileResult precompile_units(CudaKernelCache& cache, std::span<const Precom
         const bool compiled = cache.precompile(todo[i]->source);
         std::lock_guard lock(mutex);
         ++(compiled ? result.compiled : result.cached);
+        present[i] = true;
       } catch (const std::exception& e) {
         std::lock_guard lock(mutex);
         ++result.failed;
@@ -86,8 +89,22 @@ PrecompileResult precompile_units(CudaKernelCache& cache, std::span<const Precom
   for (std::thread& t : threads) t.join();
   const size_t reached = std::min(next.load(), todo.size());
   result.left = todo.size() - reached;
+  for (size_t i = 0; i < todo.size(); ++i) {
+    if (present[i]) result.files.push_back(cache.file_of(todo[i]->source));
+  }
   result.seconds = elapsed();
   return result;
+}
+
+void write_manifest(const CudaKernelCache& cache, const std::string& cache_dir,
+                    const PrecompileResult& result) {
+  std::string text = cache.identity() + "\n";
+  for (const std::string& f : result.files) {
+    text += f.substr(f.rfind('/', f.rfind('/') - 1) + 1) + "\n";  // "cuda/<key>.cubin"
+  }
+  if (!cache::write_file_atomically(cache_dir + "/precompiled.txt", text)) {
+    throw Error(ErrorCode::Internal, "cannot write " + cache_dir + "/precompiled.txt");
+  }
 }
 
 }  // namespace tensord::cuda

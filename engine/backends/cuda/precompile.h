@@ -33,11 +33,18 @@ struct PrecompileResult {
   size_t left = 0;      // not reached before the deadline
   double seconds = 0;
   std::vector<std::string> errors;
+  std::vector<std::string> files;  // the CUBINs of the units compiled or cached, in unit order
 };
 
 // Compiles `units` in their order on `jobs` threads into `cache` (which must have a directory),
 // starting no unit after `deadline_s` seconds (0: no deadline). Duplicate texts compile once.
 PrecompileResult precompile_units(CudaKernelCache& cache, std::span<const PrecompileUnit> units,
                                   int jobs, double deadline_s = 0);
+
+// Writes <cache_dir>/precompiled.txt: the cache's identity on the first line, then the CUBINs
+// `result` holds, relative to cache_dir (cuda/<key>.cubin), one a line. What to ship (gpu-pack
+// packs exactly these), and what the GPU host compares its own identity with.
+void write_manifest(const CudaKernelCache& cache, const std::string& cache_dir,
+                    const PrecompileResult& result);
 
 }  // namespace tensord::cuda

@@ -81,6 +81,20 @@ TEST_CASE("a precompiled cache is found on disk by a cache made as on a device")
   CHECK(first.failed == 0);
   CHECK(builder.stats().compiles == 2);
   CHECK(files_in(dir.path + "/cuda") == 2);
+  // The manifest: identity, then each unit's CUBIN relative to the directory, and they exist.
+  write_manifest(builder, dir.path, first);
+  std::ifstream manifest(dir.path + "/precompiled.txt");
+  std::string line;
+  REQUIRE(std::getline(manifest, line));
+  CHECK(line == builder.identity());
+  std::vector<std::string> listed;
+  while (std::getline(manifest, line)) listed.push_back(line);
+  REQUIRE(listed.size() == 2);
+  for (const std::string& f : listed) {
+    CHECK(f.rfind("cuda/", 0) == 0);
+    CHECK(fs::exists(dir.path + "/" + f));
+  }
+  CHECK(dir.path + "/" + listed[0] == builder.file_of(tiny(1)));
 
   // CudaBackend's State: CudaKernelCacheOptions{kernel_cache_dir, arch}, default options.
   CudaKernelCache device_like(CudaKernelCacheOptions{dir.path, 90});
