@@ -3,7 +3,6 @@
 // CudaKernelCache; each group runs as one launch on the current session's stream, in
 // max-autotune with the launch configuration measured per kernel and shape class
 // (launch_tuning.h).
-#include <algorithm>
 #include <vector>
 
 #include "engine/backends/cuda/caching_allocator.h"
@@ -22,29 +21,6 @@ class CudaKernels final : public engine::CompiledKernels {
   std::vector<std::string> names;   // their entry points: max-autotune's keys
 };
 
-struct Unit {
-  std::string source;
-  std::vector<std::string> names;  // per group (groups with the same kernel share a name)
-};
-
-Unit emit_unit(std::span<const engine::FusedGroup> groups) {
-  const codegen::CudaEmitter emitter;
-  std::vector<codegen::EmittedKernel> kernels;
-  Unit unit;
-  for (const engine::FusedGroup& g : groups) {
-    codegen::EmittedKernel k = emitter.emit(g.kernel);
-    unit.names.push_back(k.name);
-    bool seen = false;
-    for (const codegen::EmittedKernel& e : kernels) seen = seen || e.name == k.name;
-    if (!seen) kernels.push_back(std::move(k));
-  }
-  // Name order, so that the unit's text (and cache key) does not depend on the plan's order.
-  std::sort(kernels.begin(), kernels.end(),
-            [](const auto& a, const auto& b) { return a.name < b.name; });
-  unit.source = emitter.unit(kernels);
-  return unit;
-}
-
 }  // namespace
 
 std::shared_ptr<const engine::CompiledKernels> CudaBackend::compile(
@@ -52,7 +28,7 @@ std::shared_ptr<const engine::CompiledKernels> CudaBackend::compile(
   DeviceGuard guard(device_);
   auto compiled = std::make_shared<CudaKernels>();
   if (groups.empty()) return compiled;
-  const Unit unit = emit_unit(groups);
+  const LoopUnit unit = fused_unit(groups);
   CudaContext ctx = context();
   compiled->entry = ctx.kernels.load(unit.source, unit.names);
   compiled->names = unit.names;
@@ -60,7 +36,7 @@ std::shared_ptr<const engine::CompiledKernels> CudaBackend::compile(
 }
 
 bool CudaBackend::kernels_cached(std::span<const engine::FusedGroup> groups) const {
-  return groups.empty() || state_kernels().has(emit_unit(groups).source);
+  return groups.empty() || state_kernels().has(fused_unit(groups).source);
 }
 
 void CudaBackend::run_fused(const engine::CompiledKernels& kernels, uint32_t group,

@@ -50,40 +50,60 @@ CudaKernelCache::~CudaKernelCache() {
   }
 }
 
+std::string CudaKernelCache::key_of(const std::string& source) const {
+  return codegen::hex64(codegen::text_hash(source)) +
+         codegen::hex64(codegen::text_hash(identity_ + "\n" + source));
+}
+
+std::string CudaKernelCache::path_of(const std::string& key) const {
+  return options_.dir.empty() ? "" : options_.dir + "/" + key + ".cubin";
+}
+
+std::string CudaKernelCache::read_image(const std::string& path, bool& corrupt) {
+  corrupt = false;
+  if (path.empty() || access(path.c_str(), F_OK) != 0) return "";
+  const std::string file = cache::read_file(path);
+  const size_t eol = file.find('\n');
+  if (eol != std::string::npos && file.substr(0, eol + 1) == seal_of(file.substr(eol + 1))) {
+    return file.substr(eol + 1);
+  }
+  corrupt = true;
+  return "";
+}
+
+std::string CudaKernelCache::compile(const std::string& key, const std::string& source,
+                                     const std::string& path) const {
+  NvrtcRequest request;
+  request.source = source;
+  request.name = "tensord_" + key.substr(0, 16) + ".cu";
+  request.arch = options_.arch;
+  request.cubin = true;
+  request.options = options_.options;
+  std::string image = nvrtc_compile(request).image;
+  if (!path.empty()) cache::write_file_atomically(path, seal_of(image) + image);
+  return image;
+}
+
 CudaKernelCache::Library& CudaKernelCache::library_for(const std::string& source) {
-  const std::string key = codegen::hex64(codegen::text_hash(source)) +
-                          codegen::hex64(codegen::text_hash(identity_ + "\n" + source));
+  const std::string key = key_of(source);
   if (auto it = loaded_.find(key); it != loaded_.end()) {
     ++stats_.memory_hits;
     return *it->second;
   }
-  const std::string path = options_.dir.empty() ? "" : options_.dir + "/" + key + ".cubin";
-  std::string image;
-  if (!path.empty() && access(path.c_str(), F_OK) == 0) {
-    const std::string file = cache::read_file(path);
-    const size_t eol = file.find('\n');
-    if (eol != std::string::npos && file.substr(0, eol + 1) == seal_of(file.substr(eol + 1))) {
-      image = file.substr(eol + 1);
-      ++stats_.disk_hits;
-    } else {
-      ++stats_.corrupt;
-    }
-  }
-  if (image.empty()) {
+  const std::string path = path_of(key);
+  bool corrupt = false;
+  std::string image = read_image(path, corrupt);
+  if (corrupt) ++stats_.corrupt;
+  if (!image.empty()) {
+    ++stats_.disk_hits;
+  } else {
     const auto start = std::chrono::steady_clock::now();
-    NvrtcRequest request;
-    request.source = source;
-    request.name = "tensord_" + key.substr(0, 16) + ".cu";
-    request.arch = options_.arch;
-    request.cubin = true;
-    request.options = options_.options;
-    image = nvrtc_compile(request).image;
+    image = compile(key, source, path);
     stats_.compile_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                                    std::chrono::steady_clock::now() - start)
                                                    .count());
     ++stats_.compiles;
     ++stats_.misses;
-    if (!path.empty()) cache::write_file_atomically(path, seal_of(image) + image);
   }
   auto lib = std::make_unique<Library>();
   check(cudaLibraryLoadData(&lib->handle, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
@@ -122,10 +142,41 @@ cudaKernel_t CudaKernelCache::kernel(const std::string& source, const std::strin
 }
 
 bool CudaKernelCache::has(const std::string& source) const {
-  const std::string key = codegen::hex64(codegen::text_hash(source)) +
-                          codegen::hex64(codegen::text_hash(identity_ + "\n" + source));
+  const std::string key = key_of(source);
   std::lock_guard lock(mutex_);
   return loaded_.count(key) > 0;
+}
+
+// The same lookup as library_for, without the load; the compile runs outside the lock. Two
+// threads given the same source may both compile it: the atomic rename keeps the file whole.
+bool CudaKernelCache::precompile(const std::string& source) {
+  const std::string key = key_of(source);
+  const std::string path = path_of(key);
+  {
+    std::lock_guard lock(mutex_);
+    if (loaded_.count(key) > 0) {
+      ++stats_.memory_hits;
+      return false;
+    }
+  }
+  bool corrupt = false;
+  const bool found = !read_image(path, corrupt).empty();
+  if (found) {
+    std::lock_guard lock(mutex_);
+    ++stats_.disk_hits;
+    return false;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  compile(key, source, path);
+  const auto ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count());
+  std::lock_guard lock(mutex_);
+  if (corrupt) ++stats_.corrupt;
+  stats_.compile_ns += ns;
+  ++stats_.compiles;
+  ++stats_.misses;
+  return true;
 }
 
 cache::KernelCacheStats CudaKernelCache::stats() const {

@@ -47,6 +47,15 @@ class CudaKernelCache {
   // Whether `source` is loaded already (explain: "cached").
   bool has(const std::string& source) const;
 
+  // Compiles `source` into the disk cache without loading it, so that it needs no device:
+  // tensord-precompile warms a cache directory on a build machine for a daemon that will run
+  // with the same architecture, NVRTC version and options (the same key). Returns true when it
+  // compiled, false when the CUBIN was in memory or on disk already. Thread-safe; compiles run
+  // in parallel (NVRTC is reentrant). Throws as load() does when the source does not compile.
+  bool precompile(const std::string& source);
+  // Where `source`'s CUBIN is (or would be) on disk; "" for a cache without a directory.
+  std::string file_of(const std::string& source) const { return path_of(key_of(source)); }
+
   cache::KernelCacheStats stats() const;
   const CudaKernelCacheOptions& options() const { return options_; }
   // The part of every key that is not the source: "sm_90 nvrtc 13000 <options>".
@@ -55,6 +64,14 @@ class CudaKernelCache {
  private:
   struct Library;
   Library& library_for(const std::string& source);
+  // The cache key of `source`: its hash, and the hash of identity_ and the source.
+  std::string key_of(const std::string& source) const;
+  std::string path_of(const std::string& key) const;
+  // The sealed CUBIN at `path`; "" when there is none, `corrupt` set when one is torn.
+  static std::string read_image(const std::string& path, bool& corrupt);
+  // NVRTC's CUBIN of `source`, written to `path` when that is not "" (no lock needed).
+  std::string compile(const std::string& key, const std::string& source,
+                      const std::string& path) const;
 
   CudaKernelCacheOptions options_;
   std::string identity_;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/backends/cuda/cuda_context.h"
+#include "engine/codegen/loop_ir.h"
 #include "engine/ir/graph.h"
 
 namespace tensord::cuda {
@@ -18,6 +19,11 @@ using Values = std::span<const engine::TensorValue>;
 // Elementwise ops, casts and sum/max/min reductions: CUDA C generated from the loop IR
 // (engine/codegen/emit_cuda.h), one node at a time. loop_ir_family.cpp.
 bool run_loop_ir(CudaContext& ctx, const ir::Node& node, Values in, Values out);
+// The loop-IR kernels run_loop_ir compiles for `node` on operands of these types and strides
+// (their addresses are not read), in launch order; none when the family does not run the node.
+// No device needed: tensord-precompile fills a kernel cache with their units (loop_unit).
+std::vector<codegen::LoopKernel> loop_ir_kernels(const ir::Node& node, Values in, Values out,
+                                                 int sm_count);
 
 // full, arange, eye, rand, randn (Philox, the same numbers as the CPU). creation_family.cpp.
 bool run_creation(CudaContext& ctx, const ir::Node& node, Values in, Values out);

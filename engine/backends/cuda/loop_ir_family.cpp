@@ -4,7 +4,9 @@
 // access patterns: sizes and strides are launch arguments). Reductions over any axes become
 // reductions over the trailing dimensions of a permuted view of the input.
 #include <algorithm>
+#include <functional>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -45,10 +47,9 @@ std::vector<int> reduced_axes(const ir::Node& node, int rank) {
 }
 
 // One node lowered as the planner would hand it over (a graph of its inputs and itself, a
-// group of one) and launched: `domain` is the iteration space, its last `inner` dimensions
-// reduced.
-void launch_node(CudaContext& ctx, ir::Op op, std::span<const Operand> in,
-                 const ir::TensorType& out_type, void* out, const ir::Shape& domain, int inner) {
+// group of one): `domain` is the iteration space, its last `inner` dimensions reduced.
+engine::FusedGroup lower_node(ir::Op op, std::span<const Operand> in,
+                              const ir::TensorType& out_type, const ir::Shape& domain, int inner) {
   std::vector<ir::Node> nodes(in.size() + 1);
   std::vector<engine::PlanValue> values(in.size());
   std::vector<const engine::PlanValue*> value_ptrs;
@@ -70,37 +71,50 @@ void launch_node(CudaContext& ctx, ir::Op op, std::span<const Operand> in,
   }
   for (const engine::PlanValue& v : values) value_ptrs.push_back(&v);
   const uint32_t outputs[] = {static_cast<uint32_t>(in.size())};
-  const engine::FusedGroup fused = engine::lower_group(nodes, group, refs, value_ptrs, outputs);
-  cudaKernel_t kernel = loop_kernel(ctx, fused.kernel);
-  std::vector<void*> ptrs;
-  for (const Operand& v : in) ptrs.push_back(v.data);
-  ptrs.push_back(out);
-  launch_loop_kernel(ctx, kernel, fused, ptrs, ir::name(op));
+  return engine::lower_group(nodes, group, refs, value_ptrs, outputs);
 }
 
-}  // namespace
+// What running a node takes: its launches in order, each a lowered group with the operands'
+// addresses. Scratch memory (partial results of a split reduction) comes from `scratch`.
+struct Launch {
+  engine::FusedGroup fused;
+  std::vector<void*> ptrs;
+};
+using Scratch = std::function<void*(size_t bytes)>;
 
-bool run_loop_ir(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
+// The launches of `node`, or nullopt when this family does not run it: the one place that
+// decides, shared by run_loop_ir and loop_ir_kernels (a precompiled cache then holds exactly
+// the units a device run asks for).
+std::optional<std::vector<Launch>> plan_node(const ir::Node& node, Values in, Values out,
+                                             int sm_count, const Scratch& scratch) {
   const ir::OpKind kind = ir::op_info(node.op).kind;
   const bool reduce = kind == ir::OpKind::Reduction &&
                       (node.op == ir::Op::sum || node.op == ir::Op::max || node.op == ir::Op::min);
-  if (!is_elementwise(kind) && !reduce) return false;
-  if (out.size() != 1) return false;
+  if (!is_elementwise(kind) && !reduce) return std::nullopt;
+  if (out.size() != 1) return std::nullopt;
   // The formula table sees no attributes: its logit is the one without eps (the clamp).
-  if (node.op == ir::Op::logit && node.attrs.has(ir::Attr::eps)) return false;
+  if (node.op == ir::Op::logit && node.attrs.has(ir::Attr::eps)) return std::nullopt;
   std::vector<ir::DType> dtypes;
   for (const engine::TensorValue& v : in) dtypes.push_back(v.type.dtype);
   const ir::DType result = out[0].type.dtype;
   if (reduce ? !codegen::cuda_expressible_reduction(node.op, dtypes[0], result)
              : !codegen::cuda_expressible(node.op, dtypes, result)) {
-    return false;
+    return std::nullopt;
   }
 
   std::vector<Operand> ops;
   for (const engine::TensorValue& v : in) ops.push_back({v.type, v.strides, v.raw()});
+  std::vector<Launch> launches;
+  auto add = [&](std::span<const Operand> operands, const ir::TensorType& out_type, void* dst,
+                 const ir::Shape& domain, int inner) {
+    Launch l{lower_node(node.op, operands, out_type, domain, inner), {}};
+    for (const Operand& v : operands) l.ptrs.push_back(v.data);
+    l.ptrs.push_back(dst);
+    launches.push_back(std::move(l));
+  };
   if (!reduce) {
-    launch_node(ctx, node.op, ops, out[0].type, out[0].raw(), out[0].type.shape, 0);
-    return true;
+    add(ops, out[0].type, out[0].raw(), out[0].type.shape, 0);
+    return launches;
   }
   // Kept axes first, reduced axes last: the output's row-major order is unchanged.
   const int rank = static_cast<int>(in[0].type.shape.size());
@@ -124,10 +138,10 @@ bool run_loop_ir(CudaContext& ctx, const ir::Node& node, Values in, Values out) 
     x.strides.push_back(0);
   }
   const RowSplit split = split_rows(x.type.shape, x.strides, inner, node.op, in[0].type.dtype,
-                                    out[0].type.dtype, ctx.sm_count);
+                                    out[0].type.dtype, sm_count);
   if (split.chunks <= 1) {
-    launch_node(ctx, node.op, ops, out[0].type, out[0].raw(), x.type.shape, inner);
-    return true;
+    add(ops, out[0].type, out[0].raw(), x.type.shape, inner);
+    return launches;
   }
   // Few long rows: each row in `chunks` pieces reduced by their own blocks into a scratch
   // row of partial results, then the partial rows reduced (the same op: sums of partial sums,
@@ -142,13 +156,42 @@ bool run_loop_ir(CudaContext& ctx, const ir::Node& node, Values in, Values out) 
   pieces.strides.push_back(split.step);
   ir::TensorType partial{out[0].type.dtype, pieces.type.shape};
   partial.shape.pop_back();
-  const std::shared_ptr<engine::Buffer> scratch = ctx.scratch(partial.nbytes());
-  std::vector<Operand> first{pieces};
-  launch_node(ctx, node.op, first, partial, scratch->data(), pieces.type.shape, 1);
-  Operand partials{partial, engine::contiguous_layout(partial.shape).strides, scratch->data()};
-  std::vector<Operand> second{partials};
-  launch_node(ctx, node.op, second, out[0].type, out[0].raw(), partial.shape, 1);
+  void* partial_data = scratch(partial.nbytes());
+  const Operand first[] = {pieces};
+  add(first, partial, partial_data, pieces.type.shape, 1);
+  const Operand second[] = {
+      {partial, engine::contiguous_layout(partial.shape).strides, partial_data}};
+  add(second, out[0].type, out[0].raw(), partial.shape, 1);
+  return launches;
+}
+
+}  // namespace
+
+bool run_loop_ir(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
+  // The caching allocator orders the scratch's reuse on the stream: it may go once the
+  // launches using it are enqueued.
+  std::shared_ptr<engine::Buffer> scratch;
+  const std::optional<std::vector<Launch>> launches =
+      plan_node(node, in, out, ctx.sm_count, [&](size_t bytes) {
+        scratch = ctx.scratch(bytes);
+        return scratch->data();
+      });
+  if (!launches) return false;
+  for (const Launch& l : *launches) {
+    launch_loop_kernel(ctx, loop_kernel(ctx, l.fused.kernel), l.fused, l.ptrs, ir::name(node.op));
+  }
   return true;
+}
+
+std::vector<codegen::LoopKernel> loop_ir_kernels(const ir::Node& node, Values in, Values out,
+                                                 int sm_count) {
+  const std::optional<std::vector<Launch>> launches =
+      plan_node(node, in, out, sm_count, [](size_t) -> void* { return nullptr; });
+  std::vector<codegen::LoopKernel> kernels;
+  if (launches) {
+    for (const Launch& l : *launches) kernels.push_back(l.fused.kernel);
+  }
+  return kernels;
 }
 
 }  // namespace tensord::cuda

@@ -66,14 +66,36 @@ class LoopKernels final : public FamilyState {
 
 }  // namespace
 
+LoopUnit loop_unit(const codegen::LoopKernel& kernel) {
+  const codegen::CudaEmitter emitter;
+  const codegen::EmittedKernel emitted = emitter.emit(kernel);
+  return LoopUnit{emitter.unit({&emitted, 1}), {emitted.name}};
+}
+
+LoopUnit fused_unit(std::span<const engine::FusedGroup> groups) {
+  const codegen::CudaEmitter emitter;
+  std::vector<codegen::EmittedKernel> kernels;
+  LoopUnit unit;
+  for (const engine::FusedGroup& g : groups) {
+    codegen::EmittedKernel k = emitter.emit(g.kernel);
+    unit.names.push_back(k.name);
+    bool seen = false;
+    for (const codegen::EmittedKernel& e : kernels) seen = seen || e.name == k.name;
+    if (!seen) kernels.push_back(std::move(k));
+  }
+  std::sort(kernels.begin(), kernels.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  unit.source = emitter.unit(kernels);
+  return unit;
+}
+
 cudaKernel_t loop_kernel(CudaContext& ctx, const codegen::LoopKernel& kernel) {
   if (!ctx.states.loop_ir) ctx.states.loop_ir = std::make_unique<LoopKernels>();
   auto& memo = static_cast<LoopKernels&>(*ctx.states.loop_ir).loaded;
   std::string key = key_of(kernel);
   if (auto it = memo.find(key); it != memo.end()) return it->second;
-  const codegen::CudaEmitter emitter;
-  const codegen::EmittedKernel emitted = emitter.emit(kernel);
-  const cudaKernel_t k = ctx.kernels.kernel(emitter.unit({&emitted, 1}), emitted.name);
+  const LoopUnit unit = loop_unit(kernel);
+  const cudaKernel_t k = ctx.kernels.kernel(unit.source, unit.names.front());
   memo.emplace(std::move(key), k);
   return k;
 }

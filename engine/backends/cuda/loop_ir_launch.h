@@ -3,7 +3,9 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/ir/dtype.h"
 #include "engine/ir/op.h"
@@ -13,6 +15,18 @@
 #include "engine/plan/plan.h"
 
 namespace tensord::cuda {
+
+// A CUDA C unit of loop-IR kernels, as CudaKernelCache compiles it, and its entry points.
+// The text is the cache key: tensord-precompile emits units with these same functions.
+struct LoopUnit {
+  std::string source;
+  std::vector<std::string> names;
+};
+// The unit of one kernel (the single-node family; names has one entry).
+LoopUnit loop_unit(const codegen::LoopKernel& kernel);
+// The unit of a plan's fused groups, one name per group (groups with the same kernel share a
+// name); the kernels in name order, so that the text does not depend on the plan's order.
+LoopUnit fused_unit(std::span<const engine::FusedGroup> groups);
 
 // The loaded kernel of `kernel`, compiled on first use. Remembers the answer per kernel, so
 // that running the same node again costs a lookup, not an emit.

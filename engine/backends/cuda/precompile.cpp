@@ -1,0 +1,110 @@
+#include "engine/backends/cuda/precompile.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <string_view>
+#include <thread>
+#include <unordered_set>
+
+#include "engine/backends/cuda/dnn_kernels.h"
+#include "engine/backends/cuda/fft_strided_copy.h"
+#include "engine/backends/cuda/movement_sources.h"
+#include "engine/backends/cuda/solver_kernels.h"
+#include "engine/backends/cuda/sort_sources.h"
+#include "engine/cache/cache_file.h"
+#include "engine/ir/error.h"
+
+namespace tensord::cuda {
+
+std::vector<PrecompileUnit> family_kernel_units() {
+  std::vector<PrecompileUnit> units;
+  const std::pair<const char*, std::vector<KernelSource>> movement[] = {
+      {"creation", creation_kernel_sources()},
+      {"movement", movement_kernel_sources()},
+      {"index", index_kernel_sources()},
+      {"dynamic", dynamic_kernel_sources()}};
+  for (const auto& [family, list] : movement) {
+    for (const KernelSource& s : list) units.push_back({family, *s.text});
+  }
+  // The reduce family has a source for every dtype up to complex128; scans and sorts stop at
+  // float64 (sort_sources.h).
+  for (ir::DType t : sort_family_dtypes()) {
+    units.push_back({"reduce", reduce_source(t)});
+    if (ir::is_complex(t)) continue;
+    units.push_back({"scan", scan_source(t)});
+    units.push_back({"sort", sort_source(t)});
+  }
+  units.push_back({"sort", sort_network_source()});
+  for (ir::DType t :
+       {ir::DType::Float32, ir::DType::Float64, ir::DType::Float16, ir::DType::BFloat16}) {
+    units.push_back({"dnn", dnn::kernel_source(t)});
+  }
+  units.push_back({"dnn", dnn::copy_source()});
+  units.push_back({"fft", strided_copy_source()});
+  units.push_back({"solver", solver_kernels_source()});
+  return units;
+}
+
+PrecompileResult precompile_units(CudaKernelCache& cache, std::span<const PrecompileUnit> units,
+                                  int jobs, double deadline_s) {
+  if (cache.options().dir.empty()) {
+    throw Error(ErrorCode::Internal, "precompiling needs a kernel cache with a directory");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  // Distinct texts only, first occurrence first: two threads never compile the same unit.
+  std::vector<const PrecompileUnit*> todo;
+  std::unordered_set<std::string_view> seen;
+  for (const PrecompileUnit& u : units) {
+    if (seen.insert(u.source).second) todo.push_back(&u);
+  }
+  PrecompileResult result;
+  std::vector<bool> present(todo.size());
+  std::mutex mutex;
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (;;) {
+      if (deadline_s > 0 && elapsed() > deadline_s) return;
+      const size_t i = next++;
+      if (i >= todo.size()) return;
+      try {
+        const bool compiled = cache.precompile(todo[i]->source);
+        std::lock_guard lock(mutex);
+        ++(compiled ? result.compiled : result.cached);
+        present[i] = true;
+      } catch (const std::exception& e) {
+        std::lock_guard lock(mutex);
+        ++result.failed;
+        if (result.errors.size() < 5) result.errors.push_back(todo[i]->family + ": " + e.what());
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 1; j < jobs; ++j) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  const size_t reached = std::min(next.load(), todo.size());
+  result.left = todo.size() - reached;
+  for (size_t i = 0; i < todo.size(); ++i) {
+    if (present[i]) result.files.push_back(cache.file_of(todo[i]->source));
+  }
+  result.seconds = elapsed();
+  return result;
+}
+
+void write_manifest(const CudaKernelCache& cache, const std::string& cache_dir,
+                    const PrecompileResult& result) {
+  std::string text = cache.identity() + "\n";
+  for (const std::string& f : result.files) {
+    text += f.substr(f.rfind('/', f.rfind('/') - 1) + 1) + "\n";  // "cuda/<key>.cubin"
+  }
+  if (!cache::write_file_atomically(cache_dir + "/precompiled.txt", text)) {
+    throw Error(ErrorCode::Internal, "cannot write " + cache_dir + "/precompiled.txt");
+  }
+}
+
+}  // namespace tensord::cuda

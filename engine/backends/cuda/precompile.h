@@ -1,0 +1,50 @@
+// Filling a CUDA kernel cache directory without a device: a build machine with NVRTC compiles
+// the CUBINs a daemon (or a test run) on a GPU of the given architecture will ask for, so that
+// the GPU host finds them on disk instead of spending 70-120 ms of NVRTC per kernel. The keys
+// match because the same CudaKernelCache computes them from the same source text, architecture,
+// NVRTC version and options (CudaKernelCache::identity); the sources come from the functions
+// the families load them with. Used by tools/precompile (tensord-precompile) and by
+// tests/conformance/precompile_cuda.cpp (the conformance table's loop-IR units).
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/backends/cuda/cuda_kernel_cache.h"
+
+namespace tensord::cuda {
+
+struct PrecompileUnit {
+  std::string family;  // for the report: "movement", "sort", "loop-ir", ...
+  std::string source;
+};
+
+// Every hand-written source of the op families (creation, movement, index, dynamic, reduce,
+// scan, sort, dnn, fft, solver), one unit each, in that order. The loop-IR family's units depend
+// on the graphs run (loop_ir_kernels, fused_unit) and are not in it.
+std::vector<PrecompileUnit> family_kernel_units();
+
+struct PrecompileResult {
+  size_t compiled = 0;  // compiled now
+  size_t cached = 0;    // on disk already
+  size_t failed = 0;    // NVRTC rejected the source (errors holds the first few)
+  size_t left = 0;      // not reached before the deadline
+  double seconds = 0;
+  std::vector<std::string> errors;
+  std::vector<std::string> files;  // the CUBINs of the units compiled or cached, in unit order
+};
+
+// Compiles `units` in their order on `jobs` threads into `cache` (which must have a directory),
+// starting no unit after `deadline_s` seconds (0: no deadline). Duplicate texts compile once.
+PrecompileResult precompile_units(CudaKernelCache& cache, std::span<const PrecompileUnit> units,
+                                  int jobs, double deadline_s = 0);
+
+// Writes <cache_dir>/precompiled.txt: the cache's identity on the first line, then the CUBINs
+// `result` holds, relative to cache_dir (cuda/<key>.cubin), one a line. What to ship (gpu-pack
+// packs exactly these), and what the GPU host compares its own identity with.
+void write_manifest(const CudaKernelCache& cache, const std::string& cache_dir,
+                    const PrecompileResult& result);
+
+}  // namespace tensord::cuda
