@@ -18,9 +18,13 @@ Usage: python3 bench/fusion/torch_gpu_peer.py [--repeats N] [--warmup N] [--only
 """
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
+from torch_peer import as_graph  # noqa: E402  (one capture recipe for both GPU benches)
 
 CHAIN_ELEMS = 256 << 20  # 1 GiB of float32
 ROWS_ELEMS = 64 << 20  # 256 MiB of float32
@@ -46,21 +50,6 @@ def seconds_per_call(torch, fn, calls, warmup, repeats):
         torch.cuda.synchronize()
         samples.append((time.perf_counter() - t0) / calls)
     return statistics.median(samples)
-
-
-def as_graph(torch, fn):
-    """fn captured once as a CUDA graph (warmed up on a side stream first, as
-    torch.cuda.graphs asks); returns its replay."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        graph.static_output = fn()  # keeps the output alive with the graph
-    return graph.replay
 
 
 def chain8(torch, x):
