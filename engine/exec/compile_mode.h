@@ -6,7 +6,8 @@
 //   max-autotune     default, plus timing launch configurations of each new fused kernel on
 //                    its first run per shape class and keeping the winner: on the CPU the
 //                    thread count (engine/backends/cpu/launch_tuning.h, kept in the kernel
-//                    cache's directory); the CUDA backend does not time block sizes yet
+//                    cache's directory); on CUDA the block size and grid of generated kernels
+//                    (engine/backends/cuda/launch_tuning.h, tune/cuda-*.txt)
 #pragma once
 
 #include <cstdint>
