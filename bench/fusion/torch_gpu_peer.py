@@ -24,7 +24,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
-from torch_peer import as_graph  # noqa: E402  (one capture recipe for both GPU benches)
+from torch_peer import as_graph, cuda_torch  # noqa: E402  (shared by both GPU benches)
 
 CHAIN_ELEMS = 256 << 20  # 1 GiB of float32
 ROWS_ELEMS = 64 << 20  # 256 MiB of float32
@@ -140,16 +140,9 @@ def main():
     args, _ = parser.parse_known_args()
     if args.repeats < 1 or args.warmup < 0:
         parser.error("--repeats must be >= 1 and --warmup >= 0")
-    try:
-        import torch
-    except ImportError as e:
-        print(f"torch_gpu_peer.py: skipped, no PyTorch: {e}", file=sys.stderr)
+    torch = cuda_torch("torch_gpu_peer.py")
+    if torch is None:
         return 77
-    if not torch.cuda.is_available():
-        print("torch_gpu_peer.py: skipped, no usable CUDA device", file=sys.stderr)
-        return 77
-    print(f"torch_gpu_peer.py: torch {torch.__version__} on {torch.cuda.get_device_name(0)}",
-          file=sys.stderr)
     torch.set_float32_matmul_precision("highest")  # tensord's default precision
     failures = 0
     for name, impl, unit, calls, amount, setup in figures(torch):

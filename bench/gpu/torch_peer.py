@@ -45,6 +45,22 @@ def time_ms(torch, fn, warmup, repeats):
     return statistics.median(times)
 
 
+def cuda_torch(program):
+    """PyTorch, when it is installed and sees a CUDA device; else None, having said why (the
+    caller exits 77: skipped)."""
+    try:
+        import torch
+    except ImportError as e:
+        print(f"{program}: skipped, no PyTorch: {e}", file=sys.stderr)
+        return None
+    if not torch.cuda.is_available():
+        print(f"{program}: skipped, no usable CUDA device", file=sys.stderr)
+        return None
+    print(f"{program}: torch {torch.__version__} on {torch.cuda.get_device_name(0)}",
+          file=sys.stderr)
+    return torch
+
+
 def as_graph(torch, fn):
     """fn captured once as a CUDA graph (warmed up on a side stream first, as
     torch.cuda.graphs asks); returns its replay."""
@@ -138,16 +154,9 @@ def main():
     parser.add_argument("--only", default="", help="comma-separated workload names")
     parser.add_argument("--impls", default="torch_eager,torch_compile,torch_cuda_graph")
     args = parser.parse_args()
-    try:
-        import torch
-    except ImportError as e:
-        print(f"torch_peer.py: skipped, no PyTorch: {e}", file=sys.stderr)
+    torch = cuda_torch("torch_peer.py")
+    if torch is None:
         return 77
-    if not torch.cuda.is_available():
-        print("torch_peer.py: skipped, no usable CUDA device", file=sys.stderr)
-        return 77
-    print(f"torch_peer.py: torch {torch.__version__} on {torch.cuda.get_device_name(0)}",
-          file=sys.stderr)
     only = {n for n in args.only.split(",") if n}
     impls = [i for i in args.impls.split(",") if i]
     failures = 0
