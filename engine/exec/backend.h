@@ -127,6 +127,14 @@ class Backend {
   // The precision float32 matmuls may use from now on (the scheduler sets the session's before
   // running its work). Backends that always compute in full float32 keep the default.
   virtual void set_float32_matmul_precision(Float32MatmulPrecision) {}
+  // The precision they run at now: what a profile tags float32 matmul steps with (the tf32
+  // recommendation). Full float32 for backends that have no other.
+  virtual Float32MatmulPrecision float32_matmul_precision() const {
+    return Float32MatmulPrecision::Highest;
+  }
+  // Whether the device is an accelerator whose work the host only enqueues (profiles tag its
+  // runs and steps "on GPU": the CUDA graph, TF32 and launch-overhead rules are about them).
+  bool on_gpu() const { return info().kind != "cpu"; }
 
   // What the device can say about its memory (Session.memoryStats); the default, nothing.
   // Called from the RPC thread while the device's worker runs: implementations take their

@@ -7,12 +7,30 @@
 
 namespace tensord::engine {
 
-StepHook::StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph& user_graph)
+namespace {
+
+// A float32 matmul, alone or with its epilogue: what "highest" precision slows down on a GPU.
+bool is_f32_matmul(const Plan& plan, const Step& step) {
+  const uint32_t node = step.kind == StepKind::Fused && plan.groups[step.group].epilogue
+                            ? plan.groups[step.group].members.front()
+                            : step.node;
+  if (plan.nodes[node].op != ir::Op::matmul) return false;
+  const std::span<const uint32_t> in = plan[step.inputs];
+  return !in.empty() && plan.values[in.front()].type.dtype == ir::DType::Float32;
+}
+
+}  // namespace
+
+StepHook::StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph& user_graph,
+                   const Backend& backend)
     : profile_(profile),
       plan_(plan),
       user_graph_(user_graph),
       tracing_(profile.tracing()),
-      memory_(profile.memory()) {}
+      memory_(profile.memory()),
+      step_flags_(backend.on_gpu() ? profiler::kOnGpu : 0),
+      f32_highest_(backend.on_gpu() &&
+                   backend.float32_matmul_precision() == Float32MatmulPrecision::Highest) {}
 
 void StepHook::before(const Step& step) {
   current_ = &step;
@@ -36,6 +54,8 @@ void StepHook::after(uint32_t index, const Step& step) {
   r.start_ns = start_;
   r.name = step.kind == StepKind::Fused ? group_id(step.group) : op_id(plan_.nodes[step.node].op);
   r.file = file_id(user_node.loc.file);
+  r.flags = step_flags_;
+  if (f32_highest_ && is_f32_matmul(plan_, step)) r.flags |= profiler::kF32Highest;
   // The step's work in a machine-independent unit (the sync_in_loop rule's evidence).
   for (uint32_t v : plan_[step.inputs]) r.bytes += plan_.values[v].type.nbytes();
   for (uint32_t v : plan_[step.outputs]) r.bytes += plan_.values[v].type.nbytes();
@@ -104,6 +124,19 @@ std::shared_ptr<Buffer> StepHook::allocate(Backend& backend, size_t bytes) {
   site.address = reinterpret_cast<uintptr_t>(buffer->data());
   buffer->ticket = profile_.ledger->track(bytes, site);
   return buffer;
+}
+
+std::shared_ptr<Buffer> StepHook::allocate_output(Backend& backend, size_t bytes, ValueId output) {
+  for (const Step& step : plan_.steps) {
+    for (ValueId v : plan_[step.outputs]) {
+      if (v != output) continue;
+      current_ = &step;
+      std::shared_ptr<Buffer> buffer = allocate(backend, bytes);
+      current_ = nullptr;
+      return buffer;
+    }
+  }
+  return backend.allocate(bytes);
 }
 
 }  // namespace tensord::engine

@@ -16,13 +16,17 @@ namespace tensord::engine {
 
 class StepHook {
  public:
-  StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph& user_graph);
+  StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph& user_graph,
+           const Backend& backend);
 
   void before(const Step& step);
   void after(uint32_t index, const Step& step);
   // backend.allocate(bytes), tracked in the ledger; an out-of-memory error gets the ledger's
   // report (what is live, top holders by session and by line) appended to its message.
   std::shared_ptr<Buffer> allocate(Backend& backend, size_t bytes);
+  // The same for a plan output that a replay copies out (engine/exec/captured_plans.h): booked
+  // to the step that produces `output` (untracked when no step does).
+  std::shared_ptr<Buffer> allocate_output(Backend& backend, size_t bytes, ValueId output);
 
  private:
   profiler::AllocSite site_for(const Step& step) const;
@@ -39,6 +43,8 @@ class StepHook {
   const ir::Graph& user_graph_;
   const bool tracing_;
   const bool memory_;
+  const uint8_t step_flags_;  // kOnGpu on a GPU
+  const bool f32_highest_;    // on a GPU at "highest" float32 matmul precision
   const Step* current_ = nullptr;
   int64_t start_ = 0;                // of the next step; 0: not read yet
   std::vector<uint32_t> op_ids_;     // by Op value; 0: not interned yet
