@@ -7,6 +7,7 @@
 #include <bit>
 #include <map>
 
+#include "engine/backends/cuda/cuda_kernel_cache.h"
 #include "engine/backends/cuda/nvrtc_compiler.h"
 #include "engine/codegen/emit_cuda.h"
 #include "engine/codegen/emit_cuda_structure.h"
@@ -19,14 +20,15 @@ namespace {
 using ir::DType;
 using ir::Op;
 
-// As the kernel cache compiles (CudaKernelCacheOptions).
+// As the kernel cache compiles: its options (CudaKernelCacheOptions), so that an option that
+// narrows the language (-minimal) is checked against every kernel.
 void compile(const std::string& unit, const std::string& what) {
   cuda::NvrtcRequest request;
   request.source = unit;
   request.name = "emit_cuda_test.cu";
   request.arch = 90;
   request.cubin = true;
-  request.options = {"-default-device", "-std=c++17"};
+  request.options = cuda::CudaKernelCacheOptions{}.options;
   INFO(what);
   try {
     cuda::NvrtcOutput out = cuda::nvrtc_compile(request);
