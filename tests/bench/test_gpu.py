@@ -242,3 +242,20 @@ def test_bench_compile_only_measures_nvrtc_without_a_device(tmp_path):
     # The warm-up unit and the two timed ones, compiled into the directory named, none cached.
     cubins = list((tmp_path / "compile-only" / "cuda").glob("*.cubin"))
     assert len(cubins) == 3
+
+
+def test_bench_compile_only_with_other_nvrtc_options():
+    r = subprocess.run([bench_binary(), "--compile-only", "--kernels", "1", "--nvrtc-options",
+                        " -default-device  -std=c++17 "], capture_output=True, text=True,
+                       timeout=300)
+    if r.returncode == 77:
+        pytest.skip("this build has no CUDA backend")
+    assert r.returncode == 0, r.stderr
+    assert 'identity "sm_90 nvrtc ' in r.stderr
+    assert ' -default-device -std=c++17"' in r.stderr  # split at blanks, the cache's own dropped
+    # An option NVRTC refuses: a clear error naming it, exit 1, no figure.
+    r = subprocess.run([bench_binary(), "--compile-only", "--kernels", "1", "--nvrtc-options",
+                        "--no-such-option"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stderr
+    assert "kernel cache figures failed" in r.stderr and "--no-such-option" in r.stderr
+    assert '"error"' in r.stdout and '"value"' not in r.stdout
