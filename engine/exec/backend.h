@@ -157,6 +157,13 @@ class Backend {
   virtual void set_memory_ledger(std::shared_ptr<profiler::MemoryLedger> ledger) {
     set_segment_observer(std::move(ledger));
   }
+  // The step that runs now, while its session records memory (issue 7): the session's profile,
+  // the request, the op and the user's line, category scratch. The executor names it before the
+  // step (and the engine before a data-dependent node) and clears it (nullptr) after, on the
+  // worker thread; `site` lives until then. A backend tracks the temporaries its kernels take
+  // for themselves under it in the ledger given to set_memory_ledger. Never called for a
+  // session that does not record memory.
+  virtual void set_step_site(const profiler::AllocSite* site) {}
 
   // The free memory the device's allocator caches and its largest free block, in bytes, for
   // the out-of-memory report's fragmentation; zeros where the allocator does not know (the

@@ -115,6 +115,7 @@ std::vector<TensorValue> execute(const Plan& plan, Backend& backend,
       if (hook) [[unlikely]] {
         hook->before(step);
         if (profile->tracing()) backend.trace_step(*profile, i);
+        StepSiteScope scratch(backend, hook->scratch_site());
         execution.run(step);
         hook->after(i, step);
       } else {

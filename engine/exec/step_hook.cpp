@@ -34,6 +34,10 @@ StepHook::StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph&
 
 void StepHook::before(const Step& step) {
   current_ = &step;
+  if (memory_) {
+    scratch_site_ = site_for(step);
+    scratch_site_.category = profiler::MemoryCategory::Scratch;
+  }
   // One clock read per step: a step starts where the previous one ended (the executor's loop
   // between them is a few instructions).
   if (tracing_ && start_ == 0) start_ = profile_.profiler->now();

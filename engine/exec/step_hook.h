@@ -14,6 +14,24 @@
 
 namespace tensord::engine {
 
+// Names a step's site to the backend for its scratch while it runs (nullptr: nothing to name)
+// and clears it however the step ends.
+class StepSiteScope {
+ public:
+  StepSiteScope(Backend& backend, const profiler::AllocSite* site)
+      : backend_(site ? &backend : nullptr) {
+    if (backend_) backend_->set_step_site(site);
+  }
+  ~StepSiteScope() {
+    if (backend_) backend_->set_step_site(nullptr);
+  }
+  StepSiteScope(const StepSiteScope&) = delete;
+  StepSiteScope& operator=(const StepSiteScope&) = delete;
+
+ private:
+  Backend* backend_;
+};
+
 class StepHook {
  public:
   StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph& user_graph,
@@ -27,6 +45,9 @@ class StepHook {
   // The same for a plan output that a replay copies out (engine/exec/captured_plans.h): booked
   // to the step that produces `output` (untracked when no step does).
   std::shared_ptr<Buffer> allocate_output(Backend& backend, size_t bytes, ValueId output);
+  // The running step's site for its kernels' scratch (Backend::set_step_site) while memory is
+  // recorded; null otherwise. Valid until the next before().
+  const profiler::AllocSite* scratch_site() const { return memory_ ? &scratch_site_ : nullptr; }
 
  private:
   profiler::AllocSite site_for(const Step& step) const;
@@ -46,10 +67,11 @@ class StepHook {
   const uint8_t step_flags_;  // kOnGpu on a GPU
   const bool f32_highest_;    // on a GPU at "highest" float32 matmul precision
   const Step* current_ = nullptr;
-  int64_t start_ = 0;                // of the next step; 0: not read yet
-  std::vector<uint32_t> op_ids_;     // by Op value; 0: not interned yet
-  std::vector<uint32_t> file_ids_;   // by the user graph's file index
-  std::vector<uint32_t> group_ids_;  // by Plan::groups index; 0: not interned yet
+  profiler::AllocSite scratch_site_;  // of current_, category scratch (memory_ only)
+  int64_t start_ = 0;                 // of the next step; 0: not read yet
+  std::vector<uint32_t> op_ids_;      // by Op value; 0: not interned yet
+  std::vector<uint32_t> file_ids_;    // by the user graph's file index
+  std::vector<uint32_t> group_ids_;   // by Plan::groups index; 0: not interned yet
 };
 
 }  // namespace tensord::engine

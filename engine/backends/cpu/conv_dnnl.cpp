@@ -161,8 +161,11 @@ bool run_dnnl(const KernelContext& ctx, const ir::Node& node, std::span<const Te
     dnnl::stream stream(eng);
     memory src_mem(src_md, eng, operand_of(x).data);
     memory w_mem(w_user, eng, w.data<float>());
+    // oneDNN's own layouts (reordered weights, a blocked result) live in tracked scratch.
+    std::shared_ptr<engine::Buffer> w_scratch, dst_scratch;
     if (w_md != w_user) {
-      memory reordered(w_md, eng);
+      w_scratch = scratch_buffer(ctx.scratch, w_md.get_size());
+      memory reordered(w_md, eng, w_scratch->data());
       dnnl::reorder(w_mem, reordered).execute(stream, w_mem, reordered);
       w_mem = reordered;
     }
@@ -173,11 +176,13 @@ bool run_dnnl(const KernelContext& ctx, const ir::Node& node, std::span<const Te
                                 for (size_t d = 0; d < o.size(); ++d) o[d] = static_cast<int>(d);
                                 return o;
                               }()));
-    TensorValue y = out.type.dtype == ir::DType::Float32
-                        ? out
-                        : allocate_value(ir::TensorType{ir::DType::Float32, out.type.shape});
+    TensorValue y =
+        out.type.dtype == ir::DType::Float32
+            ? out
+            : allocate_value(ctx.scratch, ir::TensorType{ir::DType::Float32, out.type.shape});
     memory y_mem(out_md, eng, y.data<float>());
-    memory dst_mem = dst_md == out_md ? y_mem : memory(dst_md, eng);
+    if (dst_md != out_md) dst_scratch = scratch_buffer(ctx.scratch, dst_md.get_size());
+    memory dst_mem = dst_md == out_md ? y_mem : memory(dst_md, eng, dst_scratch->data());
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, w_mem}, {DNNL_ARG_DST, dst_mem}};
     if (bias.buffer) args.emplace(DNNL_ARG_BIAS, memory(bias_md, eng, bias.data<float>()));

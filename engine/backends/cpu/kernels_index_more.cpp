@@ -31,7 +31,8 @@ using ir::Shape;
 // A dense row-major copy of `v` in `dtype`, broadcast to `shape` (v's own when empty).
 TensorValue dense(const KernelContext& ctx, const TensorValue& v, DType dtype,
                   const Shape* shape = nullptr) {
-  TensorValue out = allocate_value(ir::TensorType{dtype, shape ? *shape : v.type.shape});
+  TensorValue out =
+      allocate_value(ctx.scratch, ir::TensorType{dtype, shape ? *shape : v.type.shape});
   cast_into(ctx, operand_of(v), operand_of(out));
   return out;
 }
@@ -410,6 +411,7 @@ struct Groups {
   std::vector<int64_t> order;
   std::vector<bool> starts;
   int64_t count = 0;
+  profiler::BlockTicket order_ticket;  // `order` as scratch; after it, so freed first
 };
 
 Groups groups_of(const KernelContext& ctx, const TensorValue& in) {
@@ -421,6 +423,7 @@ Groups groups_of(const KernelContext& ctx, const TensorValue& in) {
                                 : sorted_groups(g.values.data<int64_t>(), n);
   g.order = std::move(order);
   g.starts = std::move(starts);
+  g.order_ticket = ctx.scratch.track(g.order.size() * sizeof(int64_t), g.order.data());
   g.count = std::count(g.starts.begin(), g.starts.end(), true);
   return g;
 }
@@ -436,7 +439,8 @@ TensorValue allocate(DType t, Shape shape) {
 // element's group (x's shape) and the group sizes.
 std::vector<TensorValue> run_unique(const KernelContext& ctx, const TensorValue& in) {
   Groups g = groups_of(ctx, in);
-  TensorValue wide = allocate(g.values.type.dtype, {g.count});  // float64 or int64: 8 bytes
+  // float64 or int64: 8 bytes
+  TensorValue wide = allocate_value(ctx.scratch, ir::TensorType{g.values.type.dtype, {g.count}});
   TensorValue indices = allocate(DType::Int64, {g.count});
   TensorValue inverse = allocate(DType::Int64, in.type.shape);
   TensorValue counts = allocate(DType::Int64, {g.count});

@@ -178,7 +178,7 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       const int64_t count = numel(as, 2);
       T* y = out.data<T>();
       for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
-        std::vector<T> work(static_cast<size_t>(n * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(n * n));
         std::vector<li> ipiv(static_cast<size_t>(n));
         to_colmajor(a + b * n * n, n, n, work.data(), n);
         // info > 0: U has an exact zero pivot, and the product below is 0, as it should be.
@@ -198,7 +198,7 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       T* y = out.data<T>();
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         if (n == 0) return 0;
-        std::vector<T> work(static_cast<size_t>(n * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(n * n));
         std::vector<li> ipiv(static_cast<size_t>(n));
         to_colmajor(a + b * n * n, n, n, work.data(), n);
         li r = Lapack<T>::getrf(n, n, work.data(), n, ipiv.data());
@@ -222,7 +222,7 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       T* y = out.data<T>();
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         if (n == 0) return 0;
-        std::vector<T> work(static_cast<size_t>(n * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(n * n));
         to_colmajor(a + b * n * n, n, n, work.data(), n);
         // The lower triangle is read (upper: the upper one), as torch.linalg.cholesky.
         const li r = Lapack<T>::potrf(upper ? 'U' : 'L', n, work.data(), n);
@@ -251,7 +251,7 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       T* y = out.data<T>();
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         if (n == 0) return 0;
-        std::vector<T> work(static_cast<size_t>(n * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(n * n));
         to_colmajor(a + b * n * n, n, n, work.data(), n);
         return Lapack<T>::syevd('N', upper ? 'U' : 'L', n, work.data(), n, y + b * n);
       });
@@ -263,7 +263,7 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       T* y = out.data<T>();
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         if (k == 0) return 0;
-        std::vector<T> work(static_cast<size_t>(m * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(m * n));
         to_colmajor(a + b * m * n, m, n, work.data(), m);
         return Lapack<T>::gesdd('N', m, n, work.data(), m, y + b * k, nullptr, 1, nullptr, 1);
       });
@@ -278,16 +278,17 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         // pinv = V diag(1/s) U^T over the singular values above the cutoff; a Hermitian
         // matrix uses its eigendecomposition (U = V, s = |w| with w's sign kept in 1/w).
-        std::vector<T> work(static_cast<size_t>(m * n)), s(static_cast<size_t>(k));
-        std::vector<T> u, vt;
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(m * n)),
+            s(ctx.scratch, static_cast<size_t>(k));
+        const bool factors = k > 0 && !hermitian && want_pinv;
+        ScratchVector<T> u(ctx.scratch, factors ? static_cast<size_t>(m * k) : 0),
+            vt(ctx.scratch, factors ? static_cast<size_t>(k * n) : 0);
         li r = 0;
         if (k > 0) {
           to_colmajor(a + b * m * n, m, n, work.data(), m);
           if (hermitian) {
             r = Lapack<T>::syevd(want_pinv ? 'V' : 'N', 'L', n, work.data(), n, s.data());
           } else if (want_pinv) {
-            u.resize(static_cast<size_t>(m * k));
-            vt.resize(static_cast<size_t>(k * n));
             r = Lapack<T>::gesdd('S', m, n, work.data(), m, s.data(), u.data(), m, vt.data(), k);
           } else {
             r = Lapack<T>::gesdd('N', m, n, work.data(), m, s.data(), nullptr, 1, nullptr, 1);
@@ -345,7 +346,8 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         T* yb = y + b * n * nrhs;
         if (n == 0 || nrhs == 0) return 0;
-        std::vector<T> work(static_cast<size_t>(n * n)), rhs(static_cast<size_t>(n * nrhs));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(n * n)),
+            rhs(ctx.scratch, static_cast<size_t>(n * nrhs));
         std::vector<li> ipiv(static_cast<size_t>(n));
         to_colmajor(a + a_src[b] * n * n, n, n, work.data(), n);
         to_colmajor(bdata + b_src[b] * n * nrhs, n, nrhs, rhs.data(), n);
@@ -400,9 +402,9 @@ void run_lstsq(const KernelContext& ctx, const ir::Node& node, std::span<const T
     std::fill(xb, xb + n * nrhs, T(0));  // no equations or no unknowns: the solution is 0
     // gelsd needs one right-hand side at least for the rank and singular values of A alone.
     const int64_t cols = std::max<int64_t>(nrhs, 1), ldb = std::max<int64_t>({m, n, 1});
-    std::vector<T> rhs(static_cast<size_t>(ldb * cols), T(0));
+    ScratchVector<T> rhs(ctx.scratch, static_cast<size_t>(ldb * cols), T(0));
     if (k > 0) {
-      std::vector<T> work(static_cast<size_t>(m * n));
+      ScratchVector<T> work(ctx.scratch, static_cast<size_t>(m * n));
       to_colmajor(ab, m, n, work.data(), m);
       to_colmajor(bb, m, nrhs, rhs.data(), ldb);
       li rank_found = 0;
@@ -456,7 +458,7 @@ void run_typed_multi(const KernelContext& ctx, const ir::Node& node,
       T* sign = outputs[0].data<T>();
       T* logabs = outputs[1].data<T>();
       for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
-        std::vector<T> work(static_cast<size_t>(n * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(n * n));
         std::vector<li> ipiv(static_cast<size_t>(n));
         to_colmajor(a + b * n * n, n, n, work.data(), n);
         if (n > 0) Lapack<T>::getrf(n, n, work.data(), n, ipiv.data());
@@ -482,7 +484,7 @@ void run_typed_multi(const KernelContext& ctx, const ir::Node& node,
       T* v = outputs[1].data<T>();
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         if (n == 0) return 0;
-        std::vector<T> work(static_cast<size_t>(n * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(n * n));
         to_colmajor(a + b * n * n, n, n, work.data(), n);
         const li r = Lapack<T>::syevd('V', upper ? 'U' : 'L', n, work.data(), n, w + b * n);
         if (r == 0) from_colmajor(work.data(), n, n, n, v + b * n * n);
@@ -502,7 +504,8 @@ void run_typed_multi(const KernelContext& ctx, const ir::Node& node,
         T* qb = q + b * m * qcols;
         T* rb = r + b * rrows * n;
         const int64_t cols = std::max(n, qcols);
-        std::vector<T> work(static_cast<size_t>(m * cols), T(0)), tau(static_cast<size_t>(k));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(m * cols), T(0)),
+            tau(ctx.scratch, static_cast<size_t>(k));
         to_colmajor(a + b * m * n, m, n, work.data(), m);
         if (k > 0) {
           const li status = Lapack<T>::geqrf(m, n, work.data(), m, tau.data());
@@ -539,8 +542,9 @@ void run_typed_multi(const KernelContext& ctx, const ir::Node& node,
           for (int64_t i = 0; i < vrows * n; ++i) vb[i] = (i / n == i % n) ? T(1) : T(0);
           return 0;
         }
-        std::vector<T> work(static_cast<size_t>(m * n)), uc(static_cast<size_t>(m * ucols)),
-            vc(static_cast<size_t>(vrows * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(m * n)),
+            uc(ctx.scratch, static_cast<size_t>(m * ucols)),
+            vc(ctx.scratch, static_cast<size_t>(vrows * n));
         to_colmajor(a + b * m * n, m, n, work.data(), m);
         const li r = Lapack<T>::gesdd(full ? 'A' : 'S', m, n, work.data(), m, s + b * k, uc.data(),
                                       m, vc.data(), vrows);
