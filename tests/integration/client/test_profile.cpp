@@ -241,7 +241,14 @@ TEST_CASE("kernel scratch and fetch staging are in the books, at the user's line
   }
   REQUIRE(f.live_tensors_eventually(0) == 0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!prof.memory_snapshot().records.empty() && std::chrono::steady_clock::now() < deadline) {
+  auto live_blocks = [&] {
+    size_t n = 0;
+    for (const auto& r : prof.memory_snapshot().records) {
+      n += r.kind == profiler::RecordKind::Alloc && !(r.flags & profiler::kDeviceOwned);
+    }
+    return n;
+  };
+  while (live_blocks() != 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   prof.stop();
