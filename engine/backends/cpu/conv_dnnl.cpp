@@ -137,26 +137,31 @@ bool run_dnnl(const KernelContext& ctx, const ir::Node& node, std::span<const Te
   const memory::desc& b_md = bias.buffer ? bias_md : no_bias;
   omp_set_num_threads(ctx.threads);
   try {
+    // The primitive's scratchpad (im2col and the like) is ours to give, so that it is tracked.
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::primitive prim;
-    memory::desc w_md, dst_md;
+    memory::desc w_md, dst_md, scratchpad_md;
     if (op == Op::conv_transpose2d) {
       dnnl::deconvolution_forward::primitive_desc pd(
           dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_inference,
                                             dnnl::algorithm::deconvolution_direct, src_md, w_any,
                                             b_md, dst_any, strides, dilates, pad_l, pad_r),
-          eng);
+          attr, eng);
       prim = dnnl::deconvolution_forward(pd);
       w_md = pd.weights_desc();
       dst_md = pd.dst_desc();
+      scratchpad_md = pd.scratchpad_desc();
     } else {
       dnnl::convolution_forward::primitive_desc pd(
           dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
                                           dnnl::algorithm::convolution_direct, src_md, w_any, b_md,
                                           dst_any, strides, dilates, pad_l, pad_r),
-          eng);
+          attr, eng);
       prim = dnnl::convolution_forward(pd);
       w_md = pd.weights_desc();
       dst_md = pd.dst_desc();
+      scratchpad_md = pd.scratchpad_desc();
     }
     dnnl::stream stream(eng);
     memory src_mem(src_md, eng, operand_of(x).data);
@@ -186,6 +191,11 @@ bool run_dnnl(const KernelContext& ctx, const ir::Node& node, std::span<const Te
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, w_mem}, {DNNL_ARG_DST, dst_mem}};
     if (bias.buffer) args.emplace(DNNL_ARG_BIAS, memory(bias_md, eng, bias.data<float>()));
+    std::shared_ptr<engine::Buffer> scratchpad;
+    if (scratchpad_md.get_size() != 0) {
+      scratchpad = scratch_buffer(ctx.scratch, scratchpad_md.get_size());
+      args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratchpad_md, eng, scratchpad->data()));
+    }
     prim.execute(stream, args);
     if (dst_md != out_md) dnnl::reorder(dst_mem, y_mem).execute(stream, dst_mem, y_mem);
     stream.wait();
