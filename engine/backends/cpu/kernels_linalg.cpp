@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -39,76 +40,102 @@ inline size_t queried(double size) {
   return size > 1 ? static_cast<size_t>(size) : 1;
 }
 
-#define TENSORD_LAPACK(T, p)                                                                       \
-  template <>                                                                                      \
-  struct Lapack<T> {                                                                               \
-    static li getrf(li m, li n, T* a, li lda, li* ipiv) {                                          \
-      return LAPACKE_##p##getrf(LAPACK_COL_MAJOR, m, n, a, lda, ipiv);                             \
-    }                                                                                              \
-    static li getri(const ScratchSite& sc, li n, T* a, li lda, const li* ipiv) {                   \
-      T q = 0;                                                                                     \
-      li r = LAPACKE_##p##getri_work(LAPACK_COL_MAJOR, n, a, lda, ipiv, &q, -1);                   \
-      if (r != 0) return r;                                                                        \
-      ScratchVector<T> work(sc, queried(q));                                                       \
-      return LAPACKE_##p##getri_work(LAPACK_COL_MAJOR, n, a, lda, ipiv, work.data(),               \
-                                     static_cast<li>(work.size()));                                \
-    }                                                                                              \
-    static li gesv(li n, li nrhs, T* a, li lda, li* ipiv, T* b, li ldb) {                          \
-      return LAPACKE_##p##gesv(LAPACK_COL_MAJOR, n, nrhs, a, lda, ipiv, b, ldb);                   \
-    }                                                                                              \
-    static li potrf(char uplo, li n, T* a, li lda) {                                               \
-      return LAPACKE_##p##potrf(LAPACK_COL_MAJOR, uplo, n, a, lda);                                \
-    }                                                                                              \
-    static li gesdd(const ScratchSite& sc, char jobz, li m, li n, T* a, li lda, T* s, T* u,        \
-                    li ldu, T* vt, li ldvt) {                                                      \
-      ScratchVector<li> iwork(sc, static_cast<size_t>(8 * std::max<li>(1, std::min(m, n))));       \
-      T q = 0;                                                                                     \
-      li r = LAPACKE_##p##gesdd_work(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt,    \
-                                     &q, -1, iwork.data());                                        \
-      if (r != 0) return r;                                                                        \
-      ScratchVector<T> work(sc, queried(q));                                                       \
-      return LAPACKE_##p##gesdd_work(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt,    \
-                                     work.data(), static_cast<li>(work.size()), iwork.data());     \
-    }                                                                                              \
-    static li syevd(const ScratchSite& sc, char jobz, char uplo, li n, T* a, li lda, T* w) {       \
-      T q = 0;                                                                                     \
-      li iq = 0;                                                                                   \
-      li r = LAPACKE_##p##syevd_work(LAPACK_COL_MAJOR, jobz, uplo, n, a, lda, w, &q, -1, &iq, -1); \
-      if (r != 0) return r;                                                                        \
-      ScratchVector<T> work(sc, queried(q));                                                       \
-      ScratchVector<li> iwork(sc, queried(iq));                                                    \
-      return LAPACKE_##p##syevd_work(LAPACK_COL_MAJOR, jobz, uplo, n, a, lda, w, work.data(),      \
-                                     static_cast<li>(work.size()), iwork.data(),                   \
-                                     static_cast<li>(iwork.size()));                               \
-    }                                                                                              \
-    static li gelsd(const ScratchSite& sc, li m, li n, li nrhs, T* a, li lda, T* b, li ldb, T* s,  \
-                    T rcond, li* rank) {                                                           \
-      T q = 0;                                                                                     \
-      li iq = 0;                                                                                   \
-      li r = LAPACKE_##p##gelsd_work(LAPACK_COL_MAJOR, m, n, nrhs, a, lda, b, ldb, s, rcond, rank, \
-                                     &q, -1, &iq);                                                 \
-      if (r != 0) return r;                                                                        \
-      ScratchVector<T> work(sc, queried(q));                                                       \
-      ScratchVector<li> iwork(sc, queried(iq));                                                    \
-      return LAPACKE_##p##gelsd_work(LAPACK_COL_MAJOR, m, n, nrhs, a, lda, b, ldb, s, rcond, rank, \
-                                     work.data(), static_cast<li>(work.size()), iwork.data());     \
-    }                                                                                              \
-    static li geqrf(const ScratchSite& sc, li m, li n, T* a, li lda, T* tau) {                     \
-      T q = 0;                                                                                     \
-      li r = LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, m, n, a, lda, tau, &q, -1);                 \
-      if (r != 0) return r;                                                                        \
-      ScratchVector<T> work(sc, queried(q));                                                       \
-      return LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, m, n, a, lda, tau, work.data(),             \
-                                     static_cast<li>(work.size()));                                \
-    }                                                                                              \
-    static li orgqr(const ScratchSite& sc, li m, li n, li k, T* a, li lda, const T* tau) {         \
-      T q = 0;                                                                                     \
-      li r = LAPACKE_##p##orgqr_work(LAPACK_COL_MAJOR, m, n, k, a, lda, tau, &q, -1);              \
-      if (r != 0) return r;                                                                        \
-      ScratchVector<T> work(sc, queried(q));                                                       \
-      return LAPACKE_##p##orgqr_work(LAPACK_COL_MAJOR, m, n, k, a, lda, tau, work.data(),          \
-                                     static_cast<li>(work.size()));                                \
-    }                                                                                              \
+// Runs `fn`, which allocates LAPACK's work arrays and calls it; LAPACK_WORK_MEMORY_ERROR when an
+// allocation fails, as LAPACKE's high-level interface answers (nothing may throw out of the
+// OpenMP regions these run in).
+template <typename Fn>
+li with_work(Fn fn) noexcept {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return LAPACK_WORK_MEMORY_ERROR;
+  }
+}
+
+#define TENSORD_LAPACK(T, p)                                                                      \
+  template <>                                                                                     \
+  struct Lapack<T> {                                                                              \
+    static li getrf(li m, li n, T* a, li lda, li* ipiv) {                                         \
+      return LAPACKE_##p##getrf(LAPACK_COL_MAJOR, m, n, a, lda, ipiv);                            \
+    }                                                                                             \
+    static li getri(const ScratchSite& sc, li n, T* a, li lda, const li* ipiv) {                  \
+      return with_work([&] {                                                                      \
+        T q = 0;                                                                                  \
+        li r = LAPACKE_##p##getri_work(LAPACK_COL_MAJOR, n, a, lda, ipiv, &q, -1);                \
+        if (r != 0) return r;                                                                     \
+        ScratchVector<T> work(sc, queried(q));                                                    \
+        return LAPACKE_##p##getri_work(LAPACK_COL_MAJOR, n, a, lda, ipiv, work.data(),            \
+                                       static_cast<li>(work.size()));                             \
+      });                                                                                         \
+    }                                                                                             \
+    static li gesv(li n, li nrhs, T* a, li lda, li* ipiv, T* b, li ldb) {                         \
+      return LAPACKE_##p##gesv(LAPACK_COL_MAJOR, n, nrhs, a, lda, ipiv, b, ldb);                  \
+    }                                                                                             \
+    static li potrf(char uplo, li n, T* a, li lda) {                                              \
+      return LAPACKE_##p##potrf(LAPACK_COL_MAJOR, uplo, n, a, lda);                               \
+    }                                                                                             \
+    static li gesdd(const ScratchSite& sc, char jobz, li m, li n, T* a, li lda, T* s, T* u,       \
+                    li ldu, T* vt, li ldvt) {                                                     \
+      return with_work([&] {                                                                      \
+        ScratchVector<li> iwork(sc, static_cast<size_t>(8 * std::max<li>(1, std::min(m, n))));    \
+        T q = 0;                                                                                  \
+        li r = LAPACKE_##p##gesdd_work(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt, \
+                                       &q, -1, iwork.data());                                     \
+        if (r != 0) return r;                                                                     \
+        ScratchVector<T> work(sc, queried(q));                                                    \
+        return LAPACKE_##p##gesdd_work(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt, \
+                                       work.data(), static_cast<li>(work.size()), iwork.data());  \
+      });                                                                                         \
+    }                                                                                             \
+    static li syevd(const ScratchSite& sc, char jobz, char uplo, li n, T* a, li lda, T* w) {      \
+      return with_work([&] {                                                                      \
+        T q = 0;                                                                                  \
+        li iq = 0;                                                                                \
+        li r =                                                                                    \
+            LAPACKE_##p##syevd_work(LAPACK_COL_MAJOR, jobz, uplo, n, a, lda, w, &q, -1, &iq, -1); \
+        if (r != 0) return r;                                                                     \
+        ScratchVector<T> work(sc, queried(q));                                                    \
+        ScratchVector<li> iwork(sc, queried(iq));                                                 \
+        return LAPACKE_##p##syevd_work(LAPACK_COL_MAJOR, jobz, uplo, n, a, lda, w, work.data(),   \
+                                       static_cast<li>(work.size()), iwork.data(),                \
+                                       static_cast<li>(iwork.size()));                            \
+      });                                                                                         \
+    }                                                                                             \
+    static li gelsd(const ScratchSite& sc, li m, li n, li nrhs, T* a, li lda, T* b, li ldb, T* s, \
+                    T rcond, li* rank) {                                                          \
+      return with_work([&] {                                                                      \
+        T q = 0;                                                                                  \
+        li iq = 0;                                                                                \
+        li r = LAPACKE_##p##gelsd_work(LAPACK_COL_MAJOR, m, n, nrhs, a, lda, b, ldb, s, rcond,    \
+                                       rank, &q, -1, &iq);                                        \
+        if (r != 0) return r;                                                                     \
+        ScratchVector<T> work(sc, queried(q));                                                    \
+        ScratchVector<li> iwork(sc, queried(iq));                                                 \
+        return LAPACKE_##p##gelsd_work(LAPACK_COL_MAJOR, m, n, nrhs, a, lda, b, ldb, s, rcond,    \
+                                       rank, work.data(), static_cast<li>(work.size()),           \
+                                       iwork.data());                                             \
+      });                                                                                         \
+    }                                                                                             \
+    static li geqrf(const ScratchSite& sc, li m, li n, T* a, li lda, T* tau) {                    \
+      return with_work([&] {                                                                      \
+        T q = 0;                                                                                  \
+        li r = LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, m, n, a, lda, tau, &q, -1);              \
+        if (r != 0) return r;                                                                     \
+        ScratchVector<T> work(sc, queried(q));                                                    \
+        return LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, m, n, a, lda, tau, work.data(),          \
+                                       static_cast<li>(work.size()));                             \
+      });                                                                                         \
+    }                                                                                             \
+    static li orgqr(const ScratchSite& sc, li m, li n, li k, T* a, li lda, const T* tau) {        \
+      return with_work([&] {                                                                      \
+        T q = 0;                                                                                  \
+        li r = LAPACKE_##p##orgqr_work(LAPACK_COL_MAJOR, m, n, k, a, lda, tau, &q, -1);           \
+        if (r != 0) return r;                                                                     \
+        ScratchVector<T> work(sc, queried(q));                                                    \
+        return LAPACKE_##p##orgqr_work(LAPACK_COL_MAJOR, m, n, k, a, lda, tau, work.data(),       \
+                                       static_cast<li>(work.size()));                             \
+      });                                                                                         \
+    }                                                                                             \
   };
 TENSORD_LAPACK(float, s)
 TENSORD_LAPACK(double, d)
@@ -185,6 +212,10 @@ int64_t for_each_matrix(const KernelContext& ctx, int64_t count, std::vector<li>
 }
 
 [[noreturn]] void lapack_failed(Op op, const char* routine, li info, int64_t batch, int64_t count) {
+  if (info == LAPACK_WORK_MEMORY_ERROR) {
+    throw Error(ErrorCode::OutOfMemory,
+                std::string(ir::name(op)) + ": no memory for LAPACK " + routine + "'s work arrays");
+  }
   if (info < 0) {
     throw Error(ErrorCode::Internal, std::string(ir::name(op)) + ": LAPACK " + routine +
                                          " rejected argument " + std::to_string(-info));

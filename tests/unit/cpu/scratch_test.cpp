@@ -224,3 +224,31 @@ TEST_CASE("a oneDNN convolution's scratchpad and own layouts are scratch, freed 
   for (const profiler::Record& r : allocs) UNSCOPED_INFO("scratch " << r.bytes);
   CHECK(!allocs.empty());
 }
+
+TEST_CASE("scratch that cannot be allocated fails with the ledger's report") {
+  auto ledger = std::make_shared<profiler::MemoryLedger>();
+  auto prof = recording(13);
+  profiler::AllocSite held = step_site(prof, "matmul", 3);
+  held.category = profiler::MemoryCategory::Tensor;
+  profiler::BlockTicket tensor = ledger->track(1 << 20, held);
+  profiler::AllocSite site = step_site(prof, "cumsum", 4);
+  const ScratchSite where{ledger.get(), &site};
+  try {
+    scratch_buffer(where, size_t{1} << 62);
+    FAIL("allocated 4 EiB");
+  } catch (const tensord::Error& e) {
+    CHECK(e.code() == tensord::ErrorCode::OutOfMemory);
+    const std::string m = e.message();
+    CHECK(m.find("kernel scratch") != std::string::npos);
+    CHECK(m.find("requested by model.py:4 (cumsum)") != std::string::npos);
+    CHECK(m.find("model.py:3 (matmul)") != std::string::npos);  // what holds memory
+  }
+  // Untracked, the allocator's own error.
+  try {
+    scratch_buffer(ScratchSite{}, size_t{1} << 62);
+    FAIL("allocated 4 EiB");
+  } catch (const tensord::Error& e) {
+    CHECK(e.code() == tensord::ErrorCode::OutOfMemory);
+    CHECK(e.message().find("requested by") == std::string::npos);
+  }
+}
