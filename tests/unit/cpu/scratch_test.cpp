@@ -252,3 +252,22 @@ TEST_CASE("scratch that cannot be allocated fails with the ledger's report") {
     CHECK(e.message().find("requested by") == std::string::npos);
   }
 }
+
+TEST_CASE("a scan's running accumulators are scratch, one block per chunk of lines") {
+  CpuBackend backend(2);
+  auto ledger = std::make_shared<profiler::MemoryLedger>();
+  backend.set_memory_ledger(ledger);
+  auto prof = recording(14);
+  const int64_t n = 4, inner = 16384;  // along axis 0: 16384 running sums of 4 steps
+  TensorValue in = tensor<float>(backend, {n, inner}, std::vector<float>(n * inner, 1.0f));
+  profiler::AllocSite site = step_site(prof, "cumsum", 6);
+  backend.set_step_site(&site);
+  TensorValue y = run(
+      backend, node(Op::cumsum, {DType::Float32, {n, inner}}, {{Attr::axis, int64_t{0}}}), {in});
+  backend.set_step_site(nullptr);
+  CHECK(values<float>(y).back() == 4.0f);
+  CHECK(ledger->totals().live_bytes == 0);
+  const std::vector<profiler::Record> allocs = scratch_allocs(drain(*prof));
+  REQUIRE(!allocs.empty());
+  for (const profiler::Record& r : allocs) CHECK(r.bytes >= static_cast<uint64_t>(inner) * 4);
+}
