@@ -174,8 +174,20 @@ std::vector<TensorValue> Engine::run_segmented(const ir::Graph& user_graph,
         site->line = g.nodes[d].loc.line;
         site->category = profiler::MemoryCategory::Scratch;
       }
-      StepSiteScope scratch(backend_, site ? &*site : nullptr);
-      made = backend_.run_data_dependent(g.nodes[d], d_inputs);
+      {
+        StepSiteScope scratch(backend_, site ? &*site : nullptr);
+        made = backend_.run_data_dependent(g.nodes[d], d_inputs);
+      }
+      // Its outputs are the session's tensors from here on; a backend that tracks them itself
+      // (CUDA: device-owned, docs/profiler.md) keeps its ticket.
+      if (site) [[unlikely]] {
+        site->category = profiler::MemoryCategory::Tensor;
+        for (TensorValue& v : made) {
+          if (!v.buffer || v.buffer->ticket.tracked()) continue;
+          site->address = reinterpret_cast<uintptr_t>(v.buffer->data());
+          v.buffer->ticket = profile->ledger->track(v.buffer->bytes(), *site);
+        }
+      }
     } catch (const Error& e) {
       throw e.at_node(cur.origin[d], std::string(ir::name(g.nodes[d].op)), g.location(d));
     }

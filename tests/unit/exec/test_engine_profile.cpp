@@ -232,6 +232,17 @@ TEST_CASE("kernel scratch of planned and data-dependent steps is in the ledger, 
   CHECK(balance == 0);
   CHECK(scratch_by_op["det"] >= 96 * 96 * 8);
   CHECK(scratch_by_op["unique"] >= 16384 * 8);
+  // unique's outputs (allocated by its kernel, not by the executor) are the session's tensors,
+  // at its line: its values (1000 doubles) and its inverse indices (16384 int64).
+  uint64_t unique_tensors = 0;
+  for (const auto& r : t.records) {
+    if (r.kind == profiler::RecordKind::Alloc && t.str(r.name) == "unique" &&
+        static_cast<profiler::MemoryCategory>(r.stage) == profiler::MemoryCategory::Tensor) {
+      unique_tensors += r.bytes;
+      CHECK(r.line == 21);
+    }
+  }
+  CHECK(unique_tensors >= (1000 + 16384) * 8);
 
   // The step's site goes with the run: an unprofiled run after it tracks nothing.
   profile.profiler->stop();
