@@ -161,11 +161,15 @@ RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_b
     }
   }
   // The user's line of each output, for its fetch staging (the graph moves into the engine).
+  // The graph is not validated yet: an output or file out of range gets no line (the engine
+  // refuses the graph).
   std::vector<std::pair<std::string, uint32_t>> lines;
   if (profile && profile->memory()) [[unlikely]] {
     for (ir::ValueRef v : run.outputs) {
+      std::pair<std::string, uint32_t>& where = lines.emplace_back();
+      if (v.node >= run.graph.nodes.size()) continue;
       const ir::NodeLocation& loc = run.graph.nodes[v.node].loc;
-      lines.emplace_back(run.graph.files[loc.file], loc.line);
+      if (loc.file < run.graph.files.size()) where = {run.graph.files[loc.file], loc.line};
     }
   }
   RunOutcome out;
