@@ -2,7 +2,9 @@
 // lanes: every instruction is one fixed-length lane loop over small arrays, which GCC turns
 // into vector code, with libmvec calls for the transcendental functions. Kernels with inner
 // dimensions make one pass over a row per reduction (recomputing the cheap elementwise
-// values that feed it rather than storing them) and a last pass for the row-level outputs.
+// values that feed it rather than storing them; transcendental ones a later pass needs go to a
+// scratch row on the stack) and a last pass for the row-level outputs. Expressions are in
+// emit_cpp_expr.cpp.
 #include <cmath>
 #include <cstdio>
 #include <vector>
