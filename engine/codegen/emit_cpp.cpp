@@ -2,7 +2,9 @@
 // lanes: every instruction is one fixed-length lane loop over small arrays, which GCC turns
 // into vector code, with libmvec calls for the transcendental functions. Kernels with inner
 // dimensions make one pass over a row per reduction (recomputing the cheap elementwise
-// values that feed it rather than storing them) and a last pass for the row-level outputs.
+// values that feed it rather than storing them; transcendental ones a later pass needs go to a
+// scratch row on the stack) and a last pass for the row-level outputs. Expressions are in
+// emit_cpp_expr.cpp.
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -19,38 +21,19 @@ using ir::Op;
 using Kind = Instr::Kind;
 
 std::string ct(DType t) {
-  return t == DType::Bool ? "bool" : t == DType::Float64 ? "double" : "float";
+  return cpp_type(t);
 }
-
 std::string storage(DType t) {
-  switch (t) {
-    case DType::Float32:
-      return "float";
-    case DType::Float64:
-      return "double";
-    case DType::Float16:
-    case DType::BFloat16:
-      return "td_u16";
-    default:
-      return "unsigned char";
-  }
+  return cpp_storage(t);
 }
-
 std::string literal(double v, const std::string& type) {
-  if (type == "bool") return v != 0 ? "true" : "false";
-  const bool f = type == "float";
-  if (std::isnan(v)) return f ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
-  if (std::isinf(v))
-    return std::string(v < 0 ? "-" : "") + (f ? "__builtin_inff()" : "__builtin_inf()");
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%a", v);
-  return "(" + type + ")" + buf;
+  return cpp_literal(v, type);
 }
 
 bool vector_call(Op op) {
   return op == Op::exp || op == Op::log || op == Op::sin || op == Op::cos || op == Op::tanh ||
-         op == Op::erf || op == Op::exp2 || op == Op::expm1 || op == Op::log2 ||
-         op == Op::log10 || op == Op::log1p;
+         op == Op::erf || op == Op::exp2 || op == Op::expm1 || op == Op::log2 || op == Op::log10 ||
+         op == Op::log1p;
 }
 
 // Launch domains of at least this many cells (16 MiB per float32 output, past a core's share of
@@ -112,204 +95,21 @@ class Writer {
   void line(const std::string& s) { out_ += s + "\n"; }
   std::string num(uint32_t v) const { return std::to_string(v); }
 
-  // A value as an operand in a lane loop (j) or in outer scalar code.
-  std::string ref(uint32_t v) const {
-    const Instr& in = k_.body[v];
-    if (in.kind == Kind::Const) return "c" + num(v);
-    return in.level == Level::Row ? "v" + num(v) + "[j]" : "o" + num(v);
-  }
-  std::string conv(uint32_t v, const std::string& to) const {
-    const std::string from = ct(k_.body[v].dtype);
-    if (from == to) return ref(v);
-    if (to == "bool") return "(" + ref(v) + " != 0)";
-    return "(" + to + ")(" + ref(v) + ")";
-  }
-
-  std::string expr(const Instr& in) const {
-    const std::vector<uint32_t>& a = in.args;
-    if (in.op == Op::cast) return rounded(in.dtype, conv(a[0], ct(in.dtype)));
-    if (in.op == Op::where) {
-      return "(" + conv(a[0], "bool") + " ? " + conv(a[1], ct(in.dtype)) + " : " +
-             conv(a[2], ct(in.dtype)) + ")";
-    }
-    std::string t = ct(in.dtype);
-    switch (in.op) {
-      case Op::isnan:
-      case Op::isinf:
-      case Op::isfinite:
-      case Op::signbit:
-        t = ct(k_.body[a[0]].dtype);
-        break;
-      case Op::eq:
-      case Op::ne:
-      case Op::lt:
-      case Op::le:
-      case Op::gt:
-      case Op::ge:
-        t = ct(ir::promote(k_.body[a[0]].dtype, k_.body[a[1]].dtype));
-        break;
-      case Op::logical_not:
-      case Op::logical_and:
-      case Op::logical_or:
-        t = "bool";
-        break;
-      default:
-        break;
-    }
-    const std::string f = t == "float" ? "f" : "";
-    const std::string x = conv(a[0], t);
-    const std::string y = a.size() > 1 ? conv(a[1], t) : "";
-    auto call = [&](const char* fn) { return "__builtin_" + std::string(fn) + f + "(" + x + ")"; };
-    std::string e;
-    switch (in.op) {
-      case Op::neg:
-        e = "(-" + x + ")";
-        break;
-      case Op::abs:
-        e = call("fabs");
-        break;
-      case Op::exp:
-        e = call("exp");
-        break;
-      case Op::log:
-        e = call("log");
-        break;
-      case Op::sin:
-        e = call("sin");
-        break;
-      case Op::cos:
-        e = call("cos");
-        break;
-      case Op::tanh:
-        e = call("tanh");
-        break;
-      case Op::erf:
-        e = call("erf");
-        break;
-      case Op::sqrt:
-        e = call("sqrt");
-        break;
-      case Op::rsqrt:
-        e = "((" + t + ")1 / " + call("sqrt") + ")";
-        break;
-      case Op::sigmoid:
-        e = "((" + t + ")1 / ((" + t + ")1 + __builtin_exp" + f + "(-" + x + ")))";
-        break;
-      case Op::relu:
-        e = "((" + x + " > 0) | (" + x + " != " + x + ") ? " + x + " : (" + t + ")0)";
-        break;
-      case Op::floor:
-        e = call("floor");
-        break;
-      case Op::ceil:
-        e = call("ceil");
-        break;
-      case Op::trunc:
-        e = call("trunc");
-        break;
-      case Op::round:
-        e = call("nearbyint");
-        break;
-      case Op::sign:
-        e = "(" + x + " > 0 ? (" + t + ")1 : " + x + " < 0 ? (" + t + ")-1 : " + x + " == 0 ? (" +
-            t + ")0 : " + x + ")";
-        break;
-      case Op::square:
-        e = "(" + x + " * " + x + ")";
-        break;
-      case Op::reciprocal:
-        e = "((" + t + ")1 / " + x + ")";
-        break;
-      case Op::frac:
-        e = "(" + x + " - " + call("trunc") + ")";
-        break;
-      case Op::exp2:
-        e = call("exp2");
-        break;
-      case Op::expm1:
-        e = call("expm1");
-        break;
-      case Op::log2:
-        e = call("log2");
-        break;
-      case Op::log10:
-        e = call("log10");
-        break;
-      case Op::log1p:
-        e = call("log1p");
-        break;
-      case Op::isnan:
-        e = "(" + x + " != " + x + ")";
-        break;
-      case Op::isinf:
-        e = "(__builtin_isinf(" + x + ") != 0)";
-        break;
-      case Op::isfinite:
-        e = "(__builtin_isfinite(" + x + ") != 0)";
-        break;
-      case Op::signbit:
-        e = "(__builtin_signbit(" + x + ") != 0)";
-        break;
-      case Op::logical_not:
-        e = "(!" + x + ")";
-        break;
-      case Op::logical_and:
-        e = "(" + x + " && " + y + ")";
-        break;
-      case Op::logical_or:
-        e = "(" + x + " || " + y + ")";
-        break;
-      case Op::eq:
-        e = "(" + x + " == " + y + ")";
-        break;
-      case Op::ne:
-        e = "(" + x + " != " + y + ")";
-        break;
-      case Op::lt:
-        e = "(" + x + " < " + y + ")";
-        break;
-      case Op::le:
-        e = "(" + x + " <= " + y + ")";
-        break;
-      case Op::gt:
-        e = "(" + x + " > " + y + ")";
-        break;
-      case Op::ge:
-        e = "(" + x + " >= " + y + ")";
-        break;
-      case Op::add:
-        e = "(" + x + " + " + y + ")";
-        break;
-      case Op::sub:
-        e = "(" + x + " - " + y + ")";
-        break;
-      case Op::mul:
-        e = "(" + x + " * " + y + ")";
-        break;
-      case Op::div:
-        e = "(" + x + " / " + y + ")";
-        break;
-      case Op::maximum:
-        e = "((" + x + " > " + y + ") | (" + x + " != " + x + ") ? " + x + " : " + y + ")";
-        break;
-      case Op::minimum:
-        e = "((" + x + " < " + y + ") | (" + x + " != " + x + ") ? " + x + " : " + y + ")";
-        break;
-      case Op::pow:
-        e = "__builtin_pow" + f + "(" + x + ", " + y + ")";
-        break;
-      default:
-        e = "/* unsupported */";
-        break;
-    }
-    return rounded(in.dtype, e);
-  }
+  std::string ref(uint32_t v) const { return cpp_ref(k_, v); }
+  std::string expr(const Instr& in) const { return cpp_expr(k_, in); }
 
   // Row instruction v inside a block.
   void row_instr(uint32_t v) {
     const Instr& in = k_.body[v];
     const std::string a = "v" + num(v);
     line("    " + ct(in.dtype) + " " + a + "[TD_B];");
+    if (keep_ && cut(v)) {
+      const std::string at = "td_s" + std::to_string(slot_[v]) + " + t * n + i";
+      line("    if (full) { __builtin_memcpy(" + a + ", " + at + ", sizeof " + a + "); }");
+      line("    else { for (int j = 0; j < TD_B; ++j) " + a + "[j] = j < m ? (" + at +
+           ")[j] : 0; }");
+      return;
+    }
     if (in.kind == Kind::Load) {
       const Operand& op = k_.inputs[in.arg];
       const std::string p = "p" + std::to_string(in.arg);
@@ -321,7 +121,13 @@ class Writer {
       else
         at = p + "[(i + j) * s" + std::to_string(in.arg) + "]";
       const std::string ld = from_storage(op.dtype, at);
-      line("    if (full) { for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + ld + "; }");
+      if (op.access == Access::Contiguous && storage(op.dtype) == ct(in.dtype)) {
+        // One block copy: lane loops of loads were fully unrolled before the vectorizer saw them
+        // and then rebuilt lane by lane (vinsertps) where the block fed a vector accumulator.
+        line("    if (full) { __builtin_memcpy(" + a + ", " + p + " + i, sizeof " + a + "); }");
+      } else {
+        line("    if (full) { for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + ld + "; }");
+      }
       line("    else { for (int j = 0; j < TD_B; ++j) " + a + "[j] = j < m ? " + ld + " : 0; }");
       return;
     }
@@ -346,6 +152,8 @@ class Writer {
   }
 
   // Marks the row instructions `targets` depend on.
+  // Marks the row instructions `targets` depend on; in the scratch variant of a pass (keep_) a
+  // value an earlier pass stored is loaded, not computed, so its own arguments are not needed.
   std::vector<bool> cone(const std::vector<uint32_t>& targets) const {
     std::vector<bool> need(k_.body.size(), false);
     std::vector<uint32_t> stack = targets;
@@ -355,9 +163,116 @@ class Writer {
       const Instr& in = k_.body[v];
       if (need[v] || in.level != Level::Row || in.kind == Kind::Const) continue;
       need[v] = true;
+      if (keep_ && cut(v)) continue;
       for (uint32_t a : in.args) stack.push_back(a);
     }
     return need;
+  }
+
+  // Whether value v comes from a scratch row in the pass being emitted.
+  bool cut(uint32_t v) const { return slot_[v] >= 0 && producer_[v] < pass_; }
+
+  // Row values that a reduction's pass computes with a transcendental function and a later
+  // pass needs again (softmax's exp(x - max): summed, then divided by the sum) are stored in a
+  // scratch row on the stack by the first pass and loaded by the later ones, when the row fits
+  // (td_keep); the lane loads are cheaper than libmvec's exp, which took more time than the
+  // kernel's memory traffic. Rows that do not fit recompute them, as every value did before.
+  void plan_scratch() {
+    const size_t nv = k_.body.size();
+    slot_.assign(nv, -1);
+    producer_.assign(nv, -1);
+    std::vector<bool> costly(nv, false), earlier(nv, false);
+    for (uint32_t v = 0; v < nv; ++v) {
+      const Instr& in = k_.body[v];
+      if (in.level != Level::Row || in.kind != Kind::Op) continue;
+      costly[v] = vector_call(in.op) || in.op == Op::sigmoid || in.op == Op::pow;
+      for (uint32_t a : in.args) costly[v] = costly[v] || costly[a];
+    }
+    const std::vector<std::vector<uint32_t>> passes = pass_targets();
+    for (int p = 0; p < static_cast<int>(passes.size()); ++p) {
+      std::vector<bool> seen(nv, false);
+      std::vector<uint32_t> stack = passes[p];
+      while (!stack.empty()) {
+        const uint32_t v = stack.back();
+        stack.pop_back();
+        const Instr& in = k_.body[v];
+        if (seen[v] || in.level != Level::Row || in.kind == Kind::Const) continue;
+        seen[v] = true;
+        if (earlier[v] && costly[v]) {
+          if (slot_[v] < 0 && slots_ < kScratchRows) slot_[v] = slots_++;
+          if (slot_[v] >= 0) continue;
+        }
+        for (uint32_t a : in.args) stack.push_back(a);
+      }
+      const std::vector<bool> full = cone(passes[p]);  // keep_ is false: the whole cone
+      for (uint32_t v = 0; v < nv; ++v) {
+        if (full[v] && !earlier[v]) {
+          earlier[v] = true;
+          producer_[v] = p;
+        }
+      }
+    }
+  }
+
+  // The row values each pass of a kernel with inner dimensions reduces or stores: one pass per
+  // reduction in body order, then the row outputs'.
+  std::vector<std::vector<uint32_t>> pass_targets() const {
+    std::vector<std::vector<uint32_t>> passes;
+    for (const Instr& in : k_.body) {
+      if (in.kind == Kind::Reduce) passes.push_back({in.args[0]});
+    }
+    passes.push_back(row_results());
+    return passes;
+  }
+
+  // The inputs whose next outer row the pass being emitted prefetches: the contiguous row
+  // inputs, in the second pass of a kernel with inner dimensions. Its first pass reads the row
+  // from memory with the core waiting; the second works on the row in L1 (a reduction's lane
+  // math, libmvec's exp), and fetching the next row into L2 meanwhile took a quarter off a
+  // 4096 x 4096 softmax on one core. The first outer row of a thread's range is not prefetched,
+  // nor an input that is the same for every outer row (layer_norm's weight).
+  std::vector<int> prefetched() const {
+    std::vector<int> in;
+    if (k_.inner_rank == 0 || pass_ != 1) return in;
+    for (int o = 0; o < ni_; ++o) {
+      if (operand(o).level == Level::Row && operand(o).access == Access::Contiguous) {
+        in.push_back(o);
+      }
+    }
+    return in;
+  }
+
+  // Whether the pass being emitted loads or stores a scratch row (then it has two variants).
+  bool pass_uses_scratch() const {
+    for (uint32_t v = 0; v < k_.body.size(); ++v) {
+      if (slot_[v] >= 0 && producer_[v] <= pass_) return true;
+    }
+    return false;
+  }
+
+  // Emits `pass` (a function of no arguments) once, or as its scratch and recomputing variants.
+  template <typename Pass>
+  void with_scratch(Pass pass) {
+    if (!pass_uses_scratch()) return pass();
+    line("  if (td_keep) {");
+    keep_ = true;
+    pass();
+    keep_ = false;
+    line("  } else {");
+    pass();
+    line("  }");
+  }
+
+  // In the scratch variant, stores the values this pass produces for later ones.
+  void store_scratch(const std::vector<bool>& need) {
+    if (!keep_) return;
+    for (uint32_t v = 0; v < k_.body.size(); ++v) {
+      if (!need[v] || slot_[v] < 0 || producer_[v] != pass_) continue;
+      const std::string at = "td_s" + std::to_string(slot_[v]) + " + t * n + i";
+      line("    if (full) { __builtin_memcpy(" + at + ", v" + num(v) + ", sizeof v" + num(v) +
+           "); }");
+      line("    else { for (int j = 0; j < m; ++j) (" + at + ")[j] = v" + num(v) + "[j]; }");
+    }
   }
 
   // Per-operand row pointers from the offsets in `of`, then the blocks of one row of n.
@@ -374,13 +289,45 @@ class Writer {
              std::to_string(r_ - 1) + "];");
       }
     }
-    line("    for (td_i64 i = 0; i < n; i += TD_B) {");
-    line("    const int m = n - i < TD_B ? (int)(n - i) : TD_B;");
-    line("    const bool full = m == TD_B;");
-    line("    (void)full;");
+    const std::vector<int> ahead = prefetched();
+    for (int o : ahead) {
+      const std::string s = std::to_string(o);
+      line("    const char* n" + s + " = (const char*)(p" + s + " + (obn[" + s + "] - ob[" + s +
+           "]));");
+      line("    const bool f" + s + " = td_pf && obn[" + s + "] != ob[" + s + "];");
+    }
+    // Full blocks, then the row's tail: `full` is a constant in each copy of the body, so the
+    // full blocks' loop has no tail code in it (one loop with a run-time `full` was compiled
+    // into branches and lane-by-lane moves around every block).
+    line("    td_i64 i = 0;");
+    line("    for (; i + TD_B <= n; i += TD_B) {");
+    line("    const int m = TD_B;");
+    line("    const bool full = true;");
+    line("    (void)m; (void)full;");
+    for (int o : ahead) {
+      const std::string s = std::to_string(o);
+      line("    if (f" + s + ") for (unsigned q = 0; q < TD_B * sizeof(*p" + s +
+           "); q += 64) __builtin_prefetch(n" + s + " + i * sizeof(*p" + s + ") + q, 0, 2);");
+    }
     for (uint32_t v = 0; v < k_.body.size(); ++v) {
       if (need[v]) row_instr(v);
     }
+    store_scratch(need);
+    sink();
+    line("    }");
+    line("    if (i < n) {");
+    line("    const int m = (int)(n - i);");
+    line("    const bool full = false;");
+    line("    (void)full;");
+    for (int o : ahead) {
+      const std::string s = std::to_string(o);
+      line("    if (f" + s + ") for (unsigned q = 0; q < TD_B * sizeof(*p" + s +
+           "); q += 64) __builtin_prefetch(n" + s + " + i * sizeof(*p" + s + ") + q, 0, 2);");
+    }
+    for (uint32_t v = 0; v < k_.body.size(); ++v) {
+      if (need[v]) row_instr(v);
+    }
+    store_scratch(need);
     sink();
     line("    }");
   }
@@ -414,7 +361,13 @@ class Writer {
         line("    } else");
         line("#endif");
       }
-      line("    if (full) { for (int j = 0; j < TD_B; ++j) " + st + "; }");
+      if (to_storage(k_.outputs[o].dtype, "x") == "x" &&
+          storage(k_.outputs[o].dtype) == ct(k_.body[k_.results[o]].dtype)) {
+        line("    if (full) { __builtin_memcpy(" + p + " + i, v" + num(k_.results[o]) +
+             ", sizeof v" + num(k_.results[o]) + "); }");
+      } else {
+        line("    if (full) { for (int j = 0; j < TD_B; ++j) " + st + "; }");
+      }
       line("    else { for (int j = 0; j < m; ++j) " + st + "; }");
     }
   }
@@ -467,12 +420,29 @@ class Writer {
     line("  const td_i64 n = sz[" + rank() + " - 1];");
     line("  td_i64 inner_rows = 1;");
     line("  for (int d = " + ro + "; d < " + rank() + " - 1; ++d) inner_rows *= sz[d];");
+    plan_scratch();
+    if (slots_ > 0) {
+      for (uint32_t v = 0; v < k_.body.size(); ++v) {
+        if (slot_[v] < 0) continue;
+        line("  alignas(64) " + ct(k_.body[v].dtype) + " td_s" + std::to_string(slot_[v]) + "[" +
+             std::to_string(kScratchCells) + "];");
+      }
+      line("  const bool td_keep = inner_rows * n <= " + std::to_string(kScratchCells) + ";");
+    }
     line("  for (td_i64 r = begin; r < end; ++r) {");
     line("  td_i64 ob[" + ops() + "] = {};");
     line("  { td_i64 q = r; for (int d = " + ro +
          " - 1; d >= 0; --d) { const td_i64 x = q % sz[d]; "
          "q /= sz[d]; for (int o = 0; o < " +
          ops() + "; ++o) ob[o] += x * st[o * " + rank() + " + d]; } }");
+    if (pass_targets().size() > 1) {  // the offsets of the next outer row, for prefetched()
+      line("  td_i64 obn[" + ops() + "] = {};");
+      line("  const bool td_pf = r + 1 < end;");
+      line("  if (td_pf) { td_i64 q = r + 1; for (int d = " + ro +
+           " - 1; d >= 0; --d) { const td_i64 x = q % sz[d]; q /= sz[d]; for (int o = 0; o < " +
+           ops() + "; ++o) obn[o] += x * st[o * " + rank() + " + d]; } }");
+      line("  (void)obn;");
+    }
     for (uint32_t v = 0; v < k_.body.size(); ++v) {
       const Instr& in = k_.body[v];
       if (in.level != Level::Outer || in.kind == Kind::Const) continue;
@@ -485,10 +455,12 @@ class Writer {
         line("  const " + ct(in.dtype) + " o" + num(v) + " = " + expr(in) + ";");
       } else {
         reduction(v);
+        ++pass_;
       }
     }
     if (!row_results().empty()) {
-      inner_rows([&] { row_blocks(cone(row_results()), [&] { store_rows(); }); });
+      with_scratch(
+          [&] { inner_rows([&] { row_blocks(cone(row_results()), [&] { store_rows(); }); }); });
     }
     for (size_t o = 0; o < k_.outputs.size(); ++o) {
       if (k_.outputs[o].level != Level::Outer) continue;
@@ -499,63 +471,84 @@ class Writer {
     line("  }");
   }
 
+  // A row reduction keeps kAccumulators vector accumulators in registers and feeds them the
+  // blocks in turn (block b goes to accumulator b % kAccumulators): one accumulator made every
+  // block wait for the previous block's add (or compare), and an accumulator array lived on the
+  // stack, a store-to-load round trip per block. The tail block is padded with the operation's
+  // identity (-0 for sum, which leaves every value as it is, -inf / inf for max / min).
   void reduction(uint32_t v) {
     const Instr& in = k_.body[v];
     const std::string t = ct(in.dtype);
-    const std::string a = "a" + num(v);
+    const std::string a = "a" + num(v) + "_";
+    const std::string vt = "td_a" + num(v);
     // An argument that does not vary along the row (an outer value, e.g. a reduced axis of size
     // 1 merged away) is the same scalar for every element of the row.
     const bool outer_arg = k_.body[in.args[0]].level == Level::Outer;
     const std::string x = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";
-    std::string init, step, vstep;
-    if (in.op == Op::sum) {
-      init = literal(0, t);
-      step = a + "[j] += " + x;
-      vstep = "acc_ += x_";
-    } else {
-      const char* cmp = in.op == Op::max ? " > " : " < ";
-      init = literal(in.op == Op::max ? -INFINITY : INFINITY, t);
-      step = a + "[j] = (" + x + cmp + a + "[j]) | (" + x + " != " + x + ") ? " + x + " : " + a +
-             "[j]";
-      vstep = std::string("acc_ = (x_") + cmp + "acc_) | (x_ != x_) ? x_ : acc_";
-    }
-    line("  " + t + " " + a + "[TD_B];");
-    line("  for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + init + ";");
-    // A full block's step is written with a GCC vector type: lane loops over an accumulator
-    // array are fully unrolled before the vectorizer sees them, and the unrolled code stayed
-    // scalar (max through compares and branches, sum through inserts), which made reductions
-    // the slowest pass of softmax and layer_norm. The lanes and their order are the same, so
-    // the result is bit for bit what the array loop computes.
-    const std::string vt = t + " __attribute__((vector_size(TD_B * sizeof(" + t + "))))";
-    const std::string bytes = "sizeof(" + a + ")";
-    inner_rows([&] {
-      row_blocks(cone({in.args[0]}), [&] {
-        line("    if (full) {");
-        line("      typedef " + vt + " td_acc;");
-        line("      td_acc acc_, x_;");
-        line("      __builtin_memcpy(&acc_, " + a + ", " + bytes + ");");
-        if (outer_arg) {
-          line("      for (int j = 0; j < TD_B; ++j) x_[j] = " + x + ";");
-        } else {
-          line("      __builtin_memcpy(&x_, v" + num(in.args[0]) + ", " + bytes + ");");
-        }
-        line("      " + vstep + ";");
-        line("      __builtin_memcpy(" + a + ", &acc_, " + bytes + ");");
-        line("    } else { for (int j = 0; j < m; ++j) " + step + "; }");
+    const bool sum = in.op == Op::sum;
+    const char* cmp = in.op == Op::max ? " > " : " < ";
+    const std::string init = literal(sum ? 0 : in.op == Op::max ? -INFINITY : INFINITY, t);
+    const std::string pad = sum ? literal(-0.0, t) : init;
+    auto step = [&](const std::string& acc, const std::string& y) {
+      if (sum) return acc + " + " + y;
+      return "(" + y + cmp + acc + ") | (" + y + " != " + y + ") ? " + y + " : " + acc;
+    };
+    line("  typedef " + t + " __attribute__((vector_size(TD_B * sizeof(" + t + ")))) " + vt + ";");
+    std::string decl = "  " + vt;
+    for (int q = 0; q < kAccumulators; ++q) decl += std::string(q ? "," : "") + " " + acc(a, q);
+    line(decl + ";");
+    line("  for (int j = 0; j < TD_B; ++j) " + acc(a, 0) + "[j] = " + init + ";");
+    for (int q = 1; q < kAccumulators; ++q) line("  " + acc(a, q) + " = " + acc(a, 0) + ";");
+    with_scratch([&] {
+      inner_rows([&] {
+        row_blocks(cone({in.args[0]}), [&] {
+          line("    {");
+          line("    " + vt + " x_;");
+          if (outer_arg) {
+            line("    for (int j = 0; j < TD_B; ++j) x_[j] = j < m ? " + x + " : " + pad + ";");
+          } else {
+            line("    if (full) { __builtin_memcpy(&x_, v" + num(in.args[0]) + ", sizeof x_); }");
+            line("    else { for (int j = 0; j < TD_B; ++j) x_[j] = j < m ? " + x + " : " + pad +
+                 "; }");
+          }
+          line("    const " + vt + " t_ = " + step(acc(a, 0), "x_") + ";");
+          std::string rotate = "   ";
+          for (int q = 0; q + 1 < kAccumulators; ++q) {
+            rotate += " ";  // appends only: GCC 12 warns (-Wrestrict) on " " + std::string
+            rotate += acc(a, q);
+            rotate += " = ";
+            rotate += acc(a, q + 1);
+            rotate += ";";
+          }
+          line(rotate + " " + acc(a, kAccumulators - 1) + " = t_;");
+          line("    }");
+        });
       });
     });
-    line("  " + t + " o" + num(v) + " = " + a + "[0];");
-    std::string fold = "o" + num(v) + " += " + a + "[j]";
-    if (in.op != Op::sum) {
-      const char* cmp = in.op == Op::max ? " > " : " < ";
-      const std::string y = a + "[j]", o = "o" + num(v);
-      fold = o + " = (" + y + cmp + o + ") | (" + y + " != " + y + ") ? " + y + " : " + o;
+    for (int w = kAccumulators / 2; w > 0; w /= 2) {
+      for (int q = 0; q < w; ++q) {
+        line("  " + acc(a, q) + " = " + step(acc(a, q), acc(a, q + w)) + ";");
+      }
     }
-    line("  for (int j = 1; j < TD_B; ++j) " + fold + ";");
+    line("  " + t + " o" + num(v) + " = " + acc(a, 0) + "[0];");
+    const std::string y = acc(a, 0) + "[j]", o = "o" + num(v);
+    line("  for (int j = 1; j < TD_B; ++j) " + o + " = " + step(o, y) + ";");
     if (in.dtype == DType::Float16 || in.dtype == DType::BFloat16) {
       line("  o" + num(v) + " = " + rounded(in.dtype, "o" + num(v)) + ";");
     }
   }
+  static constexpr int kAccumulators = 4;
+  static std::string acc(const std::string& a, int q) { return a + std::to_string(q); }
+
+  // Scratch rows: at most kScratchRows values, kScratchCells elements each (32 KiB of float32:
+  // a row of 8192, or a 4096 row beside its input in a 48 KiB L1).
+  static constexpr int kScratchRows = 2;
+  static constexpr int kScratchCells = 8192;
+  std::vector<int> slot_;      // per value: its scratch row, -1 none
+  std::vector<int> producer_;  // per value: the first pass that computes it
+  int slots_ = 0;
+  int pass_ = 0;       // the pass being emitted (plan_scratch's numbering)
+  bool keep_ = false;  // emitting a pass's scratch variant
 
   const LoopKernel& k_;
   int r_;

@@ -90,3 +90,17 @@ TEST_CASE("describe lists the loop IR", "[codegen]") {
   CHECK(d.find("%1 = exp %0 : float32 row") != std::string::npos);
   CHECK(d.find("out0 = %1") != std::string::npos);
 }
+
+TEST_CASE("row kernels prefetch the next row in their second pass; pointwise ones do not",
+          "[codegen]") {
+  ir::ValueRef y;
+  const auto rows = kernels_of(softmax_graph({8, 64}, &y), y);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].source.find("__builtin_prefetch(n0") != std::string::npos);
+  TestGraph g;
+  ir::ValueRef x = g.input({8, 64});
+  ir::ValueRef e = g.add(Op::mul, {g.add(Op::exp, {x}), g.scalar(2)});
+  const auto pointwise = kernels_of(g, e);
+  REQUIRE(pointwise.size() == 1);
+  CHECK(pointwise[0].source.find("__builtin_prefetch") == std::string::npos);
+}
