@@ -19,7 +19,33 @@ using ir::Op;
 using Kind = Instr::Kind;
 
 std::string ct(DType t) {
+  if (ir::is_integral(t)) return std::string(cpp_compute_type(t));
   return t == DType::Bool ? "bool" : t == DType::Float64 ? "double" : "float";
+}
+
+// An op with an integer operand or result: its formula is cpp_int_expr's (emit_cpp_int.cpp).
+bool integer_op(DType result, std::span<const DType> args) {
+  if (ir::is_integral(result)) return true;
+  for (DType t : args) {
+    if (ir::is_integral(t)) return true;
+  }
+  return false;
+}
+
+// The identity of max (lowest) or min (highest) of an integer dtype, as a literal.
+std::string int_extreme(DType t, bool lowest) {
+  switch (t) {
+    case DType::Int8:
+      return lowest ? "(signed char)-128" : "(signed char)127";
+    case DType::UInt8:
+      return lowest ? "(unsigned char)0" : "(unsigned char)255";
+    case DType::Int16:
+      return lowest ? "(short)-32768" : "(short)32767";
+    case DType::Int32:
+      return lowest ? "(-2147483647 - 1)" : "2147483647";
+    default:
+      return lowest ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL";
+  }
 }
 
 std::string storage(DType t) {
@@ -31,8 +57,10 @@ std::string storage(DType t) {
     case DType::Float16:
     case DType::BFloat16:
       return "td_u16";
-    default:
+    case DType::Bool:
       return "unsigned char";
+    default:
+      return ct(t);  // integers are stored as they compute
   }
 }
 
@@ -127,6 +155,13 @@ class Writer {
 
   std::string expr(const Instr& in) const {
     const std::vector<uint32_t>& a = in.args;
+    std::vector<DType> dtypes;
+    std::vector<std::string> refs;
+    for (uint32_t v : a) {
+      dtypes.push_back(k_.body[v].dtype);
+      refs.push_back(ref(v));
+    }
+    if (integer_op(in.dtype, dtypes)) return rounded(in.dtype, cpp_int_expr(in.op, refs, dtypes, in.dtype));
     if (in.op == Op::cast) return rounded(in.dtype, conv(a[0], ct(in.dtype)));
     if (in.op == Op::where) {
       return "(" + conv(a[0], "bool") + " ? " + conv(a[1], ct(in.dtype)) + " : " +
@@ -492,7 +527,8 @@ class Writer {
     }
     for (size_t o = 0; o < k_.outputs.size(); ++o) {
       if (k_.outputs[o].level != Level::Outer) continue;
-      const std::string p = "p" + std::to_string(ni_ + o);
+      std::string p = "p";  // appends only: GCC 12 warns (-Wrestrict) on "p" + std::to_string
+      p += std::to_string(ni_ + o);
       line("  " + p + "_[ob[" + std::to_string(ni_ + o) +
            "]] = " + to_storage(k_.outputs[o].dtype, ref(k_.results[o])) + ";");
     }
@@ -501,20 +537,28 @@ class Writer {
 
   void reduction(uint32_t v) {
     const Instr& in = k_.body[v];
-    const std::string t = ct(in.dtype);
+    if (in.op == Op::argmax || in.op == Op::argmin) return arg_reduction(v);
+    const DType xt = k_.body[in.args[0]].dtype;
+    const bool sum = in.op == Op::sum, prod = in.op == Op::prod;
+    // Integer sums and products wrap in uint64 and give int64, in any order the same bits.
+    const bool wrap = (sum || prod) && ir::is_integral(xt);
+    const std::string t = wrap ? "unsigned long long" : ct(in.dtype);
     const std::string a = "a" + num(v);
     // An argument that does not vary along the row (an outer value, e.g. a reduced axis of size
     // 1 merged away) is the same scalar for every element of the row.
     const bool outer_arg = k_.body[in.args[0]].level == Level::Outer;
-    const std::string x = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";
+    const std::string x0 = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";
+    const std::string x = wrap ? "(" + t + ")(" + x0 + ")" : x0;
     std::string init, step, vstep;
-    if (in.op == Op::sum) {
-      init = literal(0, t);
-      step = a + "[j] += " + x;
-      vstep = "acc_ += x_";
+    if (sum || prod) {
+      const char* o = sum ? " + " : " * ";
+      init = wrap ? "(" + t + ")" + (sum ? "0" : "1") : literal(sum ? 0 : 1, t);
+      step = a + "[j] = " + a + "[j]" + o + x;
+      vstep = std::string("acc_ = acc_") + o + "x_";
     } else {
       const char* cmp = in.op == Op::max ? " > " : " < ";
-      init = literal(in.op == Op::max ? -INFINITY : INFINITY, t);
+      init = ir::is_integral(xt) ? int_extreme(xt, in.op == Op::max)
+                                 : literal(in.op == Op::max ? -INFINITY : INFINITY, t);
       step = a + "[j] = (" + x + cmp + a + "[j]) | (" + x + " != " + x + ") ? " + x + " : " + a +
              "[j]";
       vstep = std::string("acc_ = (x_") + cmp + "acc_) | (x_ != x_) ? x_ : acc_";
@@ -525,11 +569,16 @@ class Writer {
     // array are fully unrolled before the vectorizer sees them, and the unrolled code stayed
     // scalar (max through compares and branches, sum through inserts), which made reductions
     // the slowest pass of softmax and layer_norm. The lanes and their order are the same, so
-    // the result is bit for bit what the array loop computes.
+    // the result is bit for bit what the array loop computes. (A wrapping integer accumulator
+    // is wider than its elements: it keeps the lane loop.)
     const std::string vt = t + " __attribute__((vector_size(TD_B * sizeof(" + t + "))))";
     const std::string bytes = "sizeof(" + a + ")";
     inner_rows([&] {
       row_blocks(cone({in.args[0]}), [&] {
+        if (wrap) {
+          line("    for (int j = 0; j < m; ++j) " + step + ";");
+          return;
+        }
         line("    if (full) {");
         line("      typedef " + vt + " td_acc;");
         line("      td_acc acc_, x_;");
@@ -544,17 +593,55 @@ class Writer {
         line("    } else { for (int j = 0; j < m; ++j) " + step + "; }");
       });
     });
-    line("  " + t + " o" + num(v) + " = " + a + "[0];");
-    std::string fold = "o" + num(v) + " += " + a + "[j]";
-    if (in.op != Op::sum) {
+    const std::string o = "o" + num(v), acc = wrap ? "f" + num(v) : o;
+    line("  " + t + " " + acc + " = " + a + "[0];");
+    std::string fold = acc + (sum ? " += " : " *= ") + a + "[j]";
+    if (!sum && !prod) {
       const char* cmp = in.op == Op::max ? " > " : " < ";
-      const std::string y = a + "[j]", o = "o" + num(v);
+      const std::string y = a + "[j]";
       fold = o + " = (" + y + cmp + o + ") | (" + y + " != " + y + ") ? " + y + " : " + o;
     }
     line("  for (int j = 1; j < TD_B; ++j) " + fold + ";");
+    if (wrap) line("  const " + ct(in.dtype) + " " + o + " = (" + ct(in.dtype) + ")" + acc + ";");
     if (in.dtype == DType::Float16 || in.dtype == DType::BFloat16) {
-      line("  o" + num(v) + " = " + rounded(in.dtype, "o" + num(v)) + ";");
+      line("  " + o + " = " + rounded(in.dtype, o) + ";");
     }
+  }
+
+  // argmax / argmin as the eager kernels define them (reduce_ops.h): ties keep the first index,
+  // the first NaN wins. Each lane keeps its best value and index (-1: none yet) over the row's
+  // elements i + j, t * n + i + j in the row's flat order; lanes then fold in any order, taking
+  // the better value and, between equal values (or two NaNs), the smaller index.
+  void arg_reduction(uint32_t v) {
+    const Instr& in = k_.body[v];
+    const std::string t = ct(k_.body[in.args[0]].dtype);
+    const std::string better =
+        std::string(in.op == Op::argmax ? "td_argmax_better" : "td_argmin_better") + "<" + t +
+        ">";
+    const std::string b = "b" + num(v), k = "k" + num(v), o = "o" + num(v);
+    const bool outer_arg = k_.body[in.args[0]].level == Level::Outer;
+    const std::string x = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";
+    line("  " + t + " " + b + "[TD_B];");
+    line("  long long " + k + "[TD_B];");
+    line("  for (int j = 0; j < TD_B; ++j) { " + b + "[j] = 0; " + k + "[j] = -1; }");
+    inner_rows([&] {
+      row_blocks(cone({in.args[0]}), [&] {
+        line("    for (int j = 0; j < m; ++j) {");
+        line("      const " + t + " x_ = " + x + ";");
+        line("      const bool take_ = " + k + "[j] < 0 || " + better + "(x_, " + b + "[j]);");
+        line("      " + b + "[j] = take_ ? x_ : " + b + "[j];");
+        line("      " + k + "[j] = take_ ? t * n + i + j : " + k + "[j];");
+        line("    }");
+      });
+    });
+    line("  " + t + " " + b + "_ = " + b + "[0];");
+    line("  long long " + o + " = " + k + "[0];");
+    line("  for (int j = 1; j < TD_B; ++j) {");
+    line("    if (" + k + "[j] < 0) continue;");
+    line("    if (" + o + " < 0 || " + better + "(" + b + "[j], " + b + "_) || (!" + better + "(" +
+         b + "_, " + b + "[j]) && " + k + "[j] < " + o + ")) { " + b + "_ = " + b + "[j]; " + o +
+         " = " + k + "[j]; }");
+    line("  }");
   }
 
   const LoopKernel& k_;
@@ -592,6 +679,7 @@ EmittedKernel CppEmitter::emit(const LoopKernel& kernel) const {
 
 std::string CppEmitter::unit(std::span<const EmittedKernel> kernels) const {
   std::string s(cpp_prelude());
+  s += cpp_int_prelude();
   for (const EmittedKernel& k : kernels) s += k.source;
   return s;
 }

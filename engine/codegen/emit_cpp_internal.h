@@ -1,10 +1,24 @@
 // Pieces of the C++ emitter shared by its files.
 #pragma once
 
+#include <span>
+#include <string>
 #include <string_view>
+
+#include "engine/ir/dtype.h"
+#include "engine/ir/op.h"
 
 namespace tensord::codegen {
 
 std::string_view cpp_prelude();
+
+// Ops with an integer operand or result (emit_cpp_int.cpp): the formula of `op` on `args`
+// (expressions of `arg_dtypes`' compute types), in `result`'s compute type, not rounded to a
+// 16-bit result; the helpers it calls are cpp_int_prelude()'s, which cpp_prelude() includes.
+std::string cpp_int_expr(ir::Op op, std::span<const std::string> args,
+                         std::span<const ir::DType> arg_dtypes, ir::DType result);
+std::string_view cpp_int_prelude();
+// The register type of an integer dtype ("signed char" ... "long long"), as the formulas use.
+std::string_view cpp_compute_type(ir::DType t);
 
 }  // namespace tensord::codegen
