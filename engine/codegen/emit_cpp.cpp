@@ -77,8 +77,8 @@ std::string literal(double v, const std::string& type) {
 
 bool vector_call(Op op) {
   return op == Op::exp || op == Op::log || op == Op::sin || op == Op::cos || op == Op::tanh ||
-         op == Op::erf || op == Op::exp2 || op == Op::expm1 || op == Op::log2 ||
-         op == Op::log10 || op == Op::log1p;
+         op == Op::erf || op == Op::exp2 || op == Op::expm1 || op == Op::log2 || op == Op::log10 ||
+         op == Op::log1p;
 }
 
 // Launch domains of at least this many cells (16 MiB per float32 output, past a core's share of
@@ -161,7 +161,8 @@ class Writer {
       dtypes.push_back(k_.body[v].dtype);
       refs.push_back(ref(v));
     }
-    if (integer_op(in.dtype, dtypes)) return rounded(in.dtype, cpp_int_expr(in.op, refs, dtypes, in.dtype));
+    if (integer_op(in.dtype, dtypes))
+      return rounded(in.dtype, cpp_int_expr(in.op, refs, dtypes, in.dtype));
     if (in.op == Op::cast) return rounded(in.dtype, conv(a[0], ct(in.dtype)));
     if (in.op == Op::where) {
       return "(" + conv(a[0], "bool") + " ? " + conv(a[1], ct(in.dtype)) + " : " +
@@ -616,8 +617,7 @@ class Writer {
     const Instr& in = k_.body[v];
     const std::string t = ct(k_.body[in.args[0]].dtype);
     const std::string better =
-        std::string(in.op == Op::argmax ? "td_argmax_better" : "td_argmin_better") + "<" + t +
-        ">";
+        std::string(in.op == Op::argmax ? "td_argmax_better" : "td_argmin_better") + "<" + t + ">";
     const std::string b = "b" + num(v), k = "k" + num(v), o = "o" + num(v);
     const bool outer_arg = k_.body[in.args[0]].level == Level::Outer;
     const std::string x = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";

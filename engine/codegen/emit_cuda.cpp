@@ -462,10 +462,10 @@ class Writer {
         (in.op == Op::sum || in.op == Op::prod) && !ir::is_floating(x) && !ir::is_complex(x);
     // Complex sums accumulate in complex128, as the CPU's do.
     const bool product = in.op == Op::prod;
-    const std::string acc = int_sum                            ? "td_u64"
-                            : ir::is_complex(x)                ? "td_c128"
-                            : in.op == Op::sum || product      ? ct(in.dtype)
-                                                               : ct(x);
+    const std::string acc = int_sum                       ? "td_u64"
+                            : ir::is_complex(x)           ? "td_c128"
+                            : in.op == Op::sum || product ? ct(in.dtype)
+                                                          : ct(x);
     const std::string r = in.op == Op::sum   ? "td_sum"
                           : product          ? "td_prod"
                           : in.op == Op::max ? "td_max"

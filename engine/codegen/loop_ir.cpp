@@ -49,7 +49,7 @@ bool int_expressible(Op op, std::span<const DType> in, DType out) {
     case Op::div:  // true division: converted to the float result first
       return ir::is_floating(out) && in.size() == 2 &&
              out == (ir::is_floating(ir::promote(in[0], in[1])) ? ir::promote(in[0], in[1])
-                                                                 : ir::kDefaultFloat);
+                                                                : ir::kDefaultFloat);
     case Op::maximum:
     case Op::minimum:
       return promoted;

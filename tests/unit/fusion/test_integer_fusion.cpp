@@ -132,8 +132,8 @@ TEST_CASE("integer ops, prod, argmax and argmin are expressible; what is not sta
 
   // Fusion uses expressible() for every backend: the CUDA emitter must take all of it.
   for (Op op : {Op::add, Op::sub, Op::mul, Op::floor_divide, Op::remainder, Op::fmod, Op::pow,
-                Op::bitwise_and, Op::bitwise_xor, Op::bitwise_left_shift,
-                Op::bitwise_right_shift, Op::maximum, Op::minimum, Op::eq, Op::ge}) {
+                Op::bitwise_and, Op::bitwise_xor, Op::bitwise_left_shift, Op::bitwise_right_shift,
+                Op::maximum, Op::minimum, Op::eq, Op::ge}) {
     for (DType t : {DType::Int8, DType::UInt8, DType::Int16, DType::Int32, DType::Int64}) {
       const DType in[] = {t, t};
       const DType out = op == Op::eq || op == Op::ge ? DType::Bool : t;
@@ -144,9 +144,9 @@ TEST_CASE("integer ops, prod, argmax and argmin are expressible; what is not sta
   }
   for (Op op : {Op::sum, Op::prod, Op::max, Op::min, Op::argmax, Op::argmin}) {
     for (DType t : {DType::Int8, DType::Int64, DType::Float16, DType::Float64}) {
-      const DType out = op == Op::argmax || op == Op::argmin ? DType::Int64
+      const DType out = op == Op::argmax || op == Op::argmin                   ? DType::Int64
                         : ir::is_floating(t) || op == Op::max || op == Op::min ? t
-                                                                              : DType::Int64;
+                                                                               : DType::Int64;
       INFO(ir::name(op) << " " << ir::name(t));
       CHECK(expressible_reduction(op, t, out));
       CHECK(codegen::cuda_expressible_reduction(op, t, out));
@@ -154,9 +154,10 @@ TEST_CASE("integer ops, prod, argmax and argmin are expressible; what is not sta
   }
 }
 
-TEST_CASE("an integer chain with division by zero, MIN / -1 and wide shifts is one kernel "
-          "with eager's bits",
-          "[fusion]") {
+TEST_CASE(
+    "an integer chain with division by zero, MIN / -1 and wide shifts is one kernel "
+    "with eager's bits",
+    "[fusion]") {
   FusedEngine f;
   RawGraph g;
   // Pairs (a, b) meeting every defined edge: b = 0, MIN / -1, negative operands of either sign.
@@ -172,8 +173,8 @@ TEST_CASE("an integer chain with division by zero, MIN / -1 and wide shifts is o
   ir::ValueRef w = g.add(Op::mul, {g.add(Op::add, {q, r}), g.add(Op::sub, {m, s})});  // wraps
   ir::ValueRef n = g.add(Op::abs, {g.add(Op::neg, {w})});
   ir::ValueRef p = g.add(Op::pow, {y, g.constant(DType::Int32, int64_t{3})});
-  ir::ValueRef c = g.add(Op::where, {g.add(Op::lt, {x, y}), g.add(Op::maximum, {n, p}),
-                                     g.add(Op::minimum, {n, p})});
+  ir::ValueRef c = g.add(
+      Op::where, {g.add(Op::lt, {x, y}), g.add(Op::maximum, {n, p}), g.add(Op::minimum, {n, p})});
   // Casts: int32 -> int8 wraps, -> float16 rounds once, float -> uint8 truncates and saturates.
   ir::ValueRef c8 = g.cast(c, DType::Int8);
   ir::ValueRef h = g.cast(x, DType::Float16);
@@ -222,9 +223,9 @@ TEST_CASE("prod, argmax and argmin fuse with their producers and match eager", "
     ir::ValueRef amin = g.add(Op::add, {g.add(Op::argmin, {e}, last), one});
     ir::ValueRef prod = g.add(Op::sub, {g.add(Op::prod, {e}, row), g.constant(DType::Float32, 1)});
     // An integer product wraps in uint64: the same bits in any order.
-    ir::ValueRef ip = g.add(Op::prod, {g.add(Op::add, {g.cast(e, DType::Int32),
-                                                       g.constant(DType::Int32, int64_t{7})})},
-                            row);
+    ir::ValueRef ip = g.add(
+        Op::prod, {g.add(Op::add, {g.cast(e, DType::Int32), g.constant(DType::Int32, int64_t{7})})},
+        row);
     ir::ValueRef ipo = g.add(Op::mul, {ip, g.constant(DType::Int64, int64_t{3})});
     const std::vector<ir::ValueRef> outs{amax, amin, prod, ipo};
     const auto plan = plan_of(f.engine, g, outs);
@@ -245,9 +246,9 @@ TEST_CASE("prod, argmax and argmin fuse with their producers and match eager", "
       }
     }
     const auto am = as<int64_t>(fused[0]);
-    CHECK(am[1] == 1);             // ties: the first index (+1)
-    CHECK(am[2] == cols);          // the NaN in the last column
-    CHECK(am[3] == 2);             // the first of two NaNs
+    CHECK(am[1] == 1);     // ties: the first index (+1)
+    CHECK(am[2] == cols);  // the NaN in the last column
+    CHECK(am[3] == 2);     // the first of two NaNs
     CHECK(as<int64_t>(fused[1])[1] == 1);
   }
 }
