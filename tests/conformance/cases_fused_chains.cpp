@@ -125,6 +125,10 @@ void add_reduction_chains(std::vector<Case>& out) {
                           {{Op::prod, row},
                            {Op::sub, {}, in(t, {5, 40}, Layout::Contiguous, V::Mixed)},
                            {Op::max, row}}));
+      out.push_back(chain(Op::mul,
+                          {in(t, {6, 50}, Layout::Permuted, V::Special),
+                           in(t, {6, 50}, Layout::Contiguous, V::Mixed)},
+                          {{Op::sum, row}, {Op::sub, {}, in(DType::Int64, {6, 1})}}));
     }
   }
 }
