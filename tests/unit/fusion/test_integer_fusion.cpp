@@ -295,3 +295,26 @@ TEST_CASE("explain says why integer ops and arg reductions still break a chain",
   CHECK(fused == eager);
   CHECK(as<int64_t>(fused[0])[0] == (int64_t{1} << 60) + 7);
 }
+
+TEST_CASE("integer constants enter kernels as eager's full makes them: wrapped or saturated",
+          "[fusion]") {
+  FusedEngine f;
+  RawGraph g;
+  ir::ValueRef x = g.input(DType::Int8, {2, 9}, std::vector<int8_t>(18, 5));
+  ir::ValueRef u = g.input(DType::UInt8, {2, 9}, std::vector<uint8_t>(18, 250));
+  // 300 wraps to 44 in int8; -3.7 saturates to 0 in uint8, 1e10 to 255.
+  ir::ValueRef a = g.add(Op::add, {g.add(Op::neg, {x}), g.constant(DType::Int8, int64_t{300})});
+  ir::ValueRef b =
+      g.add(Op::maximum, {g.add(Op::bitwise_not, {u}), g.constant(DType::UInt8, -3.7)});
+  ir::ValueRef c = g.add(Op::minimum, {g.add(Op::neg, {u}), g.constant(DType::UInt8, 1e10)});
+  const std::vector<ir::ValueRef> outs{a, b, c};
+  const auto plan = plan_of(f.engine, g, outs);
+  INFO(reasons(*plan));
+  CHECK(plan->groups.size() == 3);  // three chains, each into its output
+  const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
+  const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
+  CHECK(fused == eager);
+  CHECK(as<int8_t>(fused[0])[0] == 39);  // -5 + 44
+  CHECK(as<uint8_t>(fused[1])[0] == 5);  // max(~250, 0)
+  CHECK(as<uint8_t>(fused[2])[0] == 6);  // min(-250 mod 256, 255)
+}
