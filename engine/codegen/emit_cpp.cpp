@@ -77,8 +77,8 @@ std::string literal(double v, const std::string& type) {
 
 bool vector_call(Op op) {
   return op == Op::exp || op == Op::log || op == Op::sin || op == Op::cos || op == Op::tanh ||
-         op == Op::erf || op == Op::exp2 || op == Op::expm1 || op == Op::log2 || op == Op::log10 ||
-         op == Op::log1p;
+         op == Op::erf || op == Op::exp2 || op == Op::expm1 || op == Op::log2 ||
+         op == Op::log10 || op == Op::log1p;
 }
 
 // Launch domains of at least this many cells (16 MiB per float32 output, past a core's share of
@@ -552,10 +552,10 @@ class Writer {
     const std::string x = wrap ? "(" + t + ")(" + x0 + ")" : x0;
     std::string init, step, vstep;
     if (sum || prod) {
-      const char* o = sum ? " + " : " * ";
+      const char* o = sum ? " += " : " *= ";
       init = wrap ? "(" + t + ")" + (sum ? "0" : "1") : literal(sum ? 0 : 1, t);
-      step = a + "[j] = " + a + "[j]" + o + x;
-      vstep = std::string("acc_ = acc_") + o + "x_";
+      step = a + "[j]" + o + x;
+      vstep = std::string("acc_") + o + "x_";
     } else {
       const char* cmp = in.op == Op::max ? " > " : " < ";
       init = ir::is_integral(xt) ? int_extreme(xt, in.op == Op::max)
