@@ -35,9 +35,9 @@ struct Operand {
 // One SSA instruction; its result is value number = its index in LoopKernel::body.
 struct Instr {
   enum class Kind : uint8_t {
-    Load,    // input `arg`
-    Const,   // LaunchShape::constants[arg], already rounded to `dtype`
-    Op,      // elementwise `op` (unary, binary, where, cast) on `args`
+    Load,   // input `arg`
+    Const,  // LaunchShape::constants[arg], already rounded to `dtype`
+    Op,     // elementwise `op` (unary, binary, where, cast) on `args`
     // `op` (sum, prod, max, min, argmax, argmin) of Row value args[0] over the inner
     // dimensions; an arg reduction gives the index in the row's row-major order (int64).
     Reduce,
