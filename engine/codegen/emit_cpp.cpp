@@ -26,6 +26,22 @@ std::string ct(DType t) {
 std::string storage(DType t) {
   return cpp_storage(t);
 }
+
+// The identity of max (lowest) or min (highest) of an integer dtype, as a literal.
+std::string int_extreme(DType t, bool lowest) {
+  switch (t) {
+    case DType::Int8:
+      return lowest ? "(signed char)-128" : "(signed char)127";
+    case DType::UInt8:
+      return lowest ? "(unsigned char)0" : "(unsigned char)255";
+    case DType::Int16:
+      return lowest ? "(short)-32768" : "(short)32767";
+    case DType::Int32:
+      return lowest ? "(-2147483647 - 1)" : "2147483647";
+    default:
+      return lowest ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL";
+  }
+}
 std::string literal(double v, const std::string& type) {
   return cpp_literal(v, type);
 }
@@ -464,7 +480,8 @@ class Writer {
     }
     for (size_t o = 0; o < k_.outputs.size(); ++o) {
       if (k_.outputs[o].level != Level::Outer) continue;
-      const std::string p = "p" + std::to_string(ni_ + o);
+      std::string p = "p";  // appends only: GCC 12 warns (-Wrestrict) on "p" + std::to_string
+      p += std::to_string(ni_ + o);
       line("  " + p + "_[ob[" + std::to_string(ni_ + o) +
            "]] = " + to_storage(k_.outputs[o].dtype, ref(k_.results[o])) + ";");
     }
@@ -475,22 +492,38 @@ class Writer {
   // blocks in turn (block b goes to accumulator b % kAccumulators): one accumulator made every
   // block wait for the previous block's add (or compare), and an accumulator array lived on the
   // stack, a store-to-load round trip per block. The tail block is padded with the operation's
-  // identity (-0 for sum, which leaves every value as it is, -inf / inf for max / min).
+  // identity (-0 for a float sum, which leaves every value as it is, 1 for a product, -inf / inf
+  // or the integer dtype's extremes for max / min). Integer sums and products accumulate in
+  // wrapping uint64 lanes, so that any order gives eager's bits.
   void reduction(uint32_t v) {
     const Instr& in = k_.body[v];
-    const std::string t = ct(in.dtype);
+    if (in.op == Op::argmax || in.op == Op::argmin) return arg_reduction(v);
+    const DType xt = k_.body[in.args[0]].dtype;
+    const bool sum = in.op == Op::sum, prod = in.op == Op::prod;
+    // Integer sums and products wrap in uint64 and give int64, in any order the same bits.
+    const bool wrap = (sum || prod) && ir::is_integral(xt);
+    const std::string t = wrap ? "unsigned long long" : ct(in.dtype);
     const std::string a = "a" + num(v) + "_";
     const std::string vt = "td_a" + num(v);
     // An argument that does not vary along the row (an outer value, e.g. a reduced axis of size
     // 1 merged away) is the same scalar for every element of the row.
     const bool outer_arg = k_.body[in.args[0]].level == Level::Outer;
-    const std::string x = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";
-    const bool sum = in.op == Op::sum;
+    const std::string x0 = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";
+    const std::string x = wrap ? "(" + t + ")(" + x0 + ")" : x0;
     const char* cmp = in.op == Op::max ? " > " : " < ";
-    const std::string init = literal(sum ? 0 : in.op == Op::max ? -INFINITY : INFINITY, t);
-    const std::string pad = sum ? literal(-0.0, t) : init;
+    std::string init;
+    if (wrap) {
+      init = std::string("(") + t + ")" + (sum ? "0" : "1");
+    } else if (sum || prod) {
+      init = literal(sum ? 0 : 1, t);
+    } else {
+      init = ir::is_integral(xt) ? int_extreme(xt, in.op == Op::max)
+                                 : literal(in.op == Op::max ? -INFINITY : INFINITY, t);
+    }
+    const std::string pad = sum && !wrap ? literal(-0.0, t) : init;
     auto step = [&](const std::string& acc, const std::string& y) {
       if (sum) return acc + " + " + y;
+      if (prod) return acc + " * " + y;
       return "(" + y + cmp + acc + ") | (" + y + " != " + y + ") ? " + y + " : " + acc;
     };
     line("  typedef " + t + " __attribute__((vector_size(TD_B * sizeof(" + t + ")))) " + vt + ";");
@@ -504,7 +537,8 @@ class Writer {
         row_blocks(cone({in.args[0]}), [&] {
           line("    {");
           line("    " + vt + " x_;");
-          if (outer_arg) {
+          // A wrapping accumulator is wider than the elements: they are converted lane by lane.
+          if (outer_arg || wrap) {
             line("    for (int j = 0; j < TD_B; ++j) x_[j] = j < m ? " + x + " : " + pad + ";");
           } else {
             line("    if (full) { __builtin_memcpy(&x_, v" + num(in.args[0]) + ", sizeof x_); }");
@@ -530,11 +564,13 @@ class Writer {
         line("  " + acc(a, q) + " = " + step(acc(a, q), acc(a, q + w)) + ";");
       }
     }
-    line("  " + t + " o" + num(v) + " = " + acc(a, 0) + "[0];");
-    const std::string y = acc(a, 0) + "[j]", o = "o" + num(v);
-    line("  for (int j = 1; j < TD_B; ++j) " + o + " = " + step(o, y) + ";");
+    const std::string o = "o" + num(v), f = wrap ? "f" + num(v) : o;
+    line("  " + t + " " + f + " = " + acc(a, 0) + "[0];");
+    const std::string y = acc(a, 0) + "[j]";
+    line("  for (int j = 1; j < TD_B; ++j) " + f + " = " + step(f, y) + ";");
+    if (wrap) line("  const " + ct(in.dtype) + " " + o + " = (" + ct(in.dtype) + ")" + f + ";");
     if (in.dtype == DType::Float16 || in.dtype == DType::BFloat16) {
-      line("  o" + num(v) + " = " + rounded(in.dtype, "o" + num(v)) + ";");
+      line("  " + o + " = " + rounded(in.dtype, o) + ";");
     }
   }
   static constexpr int kAccumulators = 4;
@@ -549,6 +585,43 @@ class Writer {
   int slots_ = 0;
   int pass_ = 0;       // the pass being emitted (plan_scratch's numbering)
   bool keep_ = false;  // emitting a pass's scratch variant
+
+  // argmax / argmin as the eager kernels define them (reduce_ops.h): ties keep the first index,
+  // the first NaN wins. Each lane keeps its best value and index (-1: none yet) over the row's
+  // elements i + j, t * n + i + j in the row's flat order; lanes then fold in any order, taking
+  // the better value and, between equal values (or two NaNs), the smaller index.
+  void arg_reduction(uint32_t v) {
+    const Instr& in = k_.body[v];
+    const std::string t = ct(k_.body[in.args[0]].dtype);
+    const std::string better =
+        std::string(in.op == Op::argmax ? "td_argmax_better" : "td_argmin_better") + "<" + t + ">";
+    const std::string b = "b" + num(v), k = "k" + num(v), o = "o" + num(v);
+    const bool outer_arg = k_.body[in.args[0]].level == Level::Outer;
+    const std::string x = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";
+    line("  " + t + " " + b + "[TD_B];");
+    line("  long long " + k + "[TD_B];");
+    line("  for (int j = 0; j < TD_B; ++j) { " + b + "[j] = 0; " + k + "[j] = -1; }");
+    with_scratch([&] {
+      inner_rows([&] {
+        row_blocks(cone({in.args[0]}), [&] {
+          line("    for (int j = 0; j < m; ++j) {");
+          line("      const " + t + " x_ = " + x + ";");
+          line("      const bool take_ = " + k + "[j] < 0 || " + better + "(x_, " + b + "[j]);");
+          line("      " + b + "[j] = take_ ? x_ : " + b + "[j];");
+          line("      " + k + "[j] = take_ ? t * n + i + j : " + k + "[j];");
+          line("    }");
+        });
+      });
+    });
+    line("  " + t + " " + b + "_ = " + b + "[0];");
+    line("  long long " + o + " = " + k + "[0];");
+    line("  for (int j = 1; j < TD_B; ++j) {");
+    line("    if (" + k + "[j] < 0) continue;");
+    line("    if (" + o + " < 0 || " + better + "(" + b + "[j], " + b + "_) || (!" + better + "(" +
+         b + "_, " + b + "[j]) && " + k + "[j] < " + o + ")) { " + b + "_ = " + b + "[j]; " + o +
+         " = " + k + "[j]; }");
+    line("  }");
+  }
 
   const LoopKernel& k_;
   int r_;
@@ -585,6 +658,7 @@ EmittedKernel CppEmitter::emit(const LoopKernel& kernel) const {
 
 std::string CppEmitter::unit(std::span<const EmittedKernel> kernels) const {
   std::string s(cpp_prelude());
+  s += cpp_int_prelude();
   for (const EmittedKernel& k : kernels) s += k.source;
   return s;
 }

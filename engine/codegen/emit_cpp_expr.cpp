@@ -2,6 +2,9 @@
 // (emit_cpp.cpp writes the loops around them).
 #include <cmath>
 #include <cstdio>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "engine/codegen/emit_cpp_internal.h"
 #include "engine/codegen/storage_text.h"
@@ -13,6 +16,7 @@ using ir::Op;
 using Kind = Instr::Kind;
 
 std::string cpp_type(DType t) {
+  if (ir::is_integral(t)) return std::string(cpp_compute_type(t));
   return t == DType::Bool ? "bool" : t == DType::Float64 ? "double" : "float";
 }
 
@@ -25,8 +29,10 @@ std::string cpp_storage(DType t) {
     case DType::Float16:
     case DType::BFloat16:
       return "td_u16";
-    default:
+    case DType::Bool:
       return "unsigned char";
+    default:
+      return cpp_type(t);  // integers are stored as they compute
   }
 }
 
@@ -53,6 +59,15 @@ std::string cpp_ref(const LoopKernel& k, uint32_t v) {
 
 namespace {
 
+// An op with an integer operand or result: its formula is cpp_int_expr's (emit_cpp_int.cpp).
+bool integer_op(DType result, std::span<const DType> args) {
+  if (ir::is_integral(result)) return true;
+  for (DType t : args) {
+    if (ir::is_integral(t)) return true;
+  }
+  return false;
+}
+
 std::string conv(const LoopKernel& k, uint32_t v, const std::string& to) {
   const std::string from = cpp_type(k.body[v].dtype);
   if (from == to) return cpp_ref(k, v);
@@ -73,6 +88,15 @@ std::string conv(const LoopKernel& k, uint32_t v, const std::string& to) {
 
 std::string cpp_expr(const LoopKernel& k, const Instr& in) {
   const std::vector<uint32_t>& a = in.args;
+  std::vector<DType> dtypes;
+  std::vector<std::string> refs;
+  for (uint32_t v : a) {
+    dtypes.push_back(k.body[v].dtype);
+    refs.push_back(cpp_ref(k, v));
+  }
+  if (integer_op(in.dtype, dtypes)) {
+    return rounded(in.dtype, cpp_int_expr(in.op, refs, dtypes, in.dtype));
+  }
   if (in.op == Op::cast) return rounded(in.dtype, conv(k, a[0], cpp_type(in.dtype)));
   if (in.op == Op::where) {
     std::string s = "(";

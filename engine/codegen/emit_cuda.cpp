@@ -457,16 +457,22 @@ class Writer {
     const Instr& in = k_.body[v];
     const uint32_t arg = in.args[0];
     const DType x = k_.body[arg].dtype;
-    const bool int_sum = in.op == Op::sum && !ir::is_floating(x) && !ir::is_complex(x);
+    if (in.op == Op::argmax || in.op == Op::argmin) return arg_reduction(v);
+    const bool int_sum =
+        (in.op == Op::sum || in.op == Op::prod) && !ir::is_floating(x) && !ir::is_complex(x);
     // Complex sums accumulate in complex128, as the CPU's do.
-    const std::string acc = int_sum             ? "td_u64"
-                            : ir::is_complex(x) ? "td_c128"
-                            : in.op == Op::sum  ? ct(in.dtype)
-                                                : ct(x);
-    const std::string r = in.op == Op::sum ? "td_sum" : in.op == Op::max ? "td_max" : "td_min";
-    const std::string init = in.op == Op::sum
-                                 ? "(" + acc + ")0"
-                                 : extreme(is_half(x) ? DType::Float32 : x, in.op == Op::max);
+    const bool product = in.op == Op::prod;
+    const std::string acc = int_sum                       ? "td_u64"
+                            : ir::is_complex(x)           ? "td_c128"
+                            : in.op == Op::sum || product ? ct(in.dtype)
+                                                          : ct(x);
+    const std::string r = in.op == Op::sum   ? "td_sum"
+                          : product          ? "td_prod"
+                          : in.op == Op::max ? "td_max"
+                                             : "td_min";
+    const std::string init = in.op == Op::sum ? "(" + acc + ")0"
+                             : product        ? "(" + acc + ")1"
+                                       : extreme(is_half(x) ? DType::Float32 : x, in.op == Op::max);
     const std::string lift =
         int_sum ? "(td_u64)(td_i64)(" + ref(arg) + ")" : "(" + acc + ")(" + ref(arg) + ")";
     const std::string a = "acc" + num(v), t = "red" + num(v);
@@ -485,6 +491,33 @@ class Writer {
     const std::string res = ct(in.dtype);
     line("  const " + res + " o" + num(v) + " = " +
          rounded(in.dtype, "(" + res + ")" + (int_sum ? "(td_i64)" : "") + t) + ";");
+  }
+
+  // argmax / argmin (the eager kernels' reduce_ops.h: ties keep the first index, the first NaN
+  // wins): each lane keeps a td_arg (value, flat index in the row, -1 for none); td_argmax and
+  // td_argmin combine two in any order, taking the better value and between equal values (or two
+  // NaNs) the smaller index, so the group's reduction order does not matter.
+  void arg_reduction(uint32_t v) {
+    const Instr& in = k_.body[v];
+    const uint32_t arg = in.args[0];
+    const std::string vt = "td_arg<" + ct(k_.body[arg].dtype) + ">";
+    const std::string r = in.op == Op::argmax ? "td_argmax" : "td_argmin";
+    const std::string a = "acc" + num(v), t = "red" + num(v);
+    line("  " + vt + " " + a + "[TD_U];");
+    line("#pragma unroll");
+    line("  for (int u = 0; u < TD_U; ++u) " + a + "[u] = " + vt + "{" +
+         extreme(is_half(k_.body[arg].dtype) ? DType::Float32 : k_.body[arg].dtype, true) +
+         ", -1};");
+    pass(cone({arg}), {}, [&] {
+      line("#pragma unroll");
+      line("      for (int u = 0; u < TD_U; ++u) if (e[u] < n) " + a + "[u] = " + r + "::f(" + a +
+           "[u], " + vt + "{" + ref(arg) + ", e[u]});");
+    });
+    line("  " + vt + " " + t + " = " + a + "[0];");
+    line("#pragma unroll");
+    line("  for (int u = 1; u < TD_U; ++u) " + t + " = " + r + "::f(" + t + ", " + a + "[u]);");
+    line("  " + t + " = td_reduce<" + r + ">(" + t + ", gm, blk);");
+    line("  const long long o" + num(v) + " = " + t + ".k;");
   }
 
   const LoopKernel& k_;
@@ -607,7 +640,10 @@ bool cuda_expressible(Op op, std::span<const DType> inputs, DType result) {
 bool cuda_expressible_reduction(Op op, DType input, DType result) {
   if (!has_compute_type(input) || !has_compute_type(result)) return false;
   if (ir::is_complex(input)) return op == Op::sum && result == input;
-  if (op == Op::sum) return ir::is_floating(input) ? result == input : result == DType::Int64;
+  if (op == Op::sum || op == Op::prod) {
+    return ir::is_floating(input) ? result == input : result == DType::Int64;
+  }
+  if (op == Op::argmax || op == Op::argmin) return input != DType::Bool && result == DType::Int64;
   return (op == Op::max || op == Op::min) && result == input;
 }
 

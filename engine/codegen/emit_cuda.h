@@ -47,8 +47,8 @@ std::vector<uint64_t> cuda_params(const LoopKernel& kernel, const LaunchShape& l
                                   std::span<void* const> ptrs);
 
 // What the CUDA emitter can express: the elementwise ops and casts the eager CPU kernels define
-// on every dtype (complex ones: the ops of emit_cuda_complex.cpp), and sum/max/min reductions
-// (of complex values: sum). Wider than
+// on every dtype (complex ones: the ops of emit_cuda_complex.cpp), and sum/prod/max/min and
+// argmax/argmin reductions (of complex values: sum). Wider than
 // expressible() (which fusion uses for every backend): the CUDA backend also runs single
 // unfused nodes through the emitter.
 bool cuda_expressible(ir::Op op, std::span<const ir::DType> inputs, ir::DType result);

@@ -84,6 +84,7 @@ typedef unsigned short td_u16;
 #define TD_U 4
 template <int N> struct td_params { td_i64 w[N]; };
 struct td_sum { template <class T> static __device__ __forceinline__ T f(T a, T b) { return a + b; } };
+struct td_prod { template <class T> static __device__ __forceinline__ T f(T a, T b) { return a * b; } };
 struct td_max {
   template <class T> static __device__ __forceinline__ T f(T a, T b) { return a != a || a >= b ? a : b; }
 };
@@ -105,6 +106,24 @@ static __device__ __forceinline__ unsigned char td_shfl(unsigned m, unsigned cha
 static __device__ __forceinline__ short td_shfl(unsigned m, short x, int o) {
   return (short)__shfl_xor_sync(m, (int)x, o);
 }
+// argmax / argmin: a value and its flat index in the row (-1: no element yet).
+template <class T> struct td_arg { T v; td_i64 k; };
+template <class T> static __device__ __forceinline__ td_arg<T> td_shfl(unsigned m, td_arg<T> x, int o) {
+  return td_arg<T>{td_shfl(m, x.v, o), td_shfl(m, x.k, o)};
+}
+template <bool Max> struct td_argbest {
+  template <class T> static __device__ __forceinline__ bool better(T v, T best) {
+    return (Max ? v > best : v < best) || (v != v && best == best);
+  }
+  template <class T> static __device__ __forceinline__ td_arg<T> f(td_arg<T> a, td_arg<T> b) {
+    if (b.k < 0) return a;
+    if (a.k < 0 || better(b.v, a.v)) return b;
+    if (better(a.v, b.v)) return a;
+    return b.k < a.k ? b : a;
+  }
+};
+typedef td_argbest<true> td_argmax;
+typedef td_argbest<false> td_argmin;
 template <class T> static __device__ T* td_slots() { __shared__ T s[32]; return s; }
 template <class R, class T> static __device__ __forceinline__ T td_reduce(T x, int g, bool blk) {
   if (!blk) {

@@ -17,6 +17,72 @@ bool all_float_or_bool(std::span<const DType> ts) {
   return std::all_of(ts.begin(), ts.end(), float_or_bool);
 }
 
+// Real dtypes: what both emitters hold in registers. Complex values are not fused.
+bool real(DType t) {
+  return float_or_bool(t) || ir::is_integral(t);
+}
+
+// Integer ops: the emitters write them with the eager kernels' wrapping and their defined
+// results for division by zero, MIN / -1 and out-of-range shifts (emit_cpp_int.cpp and
+// emit_cuda_math.cpp); an op computes in its result's dtype, as the eager kernels do.
+bool int_expressible(Op op, std::span<const DType> in, DType out) {
+  const DType first = in[0];
+  const bool same = std::all_of(in.begin(), in.end(), [&](DType t) { return t == out; });
+  const bool promoted = in.size() == 2 && ir::promote(in[0], in[1]) == out;
+  switch (op) {
+    case Op::neg:
+    case Op::abs:
+    case Op::sign:
+    case Op::square:
+    case Op::relu:
+    case Op::floor:
+    case Op::ceil:
+    case Op::round:
+    case Op::trunc:
+      return ir::is_integral(first) && same;
+    case Op::bitwise_not:
+      return (ir::is_integral(first) || first == DType::Bool) && same;
+    case Op::add:
+    case Op::sub:
+    case Op::mul:
+      return promoted && out != DType::Bool;
+    case Op::div:  // true division: converted to the float result first
+      return ir::is_floating(out) && in.size() == 2 &&
+             out == (ir::is_floating(ir::promote(in[0], in[1])) ? ir::promote(in[0], in[1])
+                                                                : ir::kDefaultFloat);
+    case Op::maximum:
+    case Op::minimum:
+      return promoted;
+    case Op::pow:
+    case Op::floor_divide:
+    case Op::remainder:
+    case Op::fmod:
+    case Op::bitwise_left_shift:
+    case Op::bitwise_right_shift:
+      return promoted && ir::is_integral(out);
+    case Op::bitwise_and:
+    case Op::bitwise_or:
+    case Op::bitwise_xor:
+      return promoted && (ir::is_integral(out) || out == DType::Bool);
+    case Op::logical_not:
+    case Op::logical_and:
+    case Op::logical_or:
+    case Op::eq:
+    case Op::ne:
+    case Op::lt:
+    case Op::le:
+    case Op::gt:
+    case Op::ge:
+      return out == DType::Bool;
+    case Op::where:
+      return in[0] == DType::Bool && in.size() == 3 && ir::promote(in[1], in[2]) == out;
+    case Op::cast:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 int64_t LaunchShape::outer_count() const {
@@ -32,7 +98,8 @@ int64_t LaunchShape::inner_count() const {
 }
 
 bool expressible(Op op, std::span<const DType> in, DType out) {
-  if (!all_float_or_bool(in) || !float_or_bool(out)) return false;
+  if (in.empty() || !std::all_of(in.begin(), in.end(), real) || !real(out)) return false;
+  if (!all_float_or_bool(in) || !float_or_bool(out)) return int_expressible(op, in, out);
   switch (op) {
     case Op::neg:
     case Op::abs:
@@ -93,8 +160,21 @@ bool expressible(Op op, std::span<const DType> in, DType out) {
 }
 
 bool expressible_reduction(Op op, DType input, DType result) {
-  return (op == Op::sum || op == Op::max || op == Op::min) && ir::is_floating(input) &&
-         result == input;
+  const bool f = ir::is_floating(input);
+  if (!f && !ir::is_integral(input)) return false;  // bool and complex inputs are not fused
+  switch (op) {
+    case Op::sum:
+    case Op::prod:  // integers accumulate in wrapping uint64 and give int64, as eager
+      return result == (f ? input : DType::Int64);
+    case Op::max:
+    case Op::min:
+      return result == input;
+    case Op::argmax:
+    case Op::argmin:
+      return result == DType::Int64;
+    default:
+      return false;
+  }
 }
 
 std::string describe(const LoopKernel& k) {

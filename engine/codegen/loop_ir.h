@@ -35,10 +35,12 @@ struct Operand {
 // One SSA instruction; its result is value number = its index in LoopKernel::body.
 struct Instr {
   enum class Kind : uint8_t {
-    Load,    // input `arg`
-    Const,   // LaunchShape::constants[arg], already rounded to `dtype`
-    Op,      // elementwise `op` (unary, binary, where, cast) on `args`
-    Reduce,  // `op` (sum, max, min) of Row value args[0] over the inner dimensions
+    Load,   // input `arg`
+    Const,  // LaunchShape::constants[arg], already rounded to `dtype`
+    Op,     // elementwise `op` (unary, binary, where, cast) on `args`
+    // `op` (sum, prod, max, min, argmax, argmin) of Row value args[0] over the inner
+    // dimensions; an arg reduction gives the index in the row's row-major order (int64).
+    Reduce,
   };
   Kind kind = Kind::Op;
   ir::Op op = ir::Op::add;
@@ -76,8 +78,11 @@ struct LaunchShape {
   int64_t inner_count() const;
 };
 
-// Whether the code generators can express `op` on these dtypes (inputs, then the result).
-// Ops they cannot are fusion boundaries.
+// Whether the code generators can express `op` on these dtypes (inputs, then the result),
+// with the eager kernels' results (integers bit for bit: wrapping, x // 0 = x % 0 = 0, MIN // -1
+// wrapping, out-of-range shifts; argmax/argmin: first index on ties, the first NaN wins). Ops
+// they cannot are fusion boundaries: complex dtypes, float functions of integer inputs (exp of an
+// int32), float floor_divide/remainder/fmod, reductions of bools.
 bool expressible(ir::Op op, std::span<const ir::DType> inputs, ir::DType result);
 bool expressible_reduction(ir::Op op, ir::DType input, ir::DType result);
 

@@ -1,6 +1,7 @@
 #include "engine/plan/fusion.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/codegen/loop_ir.h"
 #include "engine/ir/axes.h"
@@ -50,7 +51,12 @@ class Fuser {
   // The reduced trailing axes of a reduction, or -1 when they are not trailing (or none).
   int trailing_axes(const ir::Node& n) const {
     const auto rank = static_cast<int64_t>(n.outputs.empty() ? 0 : type(n.inputs[0]).rank());
-    const ir::AxisMask mask = ir::reduction_axes(n.attrs, rank);
+    // argmax and argmin name one `axis` (or none: every axis), the other reductions `axes`.
+    const bool arg = n.op == Op::argmax || n.op == Op::argmin;
+    const ir::AxisMask mask =
+        arg && n.attrs.has(ir::Attr::axis)
+            ? ir::axis_mask(std::vector<int64_t>{n.attrs.get_int(ir::Attr::axis)}, rank, "axis")
+            : ir::reduction_axes(n.attrs, rank);
     int k = 0;
     for (int64_t d = rank - 1; d >= 0 && ir::has_axis(mask, d); --d) ++k;
     for (int64_t d = 0; d < rank - k; ++d) {
@@ -66,6 +72,10 @@ class Fuser {
     std::vector<ir::DType> in;
     for (const ir::ValueRef& r : nd.inputs) in.push_back(type(r).dtype);
     const ir::DType out = nd.outputs[0].dtype;
+    if (const std::string c = inexact_constant(nd); !c.empty()) {
+      why = c;
+      return Role::None;
+    }
     switch (info.kind) {
       case OpKind::Unary:
       case OpKind::Binary:
@@ -95,6 +105,25 @@ class Fuser {
         why = std::string(info.name) + " (" + kind_name(info.kind) + ") is a fusion boundary";
         return Role::None;
     }
+  }
+
+  // Kernels take their constants as doubles (LaunchShape::constants): an integer constant
+  // that a double does not hold exactly would change value inside a kernel.
+  std::string inexact_constant(const ir::Node& nd) const {
+    for (const ir::ValueRef& r : nd.inputs) {
+      const ir::Node& p = node(r.node);
+      if (p.op != Op::full || p.outputs[0].dtype != ir::DType::Int64) continue;
+      const ir::AttrValue* v = p.attrs.find(ir::Attr::value);
+      constexpr int64_t kExact = int64_t{1} << 53;
+      const int64_t* i = v ? std::get_if<int64_t>(v) : nullptr;
+      const double* d = v ? std::get_if<double>(v) : nullptr;
+      if ((i && (*i > kExact || *i < -kExact)) ||
+          (d && std::fabs(*d) > static_cast<double>(kExact))) {
+        return "an int64 constant beyond 2^53 (kernels take constants as doubles, which do not "
+               "hold it exactly)";
+      }
+    }
+    return "";
   }
 
   static std::string kind_name(OpKind k) {

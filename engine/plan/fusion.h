@@ -3,9 +3,10 @@
 // generator can express is codegen::expressible.
 //
 // The rule, and why peak memory cannot rise:
-//  - A group is a set of elementwise nodes (unary, binary, where, cast; broadcasting inputs)
-//    and reductions (sum, max, min over trailing axes) sharing one iteration domain: Row nodes
-//    have the domain's shape, Outer nodes its shape with the reduced axes set to 1.
+//  - A group is a set of elementwise nodes (unary, binary, where, cast; broadcasting inputs;
+//    float, bool and integer dtypes) and reductions (sum, prod, max, min, argmax, argmin over
+//    trailing axes) sharing one iteration domain: Row nodes have the domain's shape, Outer
+//    nodes its shape with the reduced axes set to 1.
 //  - A node joins the group of a producer when its shape fits that group's domain; else it
 //    starts its own group. Nothing is ever computed twice across groups (no node is
 //    duplicated, so an expensive producer is never recomputed per consumer) and a node whose

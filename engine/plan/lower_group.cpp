@@ -1,6 +1,8 @@
 #include "engine/plan/lower_group.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 
 #include "engine/ir/half.h"
 
@@ -13,8 +15,44 @@ using codegen::Level;
 
 // A constant as the kernel computes with it: rounded to its dtype first.
 double constant_value(const ir::Node& full) {
+  const ir::DType t = full.outputs[0].dtype;
+  if (ir::is_integral(t)) {
+    // As the eager full casts its attribute: an integer wraps, a float truncates and saturates.
+    // Fusion keeps integer constants beyond 2^53 out of kernels (a double does not hold them).
+    const ir::AttrValue* a = full.attrs.find(ir::Attr::value);
+    int64_t i = 0;
+    if (const auto* p = a ? std::get_if<int64_t>(a) : nullptr) {
+      i = *p;
+    } else {
+      const double d = full.attrs.get_float(ir::Attr::value);
+      const int bits = 8 * static_cast<int>(ir::itemsize(t));
+      const bool is_signed = t != ir::DType::UInt8;
+      const double hi = std::ldexp(1.0, bits - (is_signed ? 1 : 0));
+      const double lo = is_signed ? -hi : 0.0;
+      const double r = std::trunc(d);
+      if (d != d) {
+        i = 0;
+      } else if (r >= hi) {
+        i = bits == 64 ? INT64_MAX : static_cast<int64_t>(hi) - 1;
+      } else {
+        i = r < lo ? static_cast<int64_t>(lo) : static_cast<int64_t>(r);
+      }
+    }
+    switch (t) {
+      case ir::DType::Int8:
+        return static_cast<int8_t>(i);
+      case ir::DType::UInt8:
+        return static_cast<uint8_t>(i);
+      case ir::DType::Int16:
+        return static_cast<int16_t>(i);
+      case ir::DType::Int32:
+        return static_cast<int32_t>(i);
+      default:
+        return static_cast<double>(i);
+    }
+  }
   const double v = full.attrs.get_float(ir::Attr::value);
-  switch (full.outputs[0].dtype) {
+  switch (t) {
     case ir::DType::Bool:
       return v != 0 ? 1.0 : 0.0;
     case ir::DType::Float16:

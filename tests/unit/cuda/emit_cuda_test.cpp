@@ -176,7 +176,12 @@ TEST_CASE("what the CUDA emitter cannot express is an Unsupported error", "[cuda
   CHECK(cuda_expressible_reduction(Op::sum, DType::Complex64, DType::Complex64));
   CHECK_FALSE(cuda_expressible_reduction(Op::sum, DType::Complex64, DType::Complex128));
   CHECK_FALSE(cuda_expressible_reduction(Op::max, DType::Complex128, DType::Complex128));
-  CHECK_FALSE(cuda_expressible_reduction(Op::prod, DType::Float32, DType::Float32));
+  CHECK(cuda_expressible_reduction(Op::prod, DType::Float32, DType::Float32));
+  CHECK_FALSE(cuda_expressible_reduction(Op::prod, DType::Int32, DType::Int32));
+  CHECK(cuda_expressible_reduction(Op::argmax, DType::Float16, DType::Int64));
+  CHECK_FALSE(cuda_expressible_reduction(Op::argmax, DType::Float16, DType::Float16));
+  CHECK_FALSE(cuda_expressible_reduction(Op::argmin, DType::Bool, DType::Int64));
+  CHECK_FALSE(cuda_expressible_reduction(Op::any, DType::Bool, DType::Bool));
   CHECK_FALSE(cuda_expressible_reduction(Op::sum, DType::Int32, DType::Int32));
   CHECK(cuda_expressible_reduction(Op::sum, DType::Int32, DType::Int64));
   CHECK(cuda_expressible_reduction(Op::sum, DType::Bool, DType::Int64));

@@ -137,6 +137,29 @@ std::vector<NamedKernel> structure_kernels() {
     ks.push_back({n + " max", reduction(Op::max, t, t, 1, 1, C)});
     ks.push_back({n + " min, 2 + 2", reduction(Op::min, t, t, 2, 2, S)});
   }
+  // Issue 6: prod (integers wrap into int64), argmax / argmin (a value and an index per lane).
+  ks.push_back({"f32 prod, 1 + 1", reduction(Op::prod, f32, f32, 1, 1, C)});
+  ks.push_back(
+      {"f16 prod, 2 + 2 strided", reduction(Op::prod, DType::Float16, DType::Float16, 2, 2, S)});
+  ks.push_back({"int32 prod, 1 + 1", reduction(Op::prod, DType::Int32, DType::Int64, 1, 1, C)});
+  for (DType t :
+       {DType::Float32, DType::Float16, DType::Float64, DType::Int8, DType::UInt8, DType::Int64}) {
+    const std::string n(ir::name(t));
+    ks.push_back({n + " argmax, 1 + 1", reduction(Op::argmax, t, DType::Int64, 1, 1, C)});
+    ks.push_back({n + " argmin, 2 + 2 strided", reduction(Op::argmin, t, DType::Int64, 2, 2, S)});
+  }
+  {  // an integer chain into argmax, and a consumer of the index
+    KernelBuilder k(1, 1);
+    const DType i32 = DType::Int32, i64 = DType::Int64;
+    const uint32_t x = k.load(i32), y = k.load(i32);
+    const uint32_t q = k.op(Op::floor_divide, {x, y}, i32);
+    const uint32_t s = k.op(Op::bitwise_left_shift, {k.op(Op::remainder, {q, y}, i32), y}, i32);
+    const uint32_t a = k.reduce(Op::argmax, k.op(Op::cast, {s}, DType::Float16), i64);
+    k.out(k.op(Op::add, {a, k.op(Op::cast, {k.constant(i32, 0)}, i64, Level::Outer)}, i64,
+               Level::Outer))
+        .out(s);
+    ks.push_back({"int32 floor_divide, remainder, shift, cast, argmax, 1 + 1", k.kernel()});
+  }
   return ks;
 }
 

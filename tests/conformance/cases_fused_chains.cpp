@@ -1,0 +1,143 @@
+// Chains of ops that fused backends run as one generated kernel (issue 6): integer arithmetic
+// with its defined edge cases (division by zero, MIN / -1, negative and too-wide shifts,
+// saturating casts) and prod, argmax and argmin between elementwise producers and consumers.
+// A row of one op never fuses (a group of one node runs the eager kernel), so these rows are
+// chains (`then`); unfused backends check the same chains op by op.
+#include <optional>
+
+#include "tests/conformance/case.h"
+
+namespace tensord::conformance {
+
+using ir::Attr;
+using ir::Attrs;
+using ir::Op;
+
+namespace {
+
+constexpr DType kIntDTypes[] = {DType::Int8, DType::UInt8, DType::Int16, DType::Int32,
+                                DType::Int64};
+
+// One op after the row's op: unary, or binary with a further input of the row (`with`).
+struct Step {
+  Op op;
+  Attrs attrs = {};
+  std::optional<InputSpec> with = std::nullopt;
+};
+
+// The table reads a `then` op's second operand from the inputs after the row op's own, so each
+// step's `with` is appended there: a step cannot name an input the row op takes.
+Case chain(Op op, std::vector<InputSpec> inputs, std::vector<Step> steps,
+           Accuracy accuracy = Accuracy::Exact) {
+  Case c;
+  c.op = op;
+  c.inputs = std::move(inputs);
+  for (Step& s : steps) {
+    int input = -1;
+    if (s.with) {
+      input = static_cast<int>(c.inputs.size());
+      c.inputs.push_back(std::move(*s.with));
+    }
+    c.then.push_back(Then{s.op, std::move(s.attrs), input});
+  }
+  c.accuracy = accuracy;
+  return c;
+}
+
+void add_integer_chains(std::vector<Case>& out) {
+  using V = Values;
+  const Shape s{7, 19};
+  const auto arg = [](DType t, Shape shape, V v, Layout l = Layout::Contiguous) {
+    return in(t, std::move(shape), l, v);
+  };
+  for (DType t : kIntDTypes) {
+    const int bits = static_cast<int>(8 * ir::itemsize(t));
+    const Attrs to_f16{{Attr::dtype, DType::Float16}}, to_i8{{Attr::dtype, DType::Int8}};
+    // MIN // -1 wraps, x // 0 = x % 0 = 0 (Small divisors are in [-4, 4]); products wrap.
+    out.push_back(chain(Op::floor_divide, {arg(t, s, V::Special), arg(t, s, V::Small)},
+                        {{Op::remainder, {}, arg(t, {19}, V::Small)},
+                         {Op::mul, {}, arg(t, s, V::Mixed, Layout::Permuted)},
+                         {Op::maximum, {}, arg(t, s, V::Special)}}));
+    out.push_back(chain(Op::fmod, {arg(t, s, V::Special), arg(t, s, V::Small)},
+                        {{Op::sub, {}, arg(t, s, V::Special)},
+                         {Op::neg},
+                         {Op::abs},
+                         {Op::bitwise_xor, {}, arg(t, s, V::Mixed)}}));
+    // Shift amounts below 0 and at or past the width.
+    out.push_back(chain(Op::bitwise_left_shift, {arg(t, s, V::Special), in_index(t, s, bits + 3)},
+                        {{Op::bitwise_right_shift, {}, in_index(t, s, bits + 3)},
+                         {Op::bitwise_or, {}, arg(t, s, V::Mixed)},
+                         {Op::bitwise_and, {}, arg(t, s, V::Special)},
+                         {Op::bitwise_not}}));
+    // Integer pow with negative exponents, sign, square (wrapping).
+    out.push_back(chain(Op::pow, {arg(t, s, V::Small), arg(t, s, V::Small)},
+                        {{Op::add, {}, arg(t, s, V::Special)},
+                         {Op::sign},
+                         {Op::minimum, {}, arg(t, s, V::Small)},
+                         {Op::mul, {}, arg(t, s, V::Special)},
+                         {Op::square}}));
+    // Casts that wrap, round once (int64 -> float16) and saturate; a comparison after them.
+    out.push_back(
+        chain(Op::add, {arg(t, s, V::Special), arg(t, {7, 1}, V::Special)},
+              {{Op::cast, to_f16}, {Op::cast, to_i8}, {Op::lt, {}, arg(t, s, V::Mixed)}}));
+    // True division of integers (x / 0 is inf or NaN), cast back: truncation, saturation.
+    out.push_back(
+        chain(Op::div, {arg(t, s, V::Special), arg(t, s, V::Small)},
+              {{Op::cast, {{Attr::dtype, t}}}, {Op::remainder, {}, arg(t, s, V::Small)}}));
+    // Mixed integer and float operands: the integer converts with the cast rules first.
+    out.push_back(
+        chain(Op::mul, {arg(t, s, V::Special), arg(DType::BFloat16, s, V::Small)},
+              {{Op::cast, {{Attr::dtype, DType::Int32}}}, {Op::ge, {}, arg(t, s, V::Special)}}));
+  }
+}
+
+void add_reduction_chains(std::vector<Case>& out) {
+  using V = Values;
+  const Attrs last{{Attr::axis, int64_t{-1}}, {Attr::keepdim, true}};
+  const Attrs row{{Attr::axes, std::vector<int64_t>{1}}, {Attr::keepdim, true}};
+  for (DType t : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64, DType::Int8,
+                  DType::Int32, DType::Int64}) {
+    const bool f = ir::is_floating(t);
+    // argmax / argmin after a producer, before a consumer: ties (Halves), NaN (Special).
+    for (Op arg : {Op::argmax, Op::argmin}) {
+      for (V v : {V::Halves, V::Special}) {
+        out.push_back(chain(
+            Op::sub,
+            {in(t, {9, 37}, Layout::Contiguous, v), in(t, {37}, Layout::Contiguous, V::Halves)},
+            {{arg, last}, {Op::add, {}, in(DType::Int64, {9, 1}, Layout::Contiguous, V::Small)}}));
+      }
+      // Strided rows, and every axis at once (a flat index over several inner dimensions).
+      out.push_back(chain(Op::neg, {in(t, {6, 33}, Layout::Permuted, V::Halves)}, {{arg, last}}));
+      out.push_back(chain(Op::abs, {in(t, {3, 4, 5}, Layout::Contiguous, V::Halves)}, {{arg}}));
+    }
+    // prod between a producer and a consumer; integers wrap (NearOne: 1..3 with signs).
+    out.push_back(
+        chain(Op::mul,
+              {in(t, {7, 23}, Layout::Contiguous, V::NearOne),
+               in(t, {7, 23}, Layout::Strided, V::NearOne)},
+              {{Op::prod, row},
+               {Op::mul, {}, in(f ? t : DType::Int64, {7, 1}, Layout::Contiguous, V::NearOne)}},
+              f ? Accuracy::Accumulated : Accuracy::Exact));
+    if (!f) {  // an integer product, then a row-level consumer and a second reduction
+      out.push_back(chain(Op::add,
+                          {in(t, {5, 40}, Layout::Contiguous, V::Mixed),
+                           in(t, {5, 40}, Layout::Contiguous, V::Small)},
+                          {{Op::prod, row},
+                           {Op::sub, {}, in(t, {5, 40}, Layout::Contiguous, V::Mixed)},
+                           {Op::max, row}}));
+      out.push_back(chain(Op::mul,
+                          {in(t, {6, 50}, Layout::Permuted, V::Special),
+                           in(t, {6, 50}, Layout::Contiguous, V::Mixed)},
+                          {{Op::sum, row}, {Op::sub, {}, in(DType::Int64, {6, 1})}}));
+    }
+  }
+}
+
+}  // namespace
+
+void add_fused_chain_cases(std::vector<Case>& out) {
+  add_integer_chains(out);
+  add_reduction_chains(out);
+}
+
+}  // namespace tensord::conformance

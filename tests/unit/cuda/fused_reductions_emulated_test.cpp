@@ -1,0 +1,165 @@
+// Issue 6's fused kernels from the CUDA emitter, run on the host (movement_emulation.cpp: one
+// thread per row, so each thread folds its TD_U lanes and td_reduce shuffles nothing):
+// argmax/argmin with ties and NaNs over one and several inner dimensions, prod of floats and of
+// wrapping integers, and integer floor division / remainder / shifts with their defined edges.
+// The values are checked against the eager kernels' rules written out here.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "engine/backends/cuda/loop_ir_launch.h"
+#include "tests/unit/cuda/emulated_harness.h"
+#include "tests/unit/cuda/loop_kernels.h"
+
+namespace tensord::cuda::test {
+namespace {
+
+using codegen::Access;
+using codegen::Level;
+using engine::TensorValue;
+using ir::DType;
+using ir::Op;
+
+TensorValue tensor(DType t, int64_t n) {
+  ir::TensorType type{t, ir::Shape{n}};
+  return TensorValue::contiguous(h().cpu.allocate(std::max<size_t>(8, type.nbytes())), type);
+}
+
+// Runs `kernel` over `sizes` with `strides` (per operand, rank each) on `ptrs`.
+void launch(const codegen::LoopKernel& kernel, std::vector<int64_t> sizes,
+            std::vector<int64_t> strides, std::vector<void*> ptrs) {
+  engine::FusedGroup group;
+  group.kernel = kernel;
+  group.launch.inner_rank = kernel.inner_rank;
+  group.launch.sizes = std::move(sizes);
+  group.launch.strides = std::move(strides);
+  group.launch.constants = {1.0};
+  const cudaKernel_t k = loop_kernel(h().ctx, group.kernel);
+  launch_loop_kernel(h().ctx, k, group, ptrs, "an issue-6 test kernel");
+}
+
+// The eager rule (reduce_ops.h): ties keep the first index, the first NaN wins.
+int64_t arg_best(const float* x, int64_t n, bool max) {
+  int64_t at = 0;
+  for (int64_t i = 1; i < n; ++i) {
+    const float v = x[i], b = x[at];
+    if ((max ? v > b : v < b) || (v != v && b == b)) at = i;
+  }
+  return at;
+}
+
+}  // namespace
+
+TEST_CASE("emulated: fused argmax, argmin and prod of a row (ties, NaN, several inner dims)") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int inner : {1, 2}) {
+    INFO("inner dims " << inner);
+    const int64_t rows = 6, a = inner == 1 ? 37 : 5, b = inner == 1 ? 1 : 7, n = a * b;
+    codegen::test::KernelBuilder kb(1, inner);
+    const uint32_t x = kb.load(DType::Float32);
+    const uint32_t e = kb.op(Op::mul, {x, kb.constant(DType::Float32, 0)}, DType::Float32);
+    kb.out(kb.reduce(Op::argmax, e, DType::Int64))
+        .out(kb.reduce(Op::argmin, e, DType::Int64))
+        .out(kb.reduce(Op::prod, e, DType::Float32));
+    TensorValue in = tensor(DType::Float32, rows * n);
+    float* v = in.data<float>();
+    for (int64_t i = 0; i < rows * n; ++i) v[i] = 0.5f * static_cast<float>((i * 7) % 5) + 0.75f;
+    for (int64_t i = 0; i < n; ++i) v[1 * n + i] = 1;  // all ties: index 0 for both
+    v[2 * n + n - 1] = nan;                            // the NaN wins, even last
+    v[3 * n + 2] = nan;                                // the first of two NaNs
+    v[3 * n + n - 3] = nan;
+    v[4 * n + n - 1] = 9;  // a unique max in the last lane of the tail
+    TensorValue amax = tensor(DType::Int64, rows), amin = tensor(DType::Int64, rows),
+                prod = tensor(DType::Float32, rows);
+    std::vector<int64_t> sizes{rows}, strides;
+    if (inner == 1) {
+      sizes.push_back(n);
+      strides = {n, 1, 1, 0, 1, 0, 1, 0};
+    } else {
+      sizes.insert(sizes.end(), {a, b});
+      strides = {n, b, 1, 1, 0, 0, 1, 0, 0, 1, 0, 0};
+    }
+    launch(kb.kernel(), sizes, strides, {in.raw(), amax.raw(), amin.raw(), prod.raw()});
+    for (int64_t r = 0; r < rows; ++r) {
+      INFO("row " << r);
+      CHECK(amax.data<int64_t>()[r] == arg_best(v + r * n, n, true));
+      CHECK(amin.data<int64_t>()[r] == arg_best(v + r * n, n, false));
+      double p = 1;
+      for (int64_t i = 0; i < n; ++i) p *= v[r * n + i];
+      const float got = prod.data<float>()[r];
+      if (std::isnan(p)) {
+        CHECK(std::isnan(got));
+      } else {
+        CHECK(std::fabs(got - p) <= 1e-5 * std::fabs(p));
+      }
+    }
+    CHECK(amax.data<int64_t>()[1] == 0);
+    CHECK(amax.data<int64_t>()[2] == n - 1);
+    CHECK(amin.data<int64_t>()[3] == 2);
+    CHECK(amax.data<int64_t>()[4] == n - 1);
+  }
+}
+
+TEST_CASE("emulated: a fused integer product wraps like eager's uint64 accumulator") {
+  const int64_t rows = 3, n = 45;
+  codegen::test::KernelBuilder kb(1, 1);
+  const uint32_t x = kb.load(DType::Int32);
+  const uint32_t y = kb.op(Op::add, {x, x}, DType::Int32);  // wraps at 2^31
+  kb.out(kb.reduce(Op::prod, y, DType::Int64)).out(kb.reduce(Op::argmin, y, DType::Int64));
+  TensorValue in = tensor(DType::Int32, rows * n);
+  int32_t* v = in.data<int32_t>();
+  for (int64_t i = 0; i < rows * n; ++i) v[i] = static_cast<int32_t>((i * 2654435761u) >> 3);
+  TensorValue prod = tensor(DType::Int64, rows), amin = tensor(DType::Int64, rows);
+  launch(kb.kernel(), {rows, n}, {n, 1, 1, 0, 1, 0}, {in.raw(), prod.raw(), amin.raw()});
+  for (int64_t r = 0; r < rows; ++r) {
+    uint64_t p = 1;
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const auto twice = static_cast<int32_t>(2u * static_cast<uint32_t>(v[r * n + i]));
+      p *= static_cast<uint64_t>(static_cast<int64_t>(twice));
+      const auto best = static_cast<int32_t>(2u * static_cast<uint32_t>(v[r * n + at]));
+      if (twice < best) at = i;
+    }
+    CHECK(prod.data<int64_t>()[r] == static_cast<int64_t>(p));
+    CHECK(amin.data<int64_t>()[r] == at);
+  }
+}
+
+TEST_CASE("emulated: fused integer floor division, remainder and shifts keep eager's edges") {
+  constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+  const std::vector<int32_t> a{kMin, kMin, 7, -7, 7, -7, 0, 5, -1, 1 << 30, 3, -8};
+  const std::vector<int32_t> b{-1, 0, 2, 2, -2, -2, 0, 31, 32, -1, 33, 2};
+  const auto n = static_cast<int64_t>(a.size());
+  codegen::test::KernelBuilder kb(1, 0);
+  const uint32_t x = kb.load(DType::Int32), y = kb.load(DType::Int32);
+  kb.out(kb.op(Op::floor_divide, {x, y}, DType::Int32))
+      .out(kb.op(Op::remainder, {x, y}, DType::Int32))
+      .out(kb.op(Op::bitwise_left_shift, {x, y}, DType::Int32))
+      .out(kb.op(Op::bitwise_right_shift, {x, y}, DType::Int32));
+  TensorValue ta = tensor(DType::Int32, n), tb = tensor(DType::Int32, n);
+  std::memcpy(ta.raw(), a.data(), a.size() * 4);
+  std::memcpy(tb.raw(), b.data(), b.size() * 4);
+  std::vector<TensorValue> outs;
+  std::vector<void*> ptrs{ta.raw(), tb.raw()};
+  for (int i = 0; i < 4; ++i) {
+    outs.push_back(tensor(DType::Int32, n));
+    ptrs.push_back(outs.back().raw());
+  }
+  launch(kb.kernel(), {n}, {1, 1, 1, 1, 1, 1}, ptrs);
+  const std::vector<int32_t> q{kMin, 0, 3, -4, -4, 3, 0, 0, -1, -(1 << 30), 0, -4};
+  const std::vector<int32_t> m{0, 0, 1, 1, -1, -1, 0, 5, 31, 0, 3, 0};
+  const std::vector<int32_t> shl{0, kMin, 28, -28, 0, 0, 0, kMin, 0, 0, 0, -32};
+  const std::vector<int32_t> shr{-1, kMin, 1, -2, 0, -1, 0, 0, -1, 0, 0, -2};
+  for (int64_t i = 0; i < n; ++i) {
+    INFO(a[i] << " and " << b[i]);
+    CHECK(outs[0].data<int32_t>()[i] == q[i]);
+    CHECK(outs[1].data<int32_t>()[i] == m[i]);
+    CHECK(outs[2].data<int32_t>()[i] == shl[i]);
+    CHECK(outs[3].data<int32_t>()[i] == shr[i]);
+  }
+}
+
+}  // namespace tensord::cuda::test

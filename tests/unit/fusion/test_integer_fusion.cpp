@@ -1,0 +1,320 @@
+// Integer elementwise ops and prod/argmax/argmin in generated kernels (issue 6): what the code
+// generators can express, that such chains become one kernel, that the kernel gives the eager
+// kernels' bits (division by zero, MIN / -1, out-of-range shifts, saturating casts, first index
+// on ties, the first NaN), and the reasons explain gives where they still cannot fuse.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "engine/codegen/emit_cuda.h"
+#include "engine/codegen/loop_ir.h"
+#include "tests/unit/fusion/fusion_support.h"
+
+using namespace tensord;
+using namespace tensord::fusion_test;
+using engine::CompileMode;
+using ir::Attr;
+using ir::DType;
+using ir::Op;
+
+namespace {
+
+// A graph with inputs of any dtype, given as raw bytes.
+struct RawGraph {
+  ir::Graph graph;
+  std::vector<std::vector<char>> bytes;
+  std::vector<ir::TensorType> types;
+
+  template <typename T>
+  ir::ValueRef input(DType t, ir::Shape shape, const std::vector<T>& values) {
+    const ir::TensorType type{t, std::move(shape)};
+    REQUIRE(static_cast<int64_t>(values.size()) == type.numel());
+    REQUIRE(sizeof(T) == ir::itemsize(t));
+    std::vector<char> b(values.size() * sizeof(T));
+    std::memcpy(b.data(), values.data(), b.size());
+    const auto index = static_cast<uint32_t>(bytes.size());
+    bytes.push_back(std::move(b));
+    types.push_back(type);
+    return graph.add_input(index, type);
+  }
+  ir::ValueRef add(Op op, std::vector<ir::ValueRef> in, ir::Attrs attrs = {}) {
+    return graph.add(op, std::move(in), std::move(attrs));
+  }
+  ir::ValueRef constant(DType t, ir::AttrValue v) {
+    return graph.add(Op::full, {},
+                     {{Attr::shape, ir::Shape{}}, {Attr::value, std::move(v)}, {Attr::dtype, t}});
+  }
+  ir::ValueRef cast(ir::ValueRef x, DType t) { return add(Op::cast, {x}, {{Attr::dtype, t}}); }
+};
+
+std::vector<std::vector<char>> run_raw(engine::Engine& e, const RawGraph& g,
+                                       const std::vector<ir::ValueRef>& outputs, CompileMode mode) {
+  std::vector<engine::TensorValue> inputs;
+  for (size_t i = 0; i < g.bytes.size(); ++i) {
+    auto buffer = e.backend().allocate(std::max<size_t>(1, g.bytes[i].size()));
+    e.backend().write(*buffer, 0, g.bytes[i].data(), g.bytes[i].size());
+    inputs.push_back(engine::TensorValue::contiguous(std::move(buffer), g.types[i]));
+  }
+  std::vector<engine::TensorValue> out = e.run(g.graph, inputs, outputs, mode);
+  std::vector<std::vector<char>> result;
+  for (const engine::TensorValue& v : out) {
+    std::vector<char> host(v.nbytes());
+    e.backend().read(*v.buffer, 0, host.data(), host.size());
+    result.push_back(std::move(host));
+  }
+  return result;
+}
+
+std::shared_ptr<const engine::Plan> plan_of(engine::Engine& e, const RawGraph& g,
+                                            std::vector<ir::ValueRef> outputs) {
+  ir::Graph copy = g.graph;
+  return e.plan_for(copy, g.types, outputs, CompileMode::Default);
+}
+
+template <typename T>
+std::vector<T> as(const std::vector<char>& b) {
+  std::vector<T> v(b.size() / sizeof(T));
+  std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
+  return v;
+}
+
+// Every boundary reason of a plan, one per line.
+std::string reasons(const engine::Plan& p) {
+  std::string s;
+  for (const std::string& b : p.boundaries) {
+    if (!b.empty()) s += b + "\n";
+  }
+  return s;
+}
+
+constexpr int32_t kMin32 = std::numeric_limits<int32_t>::min();
+constexpr int32_t kMax32 = std::numeric_limits<int32_t>::max();
+
+}  // namespace
+
+TEST_CASE("integer ops, prod, argmax and argmin are expressible; what is not stays out",
+          "[fusion][codegen]") {
+  using codegen::expressible;
+  using codegen::expressible_reduction;
+  const DType i32[] = {DType::Int32, DType::Int32};
+  CHECK(expressible(Op::add, i32, DType::Int32));
+  CHECK(expressible(Op::floor_divide, i32, DType::Int32));
+  CHECK(expressible(Op::remainder, i32, DType::Int32));
+  CHECK(expressible(Op::bitwise_left_shift, i32, DType::Int32));
+  CHECK(expressible(Op::lt, i32, DType::Bool));
+  CHECK(expressible(Op::div, i32, DType::Float32));  // true division
+  const DType i8_u8[] = {DType::Int8, DType::UInt8};
+  CHECK(expressible(Op::mul, i8_u8, DType::Int16));  // the promoted dtype
+  const DType i64[] = {DType::Int64};
+  CHECK(expressible(Op::cast, i64, DType::Float16));
+  CHECK(expressible(Op::neg, i64, DType::Int64));
+  const DType f32[] = {DType::Float32};
+  CHECK(expressible(Op::cast, f32, DType::UInt8));
+  // Wrong result dtypes, float-only ops on integers, float floor_divide and complex stay out.
+  CHECK_FALSE(expressible(Op::add, i32, DType::Int64));
+  CHECK_FALSE(expressible(Op::exp, i64, DType::Float32));
+  const DType f32x2[] = {DType::Float32, DType::Float32};
+  CHECK_FALSE(expressible(Op::floor_divide, f32x2, DType::Float32));
+  const DType c64[] = {DType::Complex64};
+  CHECK_FALSE(expressible(Op::neg, c64, DType::Complex64));
+
+  CHECK(expressible_reduction(Op::prod, DType::Float32, DType::Float32));
+  CHECK(expressible_reduction(Op::prod, DType::Int8, DType::Int64));
+  CHECK(expressible_reduction(Op::sum, DType::Int32, DType::Int64));
+  CHECK(expressible_reduction(Op::max, DType::Int16, DType::Int16));
+  CHECK(expressible_reduction(Op::argmax, DType::Float16, DType::Int64));
+  CHECK(expressible_reduction(Op::argmin, DType::UInt8, DType::Int64));
+  CHECK_FALSE(expressible_reduction(Op::argmax, DType::Bool, DType::Int64));
+  CHECK_FALSE(expressible_reduction(Op::prod, DType::Int32, DType::Int32));
+  CHECK_FALSE(expressible_reduction(Op::any, DType::Bool, DType::Bool));
+
+  // Fusion uses expressible() for every backend: the CUDA emitter must take all of it.
+  for (Op op : {Op::add, Op::sub, Op::mul, Op::floor_divide, Op::remainder, Op::fmod, Op::pow,
+                Op::bitwise_and, Op::bitwise_xor, Op::bitwise_left_shift, Op::bitwise_right_shift,
+                Op::maximum, Op::minimum, Op::eq, Op::ge}) {
+    for (DType t : {DType::Int8, DType::UInt8, DType::Int16, DType::Int32, DType::Int64}) {
+      const DType in[] = {t, t};
+      const DType out = op == Op::eq || op == Op::ge ? DType::Bool : t;
+      INFO(ir::name(op) << " " << ir::name(t));
+      CHECK(expressible(op, in, out));
+      CHECK(codegen::cuda_expressible(op, in, out));
+    }
+  }
+  for (Op op : {Op::sum, Op::prod, Op::max, Op::min, Op::argmax, Op::argmin}) {
+    for (DType t : {DType::Int8, DType::Int64, DType::Float16, DType::Float64}) {
+      const DType out = op == Op::argmax || op == Op::argmin                   ? DType::Int64
+                        : ir::is_floating(t) || op == Op::max || op == Op::min ? t
+                                                                               : DType::Int64;
+      INFO(ir::name(op) << " " << ir::name(t));
+      CHECK(expressible_reduction(op, t, out));
+      CHECK(codegen::cuda_expressible_reduction(op, t, out));
+    }
+  }
+}
+
+TEST_CASE(
+    "an integer chain with division by zero, MIN / -1 and wide shifts is one kernel "
+    "with eager's bits",
+    "[fusion]") {
+  FusedEngine f;
+  RawGraph g;
+  // Pairs (a, b) meeting every defined edge: b = 0, MIN / -1, negative operands of either sign.
+  const std::vector<int32_t> a{kMin32, kMin32, 7, -7, 7, -7, 0, kMax32, 5, -1, 1 << 30, 123456};
+  const std::vector<int32_t> b{-1, 0, 2, 2, -2, -2, 0, -1, 31, 32, 33, -3};
+  ir::ValueRef x = g.input(DType::Int32, {3, 4}, a);
+  ir::ValueRef y = g.input(DType::Int32, {3, 4}, b);
+  ir::ValueRef q = g.add(Op::floor_divide, {x, y});
+  ir::ValueRef r = g.add(Op::remainder, {x, y});
+  ir::ValueRef m = g.add(Op::fmod, {x, y});
+  ir::ValueRef s = g.add(Op::bitwise_xor, {g.add(Op::bitwise_left_shift, {x, y}),
+                                           g.add(Op::bitwise_right_shift, {x, y})});
+  ir::ValueRef w = g.add(Op::mul, {g.add(Op::add, {q, r}), g.add(Op::sub, {m, s})});  // wraps
+  ir::ValueRef n = g.add(Op::abs, {g.add(Op::neg, {w})});
+  ir::ValueRef p = g.add(Op::pow, {y, g.constant(DType::Int32, int64_t{3})});
+  ir::ValueRef c = g.add(
+      Op::where, {g.add(Op::lt, {x, y}), g.add(Op::maximum, {n, p}), g.add(Op::minimum, {n, p})});
+  // Casts: int32 -> int8 wraps, -> float16 rounds once, float -> uint8 truncates and saturates.
+  ir::ValueRef c8 = g.cast(c, DType::Int8);
+  ir::ValueRef h = g.cast(x, DType::Float16);
+  ir::ValueRef u = g.cast(g.add(Op::div, {x, y}), DType::UInt8);  // true division, then cast
+  ir::ValueRef out = g.add(Op::add, {g.cast(c8, DType::Int64), g.cast(u, DType::Int64)});
+  const std::vector<ir::ValueRef> outs{out, h, q, r};
+  const auto plan = plan_of(f.engine, g, outs);
+  INFO(reasons(*plan));
+  CHECK(plan->groups.size() == 1);
+  CHECK(plan->fusion_breaks.empty());
+  const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
+  const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
+  REQUIRE(fused.size() == eager.size());
+  for (size_t i = 0; i < fused.size(); ++i) {
+    INFO("output " << i);
+    CHECK(fused[i] == eager[i]);
+  }
+  // Python's semantics, with the defined cases: MIN // -1 wraps to MIN, x // 0 = x % 0 = 0.
+  const auto fq = as<int32_t>(fused[2]), fr = as<int32_t>(fused[3]);
+  CHECK(fq[0] == kMin32);
+  CHECK(fq[1] == 0);
+  CHECK(fr[1] == 0);
+  CHECK(fq[3] == -4);  // -7 // 2
+  CHECK(fr[3] == 1);   // -7 % 2
+  CHECK(fr[4] == -1);  // 7 % -2
+}
+
+TEST_CASE("prod, argmax and argmin fuse with their producers and match eager", "[fusion]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t cols : {int64_t{5}, int64_t{16}, int64_t{37}}) {
+    INFO("cols " << cols);
+    FusedEngine f;
+    RawGraph g;
+    std::vector<float> v(static_cast<size_t>(6 * cols));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7919) % 13) / 8 - 0.7f;
+    for (int64_t c = 0; c < cols; ++c) v[static_cast<size_t>(1 * cols + c)] = 2;  // all ties
+    v[static_cast<size_t>(2 * cols + cols - 1)] = nan;  // the first NaN wins, even last
+    v[static_cast<size_t>(3 * cols + 1)] = nan;
+    v[static_cast<size_t>(3 * cols + cols - 1)] = nan;
+    ir::ValueRef x = g.input(DType::Float32, {6, cols}, v);
+    ir::ValueRef e = g.add(Op::mul, {x, g.constant(DType::Float32, 1.5)});
+    const ir::Attrs last{{Attr::axis, int64_t{-1}}, {Attr::keepdim, true}};
+    const ir::Attrs row{{Attr::axes, std::vector<int64_t>{1}}, {Attr::keepdim, true}};
+    ir::ValueRef one = g.constant(DType::Int64, int64_t{1});
+    ir::ValueRef amax = g.add(Op::add, {g.add(Op::argmax, {e}, last), one});
+    ir::ValueRef amin = g.add(Op::add, {g.add(Op::argmin, {e}, last), one});
+    ir::ValueRef prod = g.add(Op::sub, {g.add(Op::prod, {e}, row), g.constant(DType::Float32, 1)});
+    // An integer product wraps in uint64: the same bits in any order.
+    ir::ValueRef ip = g.add(
+        Op::prod, {g.add(Op::add, {g.cast(e, DType::Int32), g.constant(DType::Int32, int64_t{7})})},
+        row);
+    ir::ValueRef ipo = g.add(Op::mul, {ip, g.constant(DType::Int64, int64_t{3})});
+    const std::vector<ir::ValueRef> outs{amax, amin, prod, ipo};
+    const auto plan = plan_of(f.engine, g, outs);
+    INFO(reasons(*plan));
+    REQUIRE(plan->groups.size() == 1);
+    CHECK(plan->groups[0].kernel.inner_rank == 1);
+    const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
+    const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
+    CHECK(fused[0] == eager[0]);
+    CHECK(fused[1] == eager[1]);
+    CHECK(fused[3] == eager[3]);
+    const auto fp = as<float>(fused[2]), ep = as<float>(eager[2]);
+    for (size_t i = 0; i < fp.size(); ++i) {
+      if (std::isnan(ep[i])) {
+        CHECK(std::isnan(fp[i]));
+      } else {
+        CHECK(std::fabs(fp[i] - ep[i]) <= 1e-5f * (1 + std::fabs(ep[i])));
+      }
+    }
+    const auto am = as<int64_t>(fused[0]);
+    CHECK(am[1] == 1);     // ties: the first index (+1)
+    CHECK(am[2] == cols);  // the NaN in the last column
+    CHECK(am[3] == 2);     // the first of two NaNs
+    CHECK(as<int64_t>(fused[1])[1] == 1);
+  }
+}
+
+TEST_CASE("argmax over every axis fuses with its producer and counts in row-major order",
+          "[fusion]") {
+  FusedEngine f;
+  RawGraph g;
+  std::vector<int16_t> v(2 * 3 * 5);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int16_t>((i * 37) % 11);
+  ir::ValueRef x = g.input(DType::Int16, {2, 3, 5}, v);
+  ir::ValueRef e = g.add(Op::neg, {x});
+  ir::ValueRef a = g.add(Op::argmin, {e});  // every axis: the flat index of the first max of x
+  ir::ValueRef out = g.add(Op::mul, {a, g.constant(DType::Int64, int64_t{2})});
+  const auto plan = plan_of(f.engine, g, {out});
+  INFO(reasons(*plan));
+  CHECK(plan->groups.size() == 1);
+  const auto fused = run_raw(f.engine, g, {out}, CompileMode::Default);
+  const auto eager = run_raw(f.engine, g, {out}, CompileMode::Eager);
+  CHECK(fused == eager);
+  CHECK(as<int64_t>(fused[0])[0] == 2 * 8);  // (i * 37) % 11 first reaches 10 at i = 8
+}
+
+TEST_CASE("explain says why integer ops and arg reductions still break a chain", "[fusion]") {
+  FusedEngine f;
+  RawGraph g;
+  ir::ValueRef x = g.input(DType::Int64, {4, 6}, std::vector<int64_t>(24, 3));
+  ir::ValueRef y = g.add(Op::add, {x, x});
+  // A constant a double cannot hold.
+  ir::ValueRef big = g.add(Op::add, {y, g.constant(DType::Int64, (int64_t{1} << 60) + 1)});
+  // A float-only op on an integer: not taken.
+  ir::ValueRef ex = g.add(Op::exp, {g.add(Op::mul, {y, y})});
+  // argmax over the leading axis: not the trailing ones.
+  ir::ValueRef lead = g.add(Op::argmax, {g.add(Op::sub, {y, x})}, {{Attr::axis, int64_t{0}}});
+  const std::vector<ir::ValueRef> outs{big, ex, lead};
+  const auto plan = plan_of(f.engine, g, outs);
+  const std::string why = reasons(*plan);
+  INFO(why);
+  CHECK(why.find("beyond 2^53") != std::string::npos);
+  CHECK(why.find("exp on int64 is not expressible") != std::string::npos);
+  CHECK(why.find("reduction over axes that are not the trailing ones") != std::string::npos);
+  const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
+  const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
+  CHECK(fused == eager);
+  CHECK(as<int64_t>(fused[0])[0] == (int64_t{1} << 60) + 7);
+}
+
+TEST_CASE("integer constants enter kernels as eager's full makes them: wrapped or saturated",
+          "[fusion]") {
+  FusedEngine f;
+  RawGraph g;
+  ir::ValueRef x = g.input(DType::Int8, {2, 9}, std::vector<int8_t>(18, 5));
+  ir::ValueRef u = g.input(DType::UInt8, {2, 9}, std::vector<uint8_t>(18, 250));
+  // 300 wraps to 44 in int8; -3.7 saturates to 0 in uint8, 1e10 to 255.
+  ir::ValueRef a = g.add(Op::add, {g.add(Op::neg, {x}), g.constant(DType::Int8, int64_t{300})});
+  ir::ValueRef b =
+      g.add(Op::maximum, {g.add(Op::bitwise_not, {u}), g.constant(DType::UInt8, -3.7)});
+  ir::ValueRef c = g.add(Op::minimum, {g.add(Op::neg, {u}), g.constant(DType::UInt8, 1e10)});
+  const std::vector<ir::ValueRef> outs{a, b, c};
+  const auto plan = plan_of(f.engine, g, outs);
+  INFO(reasons(*plan));
+  CHECK(plan->groups.size() == 3);  // three chains, each into its output
+  const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
+  const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
+  CHECK(fused == eager);
+  CHECK(as<int8_t>(fused[0])[0] == 39);  // -5 + 44
+  CHECK(as<uint8_t>(fused[1])[0] == 5);  // max(~250, 0)
+  CHECK(as<uint8_t>(fused[2])[0] == 6);  // min(-250 mod 256, 255)
+}
