@@ -12,7 +12,22 @@ StepHook::StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph&
       plan_(plan),
       user_graph_(user_graph),
       tracing_(profile.tracing()),
-      memory_(profile.memory()) {}
+      memory_(profile.memory()),
+      generation_(profile.profiler->generation()) {
+  site_.profiler = profile_.profiler;
+  site_.request = profile_.request;
+  site_.category = profiler::MemoryCategory::Tensor;
+}
+
+void StepHook::check_generation() {
+  const uint64_t g = profile_.profiler->generation();
+  if (g == generation_) [[likely]]
+    return;
+  generation_ = g;
+  op_ids_.clear();
+  file_ids_.clear();
+  group_ids_.clear();
+}
 
 void StepHook::before(const Step& step) {
   current_ = &step;
@@ -25,6 +40,7 @@ void StepHook::after(uint32_t index, const Step& step) {
   current_ = nullptr;
   if (!tracing_) return;
   profiler::Profiler& p = *profile_.profiler;
+  check_generation();
   const ir::Node& user_node = user_graph_.nodes[plan_.origin[step.node]];
   profiler::Record r;
   r.kind = profiler::RecordKind::Span;
@@ -75,21 +91,22 @@ uint32_t StepHook::file_id(uint32_t file) {
   return file_ids_[file];
 }
 
-profiler::AllocSite StepHook::site_for(const Step& step) const {
+profiler::AllocSite& StepHook::site_for(const Step& step) {
+  check_generation();
   const ir::Node& user_node = user_graph_.nodes[plan_.origin[step.node]];
-  profiler::AllocSite site;
-  site.profiler = profile_.profiler;
-  site.request = profile_.request;
-  site.op = ir::name(plan_.nodes[step.node].op);
-  site.file = user_graph_.files[user_node.loc.file];
-  site.line = user_node.loc.line;
-  site.category = profiler::MemoryCategory::Tensor;
-  return site;
+  const ir::Op op = plan_.nodes[step.node].op;
+  site_.op = ir::name(op);
+  site_.file = user_graph_.files[user_node.loc.file];
+  site_.line = user_node.loc.line;
+  site_.address = 0;  // allocate() sets it once the allocator gave the block
+  site_.op_id = op_id(op);
+  site_.file_id = file_id(user_node.loc.file);
+  return site_;
 }
 
 std::shared_ptr<Buffer> StepHook::allocate(Backend& backend, size_t bytes) {
   if (!memory_ || current_ == nullptr) return backend.allocate(bytes);
-  profiler::AllocSite site = site_for(*current_);
+  profiler::AllocSite& site = site_for(*current_);
   std::shared_ptr<Buffer> buffer;
   try {
     buffer = backend.allocate(bytes);
