@@ -21,7 +21,7 @@ namespace tensord::profiler {
 struct ProfileOptions {
   bool trace = true;        // spans of every stage and step
   bool memory = false;      // every allocation and free, with its op and line
-  size_t capacity = 16384;  // pending records at most (about 2 MiB); more are dropped
+  size_t capacity = 16384;  // pending records at most (kept encoded: ~300 KiB); more are dropped
   // The client decodes FreeRequested records (protocol 1.4): each free is then recorded twice,
   // when it is requested and when it completes. Older clients get the completed Free only.
   bool free_requested = false;
