@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "server/exceptions.h"
 #include "server/graph_from_wire.h"
 #include "server/tensor_impl.h"
+#include "server/transfer_trace.h"
 #include "server/wire_types.h"
 #include "server/worker_call.h"
 
@@ -28,6 +30,8 @@ struct RunRequest {
   std::vector<ir::ValueRef> outputs;
   std::vector<bool> fetch;
   engine::CompileMode mode = engine::CompileMode::Default;
+  // Per slot: the staging ticket of its inline bytes while the session records memory.
+  std::vector<profiler::BlockTicket> inline_staging;
 };
 
 // A run on the event loop, while its Tensor capabilities resolve. The clients stay here, on the
@@ -41,7 +45,20 @@ struct PendingRun {
 struct RunOutcome {
   std::vector<engine::TensorValue> values;
   std::vector<std::optional<std::vector<uint8_t>>> data;
+  // The fetched bytes as host staging, until the reply is built (after `data`: freed first).
+  std::vector<profiler::BlockTicket> staging;
 };
+
+// Inline input bytes wait on the host for the worker to copy them to the device: staging.
+void track_inline_inputs(const engine::RunProfile& profile, DaemonState& daemon, RunRequest& run) {
+  run.inline_staging.resize(run.slots.size());
+  for (size_t i = 0; i < run.slots.size(); ++i) {
+    if (const auto* bytes = std::get_if<InlineInput>(&run.slots[i])) {
+      run.inline_staging[i] = track_staging(profile.profiler, *daemon.memory, bytes->data.size(),
+                                            bytes->data.data(), "upload", profile.request);
+    }
+  }
+}
 
 // Run and explain requests carry the same graph and outputs.
 template <typename Params>
@@ -130,7 +147,8 @@ RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_b
                    const engine::RunProfile* profile) {
   std::vector<engine::TensorValue> inputs;
   inputs.reserve(run.slots.size());
-  for (InputSlot& slot : run.slots) {
+  for (size_t i = 0; i < run.slots.size(); ++i) {
+    InputSlot& slot = run.slots[i];
     if (auto* value = std::get_if<engine::TensorValue>(&slot)) {
       inputs.push_back(std::move(*value));
     } else {
@@ -138,18 +156,36 @@ RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_b
       int64_t t = profile ? profile->profiler->now() : 0;
       inputs.push_back(upload_device_bytes(engine.backend(), bytes.type, bytes.data.data()));
       if (profile) trace_upload(*profile, inputs.back(), bytes.data, t);
+      if (i < run.inline_staging.size()) run.inline_staging[i].reset();
       bytes.data = {};
+    }
+  }
+  // The user's line of each output, for its fetch staging (the graph moves into the engine).
+  // The graph is not validated yet: an output or file out of range gets no line (the engine
+  // refuses the graph).
+  std::vector<std::pair<std::string, uint32_t>> lines;
+  if (profile && profile->memory()) [[unlikely]] {
+    for (ir::ValueRef v : run.outputs) {
+      std::pair<std::string, uint32_t>& where = lines.emplace_back();
+      if (v.node >= run.graph.nodes.size()) continue;
+      const ir::NodeLocation& loc = run.graph.nodes[v.node].loc;
+      if (loc.file < run.graph.files.size()) where = {run.graph.files[loc.file], loc.line};
     }
   }
   RunOutcome out;
   out.values = engine.run(std::move(run.graph), inputs, run.outputs, run.mode, profile);
   out.data.resize(out.values.size());
+  if (!lines.empty()) out.staging.resize(out.values.size());
   uint64_t budget = kMaxInlineReplyBytes;
   for (size_t i = 0; i < out.values.size(); ++i) {
     uint64_t n = out.values[i].nbytes();
     if (run.fetch[i] && n <= max_chunk_bytes && n <= budget) {
       int64_t t = profile ? profile->profiler->now() : 0;
       out.data[i].emplace(n);
+      if (!lines.empty()) [[unlikely]] {
+        out.staging[i] = track_staging(profile->profiler, *profile->ledger, n, out.data[i]->data(),
+                                       "fetch", profile->request, lines[i].first, lines[i].second);
+      }
       read_device_bytes_into(engine.backend(), out.values[i], 0, out.data[i]->data(), n);
       if (profile && profile->tracing()) {
         trace_transfer(*profile->profiler, profiler::Stage::Fetch, t, profile->request, n, 0);
@@ -193,6 +229,9 @@ kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext con
                             profile->request);
   }
   run->request.mode = session->compile_mode();
+  if (profile && profile->memory()) [[unlikely]] {
+    track_inline_inputs(*profile, session->daemon(), run->request);
+  }
   uint64_t max_chunk = session->config().max_chunk_bytes;
   return resolve(session->daemon(), run)
       .then([session, run, max_chunk, profile]() {

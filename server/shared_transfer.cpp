@@ -28,8 +28,10 @@ kj::Promise<::Tensor::Client> upload_shared(std::shared_ptr<SessionCore> session
               const uint8_t* bytes = mapping->data();
               // The client may have written any byte; bools are 0 or 1 on the daemon.
               std::vector<uint8_t> bools;
+              profiler::BlockTicket staging;  // after `bools`: freed first
               if (type.dtype == ir::DType::Bool) {
                 bools.assign(mapping->data(), mapping->data() + mapping->size());
+                staging = track_staging(prof, *ledger, bools.size(), bools.data(), "upload");
                 normalize_bools(bools.data(), bools.size());
                 bytes = bools.data();
               }

@@ -52,6 +52,9 @@ kj::Promise<void> TensorImpl::read(ReadContext context) {
     // Device memory is the worker's: it copies the range straight into the reply, in order with
     // the session's runs. Not cancellable, so the reply outlives the job writing into it.
     uint8_t* out = context.getResults().initData(static_cast<unsigned>(length)).begin();
+    // The reply holds the bytes on the host until it is sent: fetch staging.
+    profiler::BlockTicket staging =
+        track_staging(session_->profiler(), *session_->daemon().memory, length, out, "fetch");
     std::shared_ptr<profiler::Profiler> prof;
     if (session_->profiler()->tracing()) prof = session_->profiler();
     return run_on_worker(session_->queue(),
@@ -61,7 +64,8 @@ kj::Promise<void> TensorImpl::read(ReadContext context) {
                            if (prof) trace_fetch(*prof, length, t);
                            return true;
                          })
-        .ignoreResult();
+        .ignoreResult()
+        .attach(kj::mv(staging));
   });
 }
 

@@ -36,4 +36,20 @@ void trace_fetch(profiler::Profiler& prof, uint64_t bytes, int64_t start) {
   prof.add(r);
 }
 
+profiler::BlockTicket track_staging(const std::shared_ptr<profiler::Profiler>& prof,
+                                    profiler::MemoryLedger& ledger, uint64_t bytes,
+                                    const void* address, std::string_view op, uint64_t request,
+                                    std::string_view file, uint32_t line) {
+  if (!prof || !prof->recording_memory() || bytes == 0) return {};
+  profiler::AllocSite site;
+  site.profiler = prof;
+  site.request = request;
+  site.op = op;
+  site.file = file;
+  site.line = line;
+  site.category = profiler::MemoryCategory::Staging;
+  site.address = reinterpret_cast<uintptr_t>(address);
+  return ledger.track(bytes, site);
+}
+
 }  // namespace tensord::server

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "engine/exec/tensor_value.h"
 #include "engine/profiler/memory_ledger.h"
@@ -16,5 +17,14 @@ void trace_upload(const std::shared_ptr<profiler::Profiler>& prof, profiler::Mem
                   const engine::TensorValue& value, const uint8_t* bytes, int64_t start);
 
 void trace_fetch(profiler::Profiler& prof, uint64_t bytes, int64_t start);
+
+// Host staging (issue 7): bytes the daemon holds on the host while they move between a client
+// and the device (a fetch's reply, inline input bytes waiting for the worker, a converted copy of
+// an upload), tracked in the ledger as `staging` under `op` ("fetch", "upload") while the session
+// records memory; an empty ticket otherwise. The caller keeps the ticket as long as the bytes.
+profiler::BlockTicket track_staging(const std::shared_ptr<profiler::Profiler>& prof,
+                                    profiler::MemoryLedger& ledger, uint64_t bytes,
+                                    const void* address, std::string_view op, uint64_t request = 0,
+                                    std::string_view file = {}, uint32_t line = 0);
 
 }  // namespace tensord::server

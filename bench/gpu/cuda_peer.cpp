@@ -62,6 +62,7 @@ CudaProbe probe_cuda() {
   }
   p.usable = true;
   p.name = prop.name;
+  p.arch = prop.major * 10 + prop.minor;
   return p;
 }
 

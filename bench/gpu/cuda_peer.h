@@ -12,6 +12,7 @@ struct CudaProbe {
   bool usable = false;
   std::string why_not;  // the cudaError, or "this build has no CUDA backend"
   std::string name;     // the first device's name, e.g. "NVIDIA H100 80GB HBM3"
+  int arch = 0;         // its compute capability, major * 10 + minor: 90 for sm_90
 };
 
 CudaProbe probe_cuda();

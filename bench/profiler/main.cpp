@@ -7,6 +7,11 @@
 //                            a session of the same daemon never profiled (goal <= 1.01)
 //   trace_bytes_per_op       compact trace bytes per op of the chain (tracing and memory on),
 //                            vs the Chrome JSON of the same trace (goal <= 100 bytes per op)
+// With --device cuda (a daemon of its own on the GPU; exit 77 without a usable device), one
+// figure instead:
+//   profile_overhead_replay  a 200-kernel plan replayed as a CUDA graph (reduce-overhead mode)
+//                            per sync, on vs off (goal ratio <= 1.05): what tracing costs when
+//                            a run is one graph launch and CUPTI records its kernels
 // On and off runs alternate, so that drift of a shared machine hits both alike. The chain runs
 // in "eager" mode, one step (and one step record) per op: fused, 1000 ops would be a couple of
 // kernels and the profiler's per-op cost would not show.
@@ -28,6 +33,7 @@
 
 #include "bench/common/bench_daemon.h"
 #include "bench/common/figure.h"
+#include "bench/gpu/cuda_peer.h"
 #include "engine/profiler/chrome.h"
 #include "tensord/client.h"
 
@@ -164,19 +170,68 @@ Pair off_overhead(const std::string& address, int repeats, int ops) {
   return {median(b), median(a)};
 }
 
+// 100 stages of an elementwise op and a transpose (a view the fusion pass does not cross): a
+// plan of about 200 kernels on a [64, 64] tensor, launch-bound, so that replaying it as one
+// CUDA graph is what the figure times.
+tensord::Tensor replay_plan(tensord::Tensor y) {
+  for (int i = 0; i < 100; ++i) {
+    y = (i % 2 == 0) ? tensord::tanh(y) : y * 0.5f + 0.25f;
+    y = tensord::transpose(y, 0, 1);
+  }
+  return y;
+}
+
+// profile_overhead_replay on a daemon of its own on the GPU (or the one at `address`).
+int run_gpu(std::string address) {
+  const tensord::bench::CudaProbe probe = tensord::bench::probe_cuda();
+  if (!probe.usable) {
+    std::fprintf(stderr, "tensord-bench-profiler: skipped, no usable CUDA device: %s\n",
+                 probe.why_not.c_str());
+    return 77;
+  }
+  const tensord::bench::BenchDaemon daemon(
+      address, tensord::test::DaemonOptions::with_args({"--device", "cuda"}));
+  auto s = tensord::connect(daemon.address());
+  const auto& devices = s.info().devices;
+  if (devices.empty() || devices[0].kind != "cuda") {
+    std::fprintf(stderr, "tensord-bench-profiler: skipped, the daemon at %s runs on the %s\n",
+                 daemon.address().c_str(), devices.empty() ? "?" : devices[0].kind.c_str());
+    return 77;
+  }
+  s.set_compile_mode("reduce-overhead");
+  auto x = s.rand({64, 64}, 1);
+  s.sync({x});
+  auto run = [&] { s.sync({replay_plan(x)}); };
+  const tensord::Explanation e = tensord::explain({replay_plan(x)});
+  std::fprintf(stderr, "tensord-bench-profiler: %s, %u kernels per run, %s\n",
+               devices[0].name.c_str(), e.steps,
+               e.captured ? "replayed as a CUDA graph" : "NOT replayed as a CUDA graph");
+  Pair r = on_off(s, 41, 20, run);
+  print_figure("profile_overhead_replay", r.on * 1e6, "us", "profile_off", r.off * 1e6);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string address;
+  bool gpu = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--address") == 0 && i + 1 < argc) {
       address = argv[++i];
+    } else if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc &&
+               std::strcmp(argv[i + 1], "cuda") == 0) {
+      gpu = true;
+      ++i;
     } else {
-      std::fprintf(stderr, "usage: tensord-bench-profiler [--address unix:PATH|tcp:HOST:PORT]\n");
+      std::fprintf(stderr,
+                   "usage: tensord-bench-profiler [--address unix:PATH|tcp:HOST:PORT] "
+                   "[--device cuda]\n");
       return 2;
     }
   }
   try {
+    if (gpu) return run_gpu(address);
     const tensord::bench::BenchDaemon daemon(address);
     address = daemon.address();
     auto s = tensord::connect(address);

@@ -509,11 +509,9 @@ EmittedKernel CudaEmitter::emit(const LoopKernel& kernel) const {
 }
 
 std::string CudaEmitter::unit(std::span<const EmittedKernel> kernels) const {
-  std::string s(cuda_structure_prelude());
-  s += cuda_math_prelude();
-  s += cuda_complex_prelude();
-  for (const EmittedKernel& k : kernels) s += k.source;
-  return s;
+  std::string body;
+  for (const EmittedKernel& k : kernels) body += k.source;
+  return cuda_unit_prelude(body) + body;
 }
 
 CudaLaunchConfig cuda_launch_config(const LoopKernel& kernel, const LaunchShape& launch,

@@ -4,11 +4,69 @@
 // includes a header.
 #include "engine/codegen/emit_cuda_structure.h"
 
+#include <algorithm>
+#include <set>
 #include <string>
 
 #include "engine/codegen/cuda_half_prelude.h"
+#include "engine/codegen/emit_cuda_internal.h"
 
 namespace tensord::codegen {
+namespace {
+
+bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// Every identifier of `text` that starts with td_ (defined there or only used).
+std::set<std::string, std::less<>> td_names(std::string_view text) {
+  std::set<std::string, std::less<>> out;
+  for (size_t at = text.find("td_"); at != std::string_view::npos; at = text.find("td_", at)) {
+    if (at > 0 && ident_char(text[at - 1])) {
+      at += 3;
+      continue;
+    }
+    size_t end = at + 3;
+    while (end < text.size() && ident_char(text[end])) ++end;
+    out.emplace(text.substr(at, end - at));
+    at = end;
+  }
+  return out;
+}
+
+// The names of `text` that `before` (the preludes in front of it) does not have: its own.
+std::set<std::string, std::less<>> own_names(std::string_view text,
+                                             const std::set<std::string, std::less<>>& before) {
+  std::set<std::string, std::less<>> out;
+  for (const std::string& n : td_names(text)) {
+    if (!before.count(n)) out.insert(n);
+  }
+  return out;
+}
+
+bool names_any(const std::set<std::string, std::less<>>& used,
+               const std::set<std::string, std::less<>>& names) {
+  return std::any_of(used.begin(), used.end(),
+                     [&](const std::string& n) { return names.count(n) > 0; });
+}
+
+}  // namespace
+
+std::string cuda_unit_prelude(std::string_view kernels) {
+  static const auto structure = td_names(cuda_structure_prelude());
+  static const auto math = own_names(cuda_math_prelude(), structure);
+  static const auto complex = [] {
+    auto before = structure;
+    before.insert(math.begin(), math.end());
+    return own_names(cuda_complex_prelude(), before);
+  }();
+  const auto used = td_names(kernels);
+  const bool with_complex = names_any(used, complex);
+  std::string s(cuda_structure_prelude());
+  if (with_complex || names_any(used, math)) s += cuda_math_prelude();
+  if (with_complex) s += cuda_complex_prelude();
+  return s;
+}
 
 std::string_view cuda_structure_prelude() {
   // The 16-bit conversions are cuda_half_prelude()'s.

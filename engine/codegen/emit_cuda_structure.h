@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace tensord::codegen {
@@ -10,6 +11,13 @@ namespace tensord::codegen {
 // What every CUDA unit starts with, before cuda_math_prelude(): types, the parameter block,
 // 16-bit float conversions, group reductions and td_group.
 std::string_view cuda_structure_prelude();
+
+// The prelude of a unit whose kernels' text is `kernels`: the structure prelude, then the math
+// prelude (cuda_math_prelude) when the kernels name one of its td_ identifiers, and the complex
+// one (which calls the math prelude) when they name one of its own. NVRTC parses every line it
+// is given: the two are 30 KB, about a tenth of a small kernel's compile; a kernel naming
+// neither has no use for them (their definitions are static, their macros #undef'd).
+std::string cuda_unit_prelude(std::string_view kernels);
 
 // Elements one thread takes per step of a pass (independent loads in flight): TD_U.
 inline constexpr int kCudaLanes = 4;

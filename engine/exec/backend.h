@@ -127,6 +127,14 @@ class Backend {
   // The precision float32 matmuls may use from now on (the scheduler sets the session's before
   // running its work). Backends that always compute in full float32 keep the default.
   virtual void set_float32_matmul_precision(Float32MatmulPrecision) {}
+  // The precision they run at now: what a profile tags float32 matmul steps with (the tf32
+  // recommendation). Full float32 for backends that have no other.
+  virtual Float32MatmulPrecision float32_matmul_precision() const {
+    return Float32MatmulPrecision::Highest;
+  }
+  // Whether the device is an accelerator whose work the host only enqueues (profiles tag its
+  // runs and steps "on GPU": the CUDA graph, TF32 and launch-overhead rules are about them).
+  bool on_gpu() const { return info().kind != "cpu"; }
 
   // What the device can say about its memory (Session.memoryStats); the default, nothing.
   // Called from the RPC thread while the device's worker runs: implementations take their
@@ -149,6 +157,13 @@ class Backend {
   virtual void set_memory_ledger(std::shared_ptr<profiler::MemoryLedger> ledger) {
     set_segment_observer(std::move(ledger));
   }
+  // The step that runs now, while its session records memory (issue 7): the session's profile,
+  // the request, the op and the user's line, category scratch. The executor names it before the
+  // step (and the engine before a data-dependent node) and clears it (nullptr) after, on the
+  // worker thread; `site` lives until then. A backend tracks the temporaries its kernels take
+  // for themselves under it in the ledger given to set_memory_ledger. Never called for a
+  // session that does not record memory.
+  virtual void set_step_site(const profiler::AllocSite* site) {}
 
   // The free memory the device's allocator caches and its largest free block, in bytes, for
   // the out-of-memory report's fragmentation; zeros where the allocator does not know (the

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/exec/executor.h"
+#include "engine/exec/step_hook.h"
 
 namespace tensord::engine {
 namespace {
@@ -19,7 +20,8 @@ void copy_into(Backend& backend, const TensorValue& dst, const TensorValue& src)
 std::optional<std::vector<TensorValue>> CapturedPlans::run(const std::shared_ptr<const Plan>& plan,
                                                            Backend& backend,
                                                            std::span<const TensorValue> inputs,
-                                                           const ir::Graph& user_graph) {
+                                                           const ir::Graph& user_graph,
+                                                           const RunProfile* profile) {
   if (!backend.can_capture()) return std::nullopt;
   auto [it, fresh] = states_.try_emplace(Key{plan.get(), backend.capture_key()});
   State& state = it->second;
@@ -32,7 +34,8 @@ std::optional<std::vector<TensorValue>> CapturedPlans::run(const std::shared_ptr
     if (fresh && states_.size() > capacity_) evict();
     return std::nullopt;
   }
-  if (!state.recording) {
+  const bool just_recorded = !state.recording;  // record() copied the inputs in
+  if (just_recorded) {
     for (const TensorValue& v : inputs) {
       if (!v.is_contiguous()) return std::nullopt;  // the planner's inputs are; be safe
     }
@@ -47,19 +50,29 @@ std::optional<std::vector<TensorValue>> CapturedPlans::run(const std::shared_ptr
       return std::nullopt;
     }
     ++stats_.captures;
-  } else {
+  }
+  // Traced, the replay's device work (input copies, the graph, output copies) is one step.
+  const bool tracing = profile != nullptr && profile->tracing();
+  std::optional<StepHook> hook;
+  if (profile != nullptr && profile->memory()) hook.emplace(*profile, *plan, user_graph, backend);
+  if (tracing) backend.trace_step(*profile, kReplayStep);
+  if (!just_recorded) {
     for (size_t i = 0; i < inputs.size(); ++i) copy_into(backend, state.inputs[i], inputs[i]);
   }
   backend.replay(*state.recording);
   ++stats_.replays;
   std::vector<TensorValue> out;
   out.reserve(state.outputs.size());
-  for (const TensorValue& o : state.outputs) {
+  for (size_t i = 0; i < state.outputs.size(); ++i) {
+    const TensorValue& o = state.outputs[i];
     TensorValue copy = o;
-    copy.buffer = backend.allocate(o.buffer->bytes());
-    if (o.buffer->bytes() != 0) backend.copy(*copy.buffer, 0, *o.buffer, 0, o.buffer->bytes());
+    const size_t bytes = o.buffer->bytes();
+    copy.buffer =
+        hook ? hook->allocate_output(backend, bytes, plan->outputs[i]) : backend.allocate(bytes);
+    if (bytes != 0) backend.copy(*copy.buffer, 0, *o.buffer, 0, bytes);
     out.push_back(std::move(copy));
   }
+  if (tracing) backend.trace_end(*profile);
   return out;
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine/exec/backend.h"
+#include "engine/exec/run_profile.h"
 #include "engine/ir/graph.h"
 #include "engine/plan/plan.h"
 
@@ -34,6 +35,9 @@ struct CaptureStats {
 
 inline constexpr uint64_t kCaptureBytesPerStep = uint64_t{1} << 20;
 
+// The step number a replay's device work is traced under: all of the plan's steps at once.
+inline constexpr uint32_t kReplayStep = 0xffffff;
+
 // Whether a plan's replays would save more launch time than their copies cost.
 bool worth_capturing(const Plan& plan);
 
@@ -42,10 +46,13 @@ class CapturedPlans {
   explicit CapturedPlans(size_t capacity = 64) : capacity_(capacity) {}
 
   // The outputs of `plan` on `inputs` by replay (recording it first on its second run), or
-  // nullopt when the caller must execute the plan itself.
+  // nullopt when the caller must execute the plan itself. A profiled replay stays one replay:
+  // its device work is traced as a whole (Backend::trace_step with kReplayStep) and the
+  // outputs it copies out are booked to the steps that produce them.
   std::optional<std::vector<TensorValue>> run(const std::shared_ptr<const Plan>& plan,
                                               Backend& backend, std::span<const TensorValue> inputs,
-                                              const ir::Graph& user_graph);
+                                              const ir::Graph& user_graph,
+                                              const RunProfile* profile = nullptr);
 
   // What happens to `plan` in reduce-overhead mode, for explain.
   enum class Status : uint8_t { Pending, Recorded, Unusable, TooLarge };

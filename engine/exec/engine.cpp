@@ -168,16 +168,19 @@ std::vector<TensorValue> Engine::run_planned(ir::Graph& graph,
   PlanInfo info;
   std::shared_ptr<const Plan> plan = plan_for(graph, types, outputs, mode, &info, profile);
   StageTimer timer(profile);
-  // A profiled run executes step by step, so that every step shows in the trace.
-  if (mode == CompileMode::ReduceOverhead && (profile == nullptr || !profile->active())) {
+  const uint8_t device = backend_.on_gpu() ? profiler::kOnGpu : 0;
+  // A profiled replay stays a replay (what the user runs is what the trace shows); its trace
+  // has the run's span and the device's work, no host step spans.
+  if (mode == CompileMode::ReduceOverhead) {
     if (std::optional<std::vector<TensorValue>> out =
-            captured_.run(plan, backend_, inputs, graph)) {
-      timer.span(profiler::Stage::Execute, info.plan_hash, 0, plan->steps.size());
+            captured_.run(plan, backend_, inputs, graph, profile)) {
+      timer.span(profiler::Stage::Execute, info.plan_hash, device | profiler::kGraphCaptured,
+                 plan->steps.size());
       return std::move(*out);
     }
   }
   std::vector<TensorValue> out = execute(*plan, backend_, inputs, graph, profile);
-  timer.span(profiler::Stage::Execute, info.plan_hash, 0, plan->steps.size());
+  timer.span(profiler::Stage::Execute, info.plan_hash, device, plan->steps.size());
   if (profile != nullptr && profile->tracing() && !plan->fusion_breaks.empty()) [[unlikely]] {
     trace_fusion_breaks(*plan, graph, *profile);
   }

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "engine/exec/engine.h"
+#include "engine/exec/step_hook.h"
 #include "engine/ir/dynamic.h"
 #include "engine/ir/error.h"
 
@@ -162,7 +163,31 @@ std::vector<TensorValue> Engine::run_segmented(const ir::Graph& user_graph,
     for (ir::ValueRef v : g.nodes[d].inputs) d_inputs.push_back(values[boundary_index.at(key(v))]);
     std::vector<TensorValue> made;
     try {
-      made = backend_.run_data_dependent(g.nodes[d], d_inputs);
+      // Its kernel's scratch goes to the ledger under the node's op and line (issue 7).
+      std::optional<profiler::AllocSite> site;
+      if (profile != nullptr && profile->memory()) [[unlikely]] {
+        site.emplace();
+        site->profiler = profile->profiler;
+        site->request = profile->request;
+        site->op = ir::name(g.nodes[d].op);
+        site->file = g.files[g.nodes[d].loc.file];
+        site->line = g.nodes[d].loc.line;
+        site->category = profiler::MemoryCategory::Scratch;
+      }
+      {
+        StepSiteScope scratch(backend_, site ? &*site : nullptr);
+        made = backend_.run_data_dependent(g.nodes[d], d_inputs);
+      }
+      // Its outputs are the session's tensors from here on; a backend that tracks them itself
+      // (CUDA: device-owned, docs/profiler.md) keeps its ticket.
+      if (site) [[unlikely]] {
+        site->category = profiler::MemoryCategory::Tensor;
+        for (TensorValue& v : made) {
+          if (!v.buffer || v.buffer->ticket.tracked()) continue;
+          site->address = reinterpret_cast<uintptr_t>(v.buffer->data());
+          v.buffer->ticket = profile->ledger->track(v.buffer->bytes(), *site);
+        }
+      }
     } catch (const Error& e) {
       throw e.at_node(cur.origin[d], std::string(ir::name(g.nodes[d].op)), g.location(d));
     }

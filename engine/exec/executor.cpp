@@ -107,7 +107,7 @@ std::vector<TensorValue> execute(const Plan& plan, Backend& backend,
                                  std::span<const TensorValue> inputs, const ir::Graph& user_graph,
                                  const RunProfile* profile) {
   std::optional<StepHook> hook;
-  if (profile != nullptr && profile->active()) hook.emplace(*profile, plan, user_graph);
+  if (profile != nullptr && profile->active()) hook.emplace(*profile, plan, user_graph, backend);
   Execution execution(plan, backend, inputs, hook ? &*hook : nullptr);
   for (uint32_t i = 0; i < plan.steps.size(); ++i) {
     const Step& step = plan.steps[i];
@@ -115,6 +115,7 @@ std::vector<TensorValue> execute(const Plan& plan, Backend& backend,
       if (hook) [[unlikely]] {
         hook->before(step);
         if (profile->tracing()) backend.trace_step(*profile, i);
+        StepSiteScope scratch(backend, hook->scratch_site());
         execution.run(step);
         hook->after(i, step);
       } else {

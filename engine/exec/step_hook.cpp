@@ -7,16 +7,38 @@
 
 namespace tensord::engine {
 
-StepHook::StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph& user_graph)
+namespace {
+
+// A float32 matmul, alone or with its epilogue: what "highest" precision slows down on a GPU.
+bool is_f32_matmul(const Plan& plan, const Step& step) {
+  const uint32_t node = step.kind == StepKind::Fused && plan.groups[step.group].epilogue
+                            ? plan.groups[step.group].members.front()
+                            : step.node;
+  if (plan.nodes[node].op != ir::Op::matmul) return false;
+  const std::span<const uint32_t> in = plan[step.inputs];
+  return !in.empty() && plan.values[in.front()].type.dtype == ir::DType::Float32;
+}
+
+}  // namespace
+
+StepHook::StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph& user_graph,
+                   const Backend& backend)
     : profile_(profile),
       plan_(plan),
       user_graph_(user_graph),
       tracing_(profile.tracing()),
       memory_(profile.memory()),
+      step_flags_(backend.on_gpu() ? profiler::kOnGpu : 0),
+      f32_highest_(backend.on_gpu() &&
+                   backend.float32_matmul_precision() == Float32MatmulPrecision::Highest),
       generation_(profile.profiler->generation()) {
+  // The profiler is set once: sites are updated per step without reference counting.
   site_.profiler = profile_.profiler;
   site_.request = profile_.request;
   site_.category = profiler::MemoryCategory::Tensor;
+  scratch_site_.profiler = profile_.profiler;
+  scratch_site_.request = profile_.request;
+  scratch_site_.category = profiler::MemoryCategory::Scratch;
 }
 
 void StepHook::check_generation() {
@@ -31,6 +53,14 @@ void StepHook::check_generation() {
 
 void StepHook::before(const Step& step) {
   current_ = &step;
+  if (memory_) {
+    const profiler::AllocSite& site = site_for(step);
+    scratch_site_.op = site.op;
+    scratch_site_.file = site.file;
+    scratch_site_.line = site.line;
+    scratch_site_.op_id = site.op_id;
+    scratch_site_.file_id = site.file_id;
+  }
   // One clock read per step: a step starts where the previous one ended (the executor's loop
   // between them is a few instructions).
   if (tracing_ && start_ == 0) start_ = profile_.profiler->now();
@@ -52,6 +82,8 @@ void StepHook::after(uint32_t index, const Step& step) {
   r.start_ns = start_;
   r.name = step.kind == StepKind::Fused ? group_id(step.group) : op_id(plan_.nodes[step.node].op);
   r.file = file_id(user_node.loc.file);
+  r.flags = step_flags_;
+  if (f32_highest_ && is_f32_matmul(plan_, step)) r.flags |= profiler::kF32Highest;
   // The step's work in a machine-independent unit (the sync_in_loop rule's evidence).
   for (uint32_t v : plan_[step.inputs]) r.bytes += plan_.values[v].type.nbytes();
   for (uint32_t v : plan_[step.outputs]) r.bytes += plan_.values[v].type.nbytes();
@@ -121,6 +153,19 @@ std::shared_ptr<Buffer> StepHook::allocate(Backend& backend, size_t bytes) {
   site.address = reinterpret_cast<uintptr_t>(buffer->data());
   buffer->ticket = profile_.ledger->track(bytes, site);
   return buffer;
+}
+
+std::shared_ptr<Buffer> StepHook::allocate_output(Backend& backend, size_t bytes, ValueId output) {
+  for (const Step& step : plan_.steps) {
+    for (ValueId v : plan_[step.outputs]) {
+      if (v != output) continue;
+      current_ = &step;
+      std::shared_ptr<Buffer> buffer = allocate(backend, bytes);
+      current_ = nullptr;
+      return buffer;
+    }
+  }
+  return backend.allocate(bytes);
 }
 
 }  // namespace tensord::engine

@@ -14,15 +14,40 @@
 
 namespace tensord::engine {
 
+// Names a step's site to the backend for its scratch while it runs (nullptr: nothing to name)
+// and clears it however the step ends.
+class StepSiteScope {
+ public:
+  StepSiteScope(Backend& backend, const profiler::AllocSite* site)
+      : backend_(site ? &backend : nullptr) {
+    if (backend_) backend_->set_step_site(site);
+  }
+  ~StepSiteScope() {
+    if (backend_) backend_->set_step_site(nullptr);
+  }
+  StepSiteScope(const StepSiteScope&) = delete;
+  StepSiteScope& operator=(const StepSiteScope&) = delete;
+
+ private:
+  Backend* backend_;
+};
+
 class StepHook {
  public:
-  StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph& user_graph);
+  StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph& user_graph,
+           const Backend& backend);
 
   void before(const Step& step);
   void after(uint32_t index, const Step& step);
   // backend.allocate(bytes), tracked in the ledger; an out-of-memory error gets the ledger's
   // report (what is live, top holders by session and by line) appended to its message.
   std::shared_ptr<Buffer> allocate(Backend& backend, size_t bytes);
+  // The same for a plan output that a replay copies out (engine/exec/captured_plans.h): booked
+  // to the step that produces `output` (untracked when no step does).
+  std::shared_ptr<Buffer> allocate_output(Backend& backend, size_t bytes, ValueId output);
+  // The running step's site for its kernels' scratch (Backend::set_step_site) while memory is
+  // recorded; null otherwise. Valid until the next before().
+  const profiler::AllocSite* scratch_site() const { return memory_ ? &scratch_site_ : nullptr; }
 
  private:
   // The site of an allocation by `step`, in site_ (which holds the profiler: no reference
@@ -43,12 +68,15 @@ class StepHook {
   const ir::Graph& user_graph_;
   const bool tracing_;
   const bool memory_;
+  const uint8_t step_flags_;  // kOnGpu on a GPU
+  const bool f32_highest_;    // on a GPU at "highest" float32 matmul precision
   const Step* current_ = nullptr;
-  int64_t start_ = 0;                // of the next step; 0: not read yet
-  std::vector<uint32_t> op_ids_;     // by Op value; 0: not interned yet
-  std::vector<uint32_t> file_ids_;   // by the user graph's file index
-  std::vector<uint32_t> group_ids_;  // by Plan::groups index; 0: not interned yet
-  uint64_t generation_ = 0;          // the profile's, when the ids above were interned
+  profiler::AllocSite scratch_site_;  // of current_, category scratch (memory_ only)
+  int64_t start_ = 0;                 // of the next step; 0: not read yet
+  std::vector<uint32_t> op_ids_;      // by Op value; 0: not interned yet
+  std::vector<uint32_t> file_ids_;    // by the user graph's file index
+  std::vector<uint32_t> group_ids_;   // by Plan::groups index; 0: not interned yet
+  uint64_t generation_ = 0;           // the profile's, when the ids above were interned
   profiler::AllocSite site_;
 };
 

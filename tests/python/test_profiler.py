@@ -111,3 +111,42 @@ def test_memory_summary_has_every_category():
     for r in rows.values():
         assert 0 <= r["allocated"] <= r["peak_allocated"]
         assert 0 <= r["reserved"] <= r["peak_reserved"]
+
+
+def test_kernel_scratch_and_fetch_staging_appear_by_category_and_balance():
+    rng = np.random.default_rng(0)
+    x = rng.random((8, 65536)).astype(np.float32)  # 2 MiB
+    a = np.eye(128) * 2.0
+    with td.profile(memory=True) as prof:
+        s = td.sort(td.asarray(x), axis=1)  # keys and indices per chunk of rows: scratch
+        got = s.numpy()  # 2 MiB back inline in the run's reply: fetch staging
+        d = float(td.linalg.det(td.asarray(a)))  # a 128 KiB LAPACK work array: scratch
+        del s
+        # Scratch lives inside its step, staging until the reply goes: between requests the
+        # snapshot holds neither (the books balance).
+        snap = prof.memory_snapshot()
+        blocks = [b for seg in snap["segments"] for b in seg["blocks"]] + snap["outside"]
+        assert not [b for b in blocks if b["category"] in ("scratch", "staging")]
+    np.testing.assert_array_equal(got, np.sort(x, axis=1))
+    assert d == 2.0 ** 128
+    rows = {r["category"]: r for r in prof.memory_summary()}
+    assert rows["scratch"]["allocs"] >= 2
+    assert rows["scratch"]["peak_allocated"] >= 128 * 128 * 8
+    assert rows["staging"]["allocs"] >= 1
+    assert rows["staging"]["peak_allocated"] >= x.nbytes
+    for c in ("scratch", "staging"):
+        assert rows[c]["allocated"] == 0  # every scratch and staging block freed
+    points = prof.memory_timeline()
+    if isinstance(points, tuple):
+        points = points[0]
+    assert max(p[1]["scratch"] for p in points) >= 128 * 128 * 8
+    assert max(p[1]["staging"] for p in points) >= x.nbytes
+    assert points[-1][1]["scratch"] == 0 and points[-1][1]["staging"] == 0
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "trace.json")
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            events = json.load(f)["traceEvents"]
+    counters = [e for e in events if e["ph"] == "C"]
+    assert max(e["args"].get("scratch", 0) for e in counters) >= 128 * 128 * 8
+    assert max(e["args"].get("staging", 0) for e in counters) >= x.nbytes

@@ -137,32 +137,40 @@ bool run_dnnl(const KernelContext& ctx, const ir::Node& node, std::span<const Te
   const memory::desc& b_md = bias.buffer ? bias_md : no_bias;
   omp_set_num_threads(ctx.threads);
   try {
+    // The primitive's scratchpad (im2col and the like) is ours to give, so that it is tracked.
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::primitive prim;
-    memory::desc w_md, dst_md;
+    memory::desc w_md, dst_md, scratchpad_md;
     if (op == Op::conv_transpose2d) {
       dnnl::deconvolution_forward::primitive_desc pd(
           dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_inference,
                                             dnnl::algorithm::deconvolution_direct, src_md, w_any,
                                             b_md, dst_any, strides, dilates, pad_l, pad_r),
-          eng);
+          attr, eng);
       prim = dnnl::deconvolution_forward(pd);
       w_md = pd.weights_desc();
       dst_md = pd.dst_desc();
+      scratchpad_md = pd.scratchpad_desc();
     } else {
       dnnl::convolution_forward::primitive_desc pd(
           dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
                                           dnnl::algorithm::convolution_direct, src_md, w_any, b_md,
                                           dst_any, strides, dilates, pad_l, pad_r),
-          eng);
+          attr, eng);
       prim = dnnl::convolution_forward(pd);
       w_md = pd.weights_desc();
       dst_md = pd.dst_desc();
+      scratchpad_md = pd.scratchpad_desc();
     }
     dnnl::stream stream(eng);
     memory src_mem(src_md, eng, operand_of(x).data);
     memory w_mem(w_user, eng, w.data<float>());
+    // oneDNN's own layouts (reordered weights, a blocked result) live in tracked scratch.
+    std::shared_ptr<engine::Buffer> w_scratch, dst_scratch;
     if (w_md != w_user) {
-      memory reordered(w_md, eng);
+      w_scratch = scratch_buffer(ctx.scratch, w_md.get_size());
+      memory reordered(w_md, eng, w_scratch->data());
       dnnl::reorder(w_mem, reordered).execute(stream, w_mem, reordered);
       w_mem = reordered;
     }
@@ -173,14 +181,21 @@ bool run_dnnl(const KernelContext& ctx, const ir::Node& node, std::span<const Te
                                 for (size_t d = 0; d < o.size(); ++d) o[d] = static_cast<int>(d);
                                 return o;
                               }()));
-    TensorValue y = out.type.dtype == ir::DType::Float32
-                        ? out
-                        : allocate_value(ir::TensorType{ir::DType::Float32, out.type.shape});
+    TensorValue y =
+        out.type.dtype == ir::DType::Float32
+            ? out
+            : allocate_value(ctx.scratch, ir::TensorType{ir::DType::Float32, out.type.shape});
     memory y_mem(out_md, eng, y.data<float>());
-    memory dst_mem = dst_md == out_md ? y_mem : memory(dst_md, eng);
+    if (dst_md != out_md) dst_scratch = scratch_buffer(ctx.scratch, dst_md.get_size());
+    memory dst_mem = dst_md == out_md ? y_mem : memory(dst_md, eng, dst_scratch->data());
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, w_mem}, {DNNL_ARG_DST, dst_mem}};
     if (bias.buffer) args.emplace(DNNL_ARG_BIAS, memory(bias_md, eng, bias.data<float>()));
+    std::shared_ptr<engine::Buffer> scratchpad;
+    if (scratchpad_md.get_size() != 0) {
+      scratchpad = scratch_buffer(ctx.scratch, scratchpad_md.get_size());
+      args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratchpad_md, eng, scratchpad->data()));
+    }
     prim.execute(stream, args);
     if (dst_md != out_md) dnnl::reorder(dst_mem, y_mem).execute(stream, dst_mem, y_mem);
     stream.wait();

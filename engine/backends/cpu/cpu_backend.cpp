@@ -96,6 +96,19 @@ void CpuBackend::set_segment_observer(std::shared_ptr<profiler::SegmentObserver>
   blocks_->set_observer(std::move(observer));
 }
 
+void CpuBackend::set_memory_ledger(std::shared_ptr<profiler::MemoryLedger> ledger) {
+  set_segment_observer(ledger);
+  ledger_ = std::move(ledger);
+}
+
+KernelContext CpuBackend::context() const {
+  KernelContext ctx;
+  ctx.threads = info_.threads;
+  if (step_site_ != nullptr) [[unlikely]]
+    ctx.scratch = ScratchSite{ledger_.get(), step_site_};
+  return ctx;
+}
+
 void CpuBackend::write(engine::Buffer& dst, size_t offset, const void* src, size_t n) {
   check_range(dst.bytes(), offset, n);
   if (n) std::memcpy(static_cast<char*>(dst.data()) + offset, src, n);
@@ -114,7 +127,7 @@ void CpuBackend::read(const engine::Buffer& src, size_t offset, void* dst, size_
 
 void CpuBackend::run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
                      std::span<const engine::TensorValue> outputs) {
-  KernelContext ctx{info_.threads};
+  KernelContext ctx = context();
   if (outputs.size() != 1) return run_multi_output(ctx, node, inputs, outputs);
   const engine::TensorValue& out = outputs[0];
   // Issue 4: conj views reach only contiguous (which materialises them) and matmul (which folds
@@ -170,7 +183,7 @@ void CpuBackend::run(const ir::Node& node, std::span<const engine::TensorValue> 
 
 std::vector<engine::TensorValue> CpuBackend::run_data_dependent(
     const ir::Node& node, std::span<const engine::TensorValue> inputs) {
-  KernelContext ctx{info_.threads};
+  KernelContext ctx = context();
   return cpu::run_data_dependent(ctx, node, inputs);
 }
 

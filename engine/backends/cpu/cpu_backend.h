@@ -18,6 +18,8 @@ class FftPlanner;
 class LaunchTuning;
 class EpilogueTuning;
 
+struct KernelContext;
+
 class CpuBackend final : public engine::Backend {
  public:
   // threads <= 0: every hardware thread.
@@ -61,8 +63,15 @@ class CpuBackend final : public engine::Backend {
   engine::DeviceMemoryStats memory_stats() const override;
   // The host block cache's blocks are the segments.
   void set_segment_observer(std::shared_ptr<profiler::SegmentObserver> observer) override;
+  // The above, and where kernel scratch is tracked (scratch.h) while a step's session records
+  // memory (set_step_site).
+  void set_memory_ledger(std::shared_ptr<profiler::MemoryLedger> ledger) override;
+  void set_step_site(const profiler::AllocSite* site) override { step_site_ = site; }
 
  private:
+  // The context of a kernel run now: threads, and where its scratch is tracked.
+  KernelContext context() const;
+
   engine::DeviceInfo info_;
   std::unique_ptr<Matmul> matmul_;   // oneDNN engine, stream and primitive cache
   std::unique_ptr<FftPlanner> fft_;  // issue 4: FFTW plans, one planner mutex per backend
@@ -72,6 +81,10 @@ class CpuBackend final : public engine::Backend {
   std::once_flag epilogue_once_;
   std::unique_ptr<EpilogueTuning> epilogue_tuning_;  // the same
   std::unique_ptr<HostBlockCache> blocks_;           // tensors' large buffers, reused
+  std::shared_ptr<profiler::MemoryLedger> ledger_;   // the device's (set_memory_ledger)
+  // The running step's site while its session records memory (worker thread only); null
+  // otherwise, and then scratch is not tracked.
+  const profiler::AllocSite* step_site_ = nullptr;
 };
 
 }  // namespace tensord::cpu

@@ -93,7 +93,7 @@ void CpuBackend::run_matmul_epilogue(const engine::CompiledKernels& kernels, uin
       outputs[0].type.dtype != ir::DType::Float32) {
     return unfused();
   }
-  const KernelContext ctx{info_.threads};
+  const KernelContext ctx = context();
   const std::string problem = Matmul::epilogue_problem(ctx, inputs, outputs[0], *fused.epilogue);
   const auto run_fused = [&] {
     return matmul_->run_epilogue(ctx, inputs, outputs[0], *fused.epilogue);

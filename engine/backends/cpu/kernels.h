@@ -4,6 +4,7 @@
 
 #include <span>
 
+#include "engine/backends/cpu/scratch.h"
 #include "engine/backends/cpu/strided_iter.h"
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
@@ -13,7 +14,8 @@ namespace tensord::cpu {
 using engine::TensorValue;
 
 struct KernelContext {
-  int threads = 1;  // OpenMP threads a kernel may use
+  int threads = 1;      // OpenMP threads a kernel may use
+  ScratchSite scratch;  // where its temporaries are tracked (scratch.h)
 };
 
 // Elementwise: unary ops including cast, binary ops, where.

@@ -5,8 +5,8 @@
 #include "engine/backends/cpu/elementwise.h"
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
-#include "engine/backends/cpu/scalar_cast.h"
 #include "engine/backends/cpu/kernels_complex.h"
+#include "engine/backends/cpu/scalar_cast.h"
 
 namespace tensord::cpu {
 namespace {
@@ -125,7 +125,7 @@ void copy_into(const KernelContext& ctx, const Operand& src, const Operand& dst)
 
 TensorValue cast_to(const KernelContext& ctx, const TensorValue& v, ir::DType dtype) {
   if (v.type.dtype == dtype) return v;
-  TensorValue out = allocate_value(ir::TensorType{dtype, v.type.shape});
+  TensorValue out = allocate_value(ctx.scratch, ir::TensorType{dtype, v.type.shape});
   cast_into(ctx, operand_of(v), operand_of(out));
   return out;
 }
@@ -140,7 +140,7 @@ Operand operand_as(const KernelContext& ctx, const TensorValue& v, ir::DType dty
 TensorValue make_contiguous(const KernelContext& ctx, const TensorValue& v) {
   Operand src = operand_of(v);
   if (src.is_contiguous()) return v;
-  TensorValue out = allocate_value(v.type);
+  TensorValue out = allocate_value(ctx.scratch, v.type);
   copy_into(ctx, src, operand_of(out));
   return out;
 }

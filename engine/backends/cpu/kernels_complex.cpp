@@ -142,7 +142,7 @@ void reduce(const KernelContext& ctx, const ir::Node& node, const TensorValue& i
   const ir::Shape& shape = in.type.shape;
   const int64_t nout = out.type.numel();
   const bool prod = node.op == Op::prod;
-  std::vector<c128> acc(static_cast<size_t>(nout), prod ? c128(1) : c128(0));
+  ScratchVector<c128> acc(ctx.scratch, static_cast<size_t>(nout), prod ? c128(1) : c128(0));
   // Output strides per input axis (0 on reduced axes): the output is contiguous in the kept axes.
   std::vector<int64_t> ostride(static_cast<size_t>(rank), 0);
   int64_t st = 1;

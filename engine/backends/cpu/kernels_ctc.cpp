@@ -91,7 +91,8 @@ void run_ctc_loss(const KernelContext& ctx, const ir::Node& node,
     if (zero_inf && std::isinf(nll)) nll = 0;
     losses[b] = nll;
   }
-  TensorValue result = allocate_value(ir::TensorType{ir::DType::Float64, out.type.shape});
+  TensorValue result =
+      allocate_value(ctx.scratch, ir::TensorType{ir::DType::Float64, out.type.shape});
   double* y = result.data<double>();
   if (reduction == 0) {
     std::copy(losses.begin(), losses.end(), y);

@@ -172,7 +172,7 @@ void FftPlanner::run(const KernelContext& ctx, const ir::Node& node, const Tenso
   for (size_t i = 0; i < axes.size(); ++i) xshape[axes[i]] = lengths[i];
   if (op == Op::fft_c2r) xshape[axes.back()] = lengths.back() / 2 + 1;
   TensorValue src = cast_to(ctx, in, in_compute);
-  TensorValue x = allocate_value(ir::TensorType{in_compute, xshape});
+  TensorValue x = allocate_value(ctx.scratch, ir::TensorType{in_compute, xshape});
   const size_t esize = ir::itemsize(in_compute);
   visit_itemsize(esize == 16 ? 8 : esize, [&]<typename U>(TypeTag<U>) {
     if (esize == 16) {

@@ -31,7 +31,8 @@ using ir::Shape;
 // A dense row-major copy of `v` in `dtype`, broadcast to `shape` (v's own when empty).
 TensorValue dense(const KernelContext& ctx, const TensorValue& v, DType dtype,
                   const Shape* shape = nullptr) {
-  TensorValue out = allocate_value(ir::TensorType{dtype, shape ? *shape : v.type.shape});
+  TensorValue out =
+      allocate_value(ctx.scratch, ir::TensorType{dtype, shape ? *shape : v.type.shape});
   cast_into(ctx, operand_of(v), operand_of(out));
   return out;
 }
@@ -184,12 +185,13 @@ int64_t mean_of(int64_t sum, int64_t count) {  // floor division, as PyTorch's i
 }
 
 template <typename A>
-void scatter_reduce_into(int64_t reduction, bool include_self, A* acc, const Shape& x_shape,
-                         const int64_t* index, const Shape& index_shape, const A* src,
-                         const Shape& src_shape, int64_t axis) {
+void scatter_reduce_into(const ScratchSite& scratch, int64_t reduction, bool include_self, A* acc,
+                         const Shape& x_shape, const int64_t* index, const Shape& index_shape,
+                         const A* src, const Shape& src_shape, int64_t axis) {
   const std::vector<int64_t> xs = ir::contiguous_strides(x_shape);
   const std::vector<int64_t> ss = ir::contiguous_strides(src_shape);
-  std::vector<int64_t> count(static_cast<size_t>(ir::numel(x_shape)), include_self ? 1 : 0);
+  ScratchVector<int64_t> count(scratch, static_cast<size_t>(ir::numel(x_shape)),
+                               include_self ? 1 : 0);
   Counter c(index_shape);
   const int64_t n = ir::numel(index_shape), size = x_shape[axis];
   for (int64_t k = 0; k < n; ++k, c.next()) {
@@ -219,13 +221,13 @@ void run_scatter_reduce(const KernelContext& ctx, const ir::Node& node,
   TensorValue index = dense(ctx, inputs[1], DType::Int64);
   TensorValue src = dense(ctx, dense(ctx, inputs[2], out.type.dtype), acc);  // src in x's dtype
   if (acc == DType::Float64) {
-    scatter_reduce_into(reduction, include_self, result.data<double>(), out.type.shape,
+    scatter_reduce_into(ctx.scratch, reduction, include_self, result.data<double>(), out.type.shape,
                         index.data<int64_t>(), index.type.shape, src.data<double>(), src.type.shape,
                         axis);
   } else {
-    scatter_reduce_into(reduction, include_self, result.data<int64_t>(), out.type.shape,
-                        index.data<int64_t>(), index.type.shape, src.data<int64_t>(),
-                        src.type.shape, axis);
+    scatter_reduce_into(ctx.scratch, reduction, include_self, result.data<int64_t>(),
+                        out.type.shape, index.data<int64_t>(), index.type.shape,
+                        src.data<int64_t>(), src.type.shape, axis);
   }
   cast_into(ctx, operand_of(result), operand_of(out));
 }
@@ -300,7 +302,7 @@ void index_put_into(const KernelContext& ctx, A* x, const Shape& x_shape,
   Shape slot = b;
   slot.insert(slot.end(), rest.begin(), rest.end());
   // The x offset of each row, checked before anything is written.
-  std::vector<int64_t> base(static_cast<size_t>(rows), 0);
+  ScratchVector<int64_t> base(ctx.scratch, static_cast<size_t>(rows), 0);
   Counter c(b);
   for (int64_t r = 0; r < rows; ++r, c.next()) {
     for (size_t d = 0; d < k; ++d) {
@@ -358,7 +360,7 @@ void run_unfold(const KernelContext& ctx, const ir::Node& node, const TensorValu
   // rather than per element (a per-element offset and memcpy took 40x NumPy's copy).
   const Shape rows_shape(out.type.shape.begin(), out.type.shape.end() - 1);
   Counter c(rows_shape);
-  std::vector<int64_t> starts(static_cast<size_t>(out.type.numel() / window));
+  ScratchVector<int64_t> starts(ctx.scratch, static_cast<size_t>(out.type.numel() / window));
   for (int64_t& s : starts) {
     s = 0;
     for (int64_t d = 0; d < rank; ++d) s += c.pos[d] * xs[d];
@@ -410,6 +412,7 @@ struct Groups {
   std::vector<int64_t> order;
   std::vector<bool> starts;
   int64_t count = 0;
+  profiler::BlockTicket order_ticket;  // `order` as scratch; after it, so freed first
 };
 
 Groups groups_of(const KernelContext& ctx, const TensorValue& in) {
@@ -421,6 +424,7 @@ Groups groups_of(const KernelContext& ctx, const TensorValue& in) {
                                 : sorted_groups(g.values.data<int64_t>(), n);
   g.order = std::move(order);
   g.starts = std::move(starts);
+  g.order_ticket = ctx.scratch.track(g.order.size() * sizeof(int64_t), g.order.data());
   g.count = std::count(g.starts.begin(), g.starts.end(), true);
   return g;
 }
@@ -436,7 +440,8 @@ TensorValue allocate(DType t, Shape shape) {
 // element's group (x's shape) and the group sizes.
 std::vector<TensorValue> run_unique(const KernelContext& ctx, const TensorValue& in) {
   Groups g = groups_of(ctx, in);
-  TensorValue wide = allocate(g.values.type.dtype, {g.count});  // float64 or int64: 8 bytes
+  // float64 or int64: 8 bytes
+  TensorValue wide = allocate_value(ctx.scratch, ir::TensorType{g.values.type.dtype, {g.count}});
   TensorValue indices = allocate(DType::Int64, {g.count});
   TensorValue inverse = allocate(DType::Int64, in.type.shape);
   TensorValue counts = allocate(DType::Int64, {g.count});
@@ -593,7 +598,7 @@ TensorValue run_one_output(const KernelContext& ctx, const ir::Node& node,
       }
       const int64_t len = x.type.shape[axis];
       TensorValue r = dense(ctx, inputs[1], DType::Int64);
-      std::vector<int64_t> repeats(static_cast<size_t>(len));
+      ScratchVector<int64_t> repeats(ctx.scratch, static_cast<size_t>(len));
       int64_t total = 0;
       for (int64_t i = 0; i < len; ++i) {
         const int64_t v = r.type.numel() == 1 ? r.data<int64_t>()[0] : r.data<int64_t>()[i];
@@ -606,7 +611,7 @@ TensorValue run_one_output(const KernelContext& ctx, const ir::Node& node,
           throw Error(ErrorCode::OutOfMemory, "repeat_interleave's repeats overflow int64");
         }
       }
-      return select_rows(ctx, x, axis, repeats, total);
+      return select_rows(ctx, x, axis, repeats.vector(), total);
     }
     default:
       break;

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -28,40 +29,113 @@ using ir::Attr;
 using ir::Op;
 using li = lapack_int;
 
-// float and double entry points under one name.
+// float and double entry points under one name. The routines that need work arrays go through
+// LAPACKE's _work interface, with the sizes LAPACK asks for (a query with lwork = -1, as the
+// high-level interface does), so that the arrays are kernel scratch (scratch.h).
 template <typename T>
 struct Lapack;
 
-#define TENSORD_LAPACK(T, p)                                                                    \
-  template <>                                                                                   \
-  struct Lapack<T> {                                                                            \
-    static li getrf(li m, li n, T* a, li lda, li* ipiv) {                                       \
-      return LAPACKE_##p##getrf(LAPACK_COL_MAJOR, m, n, a, lda, ipiv);                          \
-    }                                                                                           \
-    static li getri(li n, T* a, li lda, const li* ipiv) {                                       \
-      return LAPACKE_##p##getri(LAPACK_COL_MAJOR, n, a, lda, ipiv);                             \
-    }                                                                                           \
-    static li gesv(li n, li nrhs, T* a, li lda, li* ipiv, T* b, li ldb) {                       \
-      return LAPACKE_##p##gesv(LAPACK_COL_MAJOR, n, nrhs, a, lda, ipiv, b, ldb);                \
-    }                                                                                           \
-    static li potrf(char uplo, li n, T* a, li lda) {                                            \
-      return LAPACKE_##p##potrf(LAPACK_COL_MAJOR, uplo, n, a, lda);                             \
-    }                                                                                           \
-    static li gesdd(char jobz, li m, li n, T* a, li lda, T* s, T* u, li ldu, T* vt, li ldvt) {  \
-      return LAPACKE_##p##gesdd(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);     \
-    }                                                                                           \
-    static li syevd(char jobz, char uplo, li n, T* a, li lda, T* w) {                           \
-      return LAPACKE_##p##syevd(LAPACK_COL_MAJOR, jobz, uplo, n, a, lda, w);                    \
-    }                                                                                           \
-    static li gelsd(li m, li n, li nrhs, T* a, li lda, T* b, li ldb, T* s, T rcond, li* rank) { \
-      return LAPACKE_##p##gelsd(LAPACK_COL_MAJOR, m, n, nrhs, a, lda, b, ldb, s, rcond, rank);  \
-    }                                                                                           \
-    static li geqrf(li m, li n, T* a, li lda, T* tau) {                                         \
-      return LAPACKE_##p##geqrf(LAPACK_COL_MAJOR, m, n, a, lda, tau);                           \
-    }                                                                                           \
-    static li orgqr(li m, li n, li k, T* a, li lda, const T* tau) {                             \
-      return LAPACKE_##p##orgqr(LAPACK_COL_MAJOR, m, n, k, a, lda, tau);                        \
-    }                                                                                           \
+// The size a workspace query returned (LAPACK gives it as the array's element type).
+inline size_t queried(double size) {
+  return size > 1 ? static_cast<size_t>(size) : 1;
+}
+
+// Runs `fn`, which allocates LAPACK's work arrays and calls it; LAPACK_WORK_MEMORY_ERROR when an
+// allocation fails, as LAPACKE's high-level interface answers (nothing may throw out of the
+// OpenMP regions these run in).
+template <typename Fn>
+li with_work(Fn fn) noexcept {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return LAPACK_WORK_MEMORY_ERROR;
+  }
+}
+
+#define TENSORD_LAPACK(T, p)                                                                      \
+  template <>                                                                                     \
+  struct Lapack<T> {                                                                              \
+    static li getrf(li m, li n, T* a, li lda, li* ipiv) {                                         \
+      return LAPACKE_##p##getrf(LAPACK_COL_MAJOR, m, n, a, lda, ipiv);                            \
+    }                                                                                             \
+    static li getri(const ScratchSite& sc, li n, T* a, li lda, const li* ipiv) {                  \
+      return with_work([&] {                                                                      \
+        T q = 0;                                                                                  \
+        li r = LAPACKE_##p##getri_work(LAPACK_COL_MAJOR, n, a, lda, ipiv, &q, -1);                \
+        if (r != 0) return r;                                                                     \
+        ScratchVector<T> work(sc, queried(q));                                                    \
+        return LAPACKE_##p##getri_work(LAPACK_COL_MAJOR, n, a, lda, ipiv, work.data(),            \
+                                       static_cast<li>(work.size()));                             \
+      });                                                                                         \
+    }                                                                                             \
+    static li gesv(li n, li nrhs, T* a, li lda, li* ipiv, T* b, li ldb) {                         \
+      return LAPACKE_##p##gesv(LAPACK_COL_MAJOR, n, nrhs, a, lda, ipiv, b, ldb);                  \
+    }                                                                                             \
+    static li potrf(char uplo, li n, T* a, li lda) {                                              \
+      return LAPACKE_##p##potrf(LAPACK_COL_MAJOR, uplo, n, a, lda);                               \
+    }                                                                                             \
+    static li gesdd(const ScratchSite& sc, char jobz, li m, li n, T* a, li lda, T* s, T* u,       \
+                    li ldu, T* vt, li ldvt) {                                                     \
+      return with_work([&] {                                                                      \
+        ScratchVector<li> iwork(sc, static_cast<size_t>(8 * std::max<li>(1, std::min(m, n))));    \
+        T q = 0;                                                                                  \
+        li r = LAPACKE_##p##gesdd_work(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt, \
+                                       &q, -1, iwork.data());                                     \
+        if (r != 0) return r;                                                                     \
+        ScratchVector<T> work(sc, queried(q));                                                    \
+        return LAPACKE_##p##gesdd_work(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt, \
+                                       work.data(), static_cast<li>(work.size()), iwork.data());  \
+      });                                                                                         \
+    }                                                                                             \
+    static li syevd(const ScratchSite& sc, char jobz, char uplo, li n, T* a, li lda, T* w) {      \
+      return with_work([&] {                                                                      \
+        T q = 0;                                                                                  \
+        li iq = 0;                                                                                \
+        li r =                                                                                    \
+            LAPACKE_##p##syevd_work(LAPACK_COL_MAJOR, jobz, uplo, n, a, lda, w, &q, -1, &iq, -1); \
+        if (r != 0) return r;                                                                     \
+        ScratchVector<T> work(sc, queried(q));                                                    \
+        ScratchVector<li> iwork(sc, queried(iq));                                                 \
+        return LAPACKE_##p##syevd_work(LAPACK_COL_MAJOR, jobz, uplo, n, a, lda, w, work.data(),   \
+                                       static_cast<li>(work.size()), iwork.data(),                \
+                                       static_cast<li>(iwork.size()));                            \
+      });                                                                                         \
+    }                                                                                             \
+    static li gelsd(const ScratchSite& sc, li m, li n, li nrhs, T* a, li lda, T* b, li ldb, T* s, \
+                    T rcond, li* rank) {                                                          \
+      return with_work([&] {                                                                      \
+        T q = 0;                                                                                  \
+        li iq = 0;                                                                                \
+        li r = LAPACKE_##p##gelsd_work(LAPACK_COL_MAJOR, m, n, nrhs, a, lda, b, ldb, s, rcond,    \
+                                       rank, &q, -1, &iq);                                        \
+        if (r != 0) return r;                                                                     \
+        ScratchVector<T> work(sc, queried(q));                                                    \
+        ScratchVector<li> iwork(sc, queried(iq));                                                 \
+        return LAPACKE_##p##gelsd_work(LAPACK_COL_MAJOR, m, n, nrhs, a, lda, b, ldb, s, rcond,    \
+                                       rank, work.data(), static_cast<li>(work.size()),           \
+                                       iwork.data());                                             \
+      });                                                                                         \
+    }                                                                                             \
+    static li geqrf(const ScratchSite& sc, li m, li n, T* a, li lda, T* tau) {                    \
+      return with_work([&] {                                                                      \
+        T q = 0;                                                                                  \
+        li r = LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, m, n, a, lda, tau, &q, -1);              \
+        if (r != 0) return r;                                                                     \
+        ScratchVector<T> work(sc, queried(q));                                                    \
+        return LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, m, n, a, lda, tau, work.data(),          \
+                                       static_cast<li>(work.size()));                             \
+      });                                                                                         \
+    }                                                                                             \
+    static li orgqr(const ScratchSite& sc, li m, li n, li k, T* a, li lda, const T* tau) {        \
+      return with_work([&] {                                                                      \
+        T q = 0;                                                                                  \
+        li r = LAPACKE_##p##orgqr_work(LAPACK_COL_MAJOR, m, n, k, a, lda, tau, &q, -1);           \
+        if (r != 0) return r;                                                                     \
+        ScratchVector<T> work(sc, queried(q));                                                    \
+        return LAPACKE_##p##orgqr_work(LAPACK_COL_MAJOR, m, n, k, a, lda, tau, work.data(),       \
+                                       static_cast<li>(work.size()));                             \
+      });                                                                                         \
+    }                                                                                             \
   };
 TENSORD_LAPACK(float, s)
 TENSORD_LAPACK(double, d)
@@ -138,6 +212,10 @@ int64_t for_each_matrix(const KernelContext& ctx, int64_t count, std::vector<li>
 }
 
 [[noreturn]] void lapack_failed(Op op, const char* routine, li info, int64_t batch, int64_t count) {
+  if (info == LAPACK_WORK_MEMORY_ERROR) {
+    throw Error(ErrorCode::OutOfMemory,
+                std::string(ir::name(op)) + ": no memory for LAPACK " + routine + "'s work arrays");
+  }
   if (info < 0) {
     throw Error(ErrorCode::Internal, std::string(ir::name(op)) + ": LAPACK " + routine +
                                          " rejected argument " + std::to_string(-info));
@@ -178,7 +256,7 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       const int64_t count = numel(as, 2);
       T* y = out.data<T>();
       for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
-        std::vector<T> work(static_cast<size_t>(n * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(n * n));
         std::vector<li> ipiv(static_cast<size_t>(n));
         to_colmajor(a + b * n * n, n, n, work.data(), n);
         // info > 0: U has an exact zero pivot, and the product below is 0, as it should be.
@@ -198,11 +276,11 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       T* y = out.data<T>();
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         if (n == 0) return 0;
-        std::vector<T> work(static_cast<size_t>(n * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(n * n));
         std::vector<li> ipiv(static_cast<size_t>(n));
         to_colmajor(a + b * n * n, n, n, work.data(), n);
         li r = Lapack<T>::getrf(n, n, work.data(), n, ipiv.data());
-        if (r == 0) r = Lapack<T>::getri(n, work.data(), n, ipiv.data());
+        if (r == 0) r = Lapack<T>::getri(ctx.scratch, n, work.data(), n, ipiv.data());
         if (r == 0) from_colmajor(work.data(), n, n, n, y + b * n * n);
         return r;
       });
@@ -222,7 +300,7 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       T* y = out.data<T>();
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         if (n == 0) return 0;
-        std::vector<T> work(static_cast<size_t>(n * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(n * n));
         to_colmajor(a + b * n * n, n, n, work.data(), n);
         // The lower triangle is read (upper: the upper one), as torch.linalg.cholesky.
         const li r = Lapack<T>::potrf(upper ? 'U' : 'L', n, work.data(), n);
@@ -251,9 +329,9 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       T* y = out.data<T>();
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         if (n == 0) return 0;
-        std::vector<T> work(static_cast<size_t>(n * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(n * n));
         to_colmajor(a + b * n * n, n, n, work.data(), n);
-        return Lapack<T>::syevd('N', upper ? 'U' : 'L', n, work.data(), n, y + b * n);
+        return Lapack<T>::syevd(ctx.scratch, 'N', upper ? 'U' : 'L', n, work.data(), n, y + b * n);
       });
       if (bad >= 0) lapack_failed(op, "syevd", info[static_cast<size_t>(bad)], bad, count);
       return;
@@ -263,9 +341,10 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       T* y = out.data<T>();
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         if (k == 0) return 0;
-        std::vector<T> work(static_cast<size_t>(m * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(m * n));
         to_colmajor(a + b * m * n, m, n, work.data(), m);
-        return Lapack<T>::gesdd('N', m, n, work.data(), m, y + b * k, nullptr, 1, nullptr, 1);
+        return Lapack<T>::gesdd(ctx.scratch, 'N', m, n, work.data(), m, y + b * k, nullptr, 1,
+                                nullptr, 1);
       });
       if (bad >= 0) lapack_failed(op, "gesdd", info[static_cast<size_t>(bad)], bad, count);
       return;
@@ -278,19 +357,23 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         // pinv = V diag(1/s) U^T over the singular values above the cutoff; a Hermitian
         // matrix uses its eigendecomposition (U = V, s = |w| with w's sign kept in 1/w).
-        std::vector<T> work(static_cast<size_t>(m * n)), s(static_cast<size_t>(k));
-        std::vector<T> u, vt;
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(m * n)),
+            s(ctx.scratch, static_cast<size_t>(k));
+        const bool factors = k > 0 && !hermitian && want_pinv;
+        ScratchVector<T> u(ctx.scratch, factors ? static_cast<size_t>(m * k) : 0),
+            vt(ctx.scratch, factors ? static_cast<size_t>(k * n) : 0);
         li r = 0;
         if (k > 0) {
           to_colmajor(a + b * m * n, m, n, work.data(), m);
           if (hermitian) {
-            r = Lapack<T>::syevd(want_pinv ? 'V' : 'N', 'L', n, work.data(), n, s.data());
+            r = Lapack<T>::syevd(ctx.scratch, want_pinv ? 'V' : 'N', 'L', n, work.data(), n,
+                                 s.data());
           } else if (want_pinv) {
-            u.resize(static_cast<size_t>(m * k));
-            vt.resize(static_cast<size_t>(k * n));
-            r = Lapack<T>::gesdd('S', m, n, work.data(), m, s.data(), u.data(), m, vt.data(), k);
+            r = Lapack<T>::gesdd(ctx.scratch, 'S', m, n, work.data(), m, s.data(), u.data(), m,
+                                 vt.data(), k);
           } else {
-            r = Lapack<T>::gesdd('N', m, n, work.data(), m, s.data(), nullptr, 1, nullptr, 1);
+            r = Lapack<T>::gesdd(ctx.scratch, 'N', m, n, work.data(), m, s.data(), nullptr, 1,
+                                 nullptr, 1);
           }
           if (r != 0) return r;
         }
@@ -345,7 +428,8 @@ void run_typed(const KernelContext& ctx, const ir::Node& node, std::span<const T
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         T* yb = y + b * n * nrhs;
         if (n == 0 || nrhs == 0) return 0;
-        std::vector<T> work(static_cast<size_t>(n * n)), rhs(static_cast<size_t>(n * nrhs));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(n * n)),
+            rhs(ctx.scratch, static_cast<size_t>(n * nrhs));
         std::vector<li> ipiv(static_cast<size_t>(n));
         to_colmajor(a + a_src[b] * n * n, n, n, work.data(), n);
         to_colmajor(bdata + b_src[b] * n * nrhs, n, nrhs, rhs.data(), n);
@@ -400,14 +484,14 @@ void run_lstsq(const KernelContext& ctx, const ir::Node& node, std::span<const T
     std::fill(xb, xb + n * nrhs, T(0));  // no equations or no unknowns: the solution is 0
     // gelsd needs one right-hand side at least for the rank and singular values of A alone.
     const int64_t cols = std::max<int64_t>(nrhs, 1), ldb = std::max<int64_t>({m, n, 1});
-    std::vector<T> rhs(static_cast<size_t>(ldb * cols), T(0));
+    ScratchVector<T> rhs(ctx.scratch, static_cast<size_t>(ldb * cols), T(0));
     if (k > 0) {
-      std::vector<T> work(static_cast<size_t>(m * n));
+      ScratchVector<T> work(ctx.scratch, static_cast<size_t>(m * n));
       to_colmajor(ab, m, n, work.data(), m);
       to_colmajor(bb, m, nrhs, rhs.data(), ldb);
       li rank_found = 0;
-      const li r = Lapack<T>::gelsd(m, n, cols, work.data(), m, rhs.data(), ldb, sv + b * k,
-                                    static_cast<T>(rcond), &rank_found);
+      const li r = Lapack<T>::gelsd(ctx.scratch, m, n, cols, work.data(), m, rhs.data(), ldb,
+                                    sv + b * k, static_cast<T>(rcond), &rank_found);
       if (r != 0) return r;
       ranks[b] = rank_found;
       from_colmajor(rhs.data(), ldb, n, nrhs, xb);
@@ -456,7 +540,7 @@ void run_typed_multi(const KernelContext& ctx, const ir::Node& node,
       T* sign = outputs[0].data<T>();
       T* logabs = outputs[1].data<T>();
       for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
-        std::vector<T> work(static_cast<size_t>(n * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(n * n));
         std::vector<li> ipiv(static_cast<size_t>(n));
         to_colmajor(a + b * n * n, n, n, work.data(), n);
         if (n > 0) Lapack<T>::getrf(n, n, work.data(), n, ipiv.data());
@@ -482,9 +566,10 @@ void run_typed_multi(const KernelContext& ctx, const ir::Node& node,
       T* v = outputs[1].data<T>();
       const int64_t bad = for_each_matrix(ctx, count, info, [&](int64_t b) -> li {
         if (n == 0) return 0;
-        std::vector<T> work(static_cast<size_t>(n * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(n * n));
         to_colmajor(a + b * n * n, n, n, work.data(), n);
-        const li r = Lapack<T>::syevd('V', upper ? 'U' : 'L', n, work.data(), n, w + b * n);
+        const li r =
+            Lapack<T>::syevd(ctx.scratch, 'V', upper ? 'U' : 'L', n, work.data(), n, w + b * n);
         if (r == 0) from_colmajor(work.data(), n, n, n, v + b * n * n);
         return r;
       });
@@ -502,10 +587,11 @@ void run_typed_multi(const KernelContext& ctx, const ir::Node& node,
         T* qb = q + b * m * qcols;
         T* rb = r + b * rrows * n;
         const int64_t cols = std::max(n, qcols);
-        std::vector<T> work(static_cast<size_t>(m * cols), T(0)), tau(static_cast<size_t>(k));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(m * cols), T(0)),
+            tau(ctx.scratch, static_cast<size_t>(k));
         to_colmajor(a + b * m * n, m, n, work.data(), m);
         if (k > 0) {
-          const li status = Lapack<T>::geqrf(m, n, work.data(), m, tau.data());
+          const li status = Lapack<T>::geqrf(ctx.scratch, m, n, work.data(), m, tau.data());
           if (status != 0) return status;
         }
         for (int64_t i = 0; i < rrows; ++i) {
@@ -518,7 +604,7 @@ void run_typed_multi(const KernelContext& ctx, const ir::Node& node,
           }
           return 0;
         }
-        const li status = Lapack<T>::orgqr(m, qcols, k, work.data(), m, tau.data());
+        const li status = Lapack<T>::orgqr(ctx.scratch, m, qcols, k, work.data(), m, tau.data());
         if (status == 0) from_colmajor(work.data(), m, m, qcols, qb);
         return status;
       });
@@ -539,11 +625,12 @@ void run_typed_multi(const KernelContext& ctx, const ir::Node& node,
           for (int64_t i = 0; i < vrows * n; ++i) vb[i] = (i / n == i % n) ? T(1) : T(0);
           return 0;
         }
-        std::vector<T> work(static_cast<size_t>(m * n)), uc(static_cast<size_t>(m * ucols)),
-            vc(static_cast<size_t>(vrows * n));
+        ScratchVector<T> work(ctx.scratch, static_cast<size_t>(m * n)),
+            uc(ctx.scratch, static_cast<size_t>(m * ucols)),
+            vc(ctx.scratch, static_cast<size_t>(vrows * n));
         to_colmajor(a + b * m * n, m, n, work.data(), m);
-        const li r = Lapack<T>::gesdd(full ? 'A' : 'S', m, n, work.data(), m, s + b * k, uc.data(),
-                                      m, vc.data(), vrows);
+        const li r = Lapack<T>::gesdd(ctx.scratch, full ? 'A' : 'S', m, n, work.data(), m,
+                                      s + b * k, uc.data(), m, vc.data(), vrows);
         if (r != 0) return r;
         from_colmajor(uc.data(), m, m, ucols, ub);
         from_colmajor(vc.data(), vrows, vrows, n, vb);

@@ -72,7 +72,7 @@ TensorValue checked_indices(const KernelContext& ctx, const TensorValue& index, 
     throw Error(ErrorCode::DType,
                 "indices must be integers, not " + std::string(ir::name(index.type.dtype)));
   }
-  TensorValue idx = allocate_value(ir::TensorType{ir::DType::Int64, index.type.shape});
+  TensorValue idx = allocate_value(ctx.scratch, ir::TensorType{ir::DType::Int64, index.type.shape});
   cast_into(ctx, operand_of(index), operand_of(idx));
   int64_t* p = idx.data<int64_t>();
   for (int64_t i = 0, n = idx.type.numel(); i < n; ++i) {

@@ -35,7 +35,8 @@ template <typename Fn>
 void with_work(const KernelContext& ctx, const TensorValue& in, const TensorValue& out, Fn&& fn) {
   const ir::DType w = work_dtype(out.type.dtype);
   TensorValue x = dense(ctx, in, w);
-  TensorValue y = out.type.dtype == w ? out : allocate_value(ir::TensorType{w, out.type.shape});
+  TensorValue y =
+      out.type.dtype == w ? out : allocate_value(ctx.scratch, ir::TensorType{w, out.type.shape});
   if (w == ir::DType::Float64) {
     fn(x.data<double>(), y.data<double>());
   } else {
@@ -267,7 +268,8 @@ void run_conv_direct(const KernelContext& ctx, const ir::Node& node,
   TensorValue x = dense(ctx, inputs[0], w), wt = dense(ctx, inputs[1], w);
   TensorValue bias;
   if (inputs.size() > 2) bias = dense(ctx, inputs[2], w);
-  TensorValue y = out.type.dtype == w ? out : allocate_value(ir::TensorType{w, out.type.shape});
+  TensorValue y =
+      out.type.dtype == w ? out : allocate_value(ctx.scratch, ir::TensorType{w, out.type.shape});
   if (w == ir::DType::Float64) {
     conv_direct<double>(ctx, node.op, g, x.type.shape, wt.type.shape, out.type.shape,
                         x.data<double>(), wt.data<double>(),

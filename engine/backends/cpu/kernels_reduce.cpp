@@ -457,7 +457,7 @@ void run_reduction(const KernelContext& ctx, const ir::Node& node, const TensorV
         shape.push_back(x.shape[d]);
       }
     }
-    copy = allocate_value(ir::TensorType{x.dtype, shape});
+    copy = allocate_value(ctx.scratch, ir::TensorType{x.dtype, shape});
     copy_into(ctx, permuted, operand_of(copy));
     bool inner[ir::kMaxRank] = {};
     std::fill(inner + (x.rank - std::count(reduced, reduced + x.rank, true)), inner + x.rank, true);

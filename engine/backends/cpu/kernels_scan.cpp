@@ -59,9 +59,10 @@ T store(AccT<T> a) {
 
 // Lines: `outer` blocks of `n` steps of `inner` adjacent lines each.
 template <typename T, Op kOp>
-void scan_block(const T* in, T* out, int64_t n, int64_t inner, int64_t begin, int64_t end) {
+void scan_block(const ScratchSite& scratch, const T* in, T* out, int64_t n, int64_t inner,
+                int64_t begin, int64_t end) {
   using A = AccT<T>;
-  std::vector<A> acc(static_cast<size_t>(inner));
+  ScratchVector<A> acc(scratch, static_cast<size_t>(inner));
   for (int64_t o = begin; o < end; ++o) {
     const T* x = in + o * n * inner;
     T* y = out + o * n * inner;
@@ -78,8 +79,9 @@ void scan_block(const T* in, T* out, int64_t n, int64_t inner, int64_t begin, in
 template <typename T, Op kOp>
 void scan(const KernelContext& ctx, const T* in, T* out, int64_t outer, int64_t n, int64_t inner) {
   const int64_t per_block = std::max<int64_t>(1, n * inner);
-  parallel_for(outer, std::max<int64_t>(1, kParallelGrain / per_block), ctx.threads,
-               [&](int64_t b, int64_t e) { scan_block<T, kOp>(in, out, n, inner, b, e); });
+  parallel_for(
+      outer, std::max<int64_t>(1, kParallelGrain / per_block), ctx.threads,
+      [&](int64_t b, int64_t e) { scan_block<T, kOp>(ctx.scratch, in, out, n, inner, b, e); });
 }
 
 }  // namespace

@@ -53,11 +53,12 @@ void run_scatter(const KernelContext& ctx, const ir::Node& node,
   if (inputs.size() != 3) throw Error(ErrorCode::Internal, "scatter takes 3 inputs");
   const ir::DType acc = ir::is_floating(out.type.dtype) ? ir::DType::Float64 : ir::DType::Int64;
   const int64_t axis = ir::normalize_axis(node.attrs.get_int(ir::Attr::axis), out.type.rank());
-  TensorValue result = allocate_value(ir::TensorType{acc, out.type.shape});
+  TensorValue result = allocate_value(ctx.scratch, ir::TensorType{acc, out.type.shape});
   cast_into(ctx, operand_of(inputs[0]), operand_of(result));
-  TensorValue index = allocate_value(ir::TensorType{ir::DType::Int64, inputs[1].type.shape});
+  TensorValue index =
+      allocate_value(ctx.scratch, ir::TensorType{ir::DType::Int64, inputs[1].type.shape});
   cast_into(ctx, operand_of(inputs[1]), operand_of(index));
-  TensorValue src = allocate_value(ir::TensorType{acc, inputs[2].type.shape});
+  TensorValue src = allocate_value(ctx.scratch, ir::TensorType{acc, inputs[2].type.shape});
   cast_into(ctx, operand_of(inputs[2]), operand_of(src));
   if (acc == ir::DType::Float64) {
     scatter_into(node.op, result.data<double>(), out.type.shape, index.data<int64_t>(),

@@ -75,8 +75,8 @@ void sort_lines(const KernelContext& ctx, const Node& node, const T* x, const Te
   const bool descending = node.attrs.get_bool(Attr::descending, false);
   const bool want_values = node.op == Op::sort;
   parallel_for(l.count(), grain_for(l.n), ctx.threads, [&](int64_t begin, int64_t end) {
-    std::vector<Key<T>> keys(static_cast<size_t>(l.n));
-    std::vector<int64_t> idx(static_cast<size_t>(l.n));
+    ScratchVector<Key<T>> keys(ctx.scratch, static_cast<size_t>(l.n));
+    ScratchVector<int64_t> idx(ctx.scratch, static_cast<size_t>(l.n));
     for (int64_t line = begin; line < end; ++line) {
       for (int64_t k = 0; k < l.n; ++k) keys[k] = key_of(x[l.at(line, k)]);
       std::iota(idx.begin(), idx.end(), int64_t{0});
@@ -163,7 +163,7 @@ void quantile(const KernelContext& ctx, const Node& node, const TensorValue& in,
   const bool skip_nan = node.op == Op::nanquantile;
   const int64_t mode = node.attrs.get_int(Attr::interpolation, 0);
   const double* x = src.data<double>();
-  std::vector<double> results(static_cast<size_t>(count * nq));
+  ScratchVector<double> results(ctx.scratch, static_cast<size_t>(count * nq));
   parallel_for(count, grain_for(l.n), ctx.threads, [&](int64_t begin, int64_t end) {
     std::vector<double> v;
     for (int64_t line = begin; line < end; ++line) {

@@ -70,7 +70,7 @@ struct Geometry {
 // by position, which makes the order total and equal to the stable sort's, so the selected
 // element is the one the stable sort puts there. Returns false for the other ops.
 template <typename K, typename Put>
-bool select(Op op, const Geometry& g, const std::vector<K>& keys, std::vector<int64_t>& idx,
+bool select(Op op, const Geometry& g, const ScratchVector<K>& keys, ScratchVector<int64_t>& idx,
             int64_t kth, bool descending, Put put) {
   auto before = [&](int64_t a, int64_t b) {
     const K ka = keys[a], kb = keys[b];
@@ -119,8 +119,8 @@ void run_lines(const KernelContext& ctx, const ir::Node& node, const T* x, T* va
   const int64_t kth = op == Op::kthvalue ? node.attrs.get_int(Attr::k) : 0;
   const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.n));
   parallel_for(g.count(), grain, ctx.threads, [&](int64_t begin, int64_t end) {
-    std::vector<KeyT<T>> keys(static_cast<size_t>(g.n));
-    std::vector<int64_t> idx(static_cast<size_t>(g.n));
+    ScratchVector<KeyT<T>> keys(ctx.scratch, static_cast<size_t>(g.n));
+    ScratchVector<int64_t> idx(ctx.scratch, static_cast<size_t>(g.n));
     for (int64_t line = begin; line < end; ++line) {
       for (int64_t k = 0; k < g.n; ++k) keys[k] = key(x[g.in_at(line, k)]);
       auto put = [&](int64_t slot, int64_t pos) {

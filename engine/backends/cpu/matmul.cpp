@@ -227,7 +227,7 @@ void Matmul::run(const KernelContext& ctx, const TensorValue& a, const TensorVal
       if (v.type.dtype == dtype) return v;
       TensorValue c = v;
       if (v.conj) {
-        c = allocate_value(v.type);
+        c = allocate_value(ctx.scratch, v.type);
         static const ir::Node kConj = [] {
           ir::Node n;
           n.op = ir::Op::conj;
@@ -309,7 +309,8 @@ void Matmul::run_dnnl_or_float32(const KernelContext& ctx, const TensorValue& a,
   // No oneDNN kernel for this 16-bit dtype on this CPU: compute in float32 and round once.
   if (p.dtype == ir::DType::Float32) return matmul_reference(ctx, p);
   TensorValue x = cast_to(ctx, a, ir::DType::Float32), y = cast_to(ctx, b, ir::DType::Float32);
-  TensorValue wide = allocate_value(ir::TensorType{ir::DType::Float32, out.type.shape});
+  TensorValue wide =
+      allocate_value(ctx.scratch, ir::TensorType{ir::DType::Float32, out.type.shape});
   run_dnnl_or_float32(ctx, x, y, wide);
   cast_into(ctx, operand_of(wide), operand_of(out));
 }

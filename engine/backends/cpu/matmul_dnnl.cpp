@@ -74,13 +74,14 @@ const DnnlMatmul::Entry* DnnlMatmul::find_or_create(const KernelContext& ctx,
     return &*it->second;
   }
   memory::desc a = describe(p, p.a), b = describe(p, p.b), c = describe(p, p.c);
-  Entry entry{key, {}, a, b, c, {}, {}};
+  Entry entry{key, {}, a, b, c, {}, {}, {}};
   if (epilogue) {
     entry.bias = epilogue->bias;
     entry.binary = epilogue->binary;
   }
   if (auto pd = create(a, b, c, epilogue)) {
     entry.primitive = dnnl::matmul(*pd);
+    entry.scratchpad = pd->scratchpad_desc();
   } else if (!dtype_implemented(p.dtype)) {
     return &refused_;  // not cached: run() stops asking for this dtype
   }
@@ -99,8 +100,11 @@ std::optional<dnnl::matmul::primitive_desc> DnnlMatmul::create(const memory::des
                                                                const memory::desc& c,
                                                                const DnnlEpilogue* epilogue) {
   try {
-    if (!epilogue) return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), engine_);
+    // The scratchpad (packed operands and the like) is ours to give, per run, so that it is
+    // tracked as kernel scratch (scratch.h).
     dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (!epilogue) return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), attr, engine_);
     attr.set_post_ops(epilogue->post_ops);
     if (epilogue->bias) {
       return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, *epilogue->bias, c), attr,
@@ -150,6 +154,11 @@ bool DnnlMatmul::run(const KernelContext& ctx, const MatmulProblem& p,
             DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1,
             memory(entry->binary[i], engine_, const_cast<void*>(epilogue->binary_data[i])));
       }
+    }
+    std::shared_ptr<engine::Buffer> scratchpad;
+    if (entry->scratchpad.get_size() != 0) {
+      scratchpad = scratch_buffer(ctx.scratch, entry->scratchpad.get_size());
+      args.emplace(DNNL_ARG_SCRATCHPAD, memory(entry->scratchpad, engine_, scratchpad->data()));
     }
     entry->primitive.execute(stream_, args);
     stream_.wait();

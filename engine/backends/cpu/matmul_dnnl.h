@@ -52,6 +52,7 @@ class DnnlMatmul {
     dnnl::memory::desc a, b, c;
     std::optional<dnnl::memory::desc> bias;
     std::vector<dnnl::memory::desc> binary;  // per post-op, as DnnlEpilogue::binary
+    dnnl::memory::desc scratchpad;           // what the primitive needs per run (user mode)
   };
 
   // The cache entry for `p`, created on a miss.

@@ -85,6 +85,7 @@ class CudaBackend final : public engine::Backend {
             size_t n) override;
   void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override;
   void read(const engine::Buffer& src, size_t offset, void* dst, size_t n) override;
+  engine::Float32MatmulPrecision float32_matmul_precision() const override { return precision_; }
   void set_float32_matmul_precision(engine::Float32MatmulPrecision precision) override {
     precision_ = precision;
   }

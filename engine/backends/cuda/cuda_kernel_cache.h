@@ -27,8 +27,12 @@ struct CudaKernelCacheOptions {
   std::string dir;  // "" keeps compiled kernels in memory only
   int arch = 90;    // compute capability of the device, 90 for sm_90
   // 177: "declared but never referenced", for every prelude helper a kernel does not call:
-  // formatting those warnings took a third of a small kernel's compile.
-  std::vector<std::string> options = {"-default-device", "-std=c++17", "--diag-suppress=177"};
+  // formatting those warnings took a third of a small kernel's compile. -minimal: NVRTC leaves
+  // out what no source here uses (texture and surface functions, the device runtime's cuda*
+  // functions, launches from the device, the runtime API's types): about 5 ms of CPU a kernel
+  // (bench/gpu --compile-only, docs/cuda.md).
+  std::vector<std::string> options = {"-default-device", "-std=c++17", "--diag-suppress=177",
+                                      "-minimal"};
 };
 
 class CudaKernelCache {

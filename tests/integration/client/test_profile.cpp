@@ -179,12 +179,18 @@ TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at t
   // The two uploads, y's buffer (one fused kernel writes it) and, over TCP, the staging.
   CHECK(allocs >= (tcp ? 4u : 3u));
   for (const auto& [id, balance] : blocks) CHECK(balance == 0);
-  size_t staging = 0;
+  std::map<std::string, uint64_t> staging;  // bytes by op
   for (const auto& r : t.records) {
-    staging += r.kind == profiler::RecordKind::Free &&
-               static_cast<profiler::MemoryCategory>(r.stage) == profiler::MemoryCategory::Staging;
+    if (r.kind == profiler::RecordKind::Alloc &&
+        static_cast<profiler::MemoryCategory>(r.stage) == profiler::MemoryCategory::Staging) {
+      staging[t.str(r.name) + (r.request == 0 ? "" : " in run")] += r.bytes;
+    }
   }
-  CHECK(staging == (tcp ? 1u : 0u));
+  // The inline input's bytes while they wait for the worker; the chunked reads' replies; over
+  // TCP the chunked upload's staging too.
+  CHECK(staging["upload in run"] == 256 * 4);
+  CHECK(staging["fetch"] == 4800000);
+  CHECK(staging["upload"] == (tcp ? 4800000u : 0u));
   uint64_t chunked_read = 0;
   for (const auto& r : t.records) {
     if (is(r, profiler::Stage::Fetch) && r.request == 0) chunked_read += r.bytes;
@@ -208,6 +214,85 @@ TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at t
   }
   if (tcp) CHECK(peak_reserved >= 4800000);  // the big upload's segment (and its staging)
   for (const auto& p : timeline) CHECK(p.reserved_bytes >= 0);
+}
+
+TEST_CASE("kernel scratch and fetch staging are in the books, at the user's line, and freed") {
+  // Over TCP a large result is read back in chunks (each reply is staging); over a unix socket
+  // it goes straight into the client's shared memory (no staging).
+  const bool tcp = GENERATE(false, true);
+  ClientFixture f({}, tcp ? tensord::test::Transport::Tcp : tensord::test::Transport::Unix);
+  auto& s = f.session;
+  auto prof = s.profile({.trace = true, .memory = true});
+  std::vector<float> data(8 * 65536);
+  uint32_t line = 0, big_line = 0;
+  {
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>((i * 7919) % 10007);
+    auto x = s.from_vector<float>(data, {8, 65536});
+    line = __LINE__ + 1;
+    auto sorted = tensord::sort(x, 1).values;             // keys and indices per row chunk: scratch
+    std::vector<float> back = sorted.to_vector<float>();  // 2 MiB: inline in the run's reply
+    REQUIRE(back.size() == data.size());
+    CHECK(std::is_sorted(back.begin(), back.begin() + 65536));
+    // Over maxChunkBytes: read back in chunks over TCP.
+    auto ones = s.from_vector<float>(std::vector<float>(1200000, 1.0f), {1200000});
+    big_line = __LINE__ + 1;
+    auto big = tensord::sort(ones).values;
+    CHECK(big.to_vector<float>().size() == 1200000);
+  }
+  REQUIRE(f.live_tensors_eventually(0) == 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  auto live_blocks = [&] {
+    size_t n = 0;
+    for (const auto& r : prof.memory_snapshot().records) {
+      n += r.kind == profiler::RecordKind::Alloc && !(r.flags & profiler::kDeviceOwned);
+    }
+    return n;
+  };
+  while (live_blocks() != 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  prof.stop();
+  const profiler::Trace& t = prof.trace();
+  std::map<uint64_t, int64_t> blocks;
+  std::map<std::string, uint64_t> scratch_ops, staging_ops;
+  bool fetch_at_line = false;
+  for (const auto& r : t.records) {
+    if (r.flags & profiler::kDeviceOwned) continue;
+    const auto category = static_cast<profiler::MemoryCategory>(r.stage);
+    if (r.kind == profiler::RecordKind::Alloc) {
+      blocks[r.id] += static_cast<int64_t>(r.bytes);
+      if (category == profiler::MemoryCategory::Scratch) {
+        scratch_ops[t.str(r.name)] += r.bytes;
+        if (t.str(r.name) == "sort") {
+          CHECK(from_this_file(t, r));
+          CHECK((r.line == line || r.line == big_line));
+        }
+      }
+      if (category == profiler::MemoryCategory::Staging) {
+        staging_ops[t.str(r.name)] += r.bytes;
+        fetch_at_line = fetch_at_line || (t.str(r.name) == "fetch" && r.line == line &&
+                                          from_this_file(t, r) && r.bytes == data.size() * 4);
+      }
+    } else if (r.kind == profiler::RecordKind::Free) {
+      blocks[r.id] -= static_cast<int64_t>(r.bytes);
+    }
+  }
+  for (const auto& [id, balance] : blocks) CHECK(balance == 0);
+  CHECK(scratch_ops["sort"] >= 65536 * 8);  // one row's int64 permutation at least
+  CHECK(fetch_at_line);  // the inline fetch of `sorted`, named after the line that made it
+  CHECK(staging_ops["fetch"] >= data.size() * 4 + (tcp ? 4800000u : 0u));
+  CHECK(staging_ops["upload"] > 0);  // inline input bytes waiting for the worker
+  std::map<std::string, profiler::CategorySummary> rows;
+  for (const auto& r : prof.memory_summary())
+    rows[std::string(profiler::category_name(r.category))] = r;
+  for (const char* c : {"scratch", "staging"}) {
+    CHECK(rows[c].allocs > 0);
+    CHECK(rows[c].peak_allocated > 0);
+    CHECK(rows[c].allocated == 0);  // every block freed by the end
+  }
+  auto check = tensord::test::check_chrome_trace(prof.chrome_trace_json());
+  CHECK(check.errors == std::vector<std::string>{});
+  CHECK(prof.chrome_trace_json().find("\"scratch\"") != std::string::npos);
 }
 
 TEST_CASE("a client that does not ask for free-requested records gets the completed frees only") {

@@ -186,3 +186,43 @@ TEST_CASE("dropping the handle stops the profile and flushes it to the sink") {
   handle.stopRequest().send().wait(client.ws());
   CHECK(second->done);
 }
+
+TEST_CASE("a graph whose output is out of range fails cleanly while memory is recorded") {
+  // With memory recorded the daemon looks up each output's line for its fetch staging before
+  // the engine validates the graph: a bad index must still be the engine's InvalidGraph.
+  DaemonProcess daemon;
+  RawClient client(daemon.address());
+  auto session = client.hello();
+  auto state = std::make_shared<SinkState>();
+  state->stalled = false;
+  auto req = session.profileRequest();
+  req.initOptions().setMemory(true);
+  req.setSink(kj::heap<TestSink>(state));
+  auto handle = req.send().wait(client.ws()).getHandle();
+  GraphSpec bad;
+  bad.nodes = {full_node({2}, 1.0)};
+  bad.outputs = {{5}};
+  tensord::Error e = wire_error(run_request(session, bad).send(), client.ws());
+  CHECK(e.code() == ErrorCode::InvalidGraph);
+  GraphSpec good = chain(2);
+  auto ok = run_request(session, good).send().wait(client.ws());
+  CHECK(ok.getResults()[0].getFetched());
+  handle.stopRequest().send().wait(client.ws());
+  // The good run's fetch was staged, and freed.
+  int64_t staging = 0;
+  size_t fetches = 0;
+  for (const auto& r : state->trace.records) {
+    if (static_cast<tensord::profiler::MemoryCategory>(r.stage) !=
+        tensord::profiler::MemoryCategory::Staging) {
+      continue;
+    }
+    if (r.kind == tensord::profiler::RecordKind::Alloc) {
+      staging += static_cast<int64_t>(r.bytes);
+      fetches += state->trace.str(r.name) == "fetch";
+    } else if (r.kind == tensord::profiler::RecordKind::Free) {
+      staging -= static_cast<int64_t>(r.bytes);
+    }
+  }
+  CHECK(fetches == 1);
+  CHECK(staging == 0);
+}

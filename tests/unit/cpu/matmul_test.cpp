@@ -183,7 +183,7 @@ TEST_CASE("matmul with an empty inner dim gives zeros; empty outputs are fine") 
 TEST_CASE("a layout oneDNN refuses does not turn oneDNN off for the dtype") {
   CpuBackend cpu(1);
   DnnlMatmul dnnl;
-  KernelContext ctx{1};
+  KernelContext ctx{1, {}};
   auto a = tensor<float>(cpu, {2, 2}, {1, 2, 3, 4});
   auto out = empty(cpu, {DType::Float32, {3, 2, 2}});
   // Both operands broadcast along a batch of 3: whatever oneDNN says about it...
@@ -201,7 +201,7 @@ TEST_CASE("oneDNN primitives are cached by problem") {
   auto a = tensor<float>(cpu, {2, 2}, {1, 2, 3, 4});
   auto out = empty(cpu, {DType::Float32, {2, 2}});
   MatmulProblem p = describe_matmul(a, a, out);
-  KernelContext ctx{1};
+  KernelContext ctx{1, {}};
   REQUIRE(dnnl.run(ctx, p));
   REQUIRE(dnnl.run(ctx, p));
   CHECK(dnnl.cached_primitives() == 1);

@@ -1,11 +1,13 @@
 // The CUDA emitter without a GPU: every kernel structure and every op the formula table
-// supports compiles with NVRTC for sm_90; the text is deterministic; the parameter block and
-// the launch configuration follow the ABI of emit_cuda.h.
+// supports compiles with NVRTC for sm_90 (each op's unit with only the preludes it names); the
+// text is deterministic; the parameter block and the launch configuration follow the ABI of
+// emit_cuda.h.
 #include <catch2/catch.hpp>
 
 #include <bit>
 #include <map>
 
+#include "engine/backends/cuda/cuda_kernel_cache.h"
 #include "engine/backends/cuda/nvrtc_compiler.h"
 #include "engine/codegen/emit_cuda.h"
 #include "engine/codegen/emit_cuda_structure.h"
@@ -18,14 +20,15 @@ namespace {
 using ir::DType;
 using ir::Op;
 
-// As the kernel cache compiles (CudaKernelCacheOptions).
+// As the kernel cache compiles: its options (CudaKernelCacheOptions), so that an option that
+// narrows the language (-minimal) is checked against every kernel.
 void compile(const std::string& unit, const std::string& what) {
   cuda::NvrtcRequest request;
   request.source = unit;
   request.name = "emit_cuda_test.cu";
   request.arch = 90;
   request.cubin = true;
-  request.options = {"-default-device", "-std=c++17"};
+  request.options = cuda::CudaKernelCacheOptions{}.options;
   INFO(what);
   try {
     cuda::NvrtcOutput out = cuda::nvrtc_compile(request);
@@ -75,6 +78,48 @@ TEST_CASE("every complex kernel compiles for sm_90", "[cuda][codegen][complex]")
     CHECK(by_op.count(op) == 1);
   }
   for (auto& [op, kernels] : by_op) compile(emitter.unit(kernels), op);
+}
+
+TEST_CASE("a unit carries the math and complex preludes only when its kernels name them",
+          "[cuda][codegen][prelude]") {
+  const CudaEmitter emitter;
+  const std::string structure(cuda_structure_prelude());
+  const std::string math_mark = "// tensord elementwise formulas";  // cuda_math_prelude's start
+  const std::string complex_mark = "struct alignas(8) td_c64";
+  CHECK(cuda_unit_prelude("") == structure);
+  CHECK(cuda_unit_prelude("td_op_hypot(a, b)").find(complex_mark) == std::string::npos);
+  CHECK(cuda_unit_prelude("td_op_hypot(a, b)").find(math_mark) != std::string::npos);
+  // A name that only starts like a prelude's is not one.
+  CHECK(cuda_unit_prelude("xtd_op_hypot(a, b) td_op_hypotx").find(math_mark) == std::string::npos);
+  const std::string with_complex = cuda_unit_prelude("td_c64 z;");
+  CHECK(with_complex.find(math_mark) != std::string::npos);  // the complex one calls it
+  CHECK(with_complex.find(complex_mark) > with_complex.find(math_mark));
+
+  const EmittedKernel* plain = nullptr;
+  const EmittedKernel* formula = nullptr;
+  std::vector<EmittedKernel> ops;
+  for (const NamedKernel& k : op_kernels()) ops.push_back(emitter.emit(k.kernel));
+  for (const EmittedKernel& e : ops) {
+    if (!plain && e.source.find("td_op_") == std::string::npos &&
+        e.source.find("td_c") == std::string::npos) {
+      plain = &e;
+    }
+    if (!formula && e.source.find("td_op_") != std::string::npos) formula = &e;
+  }
+  REQUIRE(plain);
+  REQUIRE(formula);
+  const std::string plain_unit = emitter.unit({plain, 1});
+  CHECK(plain_unit.rfind(structure, 0) == 0);
+  CHECK(plain_unit.find(math_mark) == std::string::npos);
+  CHECK(plain_unit.find(complex_mark) == std::string::npos);
+  compile(plain_unit, "a kernel without formulas, without the math prelude");
+  const std::string formula_unit = emitter.unit({formula, 1});
+  CHECK(formula_unit.find(math_mark) != std::string::npos);
+  CHECK(formula_unit.find(complex_mark) == std::string::npos);
+  const std::vector<NamedKernel> complex = complex_kernels();
+  REQUIRE(!complex.empty());
+  const EmittedKernel c = emitter.emit(complex.front().kernel);
+  CHECK(emitter.unit({&c, 1}).find(complex_mark) != std::string::npos);
 }
 
 TEST_CASE("the same kernel gives the same text; another kernel another name", "[cuda][codegen]") {

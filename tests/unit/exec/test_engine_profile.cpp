@@ -2,7 +2,9 @@
 // carry the user's lines, the memory ledger balances, and an OOM error carries the report.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/backends/cpu/cpu_backend.h"
@@ -177,4 +179,74 @@ TEST_CASE("out of memory carries the report: what is live, top holders by line")
   size_t ooms = 0;
   for (const auto& r : t.records) ooms += r.kind == profiler::RecordKind::Oom;
   CHECK(ooms == 1);
+}
+
+TEST_CASE("kernel scratch of planned and data-dependent steps is in the ledger, named and freed") {
+  tensord::cpu::CpuBackend backend(1);
+  Engine engine(backend);
+  RunProfile profile{std::make_shared<profiler::Profiler>(1),
+                     std::make_shared<profiler::MemoryLedger>(), 4};
+  backend.set_memory_ledger(profile.ledger);
+  profile.profiler->start({.trace = false, .memory = true});
+  // det of a 96x96 matrix at line 20 (a 72 KiB LAPACK work array), unique of 16384 values at
+  // line 21 (a data-dependent node: its sort order, 128 KiB, and a widened copy).
+  ir::Graph g;
+  uint32_t file = g.intern_file("model.py");
+  auto a = g.add_input(0, {ir::DType::Float64, {96, 96}}, {file, 19});
+  auto v = g.add_input(1, {ir::DType::Float64, {16384}}, {file, 19});
+  auto d = g.add(ir::Op::det, {a}, {}, {file, 20});
+  auto u = g.add(ir::Op::unique, {v}, {}, {file, 21});
+  std::vector<double> eye(96 * 96, 0.0), vals(16384);
+  for (int i = 0; i < 96; ++i) eye[i * 96 + i] = 1.0;
+  for (size_t i = 0; i < vals.size(); ++i) vals[i] = static_cast<double>(i % 1000);
+  TensorValue at =
+      TensorValue::contiguous(backend.allocate(eye.size() * 8), {ir::DType::Float64, {96, 96}});
+  TensorValue vt =
+      TensorValue::contiguous(backend.allocate(vals.size() * 8), {ir::DType::Float64, {16384}});
+  backend.write(*at.buffer, 0, eye.data(), eye.size() * 8);
+  backend.write(*vt.buffer, 0, vals.data(), vals.size() * 8);
+  auto out = engine.run(g, std::vector{at, vt}, std::vector{d, u}, CompileMode::Default, &profile);
+  REQUIRE(out.size() == 2);
+  CHECK(out[1].type.shape == ir::Shape{1000});
+  constexpr size_t kScratch = static_cast<size_t>(profiler::MemoryCategory::Scratch);
+  CHECK(profile.ledger->totals().live_by_category[kScratch] == 0);
+  out.clear();
+  CHECK(profile.ledger->totals().live_bytes == 0);
+
+  profiler::Trace t = drain(*profile.profiler);
+  std::map<std::string, uint64_t> scratch_by_op;
+  int64_t balance = 0;
+  for (const auto& r : t.records) {
+    if (static_cast<profiler::MemoryCategory>(r.stage) != profiler::MemoryCategory::Scratch)
+      continue;
+    if (r.kind == profiler::RecordKind::Alloc) {
+      scratch_by_op[t.str(r.name)] += r.bytes;
+      balance += static_cast<int64_t>(r.bytes);
+      CHECK(t.str(r.file) == "model.py");
+      CHECK(r.line == (t.str(r.name) == "det" ? 20u : 21u));
+      CHECK(r.request == 4);
+    } else if (r.kind == profiler::RecordKind::Free) {
+      balance -= static_cast<int64_t>(r.bytes);
+    }
+  }
+  CHECK(balance == 0);
+  CHECK(scratch_by_op["det"] >= 96 * 96 * 8);
+  CHECK(scratch_by_op["unique"] >= 16384 * 8);
+  // unique's outputs (allocated by its kernel, not by the executor) are the session's tensors,
+  // at its line: its values (1000 doubles) and its inverse indices (16384 int64).
+  uint64_t unique_tensors = 0;
+  for (const auto& r : t.records) {
+    if (r.kind == profiler::RecordKind::Alloc && t.str(r.name) == "unique" &&
+        static_cast<profiler::MemoryCategory>(r.stage) == profiler::MemoryCategory::Tensor) {
+      unique_tensors += r.bytes;
+      CHECK(r.line == 21);
+    }
+  }
+  CHECK(unique_tensors >= (1000 + 16384) * 8);
+
+  // The step's site goes with the run: an unprofiled run after it tracks nothing.
+  profile.profiler->stop();
+  const uint64_t allocs = profile.ledger->totals().allocs;
+  engine.run(g, std::vector{at, vt}, std::vector{d, u}, CompileMode::Default, nullptr);
+  CHECK(profile.ledger->totals().allocs == allocs);
 }

@@ -1,0 +1,207 @@
+#include "bench/gpu/kernel_cache_bench.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+#if TENSORD_WITH_CUDA
+#include <cuda_runtime_api.h>
+
+#include "engine/backends/cuda/cuda_kernel_cache.h"
+#include "engine/backends/cuda/cuda_ops.h"
+#include "engine/backends/cuda/loop_ir_launch.h"
+#include "engine/exec/tensor_value.h"
+#endif
+
+namespace tensord::bench {
+
+std::vector<std::string> split_options(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string o; in >> o;) out.push_back(o);
+  return out;
+}
+
+#if TENSORD_WITH_CUDA
+namespace {
+
+namespace fs = std::filesystem;
+
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+double since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Removes the directory it made (not one the caller named).
+struct ScratchDir {
+  std::string path;
+  bool owned = false;
+  explicit ScratchDir(const std::string& given) {
+    if (!given.empty()) {
+      path = given;
+      return;
+    }
+    std::string pattern = (fs::temp_directory_path() / "tensord-kcbench-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path = pattern;
+    owned = true;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (owned) fs::remove_all(path, ec);
+  }
+};
+
+// The loop-IR family's unit for `op` over float32 vectors of 2^20 elements (no memory behind
+// the operands: the family reads types and strides only).
+std::string unit_of(ir::Op op, int arity) {
+  ir::Node node;
+  node.op = op;
+  auto value = [] {
+    engine::TensorValue v;
+    v.buffer = std::make_shared<engine::Buffer>(nullptr, 0);
+    v.type = {ir::DType::Float32, {int64_t{1} << 20}};
+    v.strides = {1};
+    return v;
+  };
+  std::vector<engine::TensorValue> in, out{value()};
+  for (int i = 0; i < arity; ++i) in.push_back(value());
+  node.outputs = {out[0].type};
+  const std::vector<codegen::LoopKernel> kernels = cuda::loop_ir_kernels(node, in, out, 132);
+  if (kernels.size() != 1) {
+    throw std::runtime_error("expected one loop-IR kernel for " + std::string(ir::name(op)));
+  }
+  return cuda::loop_unit(kernels[0]).source;
+}
+
+cuda::CudaKernelCacheOptions cache_options(const KernelCacheBenchOptions& o,
+                                           const std::string& dir) {
+  cuda::CudaKernelCacheOptions c;
+  c.dir = dir;
+  c.arch = o.arch;
+  if (!o.use_default_options) c.options = o.nvrtc_options;
+  return c;
+}
+
+std::vector<std::string> entry_names(const std::string& source) {
+  // loop_unit's names are the unit's only extern "C" kernels; recompute them from the text.
+  std::vector<std::string> names;
+  const std::string mark = "extern \"C\" __global__ void ";
+  for (size_t at = source.find(mark); at != std::string::npos; at = source.find(mark, at + 1)) {
+    const size_t start = at + mark.size();
+    names.push_back(source.substr(start, source.find('(', start) - start));
+  }
+  return names;
+}
+
+}  // namespace
+
+bool have_nvrtc() {
+  return true;
+}
+
+std::vector<std::string> fresh_elementwise_units(int n, const std::string& salt) {
+  static const std::pair<ir::Op, int> kOps[] = {
+      {ir::Op::neg, 1},  {ir::Op::exp, 1},  {ir::Op::add, 2},     {ir::Op::mul, 2},
+      {ir::Op::tanh, 1}, {ir::Op::sqrt, 1}, {ir::Op::log, 1},     {ir::Op::sigmoid, 1},
+      {ir::Op::sin, 1},  {ir::Op::div, 2},  {ir::Op::maximum, 2}, {ir::Op::erf, 1}};
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) {
+    const auto& [op, arity] = kOps[static_cast<size_t>(i) % std::size(kOps)];
+    out.push_back(unit_of(op, arity) + "// tensord-bench-gpu kernel cache figure: " + salt + " " +
+                  std::to_string(i) + "\n");
+  }
+  return out;
+}
+
+KernelCacheFigures measure_kernel_cache(const KernelCacheBenchOptions& o) {
+  if (o.kernels < 1) throw std::runtime_error("--kernels must be at least 1");
+  KernelCacheFigures f;
+  // Unique per run, so that a named --cache-dir used before holds none of them.
+  const std::string salt =
+      std::to_string(getpid()) + "-" +
+      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  ScratchDir root(o.dir);
+  const std::string compile_dir = root.path + "/compile-only", load_dir = root.path + "/load";
+
+  // The process's first compile loads NVRTC's builtins: a once-per-daemon cost, kept apart.
+  cuda::CudaKernelCache compiler(cache_options(o, compile_dir));
+  f.identity = compiler.identity();
+  const std::vector<std::string> warm = fresh_elementwise_units(1, salt + " warm-up");
+  auto start = std::chrono::steady_clock::now();
+  compiler.precompile(warm[0]);
+  f.first_compile_s = since(start);
+
+  const std::vector<std::string> units = fresh_elementwise_units(o.kernels, salt + " compile");
+  for (const std::string& u : units) {
+    f.source_bytes += u.size();
+    const double cpu = thread_cpu_seconds();
+    start = std::chrono::steady_clock::now();
+    if (!compiler.precompile(u)) throw std::runtime_error("a fresh unit was found in the cache");
+    f.compile_only_s.push_back(since(start));
+    f.compile_only_cpu_s.push_back(thread_cpu_seconds() - cpu);
+  }
+  f.source_bytes /= units.size();
+  if (!o.device) return f;
+
+  auto ok = [](cudaError_t e, const char* what) {
+    if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e));
+  };
+  ok(cudaSetDevice(0), "cudaSetDevice");
+  ok(cudaFree(nullptr), "cudaFree(0) (the context)");  // the context is not the cache's cost
+  const std::vector<std::string> loads = fresh_elementwise_units(o.kernels, salt + " load");
+  {
+    cuda::CudaKernelCache cold(cache_options(o, load_dir));
+    cold.load(warm[0], entry_names(warm[0]));  // the first library load of the process
+    for (const std::string& u : loads) {
+      const std::vector<std::string> names = entry_names(u);
+      start = std::chrono::steady_clock::now();
+      cold.load(u, names);
+      f.cold_load_s.push_back(since(start));
+    }
+    if (cold.stats().compiles != loads.size() + 1) {
+      throw std::runtime_error("the cold loads did not all compile");
+    }
+  }
+  // A restarted daemon: a new cache object on the directory the CUBINs are in.
+  cuda::CudaKernelCache warm_cache(cache_options(o, load_dir));
+  warm_cache.load(warm[0], entry_names(warm[0]));
+  for (const std::string& u : loads) {
+    const std::vector<std::string> names = entry_names(u);
+    start = std::chrono::steady_clock::now();
+    warm_cache.load(u, names);
+    f.disk_hit_s.push_back(since(start));
+  }
+  if (warm_cache.stats().compiles != 0 || warm_cache.stats().disk_hits != loads.size() + 1) {
+    throw std::runtime_error("the warm loads did not all come from disk");
+  }
+  return f;
+}
+
+#else
+
+bool have_nvrtc() {
+  return false;
+}
+
+std::vector<std::string> fresh_elementwise_units(int, const std::string&) {
+  throw std::runtime_error("this build has no CUDA backend");
+}
+
+KernelCacheFigures measure_kernel_cache(const KernelCacheBenchOptions&) {
+  throw std::runtime_error("this build has no CUDA backend (no NVRTC)");
+}
+
+#endif
+
+}  // namespace tensord::bench
