@@ -46,6 +46,7 @@ void StepHook::check_generation() {
   if (g == generation_) [[likely]]
     return;
   generation_ = g;
+  site_step_ = nullptr;
   op_ids_.clear();
   file_ids_.clear();
   group_ids_.clear();
@@ -70,18 +71,19 @@ void StepHook::after(uint32_t index, const Step& step) {
   current_ = nullptr;
   if (!tracing_) return;
   profiler::Profiler& p = *profile_.profiler;
-  check_generation();
-  const ir::Node& user_node = user_graph_.nodes[plan_.origin[step.node]];
+  // The step's op, line and file: those of its allocation site when before() just looked them up
+  // (memory recorded), else looked up here.
+  const profiler::AllocSite& site = site_for(step);
   profiler::Record r;
   r.kind = profiler::RecordKind::Span;
   r.stage = static_cast<uint8_t>(profiler::Stage::Step);
   r.thread = profiler::kWorkerThread;
-  r.line = user_node.loc.line;
+  r.line = site.line;
   r.request = profile_.request;
   r.id = index;
   r.start_ns = start_;
-  r.name = step.kind == StepKind::Fused ? group_id(step.group) : op_id(plan_.nodes[step.node].op);
-  r.file = file_id(user_node.loc.file);
+  r.name = step.kind == StepKind::Fused ? group_id(step.group) : site.op_id;
+  r.file = site.file_id;
   r.flags = step_flags_;
   if (f32_highest_ && is_f32_matmul(plan_, step)) r.flags |= profiler::kF32Highest;
   // The step's work in a machine-independent unit (the sync_in_loop rule's evidence).
@@ -125,12 +127,14 @@ uint32_t StepHook::file_id(uint32_t file) {
 
 profiler::AllocSite& StepHook::site_for(const Step& step) {
   check_generation();
+  site_.address = 0;  // allocate() sets it once the allocator gave the block
+  if (site_step_ == &step) return site_;
+  site_step_ = &step;
   const ir::Node& user_node = user_graph_.nodes[plan_.origin[step.node]];
   const ir::Op op = plan_.nodes[step.node].op;
   site_.op = ir::name(op);
   site_.file = user_graph_.files[user_node.loc.file];
   site_.line = user_node.loc.line;
-  site_.address = 0;  // allocate() sets it once the allocator gave the block
   site_.op_id = op_id(op);
   site_.file_id = file_id(user_node.loc.file);
   return site_;

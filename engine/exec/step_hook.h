@@ -51,7 +51,8 @@ class StepHook {
 
  private:
   // The site of an allocation by `step`, in site_ (which holds the profiler: no reference
-  // counting per allocation), with the op and file as string ids already interned.
+  // counting per allocation), with the op and file as string ids already interned; looked up
+  // once per step (before() and after() and the step's allocations share it).
   profiler::AllocSite& site_for(const Step& step);
   // String ids of the op names and files seen in this run: interned once per run, so a step
   // costs one clock read and one locked append. A profile restarted during the run has a new
@@ -78,6 +79,7 @@ class StepHook {
   std::vector<uint32_t> group_ids_;   // by Plan::groups index; 0: not interned yet
   uint64_t generation_ = 0;           // the profile's, when the ids above were interned
   profiler::AllocSite site_;
+  const Step* site_step_ = nullptr;  // the step site_ was filled for (one lookup per step)
 };
 
 }  // namespace tensord::engine
