@@ -1,6 +1,7 @@
 #include "server/profile_stream.h"
 
 #include <chrono>
+#include <cstring>
 #include <vector>
 
 #include "engine/ir/error.h"
@@ -33,12 +34,19 @@ ProfileStream::ProfileStream(std::shared_ptr<profiler::Profiler> profiler, ::Tra
 kj::Promise<void> ProfileStream::pump() {
   // Yield first, so the constructor finishes before the loop touches members.
   return kj::evalLater([this]() -> kj::Promise<void> {
-    profiler::Pending pending;
-    if (profiler_->drain(pending, kChunkRecords)) {
-      std::vector<uint8_t> chunk = profiler::encode_chunk(pending, profiler_->session());
-      recorded_ += pending.records.size();
+    if (profiler_->drain_encoded(pending_, kChunkRecords)) {
+      std::vector<uint8_t> header;
+      profiler::put_chunk_header(header, profiler_->session(), pending_.dropped,
+                                 pending_.first_string, pending_.strings, pending_.records);
+      recorded_ += pending_.records;
       auto write = sink_.writeRequest();
-      write.setChunk(kj::arrayPtr(chunk.data(), chunk.size()));
+      // The header, then the records as the profiler keeps them (already in the compact form).
+      kj::ArrayPtr<capnp::byte> chunk =
+          write.initChunk(static_cast<capnp::uint>(header.size() + pending_.body_size));
+      std::memcpy(chunk.begin(), header.data(), header.size());
+      if (pending_.body_size != 0) {
+        std::memcpy(chunk.begin() + header.size(), pending_.body.data(), pending_.body_size);
+      }
       return write.send().then([this] { return pump(); });
     }
     if (stopping_) {
@@ -135,7 +143,8 @@ void start_now(const std::shared_ptr<SessionCore>& session, ProfileContext& cont
   o.memory = options.getMemory();
   o.capacity = options.getBufferRecords();
   o.free_requested = options.getFreeRequested();
-  // A bound the daemon keeps whatever the client asks: about 140 bytes per pending record.
+  // A bound the daemon keeps whatever the client asks: pending records are kept encoded, about
+  // 15-20 bytes each (at most 285), so 2^20 of them stay within tens of MiB.
   constexpr uint32_t kMaxRecords = 1 << 20;
   if (o.capacity == 0 || o.capacity > kMaxRecords) {
     throw Error(ErrorCode::InvalidGraph,

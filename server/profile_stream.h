@@ -39,6 +39,7 @@ class ProfileStream {
   std::shared_ptr<profiler::Profiler> profiler_;
   ::TraceSink::Client sink_;
   kj::Timer& timer_;
+  profiler::Profiler::Encoded pending_;  // reused: drain_encoded swaps buffers with the profiler
   bool stopping_ = false;
   bool finished_ = false;
   uint64_t recorded_ = 0;

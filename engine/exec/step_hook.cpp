@@ -30,13 +30,37 @@ StepHook::StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph&
       memory_(profile.memory()),
       step_flags_(backend.on_gpu() ? profiler::kOnGpu : 0),
       f32_highest_(backend.on_gpu() &&
-                   backend.float32_matmul_precision() == Float32MatmulPrecision::Highest) {}
+                   backend.float32_matmul_precision() == Float32MatmulPrecision::Highest),
+      generation_(profile.profiler->generation()) {
+  // The profiler is set once: sites are updated per step without reference counting.
+  site_.profiler = profile_.profiler;
+  site_.request = profile_.request;
+  site_.category = profiler::MemoryCategory::Tensor;
+  scratch_site_.profiler = profile_.profiler;
+  scratch_site_.request = profile_.request;
+  scratch_site_.category = profiler::MemoryCategory::Scratch;
+}
+
+void StepHook::check_generation() {
+  const uint64_t g = profile_.profiler->generation();
+  if (g == generation_) [[likely]]
+    return;
+  generation_ = g;
+  site_step_ = nullptr;
+  op_ids_.clear();
+  file_ids_.clear();
+  group_ids_.clear();
+}
 
 void StepHook::before(const Step& step) {
   current_ = &step;
   if (memory_) {
-    scratch_site_ = site_for(step);
-    scratch_site_.category = profiler::MemoryCategory::Scratch;
+    const profiler::AllocSite& site = site_for(step);
+    scratch_site_.op = site.op;
+    scratch_site_.file = site.file;
+    scratch_site_.line = site.line;
+    scratch_site_.op_id = site.op_id;
+    scratch_site_.file_id = site.file_id;
   }
   // One clock read per step: a step starts where the previous one ended (the executor's loop
   // between them is a few instructions).
@@ -47,17 +71,19 @@ void StepHook::after(uint32_t index, const Step& step) {
   current_ = nullptr;
   if (!tracing_) return;
   profiler::Profiler& p = *profile_.profiler;
-  const ir::Node& user_node = user_graph_.nodes[plan_.origin[step.node]];
+  // The step's op, line and file: those of its allocation site when before() just looked them up
+  // (memory recorded), else looked up here.
+  const profiler::AllocSite& site = site_for(step);
   profiler::Record r;
   r.kind = profiler::RecordKind::Span;
   r.stage = static_cast<uint8_t>(profiler::Stage::Step);
   r.thread = profiler::kWorkerThread;
-  r.line = user_node.loc.line;
+  r.line = site.line;
   r.request = profile_.request;
   r.id = index;
   r.start_ns = start_;
-  r.name = step.kind == StepKind::Fused ? group_id(step.group) : op_id(plan_.nodes[step.node].op);
-  r.file = file_id(user_node.loc.file);
+  r.name = step.kind == StepKind::Fused ? group_id(step.group) : site.op_id;
+  r.file = site.file_id;
   r.flags = step_flags_;
   if (f32_highest_ && is_f32_matmul(plan_, step)) r.flags |= profiler::kF32Highest;
   // The step's work in a machine-independent unit (the sync_in_loop rule's evidence).
@@ -99,21 +125,24 @@ uint32_t StepHook::file_id(uint32_t file) {
   return file_ids_[file];
 }
 
-profiler::AllocSite StepHook::site_for(const Step& step) const {
+profiler::AllocSite& StepHook::site_for(const Step& step) {
+  check_generation();
+  site_.address = 0;  // allocate() sets it once the allocator gave the block
+  if (site_step_ == &step) return site_;
+  site_step_ = &step;
   const ir::Node& user_node = user_graph_.nodes[plan_.origin[step.node]];
-  profiler::AllocSite site;
-  site.profiler = profile_.profiler;
-  site.request = profile_.request;
-  site.op = ir::name(plan_.nodes[step.node].op);
-  site.file = user_graph_.files[user_node.loc.file];
-  site.line = user_node.loc.line;
-  site.category = profiler::MemoryCategory::Tensor;
-  return site;
+  const ir::Op op = plan_.nodes[step.node].op;
+  site_.op = ir::name(op);
+  site_.file = user_graph_.files[user_node.loc.file];
+  site_.line = user_node.loc.line;
+  site_.op_id = op_id(op);
+  site_.file_id = file_id(user_node.loc.file);
+  return site_;
 }
 
 std::shared_ptr<Buffer> StepHook::allocate(Backend& backend, size_t bytes) {
   if (!memory_ || current_ == nullptr) return backend.allocate(bytes);
-  profiler::AllocSite site = site_for(*current_);
+  profiler::AllocSite& site = site_for(*current_);
   std::shared_ptr<Buffer> buffer;
   try {
     buffer = backend.allocate(bytes);

@@ -50,14 +50,19 @@ class StepHook {
   const profiler::AllocSite* scratch_site() const { return memory_ ? &scratch_site_ : nullptr; }
 
  private:
-  profiler::AllocSite site_for(const Step& step) const;
+  // The site of an allocation by `step`, in site_ (which holds the profiler: no reference
+  // counting per allocation), with the op and file as string ids already interned; looked up
+  // once per step (before() and after() and the step's allocations share it).
+  profiler::AllocSite& site_for(const Step& step);
   // String ids of the op names and files seen in this run: interned once per run, so a step
-  // costs two clock reads and one locked append.
+  // costs one clock read and one locked append. A profile restarted during the run has a new
+  // string table: the ids are interned again (check_generation).
   uint32_t op_id(ir::Op op);
   uint32_t file_id(uint32_t file);
   // A fused step is named after its ops ("fused:mul+exp+add"), so traces and key averages
   // show what the generated kernel did rather than only its anchor node.
   uint32_t group_id(uint32_t group);
+  void check_generation();
 
   const RunProfile& profile_;
   const Plan& plan_;
@@ -72,6 +77,9 @@ class StepHook {
   std::vector<uint32_t> op_ids_;      // by Op value; 0: not interned yet
   std::vector<uint32_t> file_ids_;    // by the user graph's file index
   std::vector<uint32_t> group_ids_;   // by Plan::groups index; 0: not interned yet
+  uint64_t generation_ = 0;           // the profile's, when the ids above were interned
+  profiler::AllocSite site_;
+  const Step* site_step_ = nullptr;  // the step site_ was filled for (one lookup per step)
 };
 
 }  // namespace tensord::engine

@@ -20,6 +20,11 @@
 namespace tensord::profiler {
 
 std::vector<uint8_t> encode_chunk(const Pending& pending, uint64_t session);
+// A chunk's header, up to and including its record count: the records follow (the daemon's
+// stream appends the profiler's already encoded records, Profiler::drain_encoded).
+void put_chunk_header(std::vector<uint8_t>& out, uint64_t session, uint64_t dropped,
+                      uint32_t first_string, const std::vector<std::string>& strings,
+                      uint64_t n_records);
 
 // A profile as the client holds it: the string table and every record received.
 struct Trace {

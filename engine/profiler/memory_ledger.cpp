@@ -42,14 +42,63 @@ BlockTicket& BlockTicket::operator=(BlockTicket&& o) noexcept {
     reset();
     ledger_ = std::move(o.ledger_);
     id_ = o.id_;
+    slot_ = o.slot_;
   }
   return *this;
 }
 
 void BlockTicket::reset() {
   if (!ledger_) return;
-  ledger_->release(id_);
+  ledger_->release(id_, slot_);
   ledger_.reset();
+}
+
+uint32_t MemoryLedger::name_locked(std::string_view s) {
+  if (s.empty()) return 0;
+  auto it = string_ids_.find(s);
+  if (it != string_ids_.end()) {
+    strings_[it->second].refs++;
+    return it->second;
+  }
+  if (free_strings_.empty()) {
+    // Capacity for every id, so that unname_locked's push_back cannot throw.
+    free_strings_.reserve(strings_.size() + 1);
+    strings_.emplace_back();
+    free_strings_.push_back(static_cast<uint32_t>(strings_.size() - 1));
+  }
+  const uint32_t id = free_strings_.back();
+  strings_[id].text.assign(s);  // if this or the emplace throws, the id stays free
+  string_ids_.emplace(std::string(s), id);
+  free_strings_.pop_back();
+  strings_[id].refs = 1;
+  return id;
+}
+
+void MemoryLedger::unname_locked(uint32_t id) {
+  if (id == 0 || --strings_[id].refs != 0) return;
+  string_ids_.erase(string_ids_.find(std::string_view(strings_[id].text)));
+  strings_[id].text.clear();
+  free_strings_.push_back(id);
+}
+
+LiveBlock MemoryLedger::block_of(const Entry& e) const {
+  return LiveBlock{e.id,
+                   e.bytes,
+                   e.category,
+                   e.session,
+                   e.request,
+                   strings_[e.op].text,
+                   strings_[e.file].text,
+                   e.line,
+                   e.address,
+                   e.stream,
+                   e.device_owned,
+                   e.pending_free};
+}
+
+MemoryLedger::Entry* MemoryLedger::entry_locked(uint32_t slot, uint64_t id) {
+  if (slot >= slots_.size() || slots_[slot].id != id || id == 0) return nullptr;
+  return &slots_[slot];
 }
 
 BlockTicket MemoryLedger::track(uint64_t bytes, const AllocSite& site) {
@@ -61,35 +110,54 @@ BlockTicket MemoryLedger::track(uint64_t bytes, const AllocSite& site) {
   r.bytes = bytes;
   r.address = site.address;
   r.stream = site.stream;
-  uint64_t id;
-  Entry entry;
-  if (site.profiler && !site.device_owned) {  // a device-owned block belongs to no session
-    r.name = site.profiler->intern(site.op);
-    r.file = site.profiler->intern(site.file);
-    r.start_ns = site.profiler->now();
-    r.session = site.profiler->session();
-    entry.generation = site.profiler->generation();
+  Profiler* profiler = site.device_owned ? nullptr : site.profiler.get();
+  uint64_t generation = 0;
+  if (profiler != nullptr) {  // a device-owned block belongs to no session
+    r.name = site.op_id != 0 ? site.op_id : profiler->intern(site.op);
+    r.file = site.file_id != 0 ? site.file_id : profiler->intern(site.file);
+    r.start_ns = profiler->now();
+    r.session = profiler->session();
+    generation = profiler->generation();
   }
-  entry.block = LiveBlock{0,
-                          bytes,
-                          site.category,
-                          r.session,
-                          site.request,
-                          std::string(site.op),
-                          std::string(site.file),
-                          site.line,
-                          site.address,
-                          site.stream,
-                          site.device_owned,
-                          false};
-  entry.profiler = site.device_owned ? nullptr : site.profiler;
-  entry.name = r.name;
-  entry.file = r.file;
+  uint64_t id;
+  uint32_t slot;
   {
     std::lock_guard lock(mu_);
+    if (free_slots_.empty()) {
+      // Capacity for every slot, so that complete_locked's push_back cannot throw.
+      free_slots_.reserve(slots_.size() + 1);
+      slots_.emplace_back();
+      free_slots_.push_back(static_cast<uint32_t>(slots_.size() - 1));
+    }
+    const uint32_t op = name_locked(site.op);
+    uint32_t file;
+    try {
+      file = name_locked(site.file);
+    } catch (...) {
+      unname_locked(op);
+      throw;
+    }
+    slot = free_slots_.back();
+    free_slots_.pop_back();
     id = next_id_++;
-    entry.block.id = id;
-    auto it = live_.emplace(id, std::move(entry)).first;
+    Entry& e = slots_[slot];
+    e.id = id;
+    e.bytes = bytes;
+    e.session = r.session;
+    e.request = site.request;
+    e.address = site.address;
+    e.stream = site.stream;
+    e.generation = generation;
+    if (profiler != nullptr) e.profiler = site.profiler;
+    e.op = op;
+    e.file = file;
+    e.line = site.line;
+    e.name = r.name;
+    e.file_name = r.file;
+    e.category = site.category;
+    e.device_owned = site.device_owned;
+    e.pending_free = false;
+    live_count_++;
     totals_.allocs++;
     totals_.allocated_bytes += bytes;
     totals_.live_bytes += bytes;
@@ -102,39 +170,21 @@ BlockTicket MemoryLedger::track(uint64_t bytes, const AllocSite& site) {
     // frees); a session's block goes to its own profile below, outside the lock (the hot path).
     if (site.device_owned) {
       r.flags = kDeviceOwned;
-      send_block_locked(it->second, r);
+      int64_t at = -1;
+      send_block_locked(e, r, at);
     }
   }
-  if (site.profiler && !site.device_owned) site.profiler->add(r);
-  return BlockTicket(shared_from_this(), id);
+  if (profiler != nullptr) profiler->add(r);
+  return BlockTicket(shared_from_this(), id, slot);
 }
 
-namespace {
-
-Record free_record(const LiveBlock& b, RecordKind kind, uint64_t live_after) {
-  Record r;
-  r.kind = kind;
-  r.stage = static_cast<uint8_t>(b.category);
-  r.flags = b.device_owned ? kDeviceOwned : 0;
-  r.request = b.request;
-  r.line = b.line;
-  r.id = b.id;
-  r.bytes = b.bytes;
-  r.address = b.address;
-  r.stream = b.stream;
-  r.value = live_after;
-  return r;
-}
-
-}  // namespace
-
-void MemoryLedger::send_block_locked(const Entry& e, Record r) {
-  if (e.block.device_owned) {
+void MemoryLedger::send_block_locked(const Entry& e, Record r, int64_t& at) {
+  if (e.device_owned) {
     for (const auto& p : recipients_locked()) {
       if (r.kind == RecordKind::FreeRequested && !p->wants_free_requested()) continue;
       Record x = r;
-      x.name = p->intern(e.block.op);
-      x.file = p->intern(e.block.file);
+      x.name = p->intern(strings_[e.op].text);
+      x.file = p->intern(strings_[e.file].text);
       x.session = 0;
       x.start_ns = p->now();
       p->add(x);
@@ -145,59 +195,86 @@ void MemoryLedger::send_block_locked(const Entry& e, Record r) {
   if (p == nullptr || p->generation() != e.generation) return;
   if (r.kind == RecordKind::FreeRequested && !p->wants_free_requested()) return;
   r.name = e.name;
-  r.file = e.file;
-  r.session = e.block.session;
-  r.start_ns = p->now();
+  r.file = e.file_name;
+  r.session = e.session;
+  if (at < 0) at = p->now();
+  r.start_ns = at;
   p->add(r);
 }
 
-void MemoryLedger::release(uint64_t id) {
+namespace {
+
+// A free record of an entry, without its strings (send_block_locked adds the profile's ids).
+template <typename E>
+Record entry_record(RecordKind kind, const E& e, uint64_t live_after) {
+  Record r;
+  r.kind = kind;
+  r.stage = static_cast<uint8_t>(e.category);
+  r.flags = e.device_owned ? kDeviceOwned : 0;
+  r.request = e.request;
+  r.line = e.line;
+  r.id = e.id;
+  r.bytes = e.bytes;
+  r.address = e.address;
+  r.stream = e.stream;
+  r.value = live_after;
+  return r;
+}
+
+}  // namespace
+
+void MemoryLedger::release(uint64_t id, uint32_t slot) {
   std::lock_guard lock(mu_);
-  auto it = live_.find(id);
-  if (it == live_.end() || it->second.block.pending_free) return;
-  LiveBlock& b = it->second.block;
+  Entry* e = entry_locked(slot, id);
+  if (e == nullptr || e->pending_free) return;
   totals_.free_requests++;
-  auto deferred = b.address == 0 ? deferred_.end() : deferred_.find(b.address);
-  if (deferred != deferred_.end() && b.stream == 0) b.stream = deferred->second;
+  auto deferred = e->address == 0 ? deferred_.end() : deferred_.find(e->address);
+  if (deferred != deferred_.end() && e->stream == 0) e->stream = deferred->second;
+  // A free that completes at once is requested and completed at the same instant: one clock read.
+  int64_t at = -1;
   try {
-    Record requested = free_record(b, RecordKind::FreeRequested, totals_.live_bytes);
+    Record requested = entry_record(RecordKind::FreeRequested, *e, totals_.live_bytes);
     if (deferred != deferred_.end()) requested.flags |= kDeferredFree;
-    send_block_locked(it->second, requested);
+    send_block_locked(*e, requested, at);
     if (deferred != deferred_.end()) {
       // The allocator waits for other streams' work on it: allocated until that completes.
-      pending_by_address_[b.address] = id;
-      b.pending_free = true;
+      pending_by_address_[e->address] = slot;
+      e->pending_free = true;
       totals_.pending_free_blocks++;
-      totals_.pending_free_bytes += b.bytes;
+      totals_.pending_free_bytes += e->bytes;
       return;
     }
   } catch (...) {
     // Out of host memory while recording (release runs in destructors): complete it now.
   }
-  complete_locked(it);
+  complete_locked(*e, at);
 }
 
-void MemoryLedger::complete_locked(std::unordered_map<uint64_t, Entry>::iterator it) {
-  Entry entry = std::move(it->second);
-  live_.erase(it);
-  const LiveBlock& b = entry.block;
-  if (b.pending_free) {
+void MemoryLedger::complete_locked(Entry& e, int64_t at) {
+  if (e.pending_free) {
     totals_.pending_free_blocks--;
-    totals_.pending_free_bytes -= b.bytes;
-    pending_by_address_.erase(b.address);
+    totals_.pending_free_bytes -= e.bytes;
+    pending_by_address_.erase(e.address);
   }
   totals_.frees++;
-  totals_.freed_bytes += b.bytes;
-  totals_.live_bytes -= b.bytes;
+  totals_.freed_bytes += e.bytes;
+  totals_.live_bytes -= e.bytes;
   totals_.live_blocks--;
-  totals_.live_by_category[category_index(b.category)] -= b.bytes;
+  totals_.live_by_category[category_index(e.category)] -= e.bytes;
   try {
-    Record completed = free_record(b, RecordKind::Free, totals_.live_bytes);
-    if (b.pending_free) completed.flags |= kDeferredFree;
-    send_block_locked(entry, completed);
+    Record completed = entry_record(RecordKind::Free, e, totals_.live_bytes);
+    if (e.pending_free) completed.flags |= kDeferredFree;
+    send_block_locked(e, completed, at);
   } catch (...) {
     // The books are right; only the profile misses the record.
   }
+  unname_locked(e.op);
+  unname_locked(e.file);
+  e.id = 0;
+  e.profiler.reset();
+  live_count_--;
+  // free_slots_ has capacity for every slot (track): this cannot throw.
+  free_slots_.push_back(static_cast<uint32_t>(&e - slots_.data()));
 }
 
 void MemoryLedger::block_free_deferred(uint64_t address, uint64_t stream) noexcept {
@@ -214,21 +291,22 @@ void MemoryLedger::block_free_completed(uint64_t address) noexcept {
   deferred_.erase(address);
   auto pending = pending_by_address_.find(address);
   if (pending == pending_by_address_.end()) return;  // its owner has not let it go yet
-  auto it = live_.find(pending->second);
-  if (it == live_.end()) {
+  const uint32_t slot = pending->second;
+  if (slot >= slots_.size() || slots_[slot].id == 0 || !slots_[slot].pending_free) {
     pending_by_address_.erase(pending);
     return;
   }
-  complete_locked(it);
+  complete_locked(slots_[slot], -1);
 }
 
 std::vector<LiveBlock> MemoryLedger::snapshot(uint64_t session, bool with_device) const {
   std::vector<LiveBlock> out;
   {
     std::lock_guard lock(mu_);
-    for (const auto& [id, e] : live_) {
-      if (session == 0 || e.block.session == session || (with_device && e.block.device_owned)) {
-        out.push_back(e.block);
+    for (const Entry& e : slots_) {
+      if (e.id == 0) continue;
+      if (session == 0 || e.session == session || (with_device && e.device_owned)) {
+        out.push_back(block_of(e));
       }
     }
   }
@@ -336,17 +414,17 @@ void MemoryLedger::subscribe(const std::shared_ptr<Profiler>& profiler) {
     for (const Record& r : existing) send({profiler}, r);
     // The device-owned blocks held now (workspaces, graph pools), so that the profile's
     // categories start from the device's too.
-    std::vector<const LiveBlock*> device;
-    for (const auto& [id, e] : live_) {
-      if (e.block.device_owned) device.push_back(&e.block);
+    std::vector<const Entry*> device;
+    for (const Entry& e : slots_) {
+      if (e.id != 0 && e.device_owned) device.push_back(&e);
     }
     std::sort(device.begin(), device.end(),
-              [](const LiveBlock* a, const LiveBlock* b) { return a->id < b->id; });
-    for (const LiveBlock* b : device) {
-      Record r = free_record(*b, RecordKind::Alloc, totals_.live_bytes);
+              [](const Entry* a, const Entry* b) { return a->id < b->id; });
+    for (const Entry* e : device) {
+      Record r = entry_record(RecordKind::Alloc, *e, totals_.live_bytes);
       r.flags |= kExisting;
-      r.name = profiler->intern(b->op);
-      r.file = profiler->intern(b->file);
+      r.name = profiler->intern(strings_[e->op].text);
+      r.file = profiler->intern(strings_[e->file].text);
       r.start_ns = profiler->now();
       profiler->add(r);
     }

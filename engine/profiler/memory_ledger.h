@@ -35,15 +35,21 @@ struct AllocSite {
   // A block no session owns (a library workspace, a CUDA graph's pool): `profiler` is null and
   // its records go to every profile recording memory, like segments (flag kDeviceOwned).
   bool device_owned = false;
+  // `op` and `file` as ids of `profiler`'s string table, when the caller interned them already
+  // in the profiler's current generation (the executor does, once per run); 0: track() interns.
+  uint32_t op_id = 0;
+  uint32_t file_id = 0;
 };
 
 // RAII: one tracked block. Move-only; destroying it (or reset()) records the free.
 class BlockTicket {
  public:
   BlockTicket() = default;
-  BlockTicket(std::shared_ptr<MemoryLedger> ledger, uint64_t id)
-      : ledger_(std::move(ledger)), id_(id) {}
-  BlockTicket(BlockTicket&& o) noexcept : ledger_(std::move(o.ledger_)), id_(o.id_) {}
+  // `slot`: where the ledger keeps the block (its id is checked there).
+  BlockTicket(std::shared_ptr<MemoryLedger> ledger, uint64_t id, uint32_t slot)
+      : ledger_(std::move(ledger)), id_(id), slot_(slot) {}
+  BlockTicket(BlockTicket&& o) noexcept
+      : ledger_(std::move(o.ledger_)), id_(o.id_), slot_(o.slot_) {}
   BlockTicket& operator=(BlockTicket&& o) noexcept;
   ~BlockTicket() { reset(); }
 
@@ -54,6 +60,7 @@ class BlockTicket {
  private:
   std::shared_ptr<MemoryLedger> ledger_;
   uint64_t id_ = 0;
+  uint32_t slot_ = 0;
 };
 
 struct LiveBlock {
@@ -193,26 +200,61 @@ class MemoryLedger final : public std::enable_shared_from_this<MemoryLedger>,
 
  private:
   friend class BlockTicket;
+  // A live block, kept in a slot of `slots_` (no allocation per block once the slots and the
+  // strings exist: the per-op path of a profiled run). Its op and file are ids of `strings_`.
   struct Entry {
-    LiveBlock block;
+    uint64_t id = 0;  // 0: a free slot
+    uint64_t bytes = 0;
+    uint64_t session = 0;
+    uint64_t request = 0;
+    uint64_t address = 0;
+    uint64_t stream = 0;
+    uint64_t generation = 0;  // of `profiler` when the block was allocated
     std::shared_ptr<Profiler> profiler;
-    uint64_t generation = 0;
-    uint32_t name = 0;
+    uint32_t op = 0;  // strings_ ids
     uint32_t file = 0;
+    uint32_t line = 0;
+    uint32_t name = 0;  // `profiler`'s string ids of op and file
+    uint32_t file_name = 0;
+    MemoryCategory category = MemoryCategory::Tensor;
+    bool device_owned = false;
+    bool pending_free = false;
   };
-  void release(uint64_t id);
-  // The books and the Free ("free completed") record of an entry leaving live_.
-  void complete_locked(std::unordered_map<uint64_t, Entry>::iterator it);
+  // The op and file names of live blocks, counted by the blocks that use them: a name goes when
+  // its last block does, so a long-running daemon keeps only the names of what is live.
+  struct Name {
+    std::string text;
+    uint32_t refs = 0;
+  };
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  uint32_t name_locked(std::string_view s);  // takes a reference; 0 for ""
+  void unname_locked(uint32_t id);
+  LiveBlock block_of(const Entry& e) const;         // under the lock
+  Entry* entry_locked(uint32_t slot, uint64_t id);  // null: no such live block
+
+  void release(uint64_t id, uint32_t slot);
+  // The books and the Free ("free completed") record of an entry leaving the live set; `at` is
+  // the time of the free in the block's profile (-1: read the clock).
+  void complete_locked(Entry& e, int64_t at);
   // Sends a block's record to its profile, or to every recipient for a device-owned block.
-  void send_block_locked(const Entry& e, Record r);
+  // `at`: the time in the block's profile, -1 to read the clock (and set `at` to it).
+  void send_block_locked(const Entry& e, Record r, int64_t& at);
   std::vector<std::shared_ptr<Profiler>> recipients_locked();
 
   mutable std::mutex mu_;
-  std::unordered_map<uint64_t, Entry> live_;
+  std::vector<Entry> slots_;
+  std::vector<uint32_t> free_slots_;
+  size_t live_count_ = 0;
+  std::vector<Name> strings_{Name{}};  // [0] = ""
+  std::vector<uint32_t> free_strings_;
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> string_ids_;
   // Addresses the allocator freed with work of other streams pending (block_free_deferred), to
-  // their streams; and the pending blocks' ids by address.
+  // their streams; and the pending blocks' slots by address.
   std::unordered_map<uint64_t, uint64_t> deferred_;
-  std::unordered_map<uint64_t, uint64_t> pending_by_address_;
+  std::unordered_map<uint64_t, uint32_t> pending_by_address_;
   uint64_t next_id_ = 1;
   LedgerTotals totals_;
   std::map<uint64_t, LiveSegment> segments_;  // by address

@@ -38,8 +38,7 @@ uint64_t content_hash(const void* data, size_t n) {
 void Profiler::start(const ProfileOptions& options) {
   std::lock_guard lock(mu_);
   capacity_ = std::max<size_t>(options.capacity, 1);
-  pending_.clear();
-  drained_head_ = 0;
+  reset_buffer_locked();
   dropped_ = 0;
   recorded_ = 0;
   // Strings already sent belong to an earlier profile: the new stream starts its table afresh.
@@ -75,27 +74,47 @@ uint32_t Profiler::intern_locked(std::string_view s) {
   return id;
 }
 
+void Profiler::reset_buffer_locked() {
+  read_ = used_ = pending_ = 0;
+  write_base_ = read_base_ = DeltaBase{};
+  // A buffer grown for a burst (up to `capacity` records) goes back once the burst is drained.
+  constexpr size_t kKeepBytes = size_t{1} << 20;
+  if (buf_.size() > kKeepBytes) std::vector<uint8_t>().swap(buf_);
+}
+
+void Profiler::consumed_locked() {
+  if (pending_ == 0) {
+    reset_buffer_locked();
+  } else if (read_ >= used_ / 2) {  // keep the buffer within about twice what is pending
+    std::memmove(buf_.data(), buf_.data() + read_, used_ - read_);
+    used_ -= read_;
+    read_ = 0;
+  }
+}
+
 void Profiler::add(const Record& r) {
   if (!active()) return;
   std::lock_guard lock(mu_);
-  if (pending_.size() - drained_head_ >= capacity_) {
+  if (pending_ >= capacity_) {
     ++dropped_;
     return;
   }
-  pending_.push_back(r);
+  used_ = encode_record(buf_, used_, r, write_base_);
+  ++pending_;
   ++recorded_;
 }
 
 void Profiler::add_named(Record r, std::string_view name, std::string_view file) {
   if (!active()) return;
   std::lock_guard lock(mu_);
-  if (pending_.size() - drained_head_ >= capacity_) {
+  if (pending_ >= capacity_) {
     ++dropped_;
     return;
   }
   r.name = intern_locked(name);
   r.file = intern_locked(file);
-  pending_.push_back(r);
+  used_ = encode_record(buf_, used_, r, write_base_);
+  ++pending_;
   ++recorded_;
 }
 
@@ -113,25 +132,53 @@ void Profiler::span(Stage stage, int64_t start, uint32_t thread, uint64_t reques
   add(r);
 }
 
-bool Profiler::drain(Pending& out, size_t max_records) {
-  std::lock_guard lock(mu_);
-  out.first_string = first_new_string_;
-  out.strings = std::move(new_strings_);
+void Profiler::take_strings_locked(uint32_t& first, std::vector<std::string>& out) {
+  first = first_new_string_;
+  out = std::move(new_strings_);
   new_strings_.clear();
   first_new_string_ = next_string_;
-  size_t n = std::min(max_records, pending_.size() - drained_head_);
-  out.records.assign(pending_.begin() + static_cast<std::ptrdiff_t>(drained_head_),
-                     pending_.begin() + static_cast<std::ptrdiff_t>(drained_head_ + n));
-  drained_head_ += n;
-  if (drained_head_ == pending_.size()) {
-    pending_.clear();
-    drained_head_ = 0;
-  } else if (drained_head_ >= capacity_) {  // keep the vector within twice the bound
-    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(drained_head_));
-    drained_head_ = 0;
-  }
+}
+
+bool Profiler::drain(Pending& out, size_t max_records) {
+  std::lock_guard lock(mu_);
+  take_strings_locked(out.first_string, out.strings);
+  const size_t n = std::min(max_records, pending_);
+  out.records.clear();
+  out.records.reserve(n);
+  for (size_t i = 0; i < n; ++i)
+    out.records.push_back(decode_trusted(buf_.data(), read_, read_base_));
+  pending_ -= n;
+  consumed_locked();
   out.dropped = dropped_;
   return n != 0 || !out.strings.empty();
+}
+
+bool Profiler::drain_encoded(Encoded& out, size_t max_records) {
+  std::lock_guard lock(mu_);
+  take_strings_locked(out.first_string, out.strings);
+  out.dropped = dropped_;
+  out.records = std::min(max_records, pending_);
+  out.body_size = 0;
+  if (out.records == 0) return !out.strings.empty();
+  if (out.records == pending_ && read_ == 0 && read_base_ == DeltaBase{}) {
+    // All of it, encoded from the start of a chunk ({0, 0} deltas): hand the bytes over and take
+    // the caller's buffer back, so that neither side copies or allocates in the steady state.
+    std::swap(out.body, buf_);
+    out.body_size = used_;
+    pending_ = 0;
+    reset_buffer_locked();
+    return true;
+  }
+  // A part, or what follows a part (its deltas start from the record before it): re-encode, so
+  // that the chunk's first record has deltas from {0, 0}.
+  DeltaBase base;
+  for (size_t i = 0; i < out.records; ++i) {
+    const Record r = decode_trusted(buf_.data(), read_, read_base_);
+    out.body_size = encode_record(out.body, out.body_size, r, base);
+  }
+  pending_ -= out.records;
+  consumed_locked();
+  return true;
 }
 
 uint64_t Profiler::dropped() const {

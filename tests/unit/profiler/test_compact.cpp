@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 #include <random>
+#include <string>
+#include <vector>
 
 using namespace tensord::profiler;
 
@@ -124,4 +126,77 @@ TEST_CASE("malformed chunks are refused and leave the trace unchanged") {
   CHECK(t.records.empty());
   t.append_chunk(chunk);
   CHECK(t.records.size() == 2);
+}
+
+// The profiler keeps pending records encoded (record_codec.h) and the daemon's stream sends
+// them as they are, behind a chunk header: the chunks must decode to exactly the records added,
+// whole or in parts (a part is re-encoded so its first record's deltas start from zero).
+TEST_CASE("the profiler's encoded drains give back exactly the records added") {
+  std::mt19937_64 rng(11);
+  for (size_t max : {size_t{1}, size_t{7}, size_t{64}, size_t{1} << 20}) {
+    Profiler p(3);
+    p.start({.trace = true, .memory = true, .capacity = 1 << 20});
+    p.intern("matmul");
+    std::vector<Record> added;
+    Trace t;
+    Profiler::Encoded e;
+    auto take = [&] {
+      while (p.drain_encoded(e, max)) {
+        CHECK(e.records <= max);
+        std::vector<uint8_t> chunk;
+        put_chunk_header(chunk, p.session(), e.dropped, e.first_string, e.strings, e.records);
+        chunk.insert(chunk.end(), e.body.begin(),
+                     e.body.begin() + static_cast<std::ptrdiff_t>(e.body_size));
+        t.append_chunk(chunk);
+      }
+    };
+    for (int round = 0; round < 5; ++round) {
+      for (int i = 0; i < 300; ++i) {
+        Record r = random_record(rng);
+        r.name = static_cast<uint32_t>(rng() % 2);  // ids the table has
+        r.file = 0;
+        added.push_back(r);
+        p.add(r);
+      }
+      take();
+    }
+    CHECK(t.session == 3);
+    REQUIRE(t.records.size() == added.size());
+    for (size_t i = 0; i < added.size(); ++i) REQUIRE(t.records[i] == added[i]);
+    CHECK(t.str(1) == "matmul");
+  }
+}
+
+TEST_CASE("decoded and encoded drains of one profile interleave without losing a record") {
+  Profiler p(1);
+  p.start({.trace = true, .memory = false, .capacity = 1 << 20});
+  std::vector<Record> added;
+  for (int i = 0; i < 1000; ++i) {
+    Record r;
+    r.request = 1 + static_cast<uint64_t>(i / 100);
+    r.id = static_cast<uint64_t>(i);
+    r.start_ns = 1000 + 7 * i;
+    r.dur_ns = 5;
+    added.push_back(r);
+    p.add(r);
+  }
+  std::vector<Record> got;
+  Pending d;
+  Profiler::Encoded e;
+  for (bool encoded = false;; encoded = !encoded) {
+    if (encoded) {
+      if (!p.drain_encoded(e, 37)) break;
+      std::vector<uint8_t> chunk;
+      put_chunk_header(chunk, 1, e.dropped, e.first_string, e.strings, e.records);
+      chunk.insert(chunk.end(), e.body.begin(),
+                   e.body.begin() + static_cast<std::ptrdiff_t>(e.body_size));
+      Trace t;
+      t.append_chunk(chunk);
+      got.insert(got.end(), t.records.begin(), t.records.end());
+    } else {
+      if (!p.drain(d, 53)) break;
+      got.insert(got.end(), d.records.begin(), d.records.end());
+    }
+  }
+  CHECK(got == added);
 }

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "engine/profiler/advice.h"
 #include "engine/profiler/compact.h"
@@ -364,4 +366,50 @@ TEST_CASE("the memory summary gives every category's allocated and reserved, now
   CHECK(staging.reserved == 0);
   CHECK(staging.peak_reserved == 8 << 20);
   CHECK(rows[static_cast<size_t>(MemoryCategory::GraphPool)].peak_allocated == 0);
+}
+
+TEST_CASE("the ledger keeps its own copy of live blocks' names and reuses their slots") {
+  auto ledger = std::make_shared<MemoryLedger>();
+  auto p = std::make_shared<Profiler>(4);
+  p->start({.trace = false, .memory = true, .capacity = 1 << 20});
+  std::vector<BlockTicket> live;
+  uint64_t last_id = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 50; ++i) {
+      // The site's strings go before the block does: the ledger must not point into them.
+      std::string file = "file_" + std::to_string(round) + "_" + std::to_string(i) + ".py";
+      std::string op = "op" + std::to_string(i % 3);
+      AllocSite site{p, 1, op, file, static_cast<uint32_t>(i), MemoryCategory::Tensor};
+      live.push_back(ledger->track(100, site));
+      CHECK(live.back().id() > last_id);  // ids never repeat, though slots are reused
+      last_id = live.back().id();
+    }
+    std::vector<LiveBlock> blocks = ledger->snapshot(4);
+    REQUIRE(blocks.size() == 50);
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      CHECK(blocks[i].file == "file_" + std::to_string(round) + "_" + std::to_string(i) + ".py");
+      CHECK(blocks[i].op == "op" + std::to_string(i % 3));
+    }
+    // A moved-from ticket frees nothing; the moved-to one frees its own block once.
+    BlockTicket moved = std::move(live[0]);
+    live[0].reset();
+    CHECK(ledger->totals().live_blocks == 50);
+    moved.reset();
+    moved.reset();
+    CHECK(ledger->totals().live_blocks == 49);
+    live.clear();
+    CHECK(ledger->totals().live_blocks == 0);
+    CHECK(ledger->snapshot().empty());
+  }
+  // The stream got each block's names (the profile's ids) in its Alloc and Free.
+  Trace t;
+  drain_into(*p, t);
+  size_t frees = 0;
+  for (const Record& r : t.records) {
+    if (r.kind != RecordKind::Free) continue;
+    ++frees;
+    CHECK(t.str(r.file).rfind("file_", 0) == 0);
+    CHECK(t.str(r.name).rfind("op", 0) == 0);
+  }
+  CHECK(frees == 150);
 }

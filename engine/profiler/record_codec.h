@@ -1,0 +1,40 @@
+// One record in the compact form (compact.h): a kind byte, a varint mask of the non-zero fields,
+// then those fields as varints, start time and request as zigzag deltas from the record before.
+// The profiler keeps its pending records in this form (about 15 bytes instead of a 168-byte
+// Record each: the per-step cost of a profiled run is mostly memory traffic otherwise), and the
+// stream sends them as they are.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "engine/profiler/record.h"
+
+namespace tensord::profiler {
+
+// What the deltas of the next record are taken from: the previous record of the chunk ({0, 0}
+// at a chunk's start).
+struct DeltaBase {
+  int64_t start_ns = 0;
+  uint64_t request = 0;
+  friend bool operator==(const DeltaBase&, const DeltaBase&) = default;
+};
+
+inline constexpr size_t kCodecFields = 28;
+// The most one record takes: its kind, the mask (28 bits: 4 bytes), 28 varints of 10 bytes.
+inline constexpr size_t kMaxEncodedRecord = 1 + 4 + kCodecFields * 10;
+
+// Writes `r` at out[used] (growing `out` as needed, in large steps); returns the new end. The
+// bytes past the end are spare room, not part of the encoding.
+size_t encode_record(std::vector<uint8_t>& out, size_t used, const Record& r, DeltaBase& base);
+
+// Reads one record that encode_record wrote (trusted input: no checks) at in[pos], advancing pos.
+Record decode_trusted(const uint8_t* in, size_t& pos, DeltaBase& base);
+
+// The fields of a record in wire order, as unsigned words (deltas applied from `base`).
+void record_fields(const Record& r, const DeltaBase& base, uint64_t (&f)[kCodecFields]);
+// The record of wire fields `f` (no range checks: the caller checks untrusted input).
+Record record_of_fields(uint8_t kind, const uint64_t (&f)[kCodecFields], const DeltaBase& base);
+
+}  // namespace tensord::profiler
