@@ -50,6 +50,7 @@ if(TARGET tensord_client)
       ${PROJECT_SOURCE_DIR}/engine/profiler/memory_ledger.h
       ${PROJECT_SOURCE_DIR}/engine/profiler/profiler.h
       ${PROJECT_SOURCE_DIR}/engine/profiler/record.h
+      ${PROJECT_SOURCE_DIR}/engine/profiler/record_codec.h
       ${PROJECT_SOURCE_DIR}/engine/profiler/segment_observer.h
       ${PROJECT_SOURCE_DIR}/engine/profiler/summary.h
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tensord/engine/profiler)

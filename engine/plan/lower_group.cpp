@@ -126,8 +126,7 @@ class Lowering {
           in.args.push_back(add_const(k, nodes_[r.node], value_of, r.node));
         } else {
           const auto it = std::find(inputs.begin(), inputs.end(), r);
-          in.args.push_back(
-              add_load(k, static_cast<uint32_t>(it - inputs.begin()), r.node, value_of));
+          in.args.push_back(add_load(k, static_cast<uint32_t>(it - inputs.begin())));
         }
       }
       value_of[m] = static_cast<int32_t>(k.body.size());
@@ -159,17 +158,19 @@ class Lowering {
     return static_cast<uint32_t>(value_of[node]);
   }
 
-  uint32_t add_load(codegen::LoopKernel& k, uint32_t input, uint32_t node,
-                    std::vector<int32_t>& value_of) {
-    if (value_of[node] >= 0) return static_cast<uint32_t>(value_of[node]);
+  // One load per group input. Keyed by the input, not by the node that produced it: two
+  // outputs of one node (frexp's mantissa and exponent) are two inputs of the group.
+  uint32_t add_load(codegen::LoopKernel& k, uint32_t input) {
+    if (load_of_.size() <= input) load_of_.resize(input + 1, -1);
+    if (load_of_[input] >= 0) return static_cast<uint32_t>(load_of_[input]);
     Instr l;
     l.kind = Instr::Kind::Load;
     l.arg = input;
     l.dtype = k.inputs[input].dtype;
     l.level = k.inputs[input].level;
-    value_of[node] = static_cast<int32_t>(k.body.size());
+    load_of_[input] = static_cast<int32_t>(k.body.size());
     k.body.push_back(l);
-    return static_cast<uint32_t>(value_of[node]);
+    return static_cast<uint32_t>(load_of_[input]);
   }
 
   std::vector<int64_t> output_strides(Level level) const {
@@ -243,6 +244,7 @@ class Lowering {
   size_t outer_ = 0;
   size_t inner_ = 0;
   std::vector<double> constants_;
+  std::vector<int32_t> load_of_;  // per group input: its Load instruction, -1 before the first
 };
 
 }  // namespace

@@ -318,3 +318,22 @@ TEST_CASE("integer constants enter kernels as eager's full makes them: wrapped o
   CHECK(as<uint8_t>(fused[1])[0] == 5);  // max(~250, 0)
   CHECK(as<uint8_t>(fused[2])[0] == 6);  // min(-250 mod 256, 255)
 }
+
+TEST_CASE("a group reading two outputs of one node loads each of them", "[fusion][codegen]") {
+  // frexp's mantissa and its exponent (int32, cast: an integer op) feed one kernel; each must
+  // be a load of its own (one load per node once read the exponent twice).
+  RawGraph g;
+  auto x = g.input<float>(DType::Float32, {5}, {8.0f, -3.0f, 0.0f, 0.375f, 1e-3f});
+  auto parts = g.add(Op::frexp, {x});
+  const ir::ValueRef mantissa{parts.node, 0}, exponent{parts.node, 1};
+  auto y = g.add(Op::mul, {mantissa, g.add(Op::exp2, {g.cast(exponent, DType::Float32)})});
+  FusedEngine f;
+  engine::Engine& e = f.engine;
+  auto plan = plan_of(e, g, {y});
+  REQUIRE(plan->groups.size() == 1);
+  int loads = 0;
+  for (const auto& in : plan->groups[0].kernel.body) loads += in.kind == codegen::Instr::Kind::Load;
+  CHECK(loads == 2);
+  const auto fused = as<float>(run_raw(e, g, {y}, CompileMode::Default)[0]);
+  CHECK(fused == std::vector<float>{8.0f, -3.0f, 0.0f, 0.375f, 1e-3f});
+}
