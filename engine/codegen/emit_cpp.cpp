@@ -26,22 +26,6 @@ std::string ct(DType t) {
 std::string storage(DType t) {
   return cpp_storage(t);
 }
-
-// The identity of max (lowest) or min (highest) of an integer dtype, as a literal.
-std::string int_extreme(DType t, bool lowest) {
-  switch (t) {
-    case DType::Int8:
-      return lowest ? "(signed char)-128" : "(signed char)127";
-    case DType::UInt8:
-      return lowest ? "(unsigned char)0" : "(unsigned char)255";
-    case DType::Int16:
-      return lowest ? "(short)-32768" : "(short)32767";
-    case DType::Int32:
-      return lowest ? "(-2147483647 - 1)" : "2147483647";
-    default:
-      return lowest ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL";
-  }
-}
 std::string literal(double v, const std::string& type) {
   return cpp_literal(v, type);
 }
@@ -315,37 +299,30 @@ class Writer {
     // Full blocks, then the row's tail: `full` is a constant in each copy of the body, so the
     // full blocks' loop has no tail code in it (one loop with a run-time `full` was compiled
     // into branches and lane-by-lane moves around every block).
+    auto block = [&] {
+      for (int o : ahead) {
+        const std::string s = std::to_string(o);
+        line("    if (f" + s + ") for (unsigned q = 0; q < TD_B * sizeof(*p" + s +
+             "); q += 64) __builtin_prefetch(n" + s + " + i * sizeof(*p" + s + ") + q, 0, 2);");
+      }
+      for (uint32_t v = 0; v < k_.body.size(); ++v) {
+        if (need[v]) row_instr(v);
+      }
+      store_scratch(need);
+      sink();
+      line("    }");
+    };
     line("    td_i64 i = 0;");
     line("    for (; i + TD_B <= n; i += TD_B) {");
     line("    const int m = TD_B;");
     line("    const bool full = true;");
     line("    (void)m; (void)full;");
-    for (int o : ahead) {
-      const std::string s = std::to_string(o);
-      line("    if (f" + s + ") for (unsigned q = 0; q < TD_B * sizeof(*p" + s +
-           "); q += 64) __builtin_prefetch(n" + s + " + i * sizeof(*p" + s + ") + q, 0, 2);");
-    }
-    for (uint32_t v = 0; v < k_.body.size(); ++v) {
-      if (need[v]) row_instr(v);
-    }
-    store_scratch(need);
-    sink();
-    line("    }");
+    block();
     line("    if (i < n) {");
     line("    const int m = (int)(n - i);");
     line("    const bool full = false;");
     line("    (void)full;");
-    for (int o : ahead) {
-      const std::string s = std::to_string(o);
-      line("    if (f" + s + ") for (unsigned q = 0; q < TD_B * sizeof(*p" + s +
-           "); q += 64) __builtin_prefetch(n" + s + " + i * sizeof(*p" + s + ") + q, 0, 2);");
-    }
-    for (uint32_t v = 0; v < k_.body.size(); ++v) {
-      if (need[v]) row_instr(v);
-    }
-    store_scratch(need);
-    sink();
-    line("    }");
+    block();
   }
 
   // Whether some row output is float32 (the only one stored non-temporally).
@@ -517,7 +494,7 @@ class Writer {
     } else if (sum || prod) {
       init = literal(sum ? 0 : 1, t);
     } else {
-      init = ir::is_integral(xt) ? int_extreme(xt, in.op == Op::max)
+      init = ir::is_integral(xt) ? integer_extreme(xt, in.op == Op::max)
                                  : literal(in.op == Op::max ? -INFINITY : INFINITY, t);
     }
     const std::string pad = sum && !wrap ? literal(-0.0, t) : init;

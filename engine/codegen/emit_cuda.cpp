@@ -80,15 +80,11 @@ std::string extreme(DType t, bool lowest) {
     case DType::Bool:
       return lowest ? "false" : "true";
     case DType::Int8:
-      return lowest ? "(signed char)-128" : "(signed char)127";
     case DType::UInt8:
-      return lowest ? "(unsigned char)0" : "(unsigned char)255";
     case DType::Int16:
-      return lowest ? "(short)-32768" : "(short)32767";
     case DType::Int32:
-      return lowest ? "(-2147483647 - 1)" : "2147483647";
     case DType::Int64:
-      return lowest ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL";
+      return integer_extreme(t, lowest);
     case DType::Float64:
       return lowest ? "__longlong_as_double(0xfff0000000000000ULL)"
                     : "__longlong_as_double(0x7ff0000000000000ULL)";

@@ -24,6 +24,25 @@ inline std::string to_storage(ir::DType t, const std::string& x) {
   return x;
 }
 
+// The identity of max (`lowest`) or min (the highest value) of an integer dtype, as a literal
+// both targets read alike; "" for other dtypes.
+inline std::string integer_extreme(ir::DType t, bool lowest) {
+  switch (t) {
+    case ir::DType::Int8:
+      return lowest ? "(signed char)-128" : "(signed char)127";
+    case ir::DType::UInt8:
+      return lowest ? "(unsigned char)0" : "(unsigned char)255";
+    case ir::DType::Int16:
+      return lowest ? "(short)-32768" : "(short)32767";
+    case ir::DType::Int32:
+      return lowest ? "(-2147483647 - 1)" : "2147483647";
+    case ir::DType::Int64:
+      return lowest ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL";
+    default:
+      return "";
+  }
+}
+
 inline std::string rounded(ir::DType t, const std::string& x) {
   if (t == ir::DType::Float16) return "td_rh(" + x + ")";
   if (t == ir::DType::BFloat16) return "td_rb(" + x + ")";
