@@ -148,6 +148,12 @@ Verdict judge(const Case& c, const std::vector<MaterializedInput>& inputs) {
                  " error but the reference " +
                  (v.rejected ? "says " + std::string(name(v.rejected->code)) : "computes a value")};
   }
+  // Rows with `then` ops are there for their values: one the reference rejects (a `then` input
+  // index inside the op's own inputs, say) would pass as an error row without running a chain.
+  if (!c.error && !c.then.empty() && v.rejected) {
+    throw Failed{"table bug: a row with `then` ops that the reference rejects (" +
+                 std::string(name(v.rejected->code)) + ": " + v.rejected->why + ")"};
+  }
   return v;
 }
 
