@@ -64,16 +64,6 @@ bool int_expressible(Op op, std::span<const DType> in, DType out) {
     case Op::bitwise_or:
     case Op::bitwise_xor:
       return promoted && (ir::is_integral(out) || out == DType::Bool);
-    case Op::logical_not:
-    case Op::logical_and:
-    case Op::logical_or:
-    case Op::eq:
-    case Op::ne:
-    case Op::lt:
-    case Op::le:
-    case Op::gt:
-    case Op::ge:
-      return out == DType::Bool;
     case Op::where:
       return in[0] == DType::Bool && in.size() == 3 && ir::promote(in[1], in[2]) == out;
     case Op::cast:
@@ -99,6 +89,20 @@ int64_t LaunchShape::inner_count() const {
 
 bool expressible(Op op, std::span<const DType> in, DType out) {
   if (in.empty() || !std::all_of(in.begin(), in.end(), real) || !real(out)) return false;
+  switch (op) {  // comparisons and logical ops, on any real operands: a bool
+    case Op::logical_not:
+    case Op::logical_and:
+    case Op::logical_or:
+    case Op::eq:
+    case Op::ne:
+    case Op::lt:
+    case Op::le:
+    case Op::gt:
+    case Op::ge:
+      return out == DType::Bool;
+    default:
+      break;
+  }
   if (!all_float_or_bool(in) || !float_or_bool(out)) return int_expressible(op, in, out);
   switch (op) {
     case Op::neg:
@@ -132,16 +136,6 @@ bool expressible(Op op, std::span<const DType> in, DType out) {
     case Op::isfinite:
     case Op::signbit:
       return ir::is_floating(in[0]) && out == DType::Bool;
-    case Op::logical_not:
-    case Op::logical_and:
-    case Op::logical_or:
-    case Op::eq:
-    case Op::ne:
-    case Op::lt:
-    case Op::le:
-    case Op::gt:
-    case Op::ge:
-      return out == DType::Bool;
     case Op::add:
     case Op::sub:
     case Op::mul:
