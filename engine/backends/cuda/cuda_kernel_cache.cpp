@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/nvrtc_compiler.h"
@@ -226,14 +227,23 @@ void CudaKernelCache::compile_together(const std::string& combined,
   const auto image = std::make_shared<const std::string>(compile(key_of(combined), combined, ""));
   const uint64_t ns = nanoseconds_since(start);
   if (!options_.dir.empty()) {
-    // One sealed file, written and renamed as any entry; the other members are links to it.
+    // One sealed file under a private name, linked under each member's name, then the private
+    // name dropped. Not linked from a member's public name: another daemon may replace that
+    // one meanwhile (with that member's CUBIN alone, which lacks the others' kernels).
     const std::string sealed = seal_of(*image) + *image;
-    const std::string first = path_of(keys.front());
-    const bool written = cache::write_file_atomically(first, sealed);
-    for (size_t i = 1; i < keys.size(); ++i) {
-      const std::string path = path_of(keys[i]);
-      if (!written || !link_atomically(first, path)) cache::write_file_atomically(path, sealed);
+    const std::string own = cache::create_private_file(options_.dir + "/batch-", ".tmp");
+    bool written = false;
+    if (!own.empty()) {
+      std::ofstream out(own, std::ios::binary | std::ios::trunc);
+      written = static_cast<bool>(
+                    out.write(sealed.data(), static_cast<std::streamsize>(sealed.size()))) &&
+                static_cast<bool>(out.flush());
     }
+    for (const std::string& key : keys) {
+      const std::string path = path_of(key);
+      if (!written || !link_atomically(own, path)) cache::write_file_atomically(path, sealed);
+    }
+    if (!own.empty()) unlink(own.c_str());
   }
   std::lock_guard lock(mutex_);
   for (const std::string& key : keys) {

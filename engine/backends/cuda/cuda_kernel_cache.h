@@ -9,8 +9,8 @@
 // Several units may be compiled as one NVRTC program (compile_together: NVRTC's fixed cost per
 // program is about half of a small kernel's, docs/cuda.md "Batched compiles"). The CUBIN of
 // such a program holds every member's kernels, and it is stored under each member's own key:
-// in memory, and on disk as one sealed file with a hard link per member (a copy where the
-// filesystem has no links). A member's entry is then a whole sealed CUBIN like any other, so
+// in memory, and on disk as one sealed file (written under a private name) with a hard link
+// under each member's name (a copy where the filesystem has no links). A member's entry is then a whole sealed CUBIN like any other, so
 // lookups, the seal check, precompiled caches and a second daemon on the directory work as for
 // a unit compiled alone; members that share a CUBIN share its loaded library.
 //
