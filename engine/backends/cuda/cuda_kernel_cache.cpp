@@ -260,13 +260,24 @@ bool CudaKernelCache::holds(const std::string& source) {
     std::lock_guard lock(mutex_);
     if (loaded_.count(key) > 0 || images_.count(key) > 0) return true;
   }
-  bool corrupt = false;
-  const bool found = !read_image(path_of(key), corrupt).empty();
-  if (corrupt) {
+  // The seal's size against the file's, without reading the CUBIN (load() reads it and checks
+  // its hash: a file torn to the right size is rebuilt there). A plan on a warm cache asks this
+  // of every kernel before loading them.
+  const std::string path = path_of(key);
+  std::ifstream in(path, std::ios::binary);
+  if (path.empty() || !in) return false;
+  std::string seal;
+  std::getline(in, seal);
+  std::error_code ec;
+  const uint64_t bytes = fs::file_size(path, ec);
+  unsigned long long size = 0;
+  const bool whole = !ec && std::sscanf(seal.c_str(), "tensord-cubin %llu ", &size) == 1 &&
+                     bytes == seal.size() + 1 + size;
+  if (!whole) {
     std::lock_guard lock(mutex_);
     ++stats_.corrupt;
   }
-  return found;
+  return whole;
 }
 
 std::string CudaKernelCache::stored_image(const std::string& source) {

@@ -10,9 +10,10 @@
 // program is about half of a small kernel's, docs/cuda.md "Batched compiles"). The CUBIN of
 // such a program holds every member's kernels, and it is stored under each member's own key:
 // in memory, and on disk as one sealed file (written under a private name) with a hard link
-// under each member's name (a copy where the filesystem has no links). A member's entry is then a whole sealed CUBIN like any other, so
-// lookups, the seal check, precompiled caches and a second daemon on the directory work as for
-// a unit compiled alone; members that share a CUBIN share its loaded library.
+// under each member's name (a copy where the filesystem has no links). A member's entry is then a
+// whole sealed CUBIN like any other, so lookups, the seal check, precompiled caches and a second
+// daemon on the directory work as for a unit compiled alone; members that share a CUBIN share its
+// loaded library.
 //
 // Sources include no toolkit header, so NVRTC needs nothing but itself, and every generated or
 // hand-written kernel of the backend goes through this one cache.
@@ -73,8 +74,9 @@ class CudaKernelCache {
   // load() does when `combined` does not compile (nothing is stored then). The caller vouches
   // that `combined` defines every entry point of every member, with the same code.
   void compile_together(const std::string& combined, std::span<const std::string> members);
-  // Whether `source`'s CUBIN is loaded, compiled in memory (compile_together) or on disk with a
-  // good seal: load() would not compile it. A torn file on disk counts as corrupt, not held.
+  // Whether `source`'s CUBIN is loaded, compiled in memory (compile_together) or on disk whole
+  // (its size as its seal says; load() checks the hash): load() would not compile it. A torn
+  // file on disk counts as corrupt, not held.
   bool holds(const std::string& source);
   // The CUBIN load() would take for `source` without compiling: "" when there is none.
   std::string stored_image(const std::string& source);
