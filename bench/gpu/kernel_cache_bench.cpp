@@ -8,12 +8,14 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #if TENSORD_WITH_CUDA
 #include <cuda_runtime_api.h>
 
 #include "engine/backends/cuda/cuda_kernel_cache.h"
 #include "engine/backends/cuda/cuda_ops.h"
+#include "engine/backends/cuda/loop_ir_batch.h"
 #include "engine/backends/cuda/loop_ir_launch.h"
 #include "engine/exec/tensor_value.h"
 #endif
@@ -35,6 +37,12 @@ namespace fs = std::filesystem;
 double thread_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
@@ -62,15 +70,15 @@ struct ScratchDir {
   }
 };
 
-// The loop-IR family's unit for `op` over float32 vectors of 2^20 elements (no memory behind
-// the operands: the family reads types and strides only).
-std::string unit_of(ir::Op op, int arity) {
+// The loop-IR family's kernel for `op` over vectors of 2^20 elements of `dtype` (no memory
+// behind the operands: the family reads types and strides only).
+codegen::LoopKernel kernel_of(ir::Op op, int arity, ir::DType dtype) {
   ir::Node node;
   node.op = op;
-  auto value = [] {
+  auto value = [dtype] {
     engine::TensorValue v;
     v.buffer = std::make_shared<engine::Buffer>(nullptr, 0);
-    v.type = {ir::DType::Float32, {int64_t{1} << 20}};
+    v.type = {dtype, {int64_t{1} << 20}};
     v.strides = {1};
     return v;
   };
@@ -81,7 +89,27 @@ std::string unit_of(ir::Op op, int arity) {
   if (kernels.size() != 1) {
     throw std::runtime_error("expected one loop-IR kernel for " + std::string(ir::name(op)));
   }
-  return cuda::loop_unit(kernels[0]).source;
+  return kernels[0];
+}
+
+constexpr std::pair<ir::Op, int> kOps[] = {
+    {ir::Op::neg, 1},  {ir::Op::exp, 1},  {ir::Op::add, 2},     {ir::Op::mul, 2},
+    {ir::Op::tanh, 1}, {ir::Op::sqrt, 1}, {ir::Op::log, 1},     {ir::Op::sigmoid, 1},
+    {ir::Op::sin, 1},  {ir::Op::div, 2},  {ir::Op::maximum, 2}, {ir::Op::erf, 1}};
+
+// The plan's kernels: the twelve ops over float32, then float16, bfloat16, float64.
+std::vector<codegen::LoopKernel> plan_kernels(int n) {
+  constexpr ir::DType kDTypes[] = {ir::DType::Float32, ir::DType::Float16, ir::DType::BFloat16,
+                                   ir::DType::Float64};
+  if (n < 1 || static_cast<size_t>(n) > std::size(kOps) * std::size(kDTypes)) {
+    throw std::runtime_error("--plan-kernels must be 1 to 48");
+  }
+  std::vector<codegen::LoopKernel> out;
+  for (int i = 0; i < n; ++i) {
+    const auto& [op, arity] = kOps[static_cast<size_t>(i) % std::size(kOps)];
+    out.push_back(kernel_of(op, arity, kDTypes[static_cast<size_t>(i) / std::size(kOps)]));
+  }
+  return out;
 }
 
 cuda::CudaKernelCacheOptions cache_options(const KernelCacheBenchOptions& o,
@@ -91,6 +119,12 @@ cuda::CudaKernelCacheOptions cache_options(const KernelCacheBenchOptions& o,
   c.arch = o.arch;
   if (!o.use_default_options) c.options = o.nvrtc_options;
   return c;
+}
+
+cuda::BatchOptions batching(const KernelCacheBenchOptions& o) {
+  return cuda::BatchOptions{.threads = o.plan_threads,
+                            .min_batch = static_cast<size_t>(o.plan_min_batch),
+                            .max_batch = static_cast<size_t>(o.plan_max_batch)};
 }
 
 std::vector<std::string> entry_names(const std::string& source) {
@@ -111,15 +145,12 @@ bool have_nvrtc() {
 }
 
 std::vector<std::string> fresh_elementwise_units(int n, const std::string& salt) {
-  static const std::pair<ir::Op, int> kOps[] = {
-      {ir::Op::neg, 1},  {ir::Op::exp, 1},  {ir::Op::add, 2},     {ir::Op::mul, 2},
-      {ir::Op::tanh, 1}, {ir::Op::sqrt, 1}, {ir::Op::log, 1},     {ir::Op::sigmoid, 1},
-      {ir::Op::sin, 1},  {ir::Op::div, 2},  {ir::Op::maximum, 2}, {ir::Op::erf, 1}};
   std::vector<std::string> out;
   for (int i = 0; i < n; ++i) {
     const auto& [op, arity] = kOps[static_cast<size_t>(i) % std::size(kOps)];
-    out.push_back(unit_of(op, arity) + "// tensord-bench-gpu kernel cache figure: " + salt + " " +
-                  std::to_string(i) + "\n");
+    out.push_back(cuda::loop_unit(kernel_of(op, arity, ir::DType::Float32)).source +
+                  "// tensord-bench-gpu kernel cache figure: " + salt + " " + std::to_string(i) +
+                  "\n");
   }
   return out;
 }
@@ -152,6 +183,25 @@ KernelCacheFigures measure_kernel_cache(const KernelCacheBenchOptions& o) {
     f.compile_only_cpu_s.push_back(thread_cpu_seconds() - cpu);
   }
   f.source_bytes /= units.size();
+
+  // The plan-sized batch, each repeat into a directory of its own (so that none holds them).
+  const std::vector<codegen::LoopKernel> plan = plan_kernels(o.plan_kernels);
+  const double n = static_cast<double>(plan.size());
+  for (int r = 0; r < o.plan_repeats; ++r) {
+    cuda::CudaKernelCache batch(
+        cache_options(o, root.path + "/plan-only-" + salt + "-" + std::to_string(r)));
+    const double cpu = process_cpu_seconds();
+    start = std::chrono::steady_clock::now();
+    const cuda::BatchReport report = cuda::compile_loop_kernels(batch, plan, batching(o));
+    f.plan_compile_s.push_back(since(start) / n);
+    f.plan_compile_cpu_s.push_back((process_cpu_seconds() - cpu) / n);
+    if (!report.errors.empty()) throw std::runtime_error(report.errors.front());
+    if (report.compiled != plan.size()) throw std::runtime_error("the plan's kernels were held");
+    f.plan_programs = report.programs;
+  }
+  f.plan_threads = o.plan_threads > 0
+                       ? o.plan_threads
+                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (!o.device) return f;
 
   auto ok = [](cudaError_t e, const char* what) {
@@ -171,6 +221,21 @@ KernelCacheFigures measure_kernel_cache(const KernelCacheBenchOptions& o) {
     }
     if (cold.stats().compiles != loads.size() + 1) {
       throw std::runtime_error("the cold loads did not all compile");
+    }
+  }
+  // The plan's batch as CudaBackend::prepare compiles it, then each kernel loaded by its unit.
+  for (int r = 0; r < o.plan_repeats; ++r) {
+    cuda::CudaKernelCache batch(
+        cache_options(o, root.path + "/plan-load-" + salt + "-" + std::to_string(r)));
+    start = std::chrono::steady_clock::now();
+    cuda::compile_loop_kernels(batch, plan, batching(o));
+    for (const codegen::LoopKernel& k : plan) {
+      const cuda::LoopUnit unit = cuda::loop_unit(k);
+      batch.load(unit.source, unit.names);
+    }
+    f.plan_load_s.push_back(since(start) / n);
+    if (batch.stats().misses != plan.size() || batch.stats().disk_hits != 0) {
+      throw std::runtime_error("the plan's loads did not all come from its batch");
     }
   }
   // A restarted daemon: a new cache object on the directory the CUBINs are in.

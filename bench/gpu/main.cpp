@@ -9,9 +9,13 @@
 //                            same D2D copy (both back to back: seconds_per_call)
 //   matmul_bf16_8192         8192^3 bfloat16 matmul, TFLOP/s (peer torch_eager: torch.matmul)
 //   matmul_f32_high_4096     4096^3 float32 at "high" (TF32); also _highest_ and _medium_
-//   nvrtc_compile_ms         cold NVRTC compile + load of a fresh unit, per kernel (goal 50)
+//   nvrtc_compile_ms         cold: a plan of 24 fresh kernels compiled as a new plan's are
+//                            (batched NVRTC programs on several threads) and loaded, per kernel
+//                            (goal 50); nvrtc_compile_single_ms: one kernel alone
 //   kernel_cache_hit_us      the same units from disk by a fresh cache object (goal 200)
-//   nvrtc_compile_only_ms    NVRTC compile alone (no device needed: --compile-only)
+//   nvrtc_compile_only_ms    NVRTC compile alone, one kernel; nvrtc_compile_plan_only_ms the
+//                            plan's batch without loads, per kernel; each also as CPU time
+//                            (_cpu_ms) (no device needed: --compile-only)
 //   h2d_pinned, d2h_pinned   client HostBuffer <-> GPU tensor of 256 MiB through the daemon's
 //                            pinned staging, GB/s, vs one cudaMemcpy from/to pinned memory
 // and ours: d2d_copy_256MiB (-x, 64M float32, vs cudaMemcpy D2D), chain_exp_64M (exp(x*2+1)),
@@ -27,8 +31,8 @@
 //
 // Exit codes: 0 all figures measured; 1 some workload failed (its error on stderr, the others
 // measured); 2 usage; 77 no usable CUDA device (or a daemon that runs on the CPU). With
-// --compile-only: only nvrtc_compile_only_ms, no device needed (77 only for a build without
-// NVRTC).
+// --compile-only: only the nvrtc_compile_*only* figures, no device needed (77 only for a build
+// without NVRTC).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -74,14 +78,15 @@ struct Args {
   std::string torch_peers;
   int warmup = 3;
   int repeats = 10;
-  bool compile_only = false;  // only nvrtc_compile_only_ms: no device needed
+  bool compile_only = false;  // only the compile-only figures: no device needed
   tensord::bench::KernelCacheBenchOptions cache;
 };
 
 int usage() {
   std::fprintf(stderr,
                "usage: tensord-bench-gpu [--address ADDR] [--torch-peers FILE] [--warmup N]"
-               " [--repeats N] [--kernels N] [--cache-dir DIR] [--nvrtc-options \"OPTS\"]"
+               " [--repeats N] [--kernels N] [--plan-kernels N] [--plan-batch N] [--plan-threads N]"
+               " [--cache-dir DIR] [--nvrtc-options \"OPTS\"]"
                " [--compile-only [--arch SM]]\n");
   return 2;
 }
@@ -103,10 +108,24 @@ bool report_kernel_cache(const Args& args) {
                  f.compile_only_s.size(), f.source_bytes, f.identity.c_str(),
                  f.first_compile_s * 1e3, median_scaled(f.compile_only_cpu_s, 1e3),
                  *std::min_element(f.compile_only_s.begin(), f.compile_only_s.end()) * 1e3);
+    std::fprintf(stderr,
+                 "tensord-bench-gpu: kernel cache: a plan of %d kernels in %zu NVRTC programs on"
+                 " up to %d threads, %zu repeats\n",
+                 args.cache.plan_kernels, f.plan_programs, f.plan_threads, f.plan_compile_s.size());
+    // One kernel alone (as a node outside any plan compiles), then per kernel of the plan's
+    // batch (as CudaBackend::prepare compiles a new plan's); wall, then CPU time.
     print_figure("nvrtc_compile_only_ms", median_scaled(f.compile_only_s, 1e3), "ms", "goal",
                  kCompileGoalMs);
+    print_figure("nvrtc_compile_only_cpu_ms", median_scaled(f.compile_only_cpu_s, 1e3), "ms",
+                 "goal", kCompileGoalMs);
+    print_figure("nvrtc_compile_plan_only_ms", median_scaled(f.plan_compile_s, 1e3), "ms", "goal",
+                 kCompileGoalMs);
+    print_figure("nvrtc_compile_plan_only_cpu_ms", median_scaled(f.plan_compile_cpu_s, 1e3), "ms",
+                 "goal", kCompileGoalMs);
     if (!f.cold_load_s.empty()) {
-      print_figure("nvrtc_compile_ms", median_scaled(f.cold_load_s, 1e3), "ms", "goal",
+      print_figure("nvrtc_compile_ms", median_scaled(f.plan_load_s, 1e3), "ms", "goal",
+                   kCompileGoalMs);
+      print_figure("nvrtc_compile_single_ms", median_scaled(f.cold_load_s, 1e3), "ms", "goal",
                    kCompileGoalMs);
       print_figure("kernel_cache_hit_us", median_scaled(f.disk_hit_s, 1e6), "us", "goal",
                    kCacheHitGoalUs);
@@ -242,6 +261,12 @@ bool parse(int argc, char** argv, Args& args) {
       args.repeats = std::atoi(v);
     } else if (a == "--kernels" && (v = value())) {
       args.cache.kernels = std::atoi(v);
+    } else if (a == "--plan-batch" && (v = value())) {
+      args.cache.plan_min_batch = args.cache.plan_max_batch = std::atoi(v);
+    } else if (a == "--plan-threads" && (v = value())) {
+      args.cache.plan_threads = std::atoi(v);
+    } else if (a == "--plan-kernels" && (v = value())) {
+      args.cache.plan_kernels = std::atoi(v);
     } else if (a == "--arch" && (v = value())) {
       args.cache.arch = std::atoi(v);
     } else if (a == "--cache-dir" && (v = value())) {
@@ -255,7 +280,9 @@ bool parse(int argc, char** argv, Args& args) {
       return false;
     }
   }
-  return args.warmup >= 0 && args.repeats >= 1 && args.cache.kernels >= 1 && args.cache.arch >= 50;
+  return args.warmup >= 0 && args.repeats >= 1 && args.cache.kernels >= 1 &&
+         args.cache.plan_kernels >= 1 && args.cache.plan_kernels <= 48 &&
+         args.cache.plan_min_batch >= 1 && args.cache.plan_threads >= 0 && args.cache.arch >= 50;
 }
 
 }  // namespace

@@ -84,6 +84,11 @@ class Backend {
                                    const std::function<void()>& unfused) {
     unfused();
   }
+  // Called once per new plan, before compile(): a backend that compiles the kernels of single
+  // nodes when they first run may compile the plan's all at once instead (CUDA: several kernels
+  // to an NVRTC program, several programs in parallel). It may ignore failures there (the
+  // step that runs the kernel reports them, naming its node); anything it throws fails the plan.
+  virtual void prepare(const Plan& plan) {}
   // Whether compile() would find every kernel of `groups` loaded already (for explain).
   virtual bool kernels_cached(std::span<const FusedGroup> groups) const { return false; }
 

@@ -140,12 +140,13 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
         compile(graph, outputs,
                 PlanOptions{.fuse = mode != CompileMode::Eager && backend_.can_fuse(),
                             .autotune = mode == CompileMode::MaxAutotune}));
+    if (info) {
+      info->kernels_cached = built->groups.empty() || backend_.kernels_cached(built->groups);
+    }
+    backend_.prepare(*built);
     if (!built->groups.empty()) {
       stats_.fused_groups += built->groups.size();
-      if (info) info->kernels_cached = backend_.kernels_cached(built->groups);
       built->compiled = backend_.compile(built->groups);
-    } else if (info) {
-      info->kernels_cached = true;
     }
     plan = std::move(built);
   } catch (const Error&) {

@@ -211,7 +211,9 @@ def bench_binary():
 
 def test_bench_usage_errors():
     for args in (["--repeats", "0"], ["--bogus"], ["--kernels", "0"], ["--kernels"],
-                 ["--compile-only", "--arch", "7"]):
+                 ["--compile-only", "--arch", "7"], ["--compile-only", "--plan-kernels", "0"],
+                 ["--compile-only", "--plan-kernels", "49"], ["--compile-only", "--plan-batch", "0"],
+                 ["--compile-only", "--plan-threads", "-1"]):
         r = subprocess.run([bench_binary(), *args], capture_output=True, text=True, timeout=60)
         assert r.returncode == 2, args
         assert "usage: tensord-bench-gpu" in r.stderr
@@ -226,36 +228,68 @@ def test_bench_without_a_device_exits_77():
     assert r.stdout == ""
 
 
+COMPILE_ONLY_FIGURES = ["nvrtc_compile_only_ms", "nvrtc_compile_only_cpu_ms",
+                        "nvrtc_compile_plan_only_ms", "nvrtc_compile_plan_only_cpu_ms"]
+
+
 def test_bench_compile_only_measures_nvrtc_without_a_device(tmp_path):
-    r = subprocess.run([bench_binary(), "--compile-only", "--kernels", "2", "--cache-dir",
-                        str(tmp_path)], capture_output=True, text=True, timeout=300)
+    r = subprocess.run([bench_binary(), "--compile-only", "--kernels", "2", "--plan-kernels", "5",
+                        "--plan-threads", "2", "--cache-dir", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300)
     if r.returncode == 77:
         assert "no CUDA backend" in r.stderr
         pytest.skip("this build has no CUDA backend")
     assert r.returncode == 0, r.stderr
     lines = [json.loads(line) for line in r.stdout.splitlines()]
-    assert [j["bench"] for j in lines] == ["nvrtc_compile_only_ms"]
-    j = lines[0]
-    assert j["value"] > 0 and j["unit"] == "ms"
-    assert (j["peer"], j["peer_value"]) == ("goal", 50)
+    # One kernel alone, then per kernel of a plan's batch; wall then CPU time. The device's
+    # figures (nvrtc_compile_ms: the batch and its loads) need a GPU.
+    assert [j["bench"] for j in lines] == COMPILE_ONLY_FIGURES
+    for j in lines:
+        assert j["value"] > 0 and j["unit"] == "ms"
+        assert (j["peer"], j["peer_value"]) == ("goal", 50)
     assert "2 units" in r.stderr
+    # Five kernels on two threads with at least four a program: one program.
+    assert "a plan of 5 kernels in 1 NVRTC programs on up to 2 threads, 3 repeats" in r.stderr
     # The warm-up unit and the two timed ones, compiled into the directory named, none cached.
     cubins = list((tmp_path / "compile-only" / "cuda").glob("*.cubin"))
     assert len(cubins) == 3
+    # Each repeat of the plan: a CUBIN name per kernel, all one file (hard links to the program).
+    plans = sorted(tmp_path.glob("plan-only-*"))
+    assert len(plans) == 3
+    for plan in plans:
+        names = list((plan / "cuda").glob("*.cubin"))
+        assert len(names) == 5
+        assert len({os.stat(n).st_ino for n in names}) == 1
+        assert not list((plan / "cuda").glob("*.tmp"))
+
+
+def test_bench_compile_only_plan_as_before_batching(tmp_path):
+    # --plan-batch 1 --plan-threads 1: one program a kernel, one at a time (the way before).
+    r = subprocess.run([bench_binary(), "--compile-only", "--kernels", "1", "--plan-kernels", "3",
+                        "--plan-batch", "1", "--plan-threads", "1", "--cache-dir", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300)
+    if r.returncode == 77:
+        pytest.skip("this build has no CUDA backend")
+    assert r.returncode == 0, r.stderr
+    assert "a plan of 3 kernels in 3 NVRTC programs on up to 1 threads" in r.stderr
+    for plan in tmp_path.glob("plan-only-*"):
+        names = list((plan / "cuda").glob("*.cubin"))
+        assert len({os.stat(n).st_ino for n in names}) == 3
 
 
 def test_bench_compile_only_with_other_nvrtc_options():
-    r = subprocess.run([bench_binary(), "--compile-only", "--kernels", "1", "--nvrtc-options",
-                        " -default-device  -std=c++17 "], capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run([bench_binary(), "--compile-only", "--kernels", "1", "--plan-kernels", "1",
+                        "--nvrtc-options", " -default-device  -std=c++17 "], capture_output=True,
+                       text=True, timeout=300)
     if r.returncode == 77:
         pytest.skip("this build has no CUDA backend")
     assert r.returncode == 0, r.stderr
     assert 'identity "sm_90 nvrtc ' in r.stderr
     assert ' -default-device -std=c++17"' in r.stderr  # split at blanks, the cache's own dropped
     # An option NVRTC refuses: a clear error naming it, exit 1, no figure.
-    r = subprocess.run([bench_binary(), "--compile-only", "--kernels", "1", "--nvrtc-options",
-                        "--no-such-option"], capture_output=True, text=True, timeout=300)
+    r = subprocess.run([bench_binary(), "--compile-only", "--kernels", "1", "--plan-kernels", "1",
+                        "--nvrtc-options", "--no-such-option"], capture_output=True, text=True,
+                       timeout=300)
     assert r.returncode == 1, r.stderr
     assert "kernel cache figures failed" in r.stderr and "--no-such-option" in r.stderr
     assert '"error"' in r.stdout and '"value"' not in r.stdout

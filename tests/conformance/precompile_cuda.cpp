@@ -8,7 +8,8 @@
 // that family would compile (cuda::loop_ir_kernels, the same code run_loop_ir uses), each fused
 // plan for its unit (cuda::fused_unit, as CudaBackend::compile). The other families' sources are
 // fixed texts (cuda::family_kernel_units). Units are then compiled by CudaKernelCache::precompile
-// under the identity a device run computes (arch, NVRTC version, options), so the keys match by
+// (the loop-IR ones eight to an NVRTC program, compile_together, each under its own key) under
+// the identity a device run computes (arch, NVRTC version, options), so the keys match by
 // construction. Fused groups are not computed here (their outputs are zeros): values only
 // matter to later data-dependent shapes, so a few fused units after those may be missed; the
 // GPU run compiles what it misses.
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "engine/backends/cpu/cpu_backend.h"
@@ -39,10 +41,11 @@ struct Recorded {
   std::vector<size_t> first_row;
   std::map<std::string, size_t, std::less<>> index;  // source -> position in units
   size_t row = 0;                                    // the row being run
-  void add(const char* family, std::string source) {
+  void add(const char* family, std::string source,
+           std::optional<codegen::LoopKernel> kernel = std::nullopt) {
     if (index.count(source) > 0) return;
     index.emplace(source, units.size());
-    units.push_back({family, std::move(source)});
+    units.push_back({family, std::move(source), std::move(kernel)});
     first_row.push_back(row);
   }
 };
@@ -58,7 +61,7 @@ class RecordingBackend final : public engine::Backend {
   void run(const ir::Node& node, std::span<const engine::TensorValue> in,
            std::span<const engine::TensorValue> out) override {
     for (const codegen::LoopKernel& k : cuda::loop_ir_kernels(node, in, out, sm_count_)) {
-      out_.add("loop-ir", cuda::loop_unit(k).source);
+      out_.add("loop-ir", cuda::loop_unit(k).source, k);  // batched: precompile_units
     }
     cpu_.run(node, in, out);
   }

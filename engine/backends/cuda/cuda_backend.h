@@ -61,6 +61,9 @@ class CudaBackend final : public engine::Backend {
   std::vector<engine::TensorValue> run_data_dependent(
       const ir::Node& node, std::span<const engine::TensorValue> inputs) override;
   bool can_fuse() const override { return fuse_; }
+  // The plan's loop-IR kernels that no cache level holds, and its fused unit, compiled at once:
+  // several kernels to an NVRTC program, programs in parallel (loop_ir_batch.h).
+  void prepare(const engine::Plan& plan) override;
   std::shared_ptr<const engine::CompiledKernels> compile(
       std::span<const engine::FusedGroup> groups) override;
   void run_fused(const engine::CompiledKernels& kernels, uint32_t group,

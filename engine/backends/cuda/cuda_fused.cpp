@@ -1,5 +1,6 @@
 // Fused groups on CUDA: the plan's groups written as CUDA C by the CUDA emitter, compiled by
-// NVRTC as one unit per plan (one compile for all its new kernels) and cached by
+// NVRTC as one unit per plan (one compile for all its new kernels; in prepare(), beside the
+// batches of the plan's single-node kernels) and cached by
 // CudaKernelCache; each group runs as one launch on the current session's stream, in
 // max-autotune with the launch configuration measured per kernel and shape class
 // (launch_tuning.h).
@@ -9,6 +10,7 @@
 #include "engine/backends/cuda/cuda_backend.h"
 #include "engine/backends/cuda/cuda_context.h"
 #include "engine/backends/cuda/cuda_resources.h"
+#include "engine/backends/cuda/loop_ir_batch.h"
 #include "engine/backends/cuda/loop_ir_launch.h"
 #include "engine/codegen/emit_cuda.h"
 
@@ -22,6 +24,16 @@ class CudaKernels final : public engine::CompiledKernels {
 };
 
 }  // namespace
+
+void CudaBackend::prepare(const engine::Plan& plan) {
+  DeviceGuard guard(device_);
+  CudaContext ctx = context();
+  const std::vector<codegen::LoopKernel> kernels = plan_loop_kernels(plan, ctx.sm_count);
+  std::vector<std::string> fused;
+  if (!plan.groups.empty()) fused.push_back(fused_unit(plan.groups).source);
+  // Failures are left to the steps (and compile()), whose errors name the node or group.
+  compile_loop_kernels(ctx.kernels, kernels, BatchOptions{}, fused);
+}
 
 std::shared_ptr<const engine::CompiledKernels> CudaBackend::compile(
     std::span<const engine::FusedGroup> groups) {

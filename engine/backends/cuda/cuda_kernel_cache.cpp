@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/nvrtc_compiler.h"
@@ -20,6 +23,26 @@ namespace fs = std::filesystem;
 std::string seal_of(const std::string& image) {
   return "tensord-cubin " + std::to_string(image.size()) + " " +
          codegen::hex64(codegen::text_hash(image)) + "\n";
+}
+
+// A second name `to` for the file `from`, put in place by a rename as every entry is, so a
+// reader never sees a half-made name. False when the filesystem refuses links.
+bool link_atomically(const std::string& from, const std::string& to) {
+  const std::string tmp = cache::create_private_file(to + ".link-", ".tmp");
+  if (tmp.empty()) return false;
+  unlink(tmp.c_str());  // the name was reserved; link() wants it free
+  if (link(from.c_str(), tmp.c_str()) != 0) return false;
+  if (rename(tmp.c_str(), to.c_str()) != 0) {
+    unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+uint64_t nanoseconds_since(std::chrono::steady_clock::time_point start) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count());
 }
 
 }  // namespace
@@ -90,6 +113,11 @@ CudaKernelCache::Library& CudaKernelCache::library_for(const std::string& source
     ++stats_.memory_hits;
     return *it->second;
   }
+  if (auto it = images_.find(key); it != images_.end()) {  // compiled together, counted then
+    const std::shared_ptr<const std::string> image = it->second;
+    images_.erase(it);
+    return library_of(key, *image);
+  }
   const std::string path = path_of(key);
   bool corrupt = false;
   std::string image = read_image(path, corrupt);
@@ -99,11 +127,20 @@ CudaKernelCache::Library& CudaKernelCache::library_for(const std::string& source
   } else {
     const auto start = std::chrono::steady_clock::now();
     image = compile(key, source, path);
-    stats_.compile_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                                   std::chrono::steady_clock::now() - start)
-                                                   .count());
+    stats_.compile_ns += nanoseconds_since(start);
     ++stats_.compiles;
     ++stats_.misses;
+  }
+  return library_of(key, image);
+}
+
+CudaKernelCache::Library& CudaKernelCache::library_of(const std::string& key,
+                                                      const std::string& image) {
+  // Members of one program (in memory, or hard links on disk) have the same bytes: one load.
+  const std::string id = codegen::hex64(codegen::text_hash(image)) + std::to_string(image.size());
+  if (auto it = by_image_.find(id); it != by_image_.end()) {
+    loaded_.emplace(key, it->second);
+    return *it->second;
   }
   auto lib = std::make_unique<Library>();
   check(cudaLibraryLoadData(&lib->handle, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
@@ -111,6 +148,7 @@ CudaKernelCache::Library& CudaKernelCache::library_for(const std::string& source
   libraries_.push_back(lib.get());
   Library* raw = lib.release();
   loaded_.emplace(key, raw);
+  by_image_.emplace(id, raw);
   return *raw;
 }
 
@@ -168,15 +206,88 @@ bool CudaKernelCache::precompile(const std::string& source) {
   }
   const auto start = std::chrono::steady_clock::now();
   compile(key, source, path);
-  const auto ns = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
-          .count());
+  const uint64_t ns = nanoseconds_since(start);
   std::lock_guard lock(mutex_);
   if (corrupt) ++stats_.corrupt;
   stats_.compile_ns += ns;
   ++stats_.compiles;
   ++stats_.misses;
   return true;
+}
+
+void CudaKernelCache::compile_together(const std::string& combined,
+                                       std::span<const std::string> members) {
+  std::vector<std::string> keys;
+  for (const std::string& m : members) {
+    std::string key = key_of(m);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+  }
+  if (keys.empty()) return;
+  const auto start = std::chrono::steady_clock::now();
+  const auto image = std::make_shared<const std::string>(compile(key_of(combined), combined, ""));
+  const uint64_t ns = nanoseconds_since(start);
+  if (!options_.dir.empty()) {
+    // One sealed file under a private name, linked under each member's name, then the private
+    // name dropped. Not linked from a member's public name: another daemon may replace that
+    // one meanwhile (with that member's CUBIN alone, which lacks the others' kernels).
+    const std::string sealed = seal_of(*image) + *image;
+    const std::string own = cache::create_private_file(options_.dir + "/batch-", ".tmp");
+    bool written = false;
+    if (!own.empty()) {
+      std::ofstream out(own, std::ios::binary | std::ios::trunc);
+      written = static_cast<bool>(
+                    out.write(sealed.data(), static_cast<std::streamsize>(sealed.size()))) &&
+                static_cast<bool>(out.flush());
+    }
+    for (const std::string& key : keys) {
+      const std::string path = path_of(key);
+      if (!written || !link_atomically(own, path)) cache::write_file_atomically(path, sealed);
+    }
+    if (!own.empty()) unlink(own.c_str());
+  }
+  std::lock_guard lock(mutex_);
+  for (const std::string& key : keys) {
+    if (loaded_.count(key) == 0) images_[key] = image;
+  }
+  stats_.compile_ns += ns;
+  ++stats_.compiles;
+  stats_.misses += keys.size();
+}
+
+bool CudaKernelCache::holds(const std::string& source) {
+  const std::string key = key_of(source);
+  {
+    std::lock_guard lock(mutex_);
+    if (loaded_.count(key) > 0 || images_.count(key) > 0) return true;
+  }
+  // The seal's size against the file's, without reading the CUBIN (load() reads it and checks
+  // its hash: a file torn to the right size is rebuilt there). A plan on a warm cache asks this
+  // of every kernel before loading them.
+  const std::string path = path_of(key);
+  std::ifstream in(path, std::ios::binary);
+  if (path.empty() || !in) return false;
+  std::string seal;
+  std::getline(in, seal);
+  std::error_code ec;
+  const uint64_t bytes = fs::file_size(path, ec);
+  unsigned long long size = 0;
+  const bool whole = !ec && std::sscanf(seal.c_str(), "tensord-cubin %llu ", &size) == 1 &&
+                     bytes == seal.size() + 1 + size;
+  if (!whole) {
+    std::lock_guard lock(mutex_);
+    ++stats_.corrupt;
+  }
+  return whole;
+}
+
+std::string CudaKernelCache::stored_image(const std::string& source) {
+  const std::string key = key_of(source);
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = images_.find(key); it != images_.end()) return *it->second;
+  }
+  bool corrupt = false;
+  return read_image(path_of(key), corrupt);
 }
 
 cache::KernelCacheStats CudaKernelCache::stats() const {

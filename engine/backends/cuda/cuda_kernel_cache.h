@@ -6,6 +6,15 @@
 // and renamed into place, and carry a seal (size and hash): a torn or foreign file is
 // ignored, counted as corrupt and rebuilt.
 //
+// Several units may be compiled as one NVRTC program (compile_together: NVRTC's fixed cost per
+// program is about half of a small kernel's, docs/cuda.md "Batched compiles"). The CUBIN of
+// such a program holds every member's kernels, and it is stored under each member's own key:
+// in memory, and on disk as one sealed file (written under a private name) with a hard link
+// under each member's name (a copy where the filesystem has no links). A member's entry is then a
+// whole sealed CUBIN like any other, so lookups, the seal check, precompiled caches and a second
+// daemon on the directory work as for a unit compiled alone; members that share a CUBIN share its
+// loaded library.
+//
 // Sources include no toolkit header, so NVRTC needs nothing but itself, and every generated or
 // hand-written kernel of the backend goes through this one cache.
 #pragma once
@@ -13,6 +22,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
@@ -57,6 +67,19 @@ class CudaKernelCache {
   // compiled, false when the CUBIN was in memory or on disk already. Thread-safe; compiles run
   // in parallel (NVRTC is reentrant). Throws as load() does when the source does not compile.
   bool precompile(const std::string& source);
+  // Compiles `combined`, one CUDA C unit holding the kernels of every unit in `members`, as one
+  // NVRTC program, and stores its CUBIN under each member's key (memory, and disk when the
+  // cache has a directory), so that load(member, its names) finds it. No device needed;
+  // thread-safe, compiles run in parallel. Counts one compile and a miss per member. Throws as
+  // load() does when `combined` does not compile (nothing is stored then). The caller vouches
+  // that `combined` defines every entry point of every member, with the same code.
+  void compile_together(const std::string& combined, std::span<const std::string> members);
+  // Whether `source`'s CUBIN is loaded, compiled in memory (compile_together) or on disk whole
+  // (its size as its seal says; load() checks the hash): load() would not compile it. A torn
+  // file on disk counts as corrupt, not held.
+  bool holds(const std::string& source);
+  // The CUBIN load() would take for `source` without compiling: "" when there is none.
+  std::string stored_image(const std::string& source);
   // Where `source`'s CUBIN is (or would be) on disk; "" for a cache without a directory.
   std::string file_of(const std::string& source) const { return path_of(key_of(source)); }
 
@@ -76,12 +99,18 @@ class CudaKernelCache {
   // NVRTC's CUBIN of `source`, written to `path` when that is not "" (no lock needed).
   std::string compile(const std::string& key, const std::string& source,
                       const std::string& path) const;
+  // The library of `image` (loaded once per distinct image: batch-mates share it).
+  Library& library_of(const std::string& key, const std::string& image);
 
   CudaKernelCacheOptions options_;
   std::string identity_;
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, Library*> loaded_;  // key -> library
-  std::vector<Library*> libraries_;                   // owned; unloaded with the cache
+  std::unordered_map<std::string, Library*> loaded_;    // key -> library
+  std::unordered_map<std::string, Library*> by_image_;  // image hash -> library
+  // key -> CUBIN compiled by compile_together and not loaded yet (a cache without a directory
+  // keeps them nowhere else); shared by the members of one program.
+  std::unordered_map<std::string, std::shared_ptr<const std::string>> images_;
+  std::vector<Library*> libraries_;  // owned; unloaded with the cache
   cache::KernelCacheStats stats_;
 };
 

@@ -14,6 +14,7 @@
 #include "engine/backends/cuda/solver_kernels.h"
 #include "engine/backends/cuda/sort_sources.h"
 #include "engine/cache/cache_file.h"
+#include "engine/codegen/emit_cuda.h"
 #include "engine/ir/error.h"
 
 namespace tensord::cuda {
@@ -48,7 +49,7 @@ std::vector<PrecompileUnit> family_kernel_units() {
 }
 
 PrecompileResult precompile_units(CudaKernelCache& cache, std::span<const PrecompileUnit> units,
-                                  int jobs, double deadline_s) {
+                                  int jobs, double deadline_s, size_t batch) {
   if (cache.options().dir.empty()) {
     throw Error(ErrorCode::Internal, "precompiling needs a kernel cache with a directory");
   }
@@ -62,24 +63,77 @@ PrecompileResult precompile_units(CudaKernelCache& cache, std::span<const Precom
   for (const PrecompileUnit& u : units) {
     if (seen.insert(u.source).second) todo.push_back(&u);
   }
+  // Jobs: a unit alone, or a run of up to `batch` units with kernels (one program).
+  std::vector<std::pair<size_t, size_t>> job_ranges;  // [begin, end) of todo
+  for (size_t i = 0; i < todo.size(); ++i) {
+    const bool joins =
+        !job_ranges.empty() && todo[i]->kernel && todo[i - 1]->kernel &&
+        job_ranges.back().second - job_ranges.back().first < std::max<size_t>(1, batch);
+    if (joins) {
+      ++job_ranges.back().second;
+    } else {
+      job_ranges.emplace_back(i, i + 1);
+    }
+  }
   PrecompileResult result;
-  std::vector<bool> present(todo.size());
+  std::vector<char> present(todo.size());  // not vector<bool>: threads set their own slots
   std::mutex mutex;
+  auto fail = [&](size_t i, const std::exception& e) {
+    std::lock_guard lock(mutex);
+    ++result.failed;
+    if (result.errors.size() < 5) result.errors.push_back(todo[i]->family + ": " + e.what());
+  };
+  auto alone = [&](size_t i) {
+    try {
+      const bool compiled = cache.precompile(todo[i]->source);
+      std::lock_guard lock(mutex);
+      ++(compiled ? result.compiled : result.cached);
+      present[i] = true;
+    } catch (const std::exception& e) {
+      fail(i, e);
+    }
+  };
+  auto together = [&](size_t begin, size_t end) {
+    const codegen::CudaEmitter emitter;
+    std::vector<size_t> missing;
+    std::vector<codegen::EmittedKernel> kernels;
+    std::vector<std::string> members;
+    size_t held = 0;
+    for (size_t i = begin; i < end; ++i) {
+      if (cache.holds(todo[i]->source)) {
+        ++held;
+        present[i] = true;  // this thread's own slots: no other job touches them
+        continue;
+      }
+      missing.push_back(i);
+      kernels.push_back(emitter.emit(*todo[i]->kernel));
+      members.push_back(todo[i]->source);
+    }
+    {
+      std::lock_guard lock(mutex);
+      result.cached += held;
+    }
+    if (missing.empty()) return;
+    try {
+      cache.compile_together(emitter.unit(kernels), members);
+      std::lock_guard lock(mutex);
+      result.compiled += missing.size();
+      for (size_t i : missing) present[i] = true;
+    } catch (const std::exception&) {
+      for (size_t i : missing) alone(i);  // the error then names its unit
+    }
+  };
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (;;) {
       if (deadline_s > 0 && elapsed() > deadline_s) return;
-      const size_t i = next++;
-      if (i >= todo.size()) return;
-      try {
-        const bool compiled = cache.precompile(todo[i]->source);
-        std::lock_guard lock(mutex);
-        ++(compiled ? result.compiled : result.cached);
-        present[i] = true;
-      } catch (const std::exception& e) {
-        std::lock_guard lock(mutex);
-        ++result.failed;
-        if (result.errors.size() < 5) result.errors.push_back(todo[i]->family + ": " + e.what());
+      const size_t j = next++;
+      if (j >= job_ranges.size()) return;
+      const auto [begin, end] = job_ranges[j];
+      if (end - begin == 1 && !todo[begin]->kernel) {
+        alone(begin);
+      } else {
+        together(begin, end);
       }
     }
   };
@@ -87,8 +141,9 @@ PrecompileResult precompile_units(CudaKernelCache& cache, std::span<const Precom
   for (int j = 1; j < jobs; ++j) threads.emplace_back(work);
   work();
   for (std::thread& t : threads) t.join();
-  const size_t reached = std::min(next.load(), todo.size());
-  result.left = todo.size() - reached;
+  const size_t reached = std::min(next.load(), job_ranges.size());
+  result.left =
+      todo.size() - (reached == job_ranges.size() ? todo.size() : job_ranges[reached].first);
   for (size_t i = 0; i < todo.size(); ++i) {
     if (present[i]) result.files.push_back(cache.file_of(todo[i]->source));
   }

@@ -8,17 +8,26 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/backends/cuda/cuda_kernel_cache.h"
+#include "engine/codegen/loop_ir.h"
 
 namespace tensord::cuda {
 
 struct PrecompileUnit {
+  PrecompileUnit(std::string family, std::string source,
+                 std::optional<codegen::LoopKernel> kernel = std::nullopt)
+      : family(std::move(family)), source(std::move(source)), kernel(std::move(kernel)) {}
   std::string family;  // for the report: "movement", "sort", "loop-ir", ...
   std::string source;
+  // A loop-IR unit's kernel (source is loop_unit(*kernel).source): such units may compile
+  // several to an NVRTC program (precompile_units' `batch`), each still under its own key.
+  std::optional<codegen::LoopKernel> kernel;
 };
 
 // Every hand-written source of the op families (creation, movement, index, dynamic, reduce,
@@ -38,8 +47,12 @@ struct PrecompileResult {
 
 // Compiles `units` in their order on `jobs` threads into `cache` (which must have a directory),
 // starting no unit after `deadline_s` seconds (0: no deadline). Duplicate texts compile once.
+// Runs of up to `batch` consecutive units that carry their kernel compile as one NVRTC program
+// (CudaKernelCache::compile_together: a CUBIN stored under each member's key, as a device's
+// CudaBackend::prepare stores them); a program NVRTC rejects is compiled again unit by unit, so
+// that the error names its unit. Results count units either way.
 PrecompileResult precompile_units(CudaKernelCache& cache, std::span<const PrecompileUnit> units,
-                                  int jobs, double deadline_s = 0);
+                                  int jobs, double deadline_s = 0, size_t batch = 8);
 
 // Writes <cache_dir>/precompiled.txt: the cache's identity on the first line, then the CUBINs
 // `result` holds, relative to cache_dir (cuda/<key>.cubin), one a line. What to ship (gpu-pack

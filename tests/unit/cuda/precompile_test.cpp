@@ -146,6 +146,57 @@ TEST_CASE("a deadline leaves units uncompiled and says how many") {
   CHECK(r.compiled + r.left == units.size());
 }
 
+TEST_CASE("loop-IR units with their kernels precompile several to a program, each by its key") {
+  TempDir dir;
+  std::vector<PrecompileUnit> units;
+  for (auto [op, arity] : {std::pair{ir::Op::neg, 1},
+                           {ir::Op::exp, 1},
+                           {ir::Op::add, 2},
+                           {ir::Op::mul, 2},
+                           {ir::Op::sqrt, 1}}) {
+    NodeCase c = node_case(op, arity, {7, 5}, {7, 5});
+    const std::vector<codegen::LoopKernel> k = loop_ir_kernels(c.node, c.in, c.out, 132);
+    REQUIRE(k.size() == 1);
+    units.push_back({"loop-ir", loop_unit(k[0]).source, k[0]});
+  }
+  units.insert(units.begin() + 2, {"test", tiny(7)});  // a unit without a kernel cuts the run
+  CudaKernelCache cache(CudaKernelCacheOptions{dir.path, 90});
+  const PrecompileResult r = precompile_units(cache, units, 2, 0, /*batch=*/2);
+  CHECK(r.compiled == 6);
+  CHECK(r.failed == 0);
+  CHECK(r.left == 0);
+  CHECK(r.files.size() == 6);
+  // Programs: {neg, exp}, {tiny}, {add, mul}, {sqrt}.
+  CHECK(cache.stats().compiles == 4);
+  CHECK(cache.stats().misses == 6);
+  CHECK(files_in(dir.path + "/cuda") == 6);
+  // A cache made as on a device finds every unit, batched or not, by its own key.
+  CudaKernelCache device_like(CudaKernelCacheOptions{dir.path, 90});
+  for (const PrecompileUnit& u : units) CHECK(device_like.holds(u.source));
+  const PrecompileResult again = precompile_units(device_like, units, 1, 0, 2);
+  CHECK(again.cached == 6);
+  CHECK(again.compiled == 0);
+  CHECK(device_like.stats().compiles == 0);
+}
+
+TEST_CASE("a batched program NVRTC rejects is compiled again unit by unit") {
+  TempDir dir;
+  NodeCase c = node_case(ir::Op::neg, 1, {3}, {3});
+  const codegen::LoopKernel k = loop_ir_kernels(c.node, c.in, c.out, 132).at(0);
+  // Two units naming one kernel (a caller's mistake) make a program NVRTC rejects (the kernel
+  // defined twice); alone, neg compiles and the broken text is reported under its family.
+  const std::vector<PrecompileUnit> units = {{"loop-ir", loop_unit(k).source, k},
+                                             {"broken", "not CUDA C", k}};
+  CudaKernelCache cache(CudaKernelCacheOptions{dir.path, 90});
+  const PrecompileResult r = precompile_units(cache, units, 1, 0, 8);
+  CHECK(r.compiled == 1);
+  CHECK(r.failed == 1);
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].find("broken: ") == 0);
+  CHECK(cache.holds(loop_unit(k).source));
+  CHECK(r.files == std::vector<std::string>{cache.file_of(loop_unit(k).source)});
+}
+
 TEST_CASE("the family catalog holds every hand-written source once per dtype") {
   const std::vector<PrecompileUnit> units = family_kernel_units();
   std::map<std::string, int> by_family;

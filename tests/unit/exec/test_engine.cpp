@@ -53,6 +53,12 @@ class WatchedBackend final : public Backend {
     cpu_.run(node, inputs, outputs);
   }
 
+  // Backend::prepare: what it was shown (the plan's kernel steps), before any step ran.
+  void prepare(const tensord::engine::Plan& plan) override {
+    prepared_steps.push_back(plan.steps.size());
+    runs_before_prepare.push_back(live_at_run.size());
+  }
+
   void write(Buffer& dst, size_t offset, const void* src, size_t n) override {
     cpu_.write(dst, offset, src, n);
   }
@@ -90,6 +96,7 @@ class WatchedBackend final : public Backend {
   int allocations = 0;
   int live = 0;
   std::vector<int> live_at_run;  // live buffers when each kernel started
+  std::vector<size_t> prepared_steps, runs_before_prepare;
   std::optional<ir::Op> fail_on;
   bool fail_with_std = false;
 
@@ -192,6 +199,11 @@ TEST_CASE("a second identical run hits the plan cache; a new shape misses") {
   CHECK(engine.stats().plan_cache_misses == 2);
   CHECK(engine.stats().runs == 3);
   CHECK(backend.download(out[0]) == std::vector<float>{(1.5f + 1) * 4, (3.5f + 1) * 4});
+  // prepare() once per new plan (not on a hit), with its steps, before any of them ran.
+  REQUIRE(backend.prepared_steps.size() == 2);
+  CHECK(backend.prepared_steps[0] > 0);
+  CHECK(backend.runs_before_prepare[0] == 0);
+  CHECK(backend.runs_before_prepare[1] == 2 * backend.prepared_steps[0]);
 }
 
 TEST_CASE("buffers are reused within a run and freed after it") {
