@@ -472,6 +472,8 @@ void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue>
     // cuBLASLt multiplies operands of the output's dtype as stored: a conj view (complex) or
     // an operand of another dtype is first materialised in that dtype (movement's copy, which
     // conjugates and casts by the CPU's rules).
+    CudaContext int_ctx = context();
+    if (run_int_matmul(int_ctx, node, inputs, outputs)) return;  // cuBLASLt has no integers
     const ir::DType dtype = outputs[0].type.dtype;
     engine::TensorValue operands[2] = {inputs[0], inputs[1]};
     for (engine::TensorValue& v : operands) {
