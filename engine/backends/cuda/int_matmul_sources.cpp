@@ -21,7 +21,10 @@ typedef long long td_i64;
 typedef unsigned int td_u32;
 typedef unsigned long long td_u64;
 #define TD_MAX_BATCH 16
-struct td_batch { td_i64 rank; td_i64 size[TD_MAX_BATCH]; td_i64 a[TD_MAX_BATCH]; td_i64 b[TD_MAX_BATCH]; };
+struct td_batch {
+  td_i64 rank;
+  td_i64 size[TD_MAX_BATCH], a[TD_MAX_BATCH], b[TD_MAX_BATCH];
+};
 #define TD_TILE 64
 #define TD_DEPTH 16
 #define TD_SIDE 16
