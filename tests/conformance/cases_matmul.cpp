@@ -20,6 +20,35 @@ Case matmul(InputSpec a, InputSpec b, std::optional<ErrorCode> error = std::null
 
 void add_epilogue_cases(std::vector<Case>& out);
 
+// Integer matmul's own edges (CUDA runs it with a tiled kernel, not cuBLASLt): sums that wrap
+// (values over much of the type's range, long depth), shapes across the kernel's 64 x 64 tiles
+// and 16-deep slices, empty batches and empty batched sums, a stride-0 batch dim against a
+// permuted one, and operands of other integer dtypes and bool promoted to the output's.
+void add_integer_cases(std::vector<Case>& out) {
+  using L = Layout;
+  for (DType t : {DType::Int8, DType::UInt8, DType::Int16, DType::Int32, DType::Int64}) {
+    out.push_back(matmul(in(t, {40, 70}, L::Contiguous, Values::Mixed),
+                         in(t, {70, 30}, L::Contiguous, Values::Mixed)));
+    out.push_back(matmul(in(t, {70, 65}, L::Contiguous, Values::Edge),
+                         in(t, {65, 130}, L::Strided, Values::Edge)));
+    out.push_back(matmul(in(t, {0, 3, 4}, L::Contiguous, Values::Small),
+                         in(t, {4, 5}, L::Contiguous, Values::Small)));
+    out.push_back(matmul(in(t, {2, 3, 0}, L::Contiguous, Values::Small),
+                         in(t, {2, 0, 5}, L::Contiguous, Values::Small)));
+    out.push_back(matmul(in(t, {3, 4, 5}, L::Broadcast, Values::Mixed),
+                         in(t, {3, 5, 2}, L::Permuted, Values::Mixed)));
+    out.push_back(matmul(in(t, {17}, L::Reversed, Values::Mixed),
+                         in(t, {2, 17, 3}, L::Mixed, Values::Mixed)));
+  }
+  for (auto [a, b] : {std::pair{DType::UInt8, DType::Int16},
+                      {DType::Bool, DType::Int64},
+                      {DType::Int8, DType::Int32},
+                      {DType::UInt8, DType::Bool}}) {
+    out.push_back(matmul(in(a, {9, 20}, Layout::Contiguous, Values::Mixed),
+                         in(b, {20, 7}, Layout::Contiguous, Values::Mixed)));
+  }
+}
+
 }  // namespace
 
 void add_matmul_cases(std::vector<Case>& out) {
@@ -73,6 +102,7 @@ void add_matmul_cases(std::vector<Case>& out) {
   }
   out.push_back(matmul(in(DType::Float32, {2, 3}), in(DType::Bool, {3, 2})));  // promotes
   out.push_back(matmul(in(DType::Bool, {2, 3}), in(DType::Int8, {3})));
+  add_integer_cases(out);
   add_epilogue_cases(out);
 }
 

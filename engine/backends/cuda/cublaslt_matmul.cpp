@@ -41,7 +41,7 @@ LtTypes lt_types(ir::DType dtype, engine::Float32MatmulPrecision precision) {
   throw Error(ErrorCode::Unsupported,
               "matmul of " + std::string(ir::name(dtype)) +
                   " on CUDA: cuBLASLt serves float32, float16, bfloat16, float64, complex64 "
-                  "and complex128; integer matmul kernels are not written yet");
+                  "and complex128 (integer matmul is int_matmul.h's kernel)");
 }
 
 // RAII for the cuBLASLt descriptors of one call.

@@ -42,7 +42,11 @@ struct CudaBackend::State {
         // Decisions hold for one kind of device and one compiler: a directory shared by two
         // machines keeps one per machine.
         tuning(options.kernel_cache_dir,
-               kernels.identity() + "|" + device.name + "|" + std::to_string(device.sm_count)) {}
+               kernels.identity() + "|" + device.name + "|" + std::to_string(device.sm_count)),
+        // cuBLASLt's choice depends on the device and the library, not on NVRTC.
+        epilogues(options.kernel_cache_dir, device.name + "|sm_" + std::to_string(arch) + "|" +
+                                                std::to_string(device.sm_count) + "|cublasLt " +
+                                                std::to_string(cublasLtGetVersion())) {}
   ~State() {
     for (StreamId id : streams.all()) cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(id));
     cudaStreamSynchronize(copy_stream.get());
@@ -87,7 +91,8 @@ struct CudaBackend::State {
   int sm_count;
   CudaKernelCache kernels;
   FamilyStates families;
-  CudaLaunchTuning tuning;  // max-autotune's launch decisions (launch_tuning.h)
+  CudaLaunchTuning tuning;       // max-autotune's launch decisions (launch_tuning.h)
+  CudaEpilogueTuning epilogues;  // matmul epilogue decisions (epilogue_tuning.h)
   // The daemon's memory ledger (set_memory_ledger).
   std::shared_ptr<profiler::MemoryLedger> ledger;
 };
@@ -366,6 +371,10 @@ CudaLaunchTuning::Stats CudaBackend::launch_tuning_stats() const {
   return state_->tuning.stats();
 }
 
+CudaEpilogueTuning::Stats CudaBackend::epilogue_tuning_stats() const {
+  return state_->epilogues.stats();
+}
+
 CudaContext CudaBackend::context() {
   State& st = *state_;
   return CudaContext{device_,
@@ -421,42 +430,21 @@ void CudaBackend::run_matmul_epilogue(const engine::CompiledKernels& kernels, ui
     return st.matmul.run_epilogue(inputs[0], inputs[1], outputs[0], precision_, stream(), workspace,
                                   st.workspace_bytes, *lt, bias);
   };
-  std::string key = fused.epilogue->text();
-  for (int i = 0; i < 2; ++i) {
-    key += ' ';
-    key += ir::to_string(inputs[i].type.shape);
-    for (int64_t s : inputs[i].strides) {
-      key += ',';  // appends only: GCC 12 warns (-Wrestrict, falsely) on "," + string
-      key += std::to_string(s);
-    }
-  }
-  key += " p";
-  key += std::to_string(static_cast<int>(precision_));
-  if (auto it = epilogue_fused_.find(key); it != epilogue_fused_.end()) {
-    if (it->second && run_fused()) return;
-    return unfused();
-  }
-  // Not measured yet: a recording cannot be timed, so it records the unfused pair (what the
-  // plan runs without epilogues) and a later uncaptured run decides.
-  if (capture_) return unfused();
-  const auto seconds = [&](const auto& f) {
+  const engine::TensorValue& a = inputs[0];
+  const engine::TensorValue& b = inputs[1];
+  const std::string problem =
+      epilogue_problem(fused.epilogue->text(), a.type.shape, a.strides, b.type.shape, b.strides,
+                       outputs[0].type.shape, static_cast<int>(precision_));
+  const auto seconds = [this](const std::function<void()>& f) {
     synchronize();
     const auto t0 = std::chrono::steady_clock::now();
     f();
     synchronize();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
-  if (!run_fused()) {  // also the warm-up
-    epilogue_fused_[key] = false;
-    return unfused();
-  }
-  unfused();  // warm-up
-  double best_fused = seconds(run_fused), best_unfused = seconds(unfused);
-  best_fused = std::min(best_fused, seconds(run_fused));
-  best_unfused = std::min(best_unfused, seconds(unfused));
-  const bool fuse = best_fused <= best_unfused;
-  epilogue_fused_[key] = fuse;
-  if (fuse) run_fused();  // the last run above was the unfused one
+  // A recording cannot be timed: it records the unfused pair (what the plan runs without
+  // epilogues) and a later uncaptured run decides.
+  st.epilogues.run(st.epilogues.key(problem), problem, run_fused, unfused, seconds, !capture_);
 }
 
 void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
@@ -472,6 +460,8 @@ void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue>
     // cuBLASLt multiplies operands of the output's dtype as stored: a conj view (complex) or
     // an operand of another dtype is first materialised in that dtype (movement's copy, which
     // conjugates and casts by the CPU's rules).
+    CudaContext int_ctx = context();
+    if (run_int_matmul(int_ctx, node, inputs, outputs)) return;  // cuBLASLt has no integers
     const ir::DType dtype = outputs[0].type.dtype;
     engine::TensorValue operands[2] = {inputs[0], inputs[1]};
     for (engine::TensorValue& v : operands) {

@@ -14,6 +14,7 @@
 
 #include "engine/backends/cuda/allocator_stats.h"
 #include "engine/backends/cuda/device_discovery.h"
+#include "engine/backends/cuda/epilogue_tuning.h"
 #include "engine/backends/cuda/launch_tuning.h"
 #include "engine/backends/cuda/segment_source.h"
 #include "engine/exec/backend.h"
@@ -70,7 +71,8 @@ class CudaBackend final : public engine::Backend {
                  const engine::FusedGroup& fused, std::span<const engine::TensorValue> inputs,
                  std::span<const engine::TensorValue> outputs) override;
   // cuBLASLt's epilogue (lt_epilogue.h) or the unfused pair, whichever measured faster for the
-  // problem on its first uncaptured run (decisions in memory only); unmapped chains unfused.
+  // problem's shape class on its first uncaptured run, remembered in the kernel cache
+  // directory's `tune/` (epilogue_tuning.h); unmapped chains unfused.
   void run_matmul_epilogue(const engine::CompiledKernels& kernels, uint32_t group,
                            const engine::FusedGroup& fused,
                            std::span<const engine::TensorValue> inputs,
@@ -108,6 +110,8 @@ class CudaBackend final : public engine::Backend {
   // max-autotune's launch decisions for generated kernels: measured here, or read from the
   // kernel cache directory's `tune/` (launch_tuning.h).
   CudaLaunchTuning::Stats launch_tuning_stats() const;
+  // The matmul epilogue decisions: measured here, or read from `tune/` (epilogue_tuning.h).
+  CudaEpilogueTuning::Stats epilogue_tuning_stats() const;
   struct State;  // shared with the buffers it hands out
   CachingAllocator& allocator();
   // Waits for everything queued on every stream of the backend.
@@ -120,7 +124,6 @@ class CudaBackend final : public engine::Backend {
   engine::Float32MatmulPrecision precision_ = engine::Float32MatmulPrecision::Highest;
   std::shared_ptr<State> state_;
   std::shared_ptr<CapturePool> capture_;
-  std::unordered_map<std::string, bool> epilogue_fused_;  // per problem: run_matmul_epilogue
   std::unique_ptr<CuptiTracer>
       tracer_;  // made on the first traced step  // set between begin_capture and end_capture
   CudaContext context();

@@ -38,6 +38,10 @@ bool run_index(CudaContext& ctx, const ir::Node& node, Values in, Values out);
 bool run_reduce(CudaContext& ctx, const ir::Node& node, Values in, Values out);
 bool run_scan(CudaContext& ctx, const ir::Node& node, Values in, Values out);
 
+// matmul with an integer output (int8, uint8, int16, int32, int64): a tiled kernel, wrapping as
+// the CPU's (int_matmul.h); false for any other dtype (cuBLASLt's). int_matmul_family.cpp.
+bool run_int_matmul(CudaContext& ctx, const ir::Node& node, Values in, Values out);
+
 // sort, argsort, topk and the other per-row order statistics. sort_family.cpp.
 bool run_sort(CudaContext& ctx, const ir::Node& node, Values in, Values out);
 

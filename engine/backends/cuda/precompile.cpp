@@ -10,6 +10,7 @@
 
 #include "engine/backends/cuda/dnn_kernels.h"
 #include "engine/backends/cuda/fft_strided_copy.h"
+#include "engine/backends/cuda/int_matmul.h"
 #include "engine/backends/cuda/movement_sources.h"
 #include "engine/backends/cuda/solver_kernels.h"
 #include "engine/backends/cuda/sort_sources.h"
@@ -44,6 +45,7 @@ std::vector<PrecompileUnit> family_kernel_units() {
   }
   units.push_back({"dnn", dnn::copy_source()});
   units.push_back({"fft", strided_copy_source()});
+  for (const KernelSource& s : int_matmul_kernel_sources()) units.push_back({"matmul", *s.text});
   units.push_back({"solver", solver_kernels_source()});
   return units;
 }

@@ -31,8 +31,8 @@ struct PrecompileUnit {
 };
 
 // Every hand-written source of the op families (creation, movement, index, dynamic, reduce,
-// scan, sort, dnn, fft, solver), one unit each, in that order. The loop-IR family's units depend
-// on the graphs run (loop_ir_kernels, fused_unit) and are not in it.
+// scan, sort, dnn, fft, solver, integer matmul), one unit each, in that order. The loop-IR family's
+// units depend on the graphs run (loop_ir_kernels, fused_unit) and are not in it.
 std::vector<PrecompileUnit> family_kernel_units();
 
 struct PrecompileResult {

@@ -1,10 +1,13 @@
 // The CUDA backend on a device: transfers through pinned staging, the caching allocator behind
-// allocate(), cuBLASLt matmul against a host reference, the precision setting, and the
-// Unsupported error of ops without kernels.
+// allocate(), cuBLASLt matmul against a host reference, the precision setting, integer matmul
+// (the tiled kernel) against a wrapping host loop, and the Unsupported error of ops without
+// kernels.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "engine/backends/cuda/caching_allocator.h"
@@ -69,6 +72,55 @@ TEST_CASE("float32 matmul through cuBLASLt agrees with a host loop at every prec
       CHECK(std::abs(got[i] - want[i]) <= tolerance * (1 + std::abs(want[i])));
     }
   }
+}
+
+// Integer matmul (int_matmul.h: a tiled NVRTC kernel, not cuBLASLt) against a host loop that
+// wraps as the output type: full-range values, shapes across the 64 x 64 tiles, a transposed
+// operand and a broadcast batch.
+template <typename T>
+void integer_matmul_agrees(CudaBackend& cuda, ir::DType dtype) {
+  const int64_t B = 3, M = 70, K = 37, N = 130;
+  std::vector<T> a(M * K), b(B * K * N), got(B * M * N), want(B * M * N);
+  uint64_t x = 12345;
+  const auto next = [&x] {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<T>(x ^ (x >> 29));  // every bit: sums wrap in every type
+  };
+  for (T& v : a) v = next();  // stored (K, M): the operand is its transposed view
+  for (T& v : b) v = next();
+  using Acc = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  for (int64_t i = 0; i < B; ++i)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        Acc acc = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          acc += static_cast<Acc>(a[k * M + m]) * static_cast<Acc>(b[(i * K + k) * N + n]);
+        }
+        want[(i * M + m) * N + n] = static_cast<T>(acc);
+      }
+  auto buffer_a = cuda.allocate(a.size() * sizeof(T)),
+       buffer_b = cuda.allocate(b.size() * sizeof(T));
+  cuda.write(*buffer_a, 0, a.data(), a.size() * sizeof(T));
+  cuda.write(*buffer_b, 0, b.data(), b.size() * sizeof(T));
+  engine::TensorValue ta = engine::TensorValue::contiguous(buffer_a, {dtype, ir::Shape{M, K}});
+  ta.strides = {1, M};
+  const engine::TensorValue tb =
+      engine::TensorValue::contiguous(buffer_b, {dtype, ir::Shape{B, K, N}});
+  engine::TensorValue out = engine::TensorValue::contiguous(cuda.allocate(got.size() * sizeof(T)),
+                                                            {dtype, ir::Shape{B, M, N}});
+  std::vector<engine::TensorValue> in{ta, tb};
+  cuda.run(node_of(ir::Op::matmul), in, {&out, 1});
+  cuda.read(*out.buffer, 0, got.data(), got.size() * sizeof(T));
+  CHECK(got == want);
+}
+
+TEST_CASE("integer matmul runs on the device and wraps as the CPU does") {
+  CudaBackend cuda = open_first();
+  integer_matmul_agrees<int8_t>(cuda, ir::DType::Int8);
+  integer_matmul_agrees<uint8_t>(cuda, ir::DType::UInt8);
+  integer_matmul_agrees<int16_t>(cuda, ir::DType::Int16);
+  integer_matmul_agrees<int32_t>(cuda, ir::DType::Int32);
+  integer_matmul_agrees<int64_t>(cuda, ir::DType::Int64);
 }
 
 TEST_CASE("a block used by a second stream is reused only after that stream's work") {

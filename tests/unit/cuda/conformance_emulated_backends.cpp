@@ -1,6 +1,6 @@
 // The conformance table's backend list for tensord_conformance_cuda_emulated: the CUDA backend's
 // creation, movement and index families, its data-dependent ops (unique with the sort family's
-// network), and its loop-IR
+// network), its integer matmul, and its loop-IR
 // family for complex nodes, with their kernels run on the host (movement_emulation.cpp), every
 // other op on the CPU backend. It checks those families against
 // the table's float64 reference on a machine without a GPU.
@@ -41,7 +41,8 @@ class EmulatedCudaFamilies final : public engine::Backend {
            std::span<const engine::TensorValue> out) override {
     if (involves_complex(in, out) && cuda::run_loop_ir(ctx_, node, in, out)) return;
     if (cuda::run_creation(ctx_, node, in, out) || cuda::run_movement(ctx_, node, in, out) ||
-        cuda::run_index(ctx_, node, in, out) || cuda::run_solver(ctx_, node, in, out)) {
+        cuda::run_index(ctx_, node, in, out) || cuda::run_solver(ctx_, node, in, out) ||
+        cuda::run_int_matmul(ctx_, node, in, out)) {
       return;
     }
     cpu_.run(node, in, out);

@@ -30,6 +30,7 @@
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/cuda_kernel_cache.h"
 #include "engine/backends/cuda/fft_strided_copy.h"
+#include "engine/backends/cuda/int_matmul.h"
 #include "engine/backends/cuda/movement_sources.h"
 #include "engine/backends/cuda/solver_kernels.h"
 #include "engine/backends/cuda/sort_sources.h"
@@ -155,8 +156,9 @@ bool is_block_kernel(const std::string& name) {
 const KernelSource* find_source(const std::string& text) {
   static const std::vector<KernelSource> all = [] {
     std::vector<KernelSource> v;
-    for (const auto& list : {creation_kernel_sources(), movement_kernel_sources(),
-                             index_kernel_sources(), dynamic_kernel_sources()}) {
+    for (const auto& list :
+         {creation_kernel_sources(), movement_kernel_sources(), index_kernel_sources(),
+          dynamic_kernel_sources(), int_matmul_kernel_sources()}) {
       v.insert(v.end(), list.begin(), list.end());
     }
     // The sort family's sources that unique uses: the network and the per-dtype keys.

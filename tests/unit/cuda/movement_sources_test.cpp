@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/backends/cuda/cuda_kernel_cache.h"
+#include "engine/backends/cuda/int_matmul.h"
 #include "engine/backends/cuda/movement_sources.h"
 #include "engine/backends/cuda/nvrtc_compiler.h"
 
@@ -50,6 +51,21 @@ TEST_CASE("the index family's CUDA sources compile for sm_90") {
 
 TEST_CASE("the data-dependent family's CUDA source compiles for sm_90") {
   for (const KernelSource& s : dynamic_kernel_sources()) compiles_with_entries(s);
+}
+
+TEST_CASE("the integer matmul sources compile for sm_90, one per integer dtype") {
+  const std::vector<KernelSource> sources = int_matmul_kernel_sources();
+  REQUIRE(sources.size() == int_matmul_dtypes().size());
+  std::set<const std::string*> texts;
+  for (const KernelSource& s : sources) {
+    compiles_with_entries(s);
+    texts.insert(s.text);
+  }
+  CHECK(texts.size() == sources.size());
+  CHECK_THROWS_WITH(int_matmul_source(ir::DType::Float32),
+                    Catch::Contains("no integer matmul kernel for float32"));
+  CHECK_THROWS_WITH(int_matmul_source(ir::DType::Bool),
+                    Catch::Contains("no integer matmul kernel for bool"));
 }
 
 TEST_CASE("the three families share a few distinct source texts") {

@@ -209,7 +209,8 @@ TEST_CASE("the family catalog holds every hand-written source once per dtype") {
     INFO(f);
     CHECK(by_family[f] > 0);
   }
-  CHECK(by_family["dnn"] == 5);  // four float dtypes and the copy source
+  CHECK(by_family["dnn"] == 5);     // four float dtypes and the copy source
+  CHECK(by_family["matmul"] == 5);  // integer matmul: int8, uint8, int16, int32, int64
 }
 
 TEST_CASE("the loop-IR family's kernels are known without a device") {
