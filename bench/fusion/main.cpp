@@ -9,6 +9,9 @@
 //                            daemon, fused into one oneDNN matmul or not as the daemon measured,
 //                            vs the same graph in "eager" mode; *_vs_onednn: vs oneDNN called
 //                            directly in this process with the same post-ops (no round trip)
+//   cpu_transpose_colsum_4096x4096  sum over axis 0 of exp(x * 0.5).T + y (x, y [4096, 4096]
+//                            float32): a transpose in the chain and a column sum, one kernel
+//                            when fused; GB/s of the two inputs read once, vs "eager"
 //   warm_start               ms to the first result of a 30-kernel graph on a fresh daemon
 //                            with a warm disk cache, vs a fresh daemon with an empty one
 #include <unistd.h>
@@ -98,6 +101,20 @@ void elementwise_figures(Session& s, std::map<std::string, double>& numpy) {
   print_figure("cpu_layernorm_4096x4096_vs_numpy", ln, "GB/s", "numpy", numpy["layernorm"]);
 }
 
+// A view inside a chain and a reduction over the leading axis (issue 6's boundaries).
+void transpose_colsum(Session& s) {
+  Tensor x = s.rand({4096, 4096}, 5);
+  Tensor y = s.rand({4096, 4096}, 6);
+  s.sync({x, y});
+  const double bytes = 2.0 * 4096 * 4096 * 4;
+  auto f = [&] { return (tensord::transpose((x * 0.5f).exp(), 0, 1) + y).sum({0}); };
+  const double fused = gbps(s, bytes, f);
+  s.set_compile_mode("eager");
+  const double eager = gbps(s, bytes, f);
+  s.set_compile_mode("default");
+  print_figure("cpu_transpose_colsum_4096x4096", fused, "GB/s", "eager", eager);
+}
+
 // What the daemon measured for an m x k x n epilogue problem, from its cache directory's
 // decisions (engine/backends/cpu/epilogue_tuning.h): "fused", "unfused" or "?".
 std::string decision(const std::string& cache_dir, int64_t m, int64_t k, int64_t n) {
@@ -180,6 +197,7 @@ int main(int argc, char** argv) {
       if (want("cpu_chain8") || want("cpu_softmax") || want("cpu_layernorm")) {
         elementwise_figures(s, numpy);
       }
+      if (want("cpu_transpose_colsum")) transpose_colsum(s);
       if (want("cpu_linear")) {
         linear_bias_gelu(s, root + "/cache", 64, 256, 256);      // launch-bound: the round trip
         linear_bias_gelu(s, root + "/cache", 2048, 1024, 1024);  // compute-bound

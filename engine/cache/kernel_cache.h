@@ -21,7 +21,8 @@ namespace tensord::cache {
 
 struct CompilerOptions {
   std::string command = "c++";  // a path, or a name looked up on PATH
-  std::vector<std::string> flags = {"-O3", "-march=native", "-fno-math-errno", "-shared", "-fPIC"};
+  std::vector<std::string> flags = {
+      "-O3", "-march=native", "-fno-math-errno", "-ffp-contract=off", "-shared", "-fPIC"};
   std::vector<std::string> libs = {"-lmvec", "-lm"};
 };
 

@@ -53,7 +53,8 @@ std::string cpp_ref(const LoopKernel& k, uint32_t v) {
   const Instr& in = k.body[v];
   std::string s(1, in.kind == Kind::Const ? 'c' : in.level == Level::Row ? 'v' : 'o');
   s += std::to_string(v);
-  if (in.kind != Kind::Const && in.level == Level::Row) s += "[j]";
+  // In a column kernel outer values vary per lane too.
+  if (in.kind != Kind::Const && (in.level == Level::Row || k.columns)) s += "[j]";
   return s;
 }
 

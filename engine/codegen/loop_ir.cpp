@@ -173,7 +173,8 @@ bool expressible_reduction(Op op, DType input, DType result) {
 
 std::string describe(const LoopKernel& k) {
   std::string s = "kernel outer_rank=" + std::to_string(k.outer_rank) +
-                  " inner_rank=" + std::to_string(k.inner_rank) + "\n";
+                  " inner_rank=" + std::to_string(k.inner_rank) + (k.columns ? " columns" : "") +
+                  "\n";
   auto level = [](Level l) { return l == Level::Row ? "row" : "outer"; };
   auto access = [](Access a) {
     return a == Access::Contiguous  ? "contiguous"

@@ -55,6 +55,12 @@ struct Instr {
 struct LoopKernel {
   uint8_t outer_rank = 1;  // >= 1 (a scalar domain is one dimension of size 1)
   uint8_t inner_rank = 0;
+  // A column reduction (sum(0) of [N, C]): the inner dimensions are reduced axes that are not
+  // innermost in memory, so the lanes of the vector loop (C++) or the threads (CUDA) are the
+  // outer cells, whose last dimension is the one read contiguously, and each lane walks the
+  // inner dimensions. Operands' `access` then describes the last outer dimension, and Outer
+  // values vary per lane. The row values may not read Outer values (one pass).
+  bool columns = false;
   std::vector<Operand> inputs;
   std::vector<Operand> outputs;
   std::vector<Instr> body;        // topological order

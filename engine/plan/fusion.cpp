@@ -1,10 +1,14 @@
 #include "engine/plan/fusion.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <optional>
 
 #include "engine/codegen/loop_ir.h"
 #include "engine/ir/axes.h"
+#include "engine/plan/layout.h"
+#include "engine/plan/view_layout.h"
 
 namespace tensord::engine {
 namespace {
@@ -32,6 +36,14 @@ class Fuser {
     result_.group_of.assign(nodes.size(), kNoGroup);
     result_.boundary.resize(nodes.size());
     fusible_.assign(nodes.size(), false);
+    consumers_.resize(nodes.size());
+    is_output_.assign(nodes.size(), false);
+    for (uint32_t n = 0; n < nodes.size(); ++n) {
+      if (!needed_[n]) continue;
+      for (const ir::ValueRef& in : node(n).inputs) consumers_[in.node].push_back(n);
+    }
+    for (const ir::ValueRef& r : outputs_) is_output_[r.node] = true;
+    layouts_.resize(nodes.size());
   }
 
   FusionResult run() && {
@@ -65,6 +77,21 @@ class Fuser {
     return k == 0 ? -1 : k;
   }
 
+  ir::AxisMask reduced_mask(const ir::Node& n) const {
+    const auto rank = static_cast<int64_t>(type(n.inputs[0]).rank());
+    return ir::reduction_axes(n.attrs, rank);
+  }
+
+  // The reduced axes of a sum/prod/max/min whose axes are not trailing but leave the innermost
+  // axis: a column reduction. 0 otherwise (argmax/argmin are not done as columns).
+  ir::AxisMask column_axes(const ir::Node& n) const {
+    if (n.op == Op::argmax || n.op == Op::argmin || trailing_axes(n) > 0) return 0;
+    const auto rank = static_cast<int64_t>(type(n.inputs[0]).rank());
+    const ir::AxisMask mask = reduced_mask(n);
+    if (rank < 2 || mask == 0 || ir::has_axis(mask, rank - 1)) return 0;
+    return mask;
+  }
+
   Role role(uint32_t n, std::string& why) const {
     const ir::Node& nd = node(n);
     const ir::OpInfo& info = ir::op_info(nd.op);
@@ -90,8 +117,11 @@ class Fuser {
                 " is not expressible by the code generator";
           return Role::None;
         }
-        if (trailing_axes(nd) < 0) {
-          why = "reduction over axes that are not the trailing ones";
+        if (trailing_axes(nd) < 0 && column_axes(nd) == 0) {
+          const bool arg = nd.op == Op::argmax || nd.op == Op::argmin;
+          why = arg ? "argmax/argmin over axes that are not the trailing ones"
+                    : "reduction over axes that neither are the trailing ones nor leave the "
+                      "innermost axis";
           return Role::None;
         }
         const ir::Shape& s = type(nd.inputs[0]).shape;
@@ -101,6 +131,10 @@ class Fuser {
         }
         return Role::Reduction;
       }
+      case OpKind::View:
+        // Not a boundary by itself: a view of a stored value is a strided load of the group
+        // reading it; a view of a fused value is pushed down (view_chain_of() says when not).
+        return Role::None;
       default:
         why = std::string(info.name) + " (" + kind_name(info.kind) + ") is a fusion boundary";
         return Role::None;
@@ -157,12 +191,166 @@ class Fuser {
     return s;
   }
 
-  bool fits(const FusionGroup& grp, uint32_t n, Role r) const {
-    if (r == Role::Reduction) {
-      const int k = trailing_axes(node(n));
-      return type(node(n).inputs[0]).shape == grp.domain && (grp.inner == 0 || grp.inner == k);
+  // The kept shape of a column group, with the reduced axes as 1 (keepdim) or, when they are
+  // all leading, without them: both broadcast the same way against the domain.
+  static bool column_outer(const FusionGroup& grp, const ir::Shape& s) {
+    ir::Shape keep = grp.domain, dropped;
+    size_t leading = 0;
+    for (size_t d = 0; d < keep.size(); ++d) {
+      if (ir::has_axis(grp.columns, static_cast<int64_t>(d))) {
+        keep[d] = 1;
+        if (leading == d) ++leading;
+      } else {
+        dropped.push_back(keep[d]);
+      }
     }
-    return shape(n) == grp.domain || (grp.inner > 0 && shape(n) == outer_shape(grp));
+    const bool all_leading = std::popcount(grp.columns) == static_cast<int>(leading);
+    return s == keep || (all_leading && s == dropped);
+  }
+
+  bool fits(const FusionGroup& grp, uint32_t n, Role r, int32_t gid) const {
+    const ir::Node& nd = node(n);
+    if (r == Role::Reduction) {
+      if (type(nd.inputs[0]).shape != grp.domain) return false;
+      const int k = trailing_axes(nd);
+      if (k > 0) return grp.columns == 0 && (grp.inner == 0 || grp.inner == k);
+      return grp.inner == 0 && (grp.columns == 0 || grp.columns == column_axes(nd));
+    }
+    if (shape(n) == grp.domain) {
+      if (grp.columns == 0) return true;
+      // A column kernel makes one pass: a row value cannot read a reduction's result.
+      for (const ir::ValueRef& in : nd.inputs) {
+        if (result_.group_of[in.node] == gid && shape(in.node) != grp.domain) return false;
+      }
+      return true;
+    }
+    if (grp.columns != 0) return column_outer(grp, shape(n));
+    return grp.inner > 0 && shape(n) == outer_shape(grp);
+  }
+
+  static bool is_view(const ir::Node& nd) { return ir::op_info(nd.op).kind == OpKind::View; }
+
+  // Ops cheap enough to recompute per element of a broadcast (an expand pushed down).
+  static bool cheap(Op op) {
+    switch (op) {
+      case Op::add:
+      case Op::sub:
+      case Op::mul:
+      case Op::neg:
+      case Op::abs:
+      case Op::relu:
+      case Op::maximum:
+      case Op::minimum:
+      case Op::where:
+      case Op::cast:
+      case Op::eq:
+      case Op::ne:
+      case Op::lt:
+      case Op::le:
+      case Op::gt:
+      case Op::ge:
+      case Op::logical_not:
+      case Op::logical_and:
+      case Op::logical_or:
+      case Op::bitwise_and:
+      case Op::bitwise_or:
+      case Op::bitwise_xor:
+      case Op::bitwise_not:
+      case Op::sign:
+      case Op::square:
+      case Op::floor:
+      case Op::ceil:
+      case Op::trunc:
+      case Op::round:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // The static layout of a value as the planner gives it: graph inputs and kernel outputs are
+  // contiguous, views are view_layout of their input's (a reshape without strides: a copy).
+  const Layout& layout_of(ir::ValueRef r) {
+    if (!is_view(node(r.node)) || r.output != 0) {
+      scratch_layout_ = contiguous_layout(type(r).shape);
+      return scratch_layout_;
+    }
+    std::optional<Layout>& l = layouts_[r.node];
+    if (!l) {
+      const ir::ValueRef in = node(r.node).inputs[0];
+      Layout base = layout_of(in);
+      l = view_layout(node(r.node), type(in), base);
+      if (!l) l = contiguous_layout(type(r).shape);
+    }
+    return *l;
+  }
+
+  // A chain of views from a member of a pointwise group to the consumer being visited, that
+  // can be pushed down to that group's loads: `views` in order, the group's id returned (-1
+  // when not; `why` then says why, or is empty when the chain starts at a value no group
+  // computes, which the consumer simply reads through strides).
+  int32_t view_chain_of(ir::ValueRef in, std::vector<uint32_t>& views, std::string& why) {
+    uint32_t x = in.node;
+    while (is_view(node(x))) {
+      views.insert(views.begin(), x);
+      x = node(x).inputs[0].node;
+    }
+    const int32_t gid = result_.group_of[x];
+    if (gid == kNoGroup) return kNoGroup;
+    for (uint32_t v : views) {
+      if (consumers_[v].size() != 1 || is_output_[v]) {
+        why = std::string(ir::name(node(v).op)) +
+              " is read by several nodes or is an output (fusing it would compute it twice)";
+        return kNoGroup;
+      }
+    }
+    const FusionGroup& grp = groups_[gid];
+    const std::string view(ir::name(node(views.front()).op));
+    if (grp.inner > 0 || grp.columns != 0 || grp.epilogue) {
+      why = view + " of a reduction's result (views are pushed into pointwise groups only)";
+      return kNoGroup;
+    }
+    bool expand = false;
+    for (uint32_t v : views) expand = expand || node(v).op == Op::expand;
+    for (uint32_t m : grp.members) {
+      // x's one reader is the chain; every other member is read inside the group only.
+      bool inside = !is_output_[m];
+      if (m == x) {
+        inside = inside && consumers_[m].size() == 1;
+      } else {
+        for (uint32_t c : consumers_[m]) inside = inside && result_.group_of[c] == gid;
+      }
+      if (!inside) {
+        why = view +
+              " of a fused value that is also read elsewhere or is an output (fusing it "
+              "would compute it twice)";
+        return kNoGroup;
+      }
+      if (expand && !cheap(node(m).op)) {
+        why = "expand of a fused " + std::string(ir::name(node(m).op)) +
+              " (it would be recomputed per broadcast element)";
+        return kNoGroup;
+      }
+    }
+    // Every input of the group must have strides through the views (a reshape may need a copy).
+    FusionGroup probe = grp;
+    probe.members.insert(probe.members.end(), views.begin(), views.end());
+    probe.members.push_back(n_visiting_);
+    std::sort(probe.members.begin(), probe.members.end());
+    const std::vector<uint32_t> succ = view_successors(nodes_, probe);
+    for (uint32_t m : grp.members) {
+      const std::vector<const ir::Node*> chain = view_chain(nodes_, succ, succ[m]);
+      for (const ir::ValueRef& r : node(m).inputs) {
+        if (result_.group_of[r.node] == gid || node(r.node).op == Op::full) continue;
+        if (!pushed_layout(chain, type(r), layout_of(r), shape(m))) {
+          why = view +
+                " through a reshape that has no strides for the fused group's input "
+                "(it would need a copy)";
+          return kNoGroup;
+        }
+      }
+    }
+    return gid;
   }
 
   // Whether some node outside `members` that a member reads depends on a member: merging
@@ -209,29 +397,50 @@ class Fuser {
       return;
     }
     fusible_[n] = true;
-    // Candidate groups: those of n's producers that n fits, in input order, each once.
-    std::vector<int32_t> candidates;
+    n_visiting_ = n;
+    // Candidate groups: those of n's producers that n fits, in input order, each once; a
+    // producer behind a chain of views with the views' shape as the domain (view_chain_of).
+    struct Candidate {
+      int32_t gid;
+      std::vector<uint32_t> views;
+      ir::Shape domain;
+    };
+    std::vector<Candidate> candidates;
     for (const ir::ValueRef& in : node(n).inputs) {
-      const int32_t gid = result_.group_of[in.node];
-      if (gid == kNoGroup ||
-          std::find(candidates.begin(), candidates.end(), gid) != candidates.end())
+      std::vector<uint32_t> views;
+      int32_t gid = result_.group_of[in.node];
+      if (is_view(node(in.node))) {
+        std::string vwhy;
+        gid = view_chain_of(in, views, vwhy);
+        if (gid == kNoGroup) {
+          if (!views.empty() && !vwhy.empty()) result_.boundary[views.front()] = vwhy;
+          continue;
+        }
+      }
+      if (gid == kNoGroup || std::any_of(candidates.begin(), candidates.end(),
+                                         [&](const Candidate& c) { return c.gid == gid; }))
         continue;
-      if (fits(groups_[gid], n, r)) {
-        candidates.push_back(gid);
+      FusionGroup probe = groups_[gid];
+      if (!views.empty()) probe.domain = shape(views.back());
+      if (fits(probe, n, r, gid)) {
+        candidates.push_back({gid, std::move(views), probe.domain});
       } else if (why.empty()) {
         why = "shape " + ir::to_string(shape(n)) + " does not fit the iteration domain " +
-              ir::to_string(groups_[gid].domain) + " of its producer's group";
+              ir::to_string(probe.domain) + " of its producer's group";
       }
     }
     // Join the first candidate, then merge the others of the same domain when acyclic.
     int32_t joined = kNoGroup;
-    for (int32_t gid : candidates) {
+    for (const Candidate& c : candidates) {
+      const int32_t gid = c.gid;
       FusionGroup& grp = groups_[gid];
       if (joined != kNoGroup) {
         const FusionGroup& into = groups_[joined];
-        if (grp.domain != into.domain || grp.inner != into.inner) continue;
+        if (c.domain != into.domain || grp.inner != into.inner || grp.columns != into.columns)
+          continue;
       }
       std::vector<uint32_t> members = grp.members;
+      members.insert(members.end(), c.views.begin(), c.views.end());
       if (joined != kNoGroup) {
         members.insert(members.end(), groups_[joined].members.begin(),
                        groups_[joined].members.end());
@@ -245,6 +454,15 @@ class Fuser {
       if (cyclic(members, first)) {
         if (why.empty()) why = "joining its producer's group would make the plan cyclic";
         continue;
+      }
+      if (!c.views.empty()) {  // the views join: the group now computes in their shape
+        grp.domain = c.domain;
+        for (uint32_t v : c.views) {
+          grp.members.push_back(v);
+          result_.group_of[v] = gid;
+          result_.boundary[v].clear();
+        }
+        std::sort(grp.members.begin(), grp.members.end());
       }
       if (joined == kNoGroup) {
         joined = gid;
@@ -264,7 +482,10 @@ class Fuser {
       result_.boundary[n] = why;
     }
     FusionGroup& grp = groups_[joined];
-    if (r == Role::Reduction) grp.inner = trailing_axes(node(n));
+    if (r == Role::Reduction) {
+      grp.inner = std::max(0, trailing_axes(node(n)));
+      grp.columns = column_axes(node(n));
+    }
     grp.members.push_back(n);
     result_.group_of[n] = joined;
   }
@@ -362,6 +583,11 @@ class Fuser {
   FusionResult result_;
   std::vector<bool> fusible_;        // per node: joined or started a group
   std::vector<uint32_t> unfusable_;  // elementwise ops and reductions the generator lacks
+  std::vector<std::vector<uint32_t>> consumers_;  // per node: the needed nodes reading it
+  std::vector<bool> is_output_;
+  std::vector<std::optional<Layout>> layouts_;  // per view node, once asked (layout_of)
+  Layout scratch_layout_;
+  uint32_t n_visiting_ = 0;
   // Epoch stamps for cyclic(): no allocation per check.
   std::vector<uint32_t> in_set_;
   std::vector<uint32_t> seen_;
@@ -369,6 +595,33 @@ class Fuser {
 };
 
 }  // namespace
+
+std::vector<uint32_t> view_successors(std::span<const ir::Node> nodes, const FusionGroup& group) {
+  std::vector<uint32_t> succ(nodes.size(), kNoView);
+  std::vector<uint32_t> reader(nodes.size(), kNoView);
+  std::vector<bool> in_group(nodes.size(), false);
+  for (uint32_t m : group.members) in_group[m] = true;
+  for (uint32_t c : group.members) {
+    for (const ir::ValueRef& r : nodes[c].inputs) {
+      if (in_group[r.node]) reader[r.node] = c;
+    }
+  }
+  // Members are in topological order: a reader's entry is known before its producers'.
+  for (size_t i = group.members.size(); i-- > 0;) {
+    const uint32_t m = group.members[i];
+    const uint32_t c = reader[m];
+    if (c == kNoView) continue;
+    succ[m] = ir::op_info(nodes[c].op).kind == OpKind::View ? c : succ[c];
+  }
+  return succ;
+}
+
+std::vector<const ir::Node*> view_chain(std::span<const ir::Node> nodes,
+                                        std::span<const uint32_t> successors, uint32_t first) {
+  std::vector<const ir::Node*> chain;
+  for (uint32_t v = first; v != kNoView; v = successors[v]) chain.push_back(&nodes[v]);
+  return chain;
+}
 
 FusionResult fuse(std::span<const ir::Node> nodes, const std::vector<bool>& needed,
                   std::span<const ir::ValueRef> outputs) {

@@ -7,6 +7,19 @@
 //    float, bool and integer dtypes) and reductions (sum, prod, max, min, argmax, argmin over
 //    trailing axes) sharing one iteration domain: Row nodes have the domain's shape, Outer
 //    nodes its shape with the reduced axes set to 1.
+//  - Reductions over axes that leave the innermost one (sum(0) of [N, C], a bias gradient)
+//    form column groups (FusionGroup::columns): the kept cells are the kernel's lanes, so the
+//    innermost axis is read contiguously, and the reduced axes are walked per lane. Such a
+//    group takes elementwise nodes feeding its reductions and nodes of the kept shape after
+//    them; a node of the domain's shape reading a reduction's result (x - x.mean(0)) is a
+//    second pass over the input and starts its own group.
+//  - Views (permute, expand, slice, reshape) between a pointwise group and a consumer that
+//    fits are pushed down to the group's loads: elementwise ops commute with views, so the
+//    group's inputs are read through the composed strides and the consumer joins with the
+//    view's shape as the new domain. Only when every value of that group is read inside it
+//    (so nothing is computed twice), for expand only over cheap ops (they are recomputed per
+//    broadcast element, never stored), and when every reshape has strides for every input at
+//    plan time (fusion computes the same static layouts as the planner).
 //  - A node joins the group of a producer when its shape fits that group's domain; else it
 //    starts its own group. Nothing is ever computed twice across groups (no node is
 //    duplicated, so an expensive producer is never recomputed per consumer) and a node whose
@@ -42,6 +55,9 @@ struct FusionGroup {
   std::vector<uint32_t> members;  // nodes in topological order, constants not included
   ir::Shape domain;
   int inner = 0;  // trailing dimensions of `domain` that reductions run over
+  // Axes of `domain` that a column group's reductions run over: not the innermost one, and
+  // set only when `inner` is 0 (a group has one of the two kinds of reduction, or none).
+  uint32_t columns = 0;
   // Set for a matmul with its epilogue: members are the matmul, then the chain.
   std::optional<MatmulEpilogue> epilogue;
 };
@@ -56,6 +72,16 @@ struct FusionResult {
   // each splits what would have been one kernel (the profiler's fusion_break rule).
   std::vector<uint32_t> breaks;
 };
+
+// Per node of `nodes`: the first view member of `group` that the node's value passes through
+// on the way to the group's domain, or kNoView (also for nodes outside the group). Members
+// behind a view compute at the view's indices: their loads go through the pushed layout
+// (view_layout.h, pushed_layout) of the views that follow from here.
+inline constexpr uint32_t kNoView = 0xffffffffu;
+std::vector<uint32_t> view_successors(std::span<const ir::Node> nodes, const FusionGroup& group);
+// The views following `first` (view_successors' entry): `first`, its successor, and so on.
+std::vector<const ir::Node*> view_chain(std::span<const ir::Node> nodes,
+                                        std::span<const uint32_t> successors, uint32_t first);
 
 // Groups the nodes `needed` marks. `nodes` are in topological order with inferred types;
 // `outputs` are the values the caller reads.

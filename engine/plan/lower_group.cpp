@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "engine/ir/error.h"
 #include "engine/ir/half.h"
 
 namespace tensord::engine {
@@ -77,10 +78,13 @@ std::vector<int64_t> domain_strides(const ir::Shape& domain, const ir::Shape& sh
   return out;
 }
 
-bool inner_broadcast(const ir::Shape& domain, size_t outer, const ir::Shape& shape) {
+// Whether a value of `shape` is the same along every reduced axis (`reduced`, of the group's
+// original domain): it then varies over the outer dimensions only.
+bool inner_broadcast(const ir::Shape& domain, const std::vector<bool>& reduced,
+                     const ir::Shape& shape) {
   const size_t lead = domain.size() - shape.size();
-  for (size_t d = outer; d < domain.size(); ++d) {
-    if (d >= lead && shape[d - lead] != 1) return false;
+  for (size_t d = 0; d < domain.size(); ++d) {
+    if (reduced[d] && d >= lead && shape[d - lead] != 1) return false;
   }
   return true;
 }
@@ -88,45 +92,77 @@ bool inner_broadcast(const ir::Shape& domain, size_t outer, const ir::Shape& sha
 class Lowering {
  public:
   Lowering(std::span<const ir::Node> nodes, const FusionGroup& group) : nodes_(nodes) {
-    domain_ = group.domain;
     shape_domain_ = group.domain;
-    const auto k = static_cast<size_t>(group.inner);
-    if (domain_.size() == k) domain_.insert(domain_.begin(), 1);  // a scalar outer loop
+    const size_t rank = group.domain.size();
+    reduced_.assign(rank, false);
+    for (size_t d = rank - static_cast<size_t>(group.inner); d < rank; ++d) reduced_[d] = true;
+    for (size_t d = 0; d < rank; ++d) {
+      if ((group.columns >> d) & 1u) reduced_[d] = true;
+    }
+    // The kernel's dimensions: the kept axes, then the reduced ones (for trailing reductions
+    // the identity; for a column group its reduced leading or middle axes move behind).
+    for (size_t d = 0; d < rank; ++d) {
+      if (!reduced_[d]) order_.push_back(d);
+    }
+    for (size_t d = 0; d < rank; ++d) {
+      if (reduced_[d]) order_.push_back(d);
+    }
+    for (size_t d : order_) domain_.push_back(group.domain[d]);
+    const auto k = static_cast<size_t>(std::count(reduced_.begin(), reduced_.end(), true));
+    if (domain_.size() == k) {  // a scalar outer loop
+      domain_.insert(domain_.begin(), 1);
+      order_.insert(order_.begin(), kNoAxis);
+    }
     outer_ = domain_.size() - k;
     inner_ = k;
+    columns_ = group.columns != 0;
   }
 
   FusedGroup run(const FusionGroup& group, std::span<const ir::ValueRef> inputs,
-                 std::span<const PlanValue* const> input_values,
-                 std::span<const uint32_t> outputs) && {
+                 std::span<const PlanValue* const> input_values, std::span<const uint32_t> outputs,
+                 std::span<const uint32_t> input_via) && {
     FusedGroup fg;
     fg.members = group.members;
     codegen::LoopKernel& k = fg.kernel;
+    k.columns = columns_;
     std::vector<std::vector<int64_t>> strides;
     for (size_t i = 0; i < inputs.size(); ++i) {
       const PlanValue& v = *input_values[i];
-      const bool outer = inner_ > 0 && inner_broadcast(domain_, outer_, v.type.shape);
+      const bool outer = inner_ > 0 && inner_broadcast(shape_domain_, reduced_, v.type.shape);
       k.inputs.push_back({v.type.dtype, outer ? Level::Outer : Level::Row, Access::Contiguous});
-      strides.push_back(domain_strides(domain_, v.type.shape, v.layout.strides));
+      strides.push_back(permute(domain_strides(shape_domain_, v.type.shape, v.layout.strides)));
     }
+    const std::vector<uint32_t> via = view_successors(nodes_, group);
+    auto input_index = [&](ir::ValueRef r, uint32_t through) {
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        const uint32_t w = input_via.empty() ? kNoView : input_via[i];
+        if (inputs[i] == r && w == through) return static_cast<uint32_t>(i);
+      }
+      throw Error(ErrorCode::Internal, "lower_group: a fused group's input was not given");
+    };
     std::vector<int32_t> value_of(nodes_.size(), -1);
     for (uint32_t m : group.members) {
       const ir::Node& n = nodes_[m];
+      if (ir::op_info(n.op).kind == ir::OpKind::View) {  // pushed down to the loads behind it
+        value_of[m] = value_of[n.inputs[0].node];
+        continue;
+      }
       Instr in;
       in.op = n.op;
       in.dtype = n.outputs[0].dtype;
       const bool reduce = ir::op_info(n.op).kind == ir::OpKind::Reduction;
       in.kind = reduce ? Instr::Kind::Reduce : Instr::Kind::Op;
-      in.level =
-          reduce || (inner_ > 0 && n.outputs[0].shape != shape_domain_) ? Level::Outer : Level::Row;
+      const bool behind_view = via[m] != kNoView;
+      in.level = reduce || (!behind_view && inner_ > 0 && n.outputs[0].shape != shape_domain_)
+                     ? Level::Outer
+                     : Level::Row;
       for (const ir::ValueRef& r : n.inputs) {
         if (value_of[r.node] >= 0) {
           in.args.push_back(static_cast<uint32_t>(value_of[r.node]));
         } else if (nodes_[r.node].op == ir::Op::full) {
           in.args.push_back(add_const(k, nodes_[r.node], value_of, r.node));
         } else {
-          const auto it = std::find(inputs.begin(), inputs.end(), r);
-          in.args.push_back(add_load(k, static_cast<uint32_t>(it - inputs.begin())));
+          in.args.push_back(add_load(k, input_index(r, via[m])));
         }
       }
       value_of[m] = static_cast<int32_t>(k.body.size());
@@ -173,15 +209,24 @@ class Lowering {
     return static_cast<uint32_t>(load_of_[input]);
   }
 
+  // Contiguous in the group's own axis order (outputs are row-major), then as the kernel's
+  // dimensions order them.
   std::vector<int64_t> output_strides(Level level) const {
-    std::vector<int64_t> s(domain_.size(), 0);
+    std::vector<int64_t> s(shape_domain_.size(), 0);
     int64_t step = 1;
-    for (size_t d = domain_.size(); d-- > 0;) {
-      if (level == Level::Outer && d >= outer_) continue;
-      s[d] = domain_[d] == 1 ? 0 : step;
-      step *= domain_[d];
+    for (size_t d = shape_domain_.size(); d-- > 0;) {
+      if (level == Level::Outer && reduced_[d]) continue;
+      s[d] = shape_domain_[d] == 1 ? 0 : step;
+      step *= shape_domain_[d];
     }
-    return s;
+    return permute(s);
+  }
+
+  // Strides over the group's axes in the kernel's dimension order.
+  std::vector<int64_t> permute(const std::vector<int64_t>& s) const {
+    std::vector<int64_t> out;
+    for (size_t d : order_) out.push_back(d == kNoAxis ? 0 : s[d]);
+    return out;
   }
 
   // Drops size-1 dimensions and merges neighbours that every operand walks contiguously,
@@ -227,6 +272,13 @@ class Lowering {
     for (size_t o = 0; o < ops; ++o) {
       launch.strides.insert(launch.strides.end(), st[o].begin(), st[o].end());
       codegen::Operand& op = o < k.inputs.size() ? k.inputs[o] : k.outputs[o - k.inputs.size()];
+      if (columns_) {  // the lanes walk the last outer dimension
+        const int64_t lane = st[o][k.outer_rank - 1];
+        op.access = sizes[k.outer_rank - 1] == 1 || lane == 1 ? Access::Contiguous
+                    : lane == 0                               ? Access::Broadcast
+                                                              : Access::Strided;
+        continue;
+      }
       const int64_t last = st[o].back();
       if (inner_ > 0 && op.level == Level::Outer) {
         op.access = Access::Broadcast;
@@ -238,8 +290,12 @@ class Lowering {
     }
   }
 
+  static constexpr size_t kNoAxis = ~size_t{0};
   std::span<const ir::Node> nodes_;
-  ir::Shape domain_;        // with a leading 1 when every axis is reduced
+  std::vector<bool> reduced_;  // per axis of the group's domain
+  std::vector<size_t> order_;  // per kernel dimension: the group's axis (kNoAxis: the added 1)
+  bool columns_ = false;
+  ir::Shape domain_;        // kernel order, with a leading 1 when every axis is reduced
   ir::Shape shape_domain_;  // as the group's nodes see it
   size_t outer_ = 0;
   size_t inner_ = 0;
@@ -252,8 +308,8 @@ class Lowering {
 FusedGroup lower_group(std::span<const ir::Node> nodes, const FusionGroup& group,
                        std::span<const ir::ValueRef> inputs,
                        std::span<const PlanValue* const> input_values,
-                       std::span<const uint32_t> outputs) {
-  return Lowering(nodes, group).run(group, inputs, input_values, outputs);
+                       std::span<const uint32_t> outputs, std::span<const uint32_t> input_via) {
+  return Lowering(nodes, group).run(group, inputs, input_values, outputs, input_via);
 }
 
 }  // namespace tensord::engine

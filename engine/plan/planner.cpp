@@ -113,11 +113,21 @@ class Planner {
   void plan_group(uint32_t g) {
     const FusionGroup& group = fusion_.groups[g];
     if (group.epilogue) return plan_epilogue(group);
+    // Each input once per view chain it is read through (fusion.h: views pushed down).
+    const std::vector<uint32_t> succ = view_successors(plan_.nodes, group);
     std::vector<ir::ValueRef> inputs;
+    std::vector<uint32_t> via;
+    std::vector<uint32_t> reader;  // a member reading it: its shape is the broadcast target
     for (uint32_t m : group.members) {
       for (const ir::ValueRef& in : plan_.nodes[m].inputs) {
         if (group_of(in.node) == static_cast<int32_t>(g) || absorbed(m, in)) continue;
-        if (std::find(inputs.begin(), inputs.end(), in) == inputs.end()) inputs.push_back(in);
+        bool seen = false;
+        for (size_t i = 0; i < inputs.size(); ++i)
+          seen = seen || (inputs[i] == in && via[i] == succ[m]);
+        if (seen) continue;
+        inputs.push_back(in);
+        via.push_back(succ[m]);
+        reader.push_back(m);
       }
     }
     std::vector<uint32_t> outs;
@@ -125,10 +135,26 @@ class Planner {
       if (group_output_[m]) outs.push_back(m);
     }
     std::vector<ValueId> in_ids;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const ValueId v = value_of(inputs[i]);
+      if (via[i] == kNoView) {
+        in_ids.push_back(v);
+        continue;
+      }
+      // The input as the members behind the views read it: a value sharing its buffer, with
+      // the pushed layout over the views' shape. Fusion checked that one exists.
+      const std::vector<const ir::Node*> chain = view_chain(plan_.nodes, succ, via[i]);
+      std::optional<Layout> l = pushed_layout(chain, value(v).type, value(v).layout,
+                                              plan_.nodes[reader[i]].outputs[0].shape);
+      if (!l || value(v).layout.conj) {
+        throw Error(ErrorCode::Internal, "a view pushed into a fused group has no layout");
+      }
+      const ir::TensorType t{value(v).type.dtype, chain.back()->outputs[0].shape};
+      in_ids.push_back(add_value(inputs[i], t, std::move(*l), value(v).base, owner(v)));
+    }
     std::vector<const PlanValue*> in_values;
-    for (const ir::ValueRef& r : inputs) in_ids.push_back(value_of(r));
     for (ValueId v : in_ids) in_values.push_back(&plan_.values[v]);
-    plan_.groups.push_back(lower_group(plan_.nodes, group, inputs, in_values, outs));
+    plan_.groups.push_back(lower_group(plan_.nodes, group, inputs, in_values, outs, via));
     plan_.groups.back().autotune = options_.autotune;
 
     const uint32_t anchor = group.members.back();

@@ -73,4 +73,17 @@ std::optional<Layout> view_layout_no_conj(const ir::Node& node, const ir::Tensor
 }
 }  // namespace
 
+std::optional<Layout> pushed_layout(std::span<const ir::Node* const> views, const ir::TensorType& x,
+                                    const Layout& x_layout, const ir::Shape& shape) {
+  ir::TensorType t{x.dtype, shape};
+  std::optional<Layout> l = expanded(x.shape, x_layout, shape);
+  if (ir::numel(shape) == 0) l = contiguous_layout(shape);
+  for (const ir::Node* v : views) {
+    l = view_layout(*v, t, *l);
+    if (!l) return std::nullopt;
+    t.shape = v->outputs[0].shape;
+  }
+  return l;
+}
+
 }  // namespace tensord::engine

@@ -1,6 +1,7 @@
 // Chains of ops that fused backends run as one generated kernel (issue 6): integer arithmetic
 // with its defined edge cases (division by zero, MIN / -1, negative and too-wide shifts,
-// saturating casts) and prod, argmax and argmin between elementwise producers and consumers.
+// saturating casts), prod, argmax and argmin between elementwise producers and consumers,
+// views inside chains and reductions over leading axes.
 // A row of one op never fuses (a group of one node runs the eager kernel), so these rows are
 // chains (`then`); unfused backends check the same chains op by op.
 #include <optional>
@@ -133,11 +134,71 @@ void add_reduction_chains(std::vector<Case>& out) {
   }
 }
 
+// Views inside a chain (pushed down to the group's loads when fused) and reductions over
+// leading or middle axes (column kernels): odd sizes, broadcasting, zero-size dimensions, and
+// a reshape of a non-contiguous input (which stays a boundary: it would need a copy).
+void add_view_and_column_chains(std::vector<Case>& out) {
+  using V = Values;
+  using Ints = std::vector<int64_t>;
+  const Attrs t2{{Attr::dims, Ints{1, 0}}};
+  for (DType t :
+       {DType::Float16, DType::Float32, DType::Float64, DType::Int8, DType::Int32, DType::Int64}) {
+    const bool f = ir::is_floating(t);
+    const DType acc = f ? t : DType::Int64;  // what sum gives
+    const Accuracy sum_accuracy = f ? Accuracy::Accumulated : Accuracy::Exact;
+    // (a * b).T + c, b broadcast before the transpose.
+    out.push_back(chain(Op::mul, {in(t, {13, 29}, Layout::Contiguous, V::Mixed), in(t, {29})},
+                        {{Op::permute, t2}, {Op::add, {}, in(t, {29, 13})}, {Op::neg}}));
+    // expand of a cheap chain, then a consumer of the expanded shape.
+    out.push_back(chain(Op::mul, {in(t, {1, 17}), in(t, {1, 17})},
+                        {{Op::expand, {{Attr::shape, Ints{6, 17}}}},
+                         {Op::sub, {}, in(t, {6, 17}, Layout::Permuted)}}));
+    // A slice with a step and a negative stop.
+    out.push_back(chain(Op::add, {in(t, {11, 9}), in(t, {11, 9}, Layout::Strided)},
+                        {{Op::slice,
+                          {{Attr::axis, int64_t{0}},
+                           {Attr::start, int64_t{1}},
+                           {Attr::stop, int64_t{-1}},
+                           {Attr::step, int64_t{3}}}},
+                         {Op::mul, {}, in(t, {3, 9})}}));
+    // Reshapes: of a contiguous chain (a view), and of a chain over a transposed input.
+    out.push_back(
+        chain(Op::mul, {in(t, {6, 10}), in(t, {6, 10})},
+              {{Op::reshape, {{Attr::shape, Ints{3, 20}}}}, {Op::add, {}, in(t, {3, 20})}}));
+    out.push_back(chain(Op::mul, {in(t, {6, 10}, Layout::Permuted), in(t, {6, 10})},
+                        {{Op::reshape, {{Attr::shape, Ints{60}}}}, {Op::sub, {}, in(t, {60})}}));
+    // Zero-size dimensions through a transpose.
+    out.push_back(chain(Op::add, {in(t, {0, 5}), in(t, {0, 5})},
+                        {{Op::permute, t2}, {Op::mul, {}, in(t, {5, 0})}}));
+    // Column sums and maxima: keepdim or not, a broadcast consumer after them.
+    out.push_back(chain(Op::mul, {in(t, {37, 19}), in(t, {19})},
+                        {{Op::sum, {{Attr::axes, Ints{0}}}}, {Op::add, {}, in(acc, {19})}},
+                        sum_accuracy));
+    out.push_back(chain(Op::sub, {in(t, {23, 3, 18}, Layout::Strided, V::Special), in(t, {18})},
+                        {{Op::max, {{Attr::axes, Ints{0, 1}}, {Attr::keepdim, true}}},
+                         {Op::maximum, {}, in(t, {1, 1, 18})}}));
+    // The middle axis, and a transpose in the chain before a column sum.
+    out.push_back(chain(Op::abs, {in(t, {5, 7, 9})},
+                        {{Op::sum, {{Attr::axes, Ints{1}}, {Attr::keepdim, true}}},
+                         {Op::mul, {}, in(acc, {5, 1, 9})}},
+                        sum_accuracy));
+    out.push_back(chain(Op::mul, {in(t, {21, 35}), in(t, {21, 35})},
+                        {{Op::permute, t2}, {Op::sum, {{Attr::axes, Ints{0}}}}, {Op::neg}},
+                        sum_accuracy));
+    // A zero-size kept axis, and an empty reduced axis (that reduction stays unfused).
+    out.push_back(chain(Op::neg, {in(t, {6, 0})},
+                        {{Op::sum, {{Attr::axes, Ints{0}}}}, {Op::add, {}, in(acc, {0})}}));
+    out.push_back(chain(Op::neg, {in(t, {0, 4})},
+                        {{Op::sum, {{Attr::axes, Ints{0}}}}, {Op::add, {}, in(acc, {4})}}));
+  }
+}
+
 }  // namespace
 
 void add_fused_chain_cases(std::vector<Case>& out) {
   add_integer_chains(out);
   add_reduction_chains(out);
+  add_view_and_column_chains(out);
 }
 
 }  // namespace tensord::conformance

@@ -54,6 +54,27 @@ TEST_CASE("every kernel structure compiles for sm_90", "[cuda][codegen]") {
   compile(unit, "all structure kernels in one unit");
 }
 
+TEST_CASE("column kernels compile for sm_90 and launch one thread per outer cell",
+          "[cuda][codegen]") {
+  const CudaEmitter emitter;
+  std::vector<EmittedKernel> all;
+  for (const NamedKernel& k : column_kernels()) {
+    INFO(k.what << "\n" << describe(k.kernel));
+    const EmittedKernel e = emitter.emit(k.kernel);
+    CHECK(e.source.find("for (td_i64 t = 0; t < n; ++t)") != std::string::npos);
+    CHECK(e.name == emitter.emit(k.kernel).name);  // stable text
+    all.push_back(e);
+  }
+  compile(emitter.unit(all), "column kernels in one unit");
+  LaunchShape l;
+  l.inner_rank = 1;
+  l.sizes = {1000, 77};
+  const CudaLaunchConfig c = cuda_launch_config(column_kernels()[0].kernel, l, 100);
+  CHECK(c.block == 256);
+  CHECK(c.grid == 4);
+  CHECK(c.threads_per_unit == 1);
+}
+
 TEST_CASE("every op the formula table supports compiles in a pointwise kernel", "[cuda][codegen]") {
   const CudaEmitter emitter;
   std::map<std::string, std::vector<EmittedKernel>> by_op;

@@ -162,4 +162,76 @@ TEST_CASE("emulated: fused integer floor division, remainder and shifts keep eag
   }
 }
 
+TEST_CASE("emulated: column kernels reduce leading axes per outer cell (odd sizes, wrap)") {
+  const std::vector<codegen::test::NamedKernel> ks = codegen::test::column_kernels();
+  {
+    // [rows, cols] row-major: the kernel's domain is [cols | rows].
+    const int64_t rows = 23, cols = 37;
+    TensorValue x = tensor(DType::Float32, rows * cols), w = tensor(DType::Float32, cols);
+    float* xv = x.data<float>();
+    for (int64_t i = 0; i < rows * cols; ++i) xv[i] = 0.25f * static_cast<float>((i * 7) % 13) - 1;
+    xv[5 * cols + 3] = std::numeric_limits<float>::quiet_NaN();  // column 3's max is NaN
+    for (int64_t c = 0; c < cols; ++c) w.data<float>()[c] = 1.0f + 0.5f * static_cast<float>(c % 3);
+    TensorValue sum = tensor(DType::Float32, cols), mx = tensor(DType::Float32, cols),
+                e = tensor(DType::Float32, rows * cols);
+    engine::FusedGroup group;
+    group.kernel = ks[0].kernel;
+    group.launch.inner_rank = 1;
+    group.launch.sizes = {cols, rows};
+    group.launch.strides = {1, cols, 1, 0, 1, 0, 1, 0, 1, cols};
+    group.launch.constants = {0.5};
+    std::vector<void*> ptrs{x.raw(), w.raw(), sum.raw(), mx.raw(), e.raw()};
+    launch_loop_kernel(h().ctx, loop_kernel(h().ctx, group.kernel), group, ptrs, "columns");
+    for (int64_t c = 0; c < cols; ++c) {
+      INFO("column " << c);
+      double s = 0;
+      float m = -std::numeric_limits<float>::infinity();
+      for (int64_t r = 0; r < rows; ++r) {
+        const float v = xv[r * cols + c];
+        const float p = v * w.data<float>()[c];
+        s += p;
+        m = (v > m || v != v) ? v : m;
+        CHECK((e.data<float>()[r * cols + c] == p ||
+               (p != p && e.data<float>()[r * cols + c] != e.data<float>()[r * cols + c])));
+      }
+      if (c == 3) {
+        CHECK(std::isnan(mx.data<float>()[c]));
+        CHECK(std::isnan(sum.data<float>()[c]));
+      } else {
+        CHECK(mx.data<float>()[c] == m);
+        CHECK(std::fabs(sum.data<float>()[c] - 0.5 * s) <= 1e-5 * (1 + std::fabs(s)));
+      }
+    }
+  }
+  {
+    // int32 [a, b, c, d] summed over axes 0 and 2 into int64 (wrapping): kernel domain
+    // [b, d | a, c], every input stride doubled (a strided view).
+    const int64_t a = 3, b = 5, c = 4, d = 19;
+    TensorValue x = tensor(DType::Int32, 2 * a * b * c * d), out = tensor(DType::Int64, b * d);
+    int32_t* xv = x.data<int32_t>();
+    for (int64_t i = 0; i < 2 * a * b * c * d; ++i)
+      xv[i] = static_cast<int32_t>(static_cast<uint32_t>(i) * 2654435761u);
+    engine::FusedGroup group;
+    group.kernel = ks[1].kernel;
+    group.launch.inner_rank = 2;
+    group.launch.sizes = {b, d, a, c};
+    group.launch.strides = {2 * c * d, 2, 2 * b * c * d, 2 * d, d, 1, 0, 0};
+    group.launch.constants = {0};
+    std::vector<void*> ptrs{x.raw(), out.raw()};
+    launch_loop_kernel(h().ctx, loop_kernel(h().ctx, group.kernel), group, ptrs, "columns");
+    for (int64_t j = 0; j < b; ++j) {
+      for (int64_t l = 0; l < d; ++l) {
+        uint64_t s = 0;
+        for (int64_t i = 0; i < a; ++i) {
+          for (int64_t k = 0; k < c; ++k) {
+            s += static_cast<uint64_t>(
+                static_cast<int64_t>(xv[2 * (((i * b + j) * c + k) * d + l)]));
+          }
+        }
+        CHECK(out.data<int64_t>()[j * d + l] == static_cast<int64_t>(s));
+      }
+    }
+  }
+}
+
 }  // namespace tensord::cuda::test

@@ -260,4 +260,36 @@ std::vector<NamedKernel> complex_kernels() {
   return ks;
 }
 
+std::vector<NamedKernel> column_kernels() {
+  std::vector<NamedKernel> ks;
+  const DType f32 = DType::Float32;
+  {
+    // A bias gradient: x * w (w per column) stored, its column sum scaled, and a column max.
+    KernelBuilder k(1, 1);
+    k.columns();
+    const uint32_t x = k.load(f32);
+    const uint32_t w = k.load(f32, Access::Contiguous, Level::Outer);
+    const uint32_t e = k.op(Op::mul, {x, w}, f32);
+    const uint32_t s = k.reduce(Op::sum, e, f32);
+    k.out(k.op(Op::mul, {s, k.constant(f32, 0)}, f32, Level::Outer))
+        .out(k.reduce(Op::max, x, f32))
+        .out(e);
+    ks.push_back({"f32 column sum, max and row output, 1 + 1", k.kernel()});
+  }
+  {
+    KernelBuilder k(2, 2);
+    k.columns();
+    k.out(k.reduce(Op::sum, k.load(DType::Int32, Access::Strided), DType::Int64));
+    ks.push_back({"i32 column sum into int64, 2 + 2 strided", k.kernel()});
+  }
+  {
+    KernelBuilder k(1, 1);
+    k.columns();
+    const uint32_t x = k.op(Op::exp, {k.load(DType::Float16)}, DType::Float16);
+    k.out(k.reduce(Op::min, x, DType::Float16)).out(k.reduce(Op::prod, x, DType::Float16));
+    ks.push_back({"f16 column min and prod of exp, 1 + 1", k.kernel()});
+  }
+  return ks;
+}
+
 }  // namespace tensord::codegen::test

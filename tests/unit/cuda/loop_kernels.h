@@ -59,6 +59,11 @@ class KernelBuilder {
     k_.results.push_back(v);
     return *this;
   }
+  // A column kernel (LoopKernel::columns): access describes the last outer dimension.
+  KernelBuilder& columns() {
+    k_.columns = true;
+    return *this;
+  }
   const LoopKernel& kernel() const { return k_; }
 
  private:
@@ -77,6 +82,11 @@ struct NamedKernel {
 // Kernels using only float add/sub/mul/div/neg/exp (the first formula table) besides loads,
 // stores, constants and reductions, which the structure writes for every real dtype.
 std::vector<NamedKernel> structure_kernels();
+
+// Issue 6's column kernels (LoopKernel::columns: reductions over leading or middle axes), kept
+// apart from structure_kernels(): the GPU test's strides follow `access` along the innermost
+// dimension, a column kernel's along the last outer one.
+std::vector<NamedKernel> column_kernels();
 
 // One pointwise kernel per (op, input dtypes, result) that cuda_op_supported accepts, for
 // every elementwise op and real dtype (casts between every pair).

@@ -109,7 +109,8 @@ TEST_CASE("broadcast inputs, strided views and several outputs", "[fusion]") {
   check_same(f, g, {u, s});
 }
 
-TEST_CASE("a reduction over leading axes, matmul and smaller shapes are boundaries", "[fusion]") {
+TEST_CASE("matmul is a boundary; a reduction over the leading axis after it fuses as columns",
+          "[fusion]") {
   FusedEngine f;
   TestGraph g;
   ir::ValueRef x = g.input({16, 24});
@@ -122,18 +123,19 @@ TEST_CASE("a reduction over leading axes, matmul and smaller shapes are boundari
       g.add(Op::sum, {r}, {{Attr::axes, std::vector<int64_t>{0}}, {Attr::keepdim, true}});
   ir::ValueRef z = g.add(Op::mul, {g.add(Op::abs, {col}), g.scalar(3)});
   auto plan = plan_of(f.engine, g, {z});
-  bool matmul_reason = false, axes_reason = false;
+  bool matmul_reason = false;
   for (const std::string& b : plan->boundaries) {
     matmul_reason |= b.find("matmul") != std::string::npos;
-    axes_reason |= b.find("not the trailing") != std::string::npos;
+    CHECK(b.find("trailing") == std::string::npos);
   }
   CHECK(matmul_reason);
-  CHECK(axes_reason);
-  CHECK(plan->groups.size() == 3);  // exp(neg x); exp(m + e); abs(col) * 3
-  // Of these boundaries only the reduction splits what could have been one kernel: matmul is
-  // never a fusion break (the profiler's fusion_break rule reads these).
-  REQUIRE(plan->fusion_breaks.size() == 1);
-  CHECK(plan->nodes[plan->fusion_breaks[0]].op == Op::sum);
+  // exp(neg x); exp(m + e) -> sum over axis 0 -> abs * 3: one column kernel.
+  REQUIRE(plan->groups.size() == 2);
+  const auto& k = plan->groups[1].kernel;
+  CHECK(k.columns);
+  CHECK(k.inner_rank == 1);
+  CHECK(plan->groups[1].members.size() == 5);  // add, exp, sum, abs, mul
+  CHECK(plan->fusion_breaks.empty());          // matmul is never a fusion break
   check_same(f, g, {z});
 }
 
