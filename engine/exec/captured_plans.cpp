@@ -76,14 +76,18 @@ std::optional<std::vector<TensorValue>> CapturedPlans::run(const std::shared_ptr
   return out;
 }
 
-bool worth_capturing(const Plan& plan) {
+uint64_t replay_copy_bytes(const Plan& plan) {
   uint64_t bytes = 0;
   for (ValueId v = 0; v < plan.values.size(); ++v) {
     const PlanValue& pv = plan.values[v];
     if (pv.base.kind == ValueBase::Kind::Input && pv.owner == v) bytes += pv.type.nbytes();
   }
   for (ValueId v : plan.outputs) bytes += plan.values[v].type.nbytes();
-  return bytes <= kCaptureBytesPerStep * plan.steps.size();
+  return bytes;
+}
+
+bool worth_capturing(const Plan& plan) {
+  return replay_copy_bytes(plan) <= kCaptureBytesPerStep * plan.steps.size();
 }
 
 CapturedPlans::Status CapturedPlans::status(const Plan* plan, uint64_t key) const {

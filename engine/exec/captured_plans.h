@@ -38,6 +38,8 @@ inline constexpr uint64_t kCaptureBytesPerStep = uint64_t{1} << 20;
 // The step number a replay's device work is traced under: all of the plan's steps at once.
 inline constexpr uint32_t kReplayStep = 0xffffff;
 
+// The bytes a replay of `plan` copies: its inputs in, its outputs out.
+uint64_t replay_copy_bytes(const Plan& plan);
 // Whether a plan's replays would save more launch time than their copies cost.
 bool worth_capturing(const Plan& plan);
 

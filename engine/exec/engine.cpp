@@ -62,8 +62,10 @@ class StageTimer {
         request_(profile != nullptr ? profile->request : 0),
         start_(tracer_ ? tracer_->now() : 0) {}
 
-  // A span of `stage` from the end of the previous one to now; `value` is the stage's count.
-  void span(profiler::Stage stage, uint64_t hash = 0, uint8_t flags = 0, uint64_t value = 0) {
+  // A span of `stage` from the end of the previous one to now; `value` is the stage's count,
+  // `id` and `bytes` what the stage's record kind says (record.h).
+  void span(profiler::Stage stage, uint64_t hash = 0, uint8_t flags = 0, uint64_t value = 0,
+            uint64_t id = 0, uint64_t bytes = 0) {
     if (!tracer_) return;
     profiler::Record r;
     r.stage = static_cast<uint8_t>(stage);
@@ -72,6 +74,8 @@ class StageTimer {
     r.hash = hash;
     r.flags = flags;
     r.value = value;
+    r.id = id;
+    r.bytes = bytes;
     r.start_ns = start_;
     start_ = tracer_->now();
     r.dur_ns = start_ - r.start_ns;
@@ -83,6 +87,22 @@ class StageTimer {
   uint64_t request_;
   int64_t start_;
 };
+
+// Why a run in reduce-overhead mode on a GPU was not a replay (record.h).
+profiler::CaptureNote capture_note(const Backend& backend, const CapturedPlans& captured,
+                                   const Plan* plan) {
+  if (!backend.can_capture()) return profiler::CaptureNote::NoCapture;
+  switch (captured.status(plan, backend.capture_key())) {
+    case CapturedPlans::Status::TooLarge:
+      return profiler::CaptureNote::TooLarge;
+    case CapturedPlans::Status::Unusable:
+      return profiler::CaptureNote::Unusable;
+    case CapturedPlans::Status::Pending:
+    case CapturedPlans::Status::Recorded:
+      break;
+  }
+  return profiler::CaptureNote::None;
+}
 
 // One FusionBreak record per op that split a fused kernel in this run, at the user's line.
 void trace_fusion_breaks(const Plan& plan, const ir::Graph& user_graph, const RunProfile& profile) {
@@ -172,6 +192,7 @@ std::vector<TensorValue> Engine::run_planned(ir::Graph& graph,
   const uint8_t device = backend_.on_gpu() ? profiler::kOnGpu : 0;
   // A profiled replay stays a replay (what the user runs is what the trace shows); its trace
   // has the run's span and the device's work, no host step spans.
+  profiler::CaptureNote note = profiler::CaptureNote::None;
   if (mode == CompileMode::ReduceOverhead) {
     if (std::optional<std::vector<TensorValue>> out =
             captured_.run(plan, backend_, inputs, graph, profile)) {
@@ -179,9 +200,15 @@ std::vector<TensorValue> Engine::run_planned(ir::Graph& graph,
                  plan->steps.size());
       return std::move(*out);
     }
+    // Why not, on a GPU (the cuda_graph rule must not advise capturing what was declined).
+    if (backend_.on_gpu() && profile != nullptr && profile->tracing()) {
+      note = capture_note(backend_, captured_, plan.get());
+    }
   }
   std::vector<TensorValue> out = execute(*plan, backend_, inputs, graph, profile);
-  timer.span(profiler::Stage::Execute, info.plan_hash, device, plan->steps.size());
+  timer.span(profiler::Stage::Execute, info.plan_hash, device, plan->steps.size(),
+             static_cast<uint64_t>(note),
+             note == profiler::CaptureNote::TooLarge ? replay_copy_bytes(*plan) : 0);
   if (profile != nullptr && profile->tracing() && !plan->fusion_breaks.empty()) [[unlikely]] {
     trace_fusion_breaks(*plan, graph, *profile);
   }

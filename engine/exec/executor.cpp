@@ -133,8 +133,10 @@ std::vector<TensorValue> execute(const Plan& plan, Backend& backend,
                          Error(ErrorCode::Internal, "unknown exception from the backend"));
     }
   }
-  if (hook && profile->tracing()) [[unlikely]]
-    backend.trace_end(*profile);
+  if (hook) [[unlikely]] {
+    hook->flush();  // the step spans before what the backend adds and the execute span
+    if (profile->tracing()) backend.trace_end(*profile);
+  }
   std::vector<TensorValue> outputs;
   outputs.reserve(plan.outputs.size());
   for (ValueId v : plan.outputs) outputs.push_back(execution.output(v));

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/ir/error.h"
+#include "engine/profiler/tick_clock.h"
 
 namespace tensord::engine {
 
@@ -31,6 +32,7 @@ StepHook::StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph&
       step_flags_(backend.on_gpu() ? profiler::kOnGpu : 0),
       f32_highest_(backend.on_gpu() &&
                    backend.float32_matmul_precision() == Float32MatmulPrecision::Highest),
+      ticks_(profiler::TickClock::usable()),
       generation_(profile.profiler->generation()) {
   // The profiler is set once: sites are updated per step without reference counting.
   site_.profiler = profile_.profiler;
@@ -41,11 +43,21 @@ StepHook::StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph&
   scratch_site_.category = profiler::MemoryCategory::Scratch;
 }
 
+StepHook::~StepHook() {
+  try {
+    flush();
+  } catch (...) {
+    // Only growing a buffer can throw: those spans are lost, the run's outcome stands.
+  }
+}
+
 void StepHook::check_generation() {
   const uint64_t g = profile_.profiler->generation();
   if (g == generation_) [[likely]]
     return;
+  flush();  // under the old generation: the profiler ignores it
   generation_ = g;
+  if (started_) restart_bracket();  // the new profile's clock starts from its own epoch
   site_step_ = nullptr;
   op_ids_.clear();
   file_ids_.clear();
@@ -64,35 +76,80 @@ void StepHook::before(const Step& step) {
   }
   // One clock read per step: a step starts where the previous one ended (the executor's loop
   // between them is a few instructions).
-  if (tracing_ && start_ == 0) start_ = profile_.profiler->now();
+  if (tracing_ && !started_) [[unlikely]] {
+    started_ = true;
+    restart_bracket();
+  }
+}
+
+void StepHook::restart_bracket() {
+  bracket_ticks_ = ticks_ ? profiler::TickClock::now() : 0;
+  bracket_ns_ = profile_.profiler->now();
+  next_start_ = bracket_ns_;
 }
 
 void StepHook::after(uint32_t index, const Step& step) {
   current_ = nullptr;
   if (!tracing_) return;
-  profiler::Profiler& p = *profile_.profiler;
   // The step's op, line and file: those of its allocation site when before() just looked them up
-  // (memory recorded), else looked up here.
+  // (memory recorded), else looked up here (first: a new profile restarts the clock).
   const profiler::AllocSite& site = site_for(step);
+  const uint64_t end =
+      ticks_ ? profiler::TickClock::now() : static_cast<uint64_t>(profile_.profiler->now());
+  TracedStep& t = traced_[traced_count_++];
+  t.end = end;
+  t.bytes = step.bytes;  // what it reads and writes (the sync_in_loop rule's evidence)
+  t.index = index;
+  t.name = step.kind == StepKind::Fused ? group_id(step.group) : site.op_id;
+  t.file = site.file_id;
+  t.line = site.line;
+  t.flags = step_flags_;
+  if (f32_highest_ && is_f32_matmul(plan_, step)) t.flags |= profiler::kF32Highest;
+  const uint64_t since = ticks_ ? end - bracket_ticks_ : end - static_cast<uint64_t>(bracket_ns_);
+  constexpr uint64_t kFlushNs = 5'000'000;
+  if (traced_count_ == kBatch || since > (ticks_ ? profiler::TickClock::kFlushTicks : kFlushNs)) {
+    flush();
+  }
+}
+
+void StepHook::flush() {
+  if (traced_count_ == 0) return;
+  profiler::Profiler& p = *profile_.profiler;
+  // The bracket's end: the ticks of the steps kept lie between its start and this.
+  const uint64_t end_ticks = ticks_ ? profiler::TickClock::now() : 0;
+  const int64_t end_ns = p.now();
+  // One per worker thread, its buffer reused from flush to flush.
+  thread_local profiler::RecordBatch batch;
+  batch.clear();
+  batch.generation = generation_;
   profiler::Record r;
   r.kind = profiler::RecordKind::Span;
   r.stage = static_cast<uint8_t>(profiler::Stage::Step);
   r.thread = profiler::kWorkerThread;
-  r.line = site.line;
   r.request = profile_.request;
-  r.id = index;
-  r.start_ns = start_;
-  r.name = step.kind == StepKind::Fused ? group_id(step.group) : site.op_id;
-  r.file = site.file_id;
-  r.flags = step_flags_;
-  if (f32_highest_ && is_f32_matmul(plan_, step)) r.flags |= profiler::kF32Highest;
-  // The step's work in a machine-independent unit (the sync_in_loop rule's evidence).
-  for (uint32_t v : plan_[step.inputs]) r.bytes += plan_.values[v].type.nbytes();
-  for (uint32_t v : plan_[step.outputs]) r.bytes += plan_.values[v].type.nbytes();
-  int64_t end = p.now();
-  r.dur_ns = end - start_;
-  p.add(r);
-  start_ = end;
+  int64_t start = next_start_;
+  for (size_t i = 0; i < traced_count_; ++i) {
+    const TracedStep& t = traced_[i];
+    int64_t stop = ticks_
+                       ? profiler::map_ticks(t.end, bracket_ticks_, bracket_ns_, end_ticks, end_ns)
+                       : static_cast<int64_t>(t.end);
+    if (stop < start) stop = start;
+    r.name = t.name;
+    r.file = t.file;
+    r.line = t.line;
+    r.id = t.index;
+    r.flags = t.flags;
+    r.bytes = t.bytes;
+    r.start_ns = start;
+    r.dur_ns = stop - start;
+    batch.add(r);
+    start = stop;
+  }
+  next_start_ = start;
+  bracket_ticks_ = end_ticks;
+  bracket_ns_ = end_ns;
+  traced_count_ = 0;
+  p.append(batch);
 }
 
 uint32_t StepHook::op_id(ir::Op op) {

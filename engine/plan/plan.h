@@ -77,6 +77,7 @@ struct Step {
   IndexRange inputs;   // ValueIds read, in the node's input order
   IndexRange outputs;  // ValueIds written; each is contiguous at offset 0 of its own slot
   IndexRange release;  // SlotIds whose last use is this step: dropped after it
+  uint64_t bytes = 0;  // of the values read and written (inputs and outputs): a step span's size
 };
 
 struct Plan {

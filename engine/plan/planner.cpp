@@ -171,8 +171,7 @@ class Planner {
     step.group = static_cast<uint32_t>(plan_.groups.size() - 1);
     step.inputs = append(in_ids);
     step.outputs = append(out_ids);
-    plan_.max_step_values = std::max(plan_.max_step_values, step.inputs.count + step.outputs.count);
-    plan_.steps.push_back(step);
+    push_step(step);
   }
 
   // A matmul with its epilogue: one step reading the matmul's operands, then the tensors the
@@ -222,7 +221,19 @@ class Planner {
     step.group = static_cast<uint32_t>(plan_.groups.size() - 1);
     step.inputs = append(in_ids);
     step.outputs = append(out_ids);
+    push_step(step);
+  }
+
+  // Adds `step` with what every run of it needs and nothing in it changes: the most values a
+  // step binds, and the bytes it reads and writes (the profiler's per-step figure, computed here
+  // once rather than per profiled run).
+  void push_step(Step step) {
     plan_.max_step_values = std::max(plan_.max_step_values, step.inputs.count + step.outputs.count);
+    for (const IndexRange r : {step.inputs, step.outputs}) {
+      for (uint32_t i = r.begin; i < r.begin + r.count; ++i) {
+        step.bytes += plan_.values[plan_.indices[i]].type.nbytes();
+      }
+    }
     plan_.steps.push_back(step);
   }
 
@@ -261,8 +272,7 @@ class Planner {
     step.node = node;
     step.inputs = append(inputs);
     step.outputs = append(outs);
-    plan_.max_step_values = std::max(plan_.max_step_values, step.inputs.count + step.outputs.count);
-    plan_.steps.push_back(step);
+    push_step(step);
   }
 
   // Inserts a `contiguous` node copying `v`, attributed to the node that needs the copy.

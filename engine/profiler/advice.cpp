@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 
 namespace tensord::profiler {
 namespace {
@@ -54,8 +55,12 @@ void cuda_graph(const Trace& t, std::vector<Recommendation>& out) {
     int64_t ns = 0;
   };
   std::map<uint64_t, Runs> plans;
+  // Plans that reduce-overhead mode declined or could not capture (CaptureNote): capturing is
+  // what was tried there, so "capture it" would be wrong advice.
+  std::set<uint64_t> declined;
   for (const Record& r : t.records) {
     if (is(r, Stage::Execute) && (r.flags & kOnGpu) && !(r.flags & kGraphCaptured)) {
+      if (r.id != static_cast<uint64_t>(CaptureNote::None)) declined.insert(r.hash);
       Runs& p = plans[r.hash];
       p.n++;
       p.steps += r.value;
@@ -63,7 +68,7 @@ void cuda_graph(const Trace& t, std::vector<Recommendation>& out) {
     }
   }
   for (const auto& [hash, p] : plans) {
-    if (p.n < kRepeatedPlan) continue;
+    if (p.n < kRepeatedPlan || declined.count(hash) != 0) continue;
     out.push_back({"cuda_graph",
                    "plan " + hex(hash) + " ran " + std::to_string(p.n) +
                        " times on the GPU without being captured as a CUDA graph; capture it "

@@ -118,6 +118,50 @@ void Profiler::add_named(Record r, std::string_view name, std::string_view file)
   ++recorded_;
 }
 
+void Profiler::append(RecordBatch& batch) {
+  if (batch.count_ == 0) return;
+  if (!active()) {
+    batch.clear();
+    return;
+  }
+  std::lock_guard lock(mu_);
+  if (batch.generation != generation_.load(std::memory_order_relaxed)) {
+    batch.clear();  // string ids of a table that start() has replaced
+    return;
+  }
+  size_t pos = 0;
+  DeltaBase from;
+  if (pending_ + batch.count_ <= capacity_) [[likely]] {
+    // The first record's deltas are from {0, 0}: re-encode it after the last record pending; the
+    // others' deltas are from their predecessor in the batch, as they stay: copy their bytes.
+    const Record first = decode_trusted(batch.bytes_.data(), pos, from);
+    used_ = encode_record(buf_, used_, first, write_base_);
+    const size_t rest = batch.used_ - pos;
+    if (buf_.size() - used_ < rest + kMaxEncodedRecord) {
+      buf_.resize(std::max(buf_.size() * 2, used_ + rest + kMaxEncodedRecord * 64));
+    }
+    std::memcpy(buf_.data() + used_, batch.bytes_.data() + pos, rest);
+    used_ += rest;
+    write_base_ = batch.base_;
+    pending_ += batch.count_;
+    recorded_ += batch.count_;
+  } else {
+    // Back-pressure, as add() applies it record by record: the first ones that fit, the rest
+    // dropped and counted.
+    for (size_t i = 0; i < batch.count_; ++i) {
+      const Record r = decode_trusted(batch.bytes_.data(), pos, from);
+      if (pending_ >= capacity_) {
+        dropped_ += batch.count_ - i;
+        break;
+      }
+      used_ = encode_record(buf_, used_, r, write_base_);
+      ++pending_;
+      ++recorded_;
+    }
+  }
+  batch.clear();
+}
+
 void Profiler::span(Stage stage, int64_t start, uint32_t thread, uint64_t request, uint64_t hash,
                     uint8_t flags) {
   Record r;

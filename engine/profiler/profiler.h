@@ -36,6 +36,34 @@ struct Pending {
   uint64_t dropped = 0;  // records dropped since the profile started
 };
 
+// Records encoded by one thread outside the profiler's lock, then appended in one go
+// (Profiler::append): the executor's step spans, so that a traced step takes no lock and the
+// encoding does not hold one. The buffer is kept from batch to batch.
+class RecordBatch {
+ public:
+  // The profile generation (Profiler::generation) the records' string ids belong to: a batch
+  // of an earlier profile is ignored, as records added after a stop() are.
+  uint64_t generation = 0;
+
+  void add(const Record& r) {
+    used_ = encode_record(bytes_, used_, r, base_);
+    ++count_;
+  }
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  void clear() {
+    used_ = count_ = 0;
+    base_ = DeltaBase{};
+  }
+
+ private:
+  friend class Profiler;
+  std::vector<uint8_t> bytes_;  // [0, used_): count_ records, the first with deltas from {0, 0}
+  size_t used_ = 0;
+  size_t count_ = 0;
+  DeltaBase base_;  // the last record's
+};
+
 class Profiler {
  public:
   explicit Profiler(uint64_t session) : session_(session) {}
@@ -74,6 +102,10 @@ class Profiler {
   // add() with r.name and r.file set to the ids of `name` and `file`, under one lock (the
   // executor's per-step path).
   void add_named(Record r, std::string_view name, std::string_view file);
+  // Thread-safe. Appends the batch's records after those already pending, in their order, under
+  // one lock, and clears the batch. Ignored when inactive or when the batch belongs to an earlier
+  // profile; past `capacity` pending, the records that do not fit are dropped and counted.
+  void append(RecordBatch& batch);
   // A span of `stage` from `start` to now.
   void span(Stage stage, int64_t start, uint32_t thread, uint64_t request, uint64_t hash = 0,
             uint8_t flags = 0);

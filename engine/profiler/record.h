@@ -39,7 +39,7 @@ enum class Stage : uint8_t {
   PlanLookup,  // canonical form and plan cache; flags has kCacheHit
   PlanBuild,   // decompose, simplify, fuse, plan (a cache miss)
   QueueWait,   // queued behind other work of the device
-  Execute,     // the whole plan; `value` = steps
+  Execute,     // the whole plan; `value` = steps; `id` = CaptureNote (reduce-overhead mode)
   Step,        // one plan step; `name` = op, file:line = the user's line, `id` = step index,
                // `bytes` = what it reads and writes (its input and output tensors)
   Upload,      // host bytes -> device (inline inputs, uploads); `hash` = content hash
@@ -57,6 +57,18 @@ enum class MemoryCategory : uint8_t {
 };
 
 enum class MemcpyKind : uint8_t { HostToDevice = 0, DeviceToHost, DeviceToDevice };
+
+// Why a run in reduce-overhead mode on a device that records graphs was not a replay: the
+// Execute span's `id` (a step's index elsewhere; the flags byte has no bit left). The cuda_graph
+// rule stays silent on plans the engine declined or could not capture: capturing is not the
+// user's missing step there.
+enum class CaptureNote : uint8_t {
+  None = 0,       // not reduce-overhead, a replay (kGraphCaptured), or a first run (recorded next)
+  TooLarge = 1,   // declined: copying its inputs and outputs in and out of the graph would cost
+                  // more than the launches saved; the span's `bytes` = those copies per run
+  Unusable = 2,   // recorded, but the recording cannot be replayed (a step needs the host)
+  NoCapture = 3,  // the backend records no graphs
+};
 
 // Bits of Record::flags.
 inline constexpr uint8_t kOnGpu = 1;           // ran on a GPU

@@ -53,7 +53,10 @@ class EmulatedGpu final : public Backend {
 
   bool can_capture() const override { return true; }
   void begin_capture() override { recording_ = std::make_unique<Recording>(); }
-  std::unique_ptr<CapturedRun> end_capture() override { return std::move(recording_); }
+  std::unique_ptr<CapturedRun> end_capture() override {
+    if (refuse_capture) recording_.reset();  // as a graph with a host step is
+    return std::move(recording_);
+  }
   void replay(CapturedRun& run) override {
     for (auto& work : static_cast<Recording&>(run).work) work();
   }
@@ -78,6 +81,7 @@ class EmulatedGpu final : public Backend {
   }
 
   Float32MatmulPrecision precision = Float32MatmulPrecision::Highest;
+  bool refuse_capture = false;  // recordings cannot be replayed
   std::vector<uint32_t> traced_steps;
   int trace_ends = 0;
 
@@ -215,6 +219,83 @@ TEST_CASE("the cuda_graph rule fires on a plan repeated on a GPU without capture
   Runs runs;
   runs.run(12, CompileMode::Default);
   CHECK(has_rule(runs.trace(), "cuda_graph"));
+}
+
+TEST_CASE("a plan reduce-overhead declines is noted on its runs, and cuda_graph stays silent") {
+  // x + 1 on 1024 x 1024 floats: a step or two whose replay would copy 4 MiB in and 4 MiB out, more
+  // than their launches save (kCaptureBytesPerStep a step): reduce-overhead runs it as usual.
+  EmulatedGpu gpu;
+  Engine engine(gpu);
+  RunProfile profile{std::make_shared<profiler::Profiler>(1), nullptr, 0};
+  profile.profiler->start({.trace = true});
+  const TensorValue x = gpu.upload(1.0f, {1024, 1024});
+  auto run = [&](int n, CompileMode mode) {
+    for (int i = 0; i < n; ++i) {
+      ++profile.request;
+      ir::Graph g;
+      const uint32_t file = g.intern_file("big.py");
+      auto in = g.add_input(0, {ir::DType::Float32, {1024, 1024}}, {file, 3});
+      auto one = g.add(ir::Op::full, {},
+                       {{ir::Attr::shape, Ints{}},
+                        {ir::Attr::value, 1.0},
+                        {ir::Attr::dtype, ir::DType::Float32}},
+                       {file, 4});
+      auto y = g.add(ir::Op::add, {in, one}, {}, {file, 4});
+      auto out = engine.run(g, std::vector{x}, std::vector{y}, mode, &profile);
+      REQUIRE(gpu.download(out[0])[7] == 2.0f);
+    }
+  };
+  profiler::Trace t;  // one string table across drains
+  auto drain = [&] {
+    profiler::Pending pending;
+    while (profile.profiler->drain(pending, 1 << 20)) {
+      t.append_chunk(profiler::encode_chunk(pending, 1));
+    }
+  };
+  run(12, CompileMode::ReduceOverhead);
+  CHECK(engine.capture_stats().captures == 0);
+  CHECK(engine.capture_stats().replays == 0);
+  drain();
+  int executes = 0;
+  for (const auto& r : t.records) {
+    if (!is(r, profiler::Stage::Execute)) continue;
+    ++executes;
+    CHECK((r.flags & profiler::kGraphCaptured) == 0);
+    CHECK(r.id == static_cast<uint64_t>(profiler::CaptureNote::TooLarge));
+    CHECK(r.bytes == 2 * 1024 * 1024 * 4);  // the copies a replay would make: input and output
+  }
+  CHECK(executes == 12);
+  CHECK_FALSE(has_rule(t, "cuda_graph"));
+
+  // The same plan, repeated outside reduce-overhead mode: capturing was never tried, the rule
+  // advises it (and the runs carry no note).
+  run(12, CompileMode::Default);
+  drain();
+  std::erase_if(t.records, [](const profiler::Record& r) { return r.request <= 12; });
+  for (const auto& r : t.records) {
+    if (is(r, profiler::Stage::Execute)) CHECK(r.id == 0);
+  }
+  CHECK(has_rule(t, "cuda_graph"));
+}
+
+TEST_CASE("a plan whose recording cannot be replayed is noted, and cuda_graph stays silent") {
+  Runs runs;
+  runs.gpu.refuse_capture = true;
+  runs.run(12, CompileMode::ReduceOverhead);
+  CHECK(runs.engine.capture_stats().failures == 1);
+  CHECK(runs.engine.capture_stats().replays == 0);
+  const profiler::Trace t = runs.trace();
+  int unusable = 0;
+  for (const auto& r : t.records) {
+    if (!is(r, profiler::Stage::Execute)) continue;
+    // The first run is not recorded yet (the second records): no note on it.
+    const auto want =
+        r.request == 1 ? profiler::CaptureNote::None : profiler::CaptureNote::Unusable;
+    CHECK(r.id == static_cast<uint64_t>(want));
+    unusable += r.id == static_cast<uint64_t>(profiler::CaptureNote::Unusable);
+  }
+  CHECK(unusable == 11);
+  CHECK_FALSE(has_rule(t, "cuda_graph"));
 }
 
 TEST_CASE("on the CPU, runs and steps carry no GPU tags") {

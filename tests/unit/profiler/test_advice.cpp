@@ -93,6 +93,30 @@ TEST_CASE("cuda_graph: a plan repeated on the GPU without capture") {
   CHECK_FALSE(has(cpu.rules(), "cuda_graph"));
 }
 
+TEST_CASE("cuda_graph stays silent on plans reduce-overhead declined or could not capture") {
+  for (CaptureNote note : {CaptureNote::TooLarge, CaptureNote::Unusable, CaptureNote::NoCapture}) {
+    INFO("note " << static_cast<int>(note));
+    Builder b;
+    for (int i = 0; i < 12; ++i) {
+      b.request(7, 30, 50'000, 10'000, kOnGpu);
+      // The run's Execute span says why it was not a replay.
+      for (Record& r : b.t.records) {
+        if (r.stage == static_cast<uint8_t>(Stage::Execute)) r.id = static_cast<uint64_t>(note);
+      }
+    }
+    // Another plan, repeated as often and not in reduce-overhead mode: still advised.
+    for (int i = 0; i < 12; ++i) b.request(8, 30, 50'000, 10'000, kOnGpu);
+    const std::vector<Recommendation> recs = recommend(b.t);
+    int cuda_graph = 0;
+    for (const Recommendation& r : recs) {
+      if (r.rule != "cuda_graph") continue;
+      ++cuda_graph;
+      CHECK(r.message.find("plan 0000000000000008") != std::string::npos);
+    }
+    CHECK(cuda_graph == 1);
+  }
+}
+
 TEST_CASE("fusion_break names the op and its line") {
   Builder b;
   Record r;

@@ -1,6 +1,11 @@
 #include "engine/profiler/compact.h"
+#include "engine/profiler/record_codec.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <climits>
+#include <cstdint>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -68,6 +73,72 @@ TEST_CASE("chunks round-trip records and strings exactly") {
   CHECK(trace.strings[4] == "op1");
   REQUIRE(trace.records.size() == all.size());
   for (size_t i = 0; i < all.size(); ++i) REQUIRE(trace.records[i] == all[i]);
+}
+
+namespace {
+
+// The wire form as compact.h defines it, written plainly over record_fields: the kind, a varint
+// mask of the non-zero fields, those fields as varints in order. encode_record is written for
+// speed (it runs on the worker per step); it must produce these bytes exactly.
+std::vector<uint8_t> reference_encoding(const Record& r, const DeltaBase& base) {
+  std::vector<uint8_t> out{static_cast<uint8_t>(r.kind)};
+  auto put = [&out](uint64_t v) {
+    for (; v >= 0x80; v >>= 7) out.push_back(static_cast<uint8_t>(v | 0x80));
+    out.push_back(static_cast<uint8_t>(v));
+  };
+  uint64_t f[kCodecFields];
+  record_fields(r, base, f);
+  uint64_t mask = 0;
+  for (size_t i = 0; i < kCodecFields; ++i) mask |= uint64_t{f[i] != 0} << i;
+  put(mask);
+  for (size_t i = 0; i < kCodecFields; ++i)
+    if (f[i] != 0) put(f[i]);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("encode_record writes the reference encoding, field by field") {
+  std::mt19937_64 rng(5);
+  std::vector<uint8_t> buf;
+  size_t used = 0;
+  DeltaBase base, ref_base;
+  for (int i = 0; i < 20000; ++i) {
+    Record r = random_record(rng);
+    // Zero a random subset of fields, so that every mask bit is seen both ways, including the
+    // cases where only the last fields (address, stream) or only the first are set.
+    const uint64_t keep = rng();
+    uint32_t* u32[] = {&r.thread,       &r.name,
+                       &r.file,         &r.line,
+                       &r.grid[0],      &r.grid[1],
+                       &r.grid[2],      &r.block[0],
+                       &r.block[1],     &r.block[2],
+                       &r.registers,    &r.static_smem,
+                       &r.dynamic_smem, &r.occupancy_permille};
+    uint64_t* u64[] = {&r.request,    &r.id,           &r.hash,    &r.bytes,   &r.value,
+                       &r.free_bytes, &r.largest_free, &r.session, &r.address, &r.stream};
+    for (size_t k = 0; k < std::size(u32); ++k)
+      if ((keep >> k & 1) == 0) *u32[k] = 0;
+    for (size_t k = 0; k < std::size(u64); ++k)
+      if ((keep >> (20 + k) & 1) == 0) *u64[k] = 0;
+    if ((keep >> 40 & 1) == 0) r.stage = 0;
+    if ((keep >> 41 & 1) == 0) r.flags = 0;
+    if ((keep >> 42 & 1) == 0) r.start_ns = base.start_ns;  // a zero delta
+    if ((keep >> 43 & 1) == 0) r.dur_ns = 0;
+    if ((keep >> 44 & 1) == 0) r.dur_ns = INT64_MIN;  // the widest zigzag
+    const std::vector<uint8_t> want = reference_encoding(r, ref_base);
+    DeltaBase decode_base = ref_base;
+    ref_base = DeltaBase{r.start_ns, r.request};
+    const size_t end = encode_record(buf, used, r, base);
+    REQUIRE(end - used == want.size());
+    REQUIRE(std::equal(want.begin(), want.end(), buf.begin() + static_cast<std::ptrdiff_t>(used)));
+    CHECK(base == ref_base);
+    size_t pos = used;
+    REQUIRE(decode_trusted(buf.data(), pos, decode_base) == r);
+    CHECK(pos == end);
+    used = end > (1 << 16) ? 0 : end;
+    if (used == 0) base = ref_base = DeltaBase{};
+  }
 }
 
 TEST_CASE("a typical step span takes far less than 100 bytes") {
