@@ -12,6 +12,18 @@ if(TENSORD_SANITIZE)
   add_compile_options($<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>)
   # What a report of either sanitizer starts with, for ctest's FAIL_REGULAR_EXPRESSION.
   set(TENSORD_SANITIZER_REPORT "ERROR: AddressSanitizer;ERROR: LeakSanitizer;runtime error: ")
+  # The runtime options of every test (ctest ENVIRONMENT, so a plain `ctest` in the build folder
+  # runs as scripts/test does). The daemons and tools the tests start inherit them. UBSan stops
+  # at its first report (compiled -fno-sanitize-recover; halt_on_error says so again for code
+  # built without it) with a stack; leaks are checked, with suppressions for third-party
+  # libraries only (tests/sanitizer/lsan.supp says why each is there).
+  # allocator_may_return_null: the daemon turns a failed allocation into an out-of-memory error
+  # value (host_buffer.cpp), which tests check with impossible sizes; ASan would abort instead.
+  set(TENSORD_ASAN_OPTIONS
+    "detect_leaks=1:check_initialization_order=1:strict_init_order=1:allocator_may_return_null=1")
+  set(TENSORD_SANITIZER_ENV "ASAN_OPTIONS=${TENSORD_ASAN_OPTIONS}"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
+    "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/sanitizer/lsan.supp")
 endif()
 
 # Every library of the project links this: warnings on, include paths from the repository root.

@@ -62,6 +62,23 @@ std::string seal_of(const std::string& bytes) {
 
 }  // namespace
 
+std::vector<std::string> default_compiler_flags() {
+  // -ffp-contract=off: a fused a*b - c must round as eager's two operations do, not as one FMA.
+  std::vector<std::string> flags{"-O3",     "-march=native", "-fno-math-errno", "-ffp-contract=off",
+                                 "-shared", "-fPIC"};
+#ifdef TENSORD_SANITIZE_KERNELS
+  // A sanitizer build instruments the kernels it generates as well: their loops (tails,
+  // strides, broadcast indices, integer formulas) are where an out-of-bounds access or an
+  // undefined shift would come from, and the buffers they touch come from the instrumented
+  // allocator. The object links the same libasan/libubsan the daemon already has loaded (the
+  // default compiler is the one that built it); the flags are part of identity(), so sanitized
+  // objects never share a cache entry with plain ones.
+  flags.insert(flags.end(), {"-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
+                             "-fno-omit-frame-pointer"});
+#endif
+  return flags;
+}
+
 std::string default_cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/tensord";
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/tensord";

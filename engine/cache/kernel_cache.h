@@ -19,10 +19,12 @@
 
 namespace tensord::cache {
 
+// -O3 -march=native -fno-math-errno -shared -fPIC; a sanitizer build adds its sanitizer flags.
+std::vector<std::string> default_compiler_flags();
+
 struct CompilerOptions {
   std::string command = "c++";  // a path, or a name looked up on PATH
-  std::vector<std::string> flags = {
-      "-O3", "-march=native", "-fno-math-errno", "-ffp-contract=off", "-shared", "-fPIC"};
+  std::vector<std::string> flags = default_compiler_flags();
   std::vector<std::string> libs = {"-lmvec", "-lm"};
 };
 

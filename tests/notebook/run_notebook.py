@@ -23,6 +23,18 @@ def outputs_text(cell):
 
 def main(notebook):
     daemon = Daemon()
+    try:
+        status = run(notebook, daemon)
+    finally:
+        # A daemon that does not exit cleanly fails the run (in a sanitizer build: its report).
+        failure = daemon.stop()
+    if failure is not None:
+        print(f"the notebook's daemon did not exit cleanly, {failure}")
+        return 1
+    return status
+
+
+def run(notebook, daemon):
     out_dir = tempfile.mkdtemp(prefix="tensord-nb-")
     try:
         env = dict(os.environ, TENSORD_ADDRESS=daemon.address)
@@ -57,7 +69,6 @@ def main(notebook):
         print(f"{len(cells)} code cells ran green against {daemon.address}")
         return 0
     finally:
-        daemon.stop()
         shutil.rmtree(out_dir, ignore_errors=True)
 
 

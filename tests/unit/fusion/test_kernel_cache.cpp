@@ -2,8 +2,10 @@
 // (as between daemons), corrupt entries rebuilt, options that change the key, failures.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "tests/unit/fusion/fusion_support.h"
@@ -145,4 +147,36 @@ TEST_CASE("the default cache directory follows XDG", "[cache]") {
     setenv("XDG_CACHE_HOME", saved.c_str(), 1);
   else
     unsetenv("XDG_CACHE_HOME");
+}
+
+// GCC and Clang define __SANITIZE_ADDRESS__ when this test is built with -fsanitize=address,
+// as the whole tree is with -DTENSORD_SANITIZE=ON.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitizerBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitizerBuild = true;
+#else
+constexpr bool kSanitizerBuild = false;
+#endif
+#else
+constexpr bool kSanitizerBuild = false;
+#endif
+
+TEST_CASE("a sanitizer build instruments the kernels it generates", "[cache]") {
+  const std::vector<std::string> flags = cache::default_compiler_flags();
+  const bool sanitize_flag =
+      std::find(flags.begin(), flags.end(), "-fsanitize=address,undefined") != flags.end();
+  CHECK(sanitize_flag == kSanitizerBuild);
+  // The object itself: an instrumented one calls ASan's runtime (dynamic symbols __asan_*).
+  TempDir dir;
+  ir::ValueRef y;
+  TestGraph g = graph_of(&y);
+  FusedEngine a(dir.path());
+  run(a.engine, g, {y});
+  const std::vector<fs::path> objects = files(dir.path(), ".so");
+  REQUIRE(objects.size() == 1);
+  std::ifstream in(objects[0], std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK((bytes.find("__asan_") != std::string::npos) == kSanitizerBuild);
 }
