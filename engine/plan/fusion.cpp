@@ -356,6 +356,20 @@ class Fuser {
   // Whether some node outside `members` that a member reads depends on a member: merging
   // them into one kernel would then be a cycle. The search is bounded; past the bound the join
   // is refused as if it were cyclic, so planning stays linear in the graph's size.
+  // Whether a column kernel over `domain` holding `members` is one pass: no member of the
+  // domain's shape reads a member of another shape (a reduction's result, or what follows it).
+  bool one_pass(const std::vector<uint32_t>& members, const ir::Shape& domain) {
+    ++epoch_;
+    for (uint32_t m : members) in_set_[m] = epoch_;
+    for (uint32_t m : members) {
+      if (shape(m) != domain) continue;
+      for (const ir::ValueRef& r : node(m).inputs) {
+        if (in_set_[r.node] == epoch_ && shape(r.node) != domain) return false;
+      }
+    }
+    return true;
+  }
+
   bool cyclic(const std::vector<uint32_t>& members, uint32_t first) {
     ++epoch_;
     for (uint32_t m : members) in_set_[m] = epoch_;
@@ -424,6 +438,8 @@ class Fuser {
       if (!views.empty()) probe.domain = shape(views.back());
       if (fits(probe, n, r, gid)) {
         candidates.push_back({gid, std::move(views), probe.domain});
+      } else if (why.empty() && probe.columns != 0 && shape(n) == probe.domain) {
+        why = "a column kernel makes one pass: it cannot read its own reduction's result";
       } else if (why.empty()) {
         why = "shape " + ir::to_string(shape(n)) + " does not fit the iteration domain " +
               ir::to_string(probe.domain) + " of its producer's group";
@@ -448,6 +464,13 @@ class Fuser {
       members.push_back(n);
       if (members.size() > kMaxGroupNodes) {
         if (why.empty()) why = "its producer's group reached the size limit of a kernel";
+        continue;
+      }
+      if (joined != kNoGroup && grp.columns != 0 && !one_pass(members, c.domain)) {
+        // Two column groups, one computing from the other's reduction (logsumexp: x - max(x)
+        // feeding a sum): joined, they would need two passes over the columns.
+        if (why.empty())
+          why = "a column kernel makes one pass: it cannot read its own reduction's result";
         continue;
       }
       const uint32_t first = *std::min_element(members.begin(), members.end());

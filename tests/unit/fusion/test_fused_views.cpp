@@ -179,6 +179,22 @@ TEST_CASE("reductions over leading and middle axes fuse as column kernels", "[fu
     CHECK(plan->groups.size() == 1);  // exp+sum; the sub runs alone (it reads x twice)
     check_same(f, g, {y});
   }
+  SECTION("logsumexp over axis 0: the max's group and the sum's stay apart (one pass each)") {
+    // log(sum(exp(x - max))) + max: the final add reads both column groups; merged, the
+    // sub would read the max inside the kernel that computes it (a second pass).
+    TestGraph g;
+    ir::ValueRef x = g.input({57, 63});
+    ir::ValueRef m = g.add(Op::max, {x}, {{Attr::axes, Ints{0}}, {Attr::keepdim, true}});
+    ir::ValueRef e = g.add(Op::exp, {g.add(Op::sub, {x, m})});
+    ir::ValueRef s = g.add(Op::sum, {e}, {{Attr::axes, Ints{0}}, {Attr::keepdim, true}});
+    ir::ValueRef y = g.add(Op::add, {g.add(Op::log, {s}), m});
+    auto plan = plan_of(f.engine, g, {y});
+    INFO(reasons(*plan));
+    CHECK(plan->groups.size() == 1);  // exp(x - max) summed, log, + max; the max runs alone
+    CHECK(plan->steps.size() == 2);
+    CHECK(reasons(*plan).find("one pass") != std::string::npos);
+    check_same(f, g, {y});
+  }
   SECTION("transpose in the middle, then a column sum: one kernel") {
     TestGraph g;
     ir::ValueRef a = g.input({21, 35});
