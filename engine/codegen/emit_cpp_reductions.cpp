@@ -1,0 +1,134 @@
+// The pass of one row reduction in a kernel with inner dimensions (emit_cpp_rows.cpp runs one per
+// reduction, in body order): sum, prod, max and min in vector accumulators; argmax and argmin
+// per lane with their indices.
+#include <cmath>
+#include <string>
+
+#include "engine/codegen/emit_cpp_writer.h"
+
+namespace tensord::codegen {
+
+// A row reduction keeps kAccumulators vector accumulators in registers and feeds them the
+// blocks in turn (block b goes to accumulator b % kAccumulators): one accumulator made every
+// block wait for the previous block's add (or compare), and an accumulator array lived on the
+// stack, a store-to-load round trip per block. The tail block is padded with the operation's
+// identity (-0 for a float sum, which leaves every value as it is, 1 for a product, -inf / inf
+// or the integer dtype's extremes for max / min). Integer sums and products accumulate in
+// wrapping uint64 lanes, so that any order gives eager's bits.
+void CppWriter::reduction(uint32_t v) {
+  const Instr& in = k_.body[v];
+  if (in.op == Op::argmax || in.op == Op::argmin) return arg_reduction(v);
+  const DType xt = k_.body[in.args[0]].dtype;
+  const bool sum = in.op == Op::sum, prod = in.op == Op::prod;
+  // Integer sums and products wrap in uint64 and give int64, in any order the same bits.
+  const bool wrap = (sum || prod) && ir::is_integral(xt);
+  const std::string t = wrap ? "unsigned long long" : ct(in.dtype);
+  const std::string a = "a" + num(v) + "_";
+  const std::string vt = "td_a" + num(v);
+  // An argument that does not vary along the row (an outer value, e.g. a reduced axis of size
+  // 1 merged away) is the same scalar for every element of the row.
+  const bool outer_arg = k_.body[in.args[0]].level == Level::Outer;
+  const std::string x0 = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";
+  const std::string x = wrap ? "(" + t + ")(" + x0 + ")" : x0;
+  const char* cmp = in.op == Op::max ? " > " : " < ";
+  std::string init;
+  if (wrap) {
+    init = std::string("(") + t + ")" + (sum ? "0" : "1");
+  } else if (sum || prod) {
+    init = literal(sum ? 0 : 1, t);
+  } else {
+    init = ir::is_integral(xt) ? integer_extreme(xt, in.op == Op::max)
+                               : literal(in.op == Op::max ? -INFINITY : INFINITY, t);
+  }
+  const std::string pad = sum && !wrap ? literal(-0.0, t) : init;
+  auto step = [&](const std::string& acc, const std::string& y) {
+    if (sum) return acc + " + " + y;
+    if (prod) return acc + " * " + y;
+    return "(" + y + cmp + acc + ") | (" + y + " != " + y + ") ? " + y + " : " + acc;
+  };
+  line("  typedef " + t + " __attribute__((vector_size(TD_B * sizeof(" + t + ")))) " + vt + ";");
+  std::string decl = "  " + vt;
+  for (int q = 0; q < kAccumulators; ++q) decl += std::string(q ? "," : "") + " " + acc(a, q);
+  line(decl + ";");
+  line("  for (int j = 0; j < TD_B; ++j) " + acc(a, 0) + "[j] = " + init + ";");
+  for (int q = 1; q < kAccumulators; ++q) line("  " + acc(a, q) + " = " + acc(a, 0) + ";");
+  with_scratch([&] {
+    inner_rows([&] {
+      row_blocks(cone({in.args[0]}), [&] {
+        line("    {");
+        line("    " + vt + " x_;");
+        // A wrapping accumulator is wider than the elements: they are converted lane by lane.
+        if (outer_arg || wrap) {
+          line("    for (int j = 0; j < TD_B; ++j) x_[j] = j < m ? " + x + " : " + pad + ";");
+        } else {
+          line("    if (full) { __builtin_memcpy(&x_, v" + num(in.args[0]) + ", sizeof x_); }");
+          line("    else { for (int j = 0; j < TD_B; ++j) x_[j] = j < m ? " + x + " : " + pad +
+               "; }");
+        }
+        line("    const " + vt + " t_ = " + step(acc(a, 0), "x_") + ";");
+        std::string rotate = "   ";
+        for (int q = 0; q + 1 < kAccumulators; ++q) {
+          rotate += " ";  // appends only: GCC 12 warns (-Wrestrict) on " " + std::string
+          rotate += acc(a, q);
+          rotate += " = ";
+          rotate += acc(a, q + 1);
+          rotate += ";";
+        }
+        line(rotate + " " + acc(a, kAccumulators - 1) + " = t_;");
+        line("    }");
+      });
+    });
+  });
+  for (int w = kAccumulators / 2; w > 0; w /= 2) {
+    for (int q = 0; q < w; ++q) {
+      line("  " + acc(a, q) + " = " + step(acc(a, q), acc(a, q + w)) + ";");
+    }
+  }
+  const std::string o = "o" + num(v), f = wrap ? "f" + num(v) : o;
+  line("  " + t + " " + f + " = " + acc(a, 0) + "[0];");
+  const std::string y = acc(a, 0) + "[j]";
+  line("  for (int j = 1; j < TD_B; ++j) " + f + " = " + step(f, y) + ";");
+  if (wrap) line("  const " + ct(in.dtype) + " " + o + " = (" + ct(in.dtype) + ")" + f + ";");
+  if (in.dtype == DType::Float16 || in.dtype == DType::BFloat16) {
+    line("  " + o + " = " + rounded(in.dtype, o) + ";");
+  }
+}
+
+// argmax / argmin as the eager kernels define them (reduce_ops.h): ties keep the first index,
+// the first NaN wins. Each lane keeps its best value and index (-1: none yet) over the row's
+// elements i + j, t * n + i + j in the row's flat order; lanes then fold in any order, taking
+// the better value and, between equal values (or two NaNs), the smaller index.
+void CppWriter::arg_reduction(uint32_t v) {
+  const Instr& in = k_.body[v];
+  const std::string t = ct(k_.body[in.args[0]].dtype);
+  const std::string better =
+      std::string(in.op == Op::argmax ? "td_argmax_better" : "td_argmin_better") + "<" + t + ">";
+  const std::string b = "b" + num(v), k = "k" + num(v), o = "o" + num(v);
+  const bool outer_arg = k_.body[in.args[0]].level == Level::Outer;
+  const std::string x = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";
+  line("  " + t + " " + b + "[TD_B];");
+  line("  long long " + k + "[TD_B];");
+  line("  for (int j = 0; j < TD_B; ++j) { " + b + "[j] = 0; " + k + "[j] = -1; }");
+  with_scratch([&] {
+    inner_rows([&] {
+      row_blocks(cone({in.args[0]}), [&] {
+        line("    for (int j = 0; j < m; ++j) {");
+        line("      const " + t + " x_ = " + x + ";");
+        line("      const bool take_ = " + k + "[j] < 0 || " + better + "(x_, " + b + "[j]);");
+        line("      " + b + "[j] = take_ ? x_ : " + b + "[j];");
+        line("      " + k + "[j] = take_ ? t * n + i + j : " + k + "[j];");
+        line("    }");
+      });
+    });
+  });
+  line("  " + t + " " + b + "_ = " + b + "[0];");
+  line("  long long " + o + " = " + k + "[0];");
+  line("  for (int j = 1; j < TD_B; ++j) {");
+  line("    if (" + k + "[j] < 0) continue;");
+  line("    if (" + o + " < 0 || " + better + "(" + b + "[j], " + b + "_) || (!" + better + "(" +
+       b + "_, " + b + "[j]) && " + k + "[j] < " + o + ")) { " + b + "_ = " + b + "[j]; " + o +
+       " = " + k + "[j]; }");
+  line("  }");
+}
+
+}  // namespace tensord::codegen
