@@ -1,5 +1,5 @@
 // The C++ emitter's expressions: types, literals and one elementwise instruction as C++ text
-// (emit_cpp.cpp writes the loops around them).
+// (emit_cpp_writer.h writes the loops around them).
 #include <cmath>
 #include <cstdio>
 #include <span>

@@ -1,7 +1,7 @@
-// Between the CUDA emitter's structure (emit_cuda.cpp: loops, loads, stores, reductions,
-// parameters) and its table of elementwise formulas (emit_cuda_ops.cpp). Values live in
-// registers in their dtype's compute type (cuda_compute_type); 16-bit floats compute in float
-// and the structure rounds every result of such a dtype to it.
+// Between the CUDA emitter's structure (emit_cuda_writer.h and its files: loops, loads, stores,
+// reductions, parameters) and its table of elementwise formulas (emit_cuda_ops.cpp). Values
+// live in registers in their dtype's compute type (cuda_compute_type); 16-bit floats compute in
+// float and the structure rounds every result of such a dtype to it.
 #pragma once
 
 #include <span>

@@ -1,4 +1,4 @@
-// Pieces of the CUDA emitter's structure (emit_cuda.cpp) shared by its files and by host code
+// Pieces of the CUDA emitter's structure (emit_cuda_writer.h) shared by its files and by host code
 // that has to agree with the generated kernels.
 #pragma once
 

@@ -1,5 +1,6 @@
-// Code generators: loop IR in, source text out. One Emitter per target; the C++ one is here
-// (emit_cpp.cpp), a CUDA C one for NVRTC is meant to implement the same interface. Sources are
+// Code generators: loop IR in, source text out. One Emitter per target: the C++ one is here
+// (emit_cpp*.cpp, its kernel writer in emit_cpp_writer.h), the CUDA C one for NVRTC in
+// emit_cuda.h (emit_cuda*.cpp, its writer in emit_cuda_writer.h). Sources are
 // deterministic (same kernel, same text, same hash), which the compiled-kernel cache relies on.
 #pragma once
 
