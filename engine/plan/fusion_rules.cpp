@@ -1,0 +1,92 @@
+// Whether a node fits a group's iteration domain (row groups by shape, column groups by their
+// kept shape), and what joining must not break: a column kernel stays one pass over its input,
+// and the groups' dependency graph stays acyclic (a bounded search).
+#include <algorithm>
+#include <bit>
+#include <vector>
+
+#include "engine/plan/fusion_internal.h"
+
+namespace tensord::engine::fusion_detail {
+
+ir::Shape Fuser::outer_shape(const FusionGroup& grp) {
+  ir::Shape s = grp.domain;
+  for (size_t d = s.size() - static_cast<size_t>(grp.inner); d < s.size(); ++d) s[d] = 1;
+  return s;
+}
+
+bool Fuser::column_outer(const FusionGroup& grp, const ir::Shape& s) {
+  ir::Shape keep = grp.domain, dropped;
+  size_t leading = 0;
+  for (size_t d = 0; d < keep.size(); ++d) {
+    if (ir::has_axis(grp.columns, static_cast<int64_t>(d))) {
+      keep[d] = 1;
+      if (leading == d) ++leading;
+    } else {
+      dropped.push_back(keep[d]);
+    }
+  }
+  const bool all_leading = std::popcount(grp.columns) == static_cast<int>(leading);
+  return s == keep || (all_leading && s == dropped);
+}
+
+bool Fuser::fits(const FusionGroup& grp, uint32_t n, Role r, int32_t gid) const {
+  const ir::Node& nd = node(n);
+  if (r == Role::Reduction) {
+    if (type(nd.inputs[0]).shape != grp.domain) return false;
+    const int k = trailing_axes(nd);
+    if (k > 0) return grp.columns == 0 && (grp.inner == 0 || grp.inner == k);
+    return grp.inner == 0 && (grp.columns == 0 || grp.columns == column_axes(nd));
+  }
+  if (shape(n) == grp.domain) {
+    if (grp.columns == 0) return true;
+    // A column kernel makes one pass: a row value cannot read a reduction's result.
+    for (const ir::ValueRef& in : nd.inputs) {
+      if (result_.group_of[in.node] == gid && shape(in.node) != grp.domain) return false;
+    }
+    return true;
+  }
+  if (grp.columns != 0) return column_outer(grp, shape(n));
+  return grp.inner > 0 && shape(n) == outer_shape(grp);
+}
+
+bool Fuser::one_pass(const std::vector<uint32_t>& members, const ir::Shape& domain) {
+  ++epoch_;
+  for (uint32_t m : members) in_set_[m] = epoch_;
+  for (uint32_t m : members) {
+    if (shape(m) != domain) continue;
+    for (const ir::ValueRef& r : node(m).inputs) {
+      if (in_set_[r.node] == epoch_ && shape(r.node) != domain) return false;
+    }
+  }
+  return true;
+}
+
+bool Fuser::cyclic(const std::vector<uint32_t>& members, uint32_t first) {
+  ++epoch_;
+  for (uint32_t m : members) in_set_[m] = epoch_;
+  std::vector<uint32_t> stack;
+  for (uint32_t m : members) {
+    for (const ir::ValueRef& r : node(m).inputs) {
+      if (in_set_[r.node] != epoch_ && r.node >= first && seen_[r.node] != epoch_) {
+        seen_[r.node] = epoch_;
+        stack.push_back(r.node);
+      }
+    }
+  }
+  size_t visited = 0;
+  while (!stack.empty()) {
+    if (++visited > kCycleCheckBudget) return true;
+    const uint32_t x = stack.back();
+    stack.pop_back();
+    for (const ir::ValueRef& r : node(x).inputs) {
+      if (r.node < first || seen_[r.node] == epoch_) continue;
+      if (in_set_[r.node] == epoch_) return true;
+      seen_[r.node] = epoch_;
+      stack.push_back(r.node);
+    }
+  }
+  return false;
+}
+
+}  // namespace tensord::engine::fusion_detail
