@@ -3,8 +3,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -99,12 +99,12 @@ codegen::LoopKernel kernel_of(ir::Op op, int arity, ir::DType dtype) {
 
 // The first twelve make the mixed plan (and the single units); a plan of one dtype takes all.
 constexpr std::pair<ir::Op, int> kOps[] = {
-    {ir::Op::neg, 1},   {ir::Op::exp, 1},   {ir::Op::add, 2},     {ir::Op::mul, 2},
-    {ir::Op::tanh, 1},  {ir::Op::sqrt, 1},  {ir::Op::log, 1},     {ir::Op::sigmoid, 1},
-    {ir::Op::sin, 1},   {ir::Op::div, 2},   {ir::Op::maximum, 2}, {ir::Op::erf, 1},
-    {ir::Op::abs, 1},   {ir::Op::cos, 1},   {ir::Op::sub, 2},     {ir::Op::minimum, 2},
-    {ir::Op::rsqrt, 1}, {ir::Op::relu, 1},  {ir::Op::floor, 1},   {ir::Op::expm1, 1},
-    {ir::Op::log1p, 1}, {ir::Op::tan, 1},   {ir::Op::pow, 2},     {ir::Op::exp2, 1}};
+    {ir::Op::neg, 1},   {ir::Op::exp, 1},  {ir::Op::add, 2},     {ir::Op::mul, 2},
+    {ir::Op::tanh, 1},  {ir::Op::sqrt, 1}, {ir::Op::log, 1},     {ir::Op::sigmoid, 1},
+    {ir::Op::sin, 1},   {ir::Op::div, 2},  {ir::Op::maximum, 2}, {ir::Op::erf, 1},
+    {ir::Op::abs, 1},   {ir::Op::cos, 1},  {ir::Op::sub, 2},     {ir::Op::minimum, 2},
+    {ir::Op::rsqrt, 1}, {ir::Op::relu, 1}, {ir::Op::floor, 1},   {ir::Op::expm1, 1},
+    {ir::Op::log1p, 1}, {ir::Op::tan, 1},  {ir::Op::pow, 2},     {ir::Op::exp2, 1}};
 constexpr size_t kMixedOps = 12;
 constexpr ir::DType kDTypes[] = {ir::DType::Float32, ir::DType::Float16, ir::DType::BFloat16,
                                  ir::DType::Float64};

@@ -37,7 +37,7 @@ struct KernelCacheBenchOptions {
   // Not "": the plan's sources are written there (unit-<i>.cu: each kernel's own unit, its key;
   // program-<j>.cu: the NVRTC programs of the batch), to compile them by hand (nvrtc --time)
   std::string dump_dir;
-  int plan_repeats = 3;   // batches timed (medians)
+  int plan_repeats = 3;  // batches timed (medians)
   // The batch's shape (loop_ir_batch.h BatchOptions): the backend's by default; --plan-batch 1
   // --plan-threads 1 compiles the plan as before batching (one program a kernel, one thread).
   int plan_threads = 0;
