@@ -3,9 +3,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -17,7 +20,9 @@
 #include "engine/backends/cuda/cuda_ops.h"
 #include "engine/backends/cuda/loop_ir_batch.h"
 #include "engine/backends/cuda/loop_ir_launch.h"
+#include "engine/codegen/emit_cuda.h"
 #include "engine/exec/tensor_value.h"
+#include "engine/ir/dtype.h"
 #endif
 
 namespace tensord::bench {
@@ -92,24 +97,66 @@ codegen::LoopKernel kernel_of(ir::Op op, int arity, ir::DType dtype) {
   return kernels[0];
 }
 
+// The first twelve make the mixed plan (and the single units); a plan of one dtype takes all.
 constexpr std::pair<ir::Op, int> kOps[] = {
-    {ir::Op::neg, 1},  {ir::Op::exp, 1},  {ir::Op::add, 2},     {ir::Op::mul, 2},
-    {ir::Op::tanh, 1}, {ir::Op::sqrt, 1}, {ir::Op::log, 1},     {ir::Op::sigmoid, 1},
-    {ir::Op::sin, 1},  {ir::Op::div, 2},  {ir::Op::maximum, 2}, {ir::Op::erf, 1}};
+    {ir::Op::neg, 1},   {ir::Op::exp, 1},  {ir::Op::add, 2},     {ir::Op::mul, 2},
+    {ir::Op::tanh, 1},  {ir::Op::sqrt, 1}, {ir::Op::log, 1},     {ir::Op::sigmoid, 1},
+    {ir::Op::sin, 1},   {ir::Op::div, 2},  {ir::Op::maximum, 2}, {ir::Op::erf, 1},
+    {ir::Op::abs, 1},   {ir::Op::cos, 1},  {ir::Op::sub, 2},     {ir::Op::minimum, 2},
+    {ir::Op::rsqrt, 1}, {ir::Op::relu, 1}, {ir::Op::floor, 1},   {ir::Op::expm1, 1},
+    {ir::Op::log1p, 1}, {ir::Op::tan, 1},  {ir::Op::pow, 2},     {ir::Op::exp2, 1}};
+constexpr size_t kMixedOps = 12;
+constexpr ir::DType kDTypes[] = {ir::DType::Float32, ir::DType::Float16, ir::DType::BFloat16,
+                                 ir::DType::Float64};
 
-// The plan's kernels: the twelve ops over float32, then float16, bfloat16, float64.
-std::vector<codegen::LoopKernel> plan_kernels(int n) {
-  constexpr ir::DType kDTypes[] = {ir::DType::Float32, ir::DType::Float16, ir::DType::BFloat16,
-                                   ir::DType::Float64};
-  if (n < 1 || static_cast<size_t>(n) > std::size(kOps) * std::size(kDTypes)) {
-    throw std::runtime_error("--plan-kernels must be 1 to 48");
+// "" float32 (the single units) or the mixed plan; else one of kDTypes by name.
+std::optional<ir::DType> dtype_option(const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  const std::optional<ir::DType> t = ir::dtype_from_name(name);
+  if (!t || std::find(std::begin(kDTypes), std::end(kDTypes), *t) == std::end(kDTypes)) {
+    throw std::runtime_error("--dtype must be float32, float16, bfloat16 or float64");
+  }
+  return t;
+}
+
+// The plan's kernels: the twelve ops over float32, then float16, bfloat16, float64; with a
+// dtype, the 24 ops over it.
+std::vector<codegen::LoopKernel> plan_kernels(int n, const std::string& dtype) {
+  const std::optional<ir::DType> only = dtype_option(dtype);
+  if (n < 1 || n > max_plan_kernels(dtype)) {
+    throw std::runtime_error("--plan-kernels must be 1 to " +
+                             std::to_string(max_plan_kernels(dtype)));
   }
   std::vector<codegen::LoopKernel> out;
-  for (int i = 0; i < n; ++i) {
-    const auto& [op, arity] = kOps[static_cast<size_t>(i) % std::size(kOps)];
-    out.push_back(kernel_of(op, arity, kDTypes[static_cast<size_t>(i) / std::size(kOps)]));
+  for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
+    const auto& [op, arity] = kOps[only ? i : i % kMixedOps];
+    out.push_back(kernel_of(op, arity, only ? *only : kDTypes[i / kMixedOps]));
   }
   return out;
+}
+
+// --dump-sources: each kernel's own unit and the batch's programs, as compile_loop_kernels
+// cuts them (its BatchOptions), so that NVRTC's phases can be timed on the same texts.
+void dump_sources(const std::string& dir, const std::vector<codegen::LoopKernel>& plan,
+                  const cuda::BatchOptions& batch) {
+  fs::create_directories(dir);
+  const codegen::CudaEmitter emitter;
+  std::vector<codegen::EmittedKernel> emitted;
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream out(dir + "/" + name);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + dir + "/" + name);
+  };
+  for (const codegen::LoopKernel& k : plan) {
+    emitted.push_back(emitter.emit(k));
+    write("unit-" + std::to_string(emitted.size() - 1) + ".cu", emitter.unit({&emitted.back(), 1}));
+  }
+  size_t at = 0, program = 0;
+  for (size_t size : cuda::batch_sizes(emitted.size(), batch)) {
+    write("program-" + std::to_string(program++) + ".cu",
+          emitter.unit(std::span<const codegen::EmittedKernel>(emitted).subspan(at, size)));
+    at += size;
+  }
 }
 
 cuda::CudaKernelCacheOptions cache_options(const KernelCacheBenchOptions& o,
@@ -144,11 +191,17 @@ bool have_nvrtc() {
   return true;
 }
 
-std::vector<std::string> fresh_elementwise_units(int n, const std::string& salt) {
+int max_plan_kernels(const std::string& dtype) {
+  return static_cast<int>(dtype.empty() ? kMixedOps * std::size(kDTypes) : std::size(kOps));
+}
+
+std::vector<std::string> fresh_elementwise_units(int n, const std::string& salt,
+                                                 const std::string& dtype) {
+  const ir::DType t = dtype_option(dtype).value_or(ir::DType::Float32);
   std::vector<std::string> out;
   for (int i = 0; i < n; ++i) {
-    const auto& [op, arity] = kOps[static_cast<size_t>(i) % std::size(kOps)];
-    out.push_back(cuda::loop_unit(kernel_of(op, arity, ir::DType::Float32)).source +
+    const auto& [op, arity] = kOps[static_cast<size_t>(i) % kMixedOps];
+    out.push_back(cuda::loop_unit(kernel_of(op, arity, t)).source +
                   "// tensord-bench-gpu kernel cache figure: " + salt + " " + std::to_string(i) +
                   "\n");
   }
@@ -168,12 +221,13 @@ KernelCacheFigures measure_kernel_cache(const KernelCacheBenchOptions& o) {
   // The process's first compile loads NVRTC's builtins: a once-per-daemon cost, kept apart.
   cuda::CudaKernelCache compiler(cache_options(o, compile_dir));
   f.identity = compiler.identity();
-  const std::vector<std::string> warm = fresh_elementwise_units(1, salt + " warm-up");
+  const std::vector<std::string> warm = fresh_elementwise_units(1, salt + " warm-up", o.dtype);
   auto start = std::chrono::steady_clock::now();
   compiler.precompile(warm[0]);
   f.first_compile_s = since(start);
 
-  const std::vector<std::string> units = fresh_elementwise_units(o.kernels, salt + " compile");
+  const std::vector<std::string> units =
+      fresh_elementwise_units(o.kernels, salt + " compile", o.dtype);
   for (const std::string& u : units) {
     f.source_bytes += u.size();
     const double cpu = thread_cpu_seconds();
@@ -185,7 +239,8 @@ KernelCacheFigures measure_kernel_cache(const KernelCacheBenchOptions& o) {
   f.source_bytes /= units.size();
 
   // The plan-sized batch, each repeat into a directory of its own (so that none holds them).
-  const std::vector<codegen::LoopKernel> plan = plan_kernels(o.plan_kernels);
+  const std::vector<codegen::LoopKernel> plan = plan_kernels(o.plan_kernels, o.dtype);
+  if (!o.dump_dir.empty()) dump_sources(o.dump_dir, plan, batching(o));
   const double n = static_cast<double>(plan.size());
   for (int r = 0; r < o.plan_repeats; ++r) {
     cuda::CudaKernelCache batch(
@@ -209,7 +264,8 @@ KernelCacheFigures measure_kernel_cache(const KernelCacheBenchOptions& o) {
   };
   ok(cudaSetDevice(0), "cudaSetDevice");
   ok(cudaFree(nullptr), "cudaFree(0) (the context)");  // the context is not the cache's cost
-  const std::vector<std::string> loads = fresh_elementwise_units(o.kernels, salt + " load");
+  const std::vector<std::string> loads =
+      fresh_elementwise_units(o.kernels, salt + " load", o.dtype);
   {
     cuda::CudaKernelCache cold(cache_options(o, load_dir));
     cold.load(warm[0], entry_names(warm[0]));  // the first library load of the process
@@ -259,8 +315,12 @@ bool have_nvrtc() {
   return false;
 }
 
-std::vector<std::string> fresh_elementwise_units(int, const std::string&) {
+std::vector<std::string> fresh_elementwise_units(int, const std::string&, const std::string&) {
   throw std::runtime_error("this build has no CUDA backend");
+}
+
+int max_plan_kernels(const std::string& dtype) {
+  return dtype.empty() ? 48 : 24;
 }
 
 KernelCacheFigures measure_kernel_cache(const KernelCacheBenchOptions&) {

@@ -19,7 +19,8 @@
 // text is the cache key; a comment changes no code), so no cache, in memory or on disk, holds it.
 // The plan's kernels are those twelve ops over float32 then float16, bfloat16 and float64 (24
 // by default: distinct kernels, as an eager plan of 24 nodes has), made fresh by a new cache
-// directory for each repeat.
+// directory for each repeat. With a dtype (--dtype), the units and the plan are all of it, the
+// plan's kernels 24 ops in turn (the twelve and twelve more): the 16-bit kernels' cost apart.
 #pragma once
 
 #include <string>
@@ -29,8 +30,14 @@ namespace tensord::bench {
 
 struct KernelCacheBenchOptions {
   int kernels = 12;       // timed units per figure (medians)
-  int plan_kernels = 24;  // kernels of the plan-sized batch (at most 48)
-  int plan_repeats = 3;   // batches timed (medians)
+  int plan_kernels = 24;  // kernels of the plan-sized batch (at most 48; 24 with a dtype)
+  // "" the mixed plan above; else a dtype name (float32, float16, bfloat16, float64): every
+  // unit and plan kernel over it
+  std::string dtype;
+  // Not "": the plan's sources are written there (unit-<i>.cu: each kernel's own unit, its key;
+  // program-<j>.cu: the NVRTC programs of the batch), to compile them by hand (nvrtc --time)
+  std::string dump_dir;
+  int plan_repeats = 3;  // batches timed (medians)
   // The batch's shape (loop_ir_batch.h BatchOptions): the backend's by default; --plan-batch 1
   // --plan-threads 1 compiles the plan as before batching (one program a kernel, one thread).
   int plan_threads = 0;
@@ -62,8 +69,13 @@ struct KernelCacheFigures {
 // Whether this build has the CUDA backend (and so NVRTC).
 bool have_nvrtc();
 
-// `n` fresh units (source texts), different ops in turn; `salt` makes them unique.
-std::vector<std::string> fresh_elementwise_units(int n, const std::string& salt);
+// `n` fresh units (source texts), different ops in turn over `dtype` (a name; "" float32);
+// `salt` makes them unique. Throws std::runtime_error on a dtype that is none of the four.
+std::vector<std::string> fresh_elementwise_units(int n, const std::string& salt,
+                                                 const std::string& dtype = "");
+
+// The most plan kernels options allow: 48 for the mixed plan, 24 with a dtype.
+int max_plan_kernels(const std::string& dtype);
 
 // Throws std::runtime_error (or tensord::Error) when a unit does not compile or CUDA fails;
 // without the CUDA backend in the build, std::runtime_error saying so.

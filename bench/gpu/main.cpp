@@ -87,7 +87,8 @@ int usage() {
                "usage: tensord-bench-gpu [--address ADDR] [--torch-peers FILE] [--warmup N]"
                " [--repeats N] [--kernels N] [--plan-kernels N] [--plan-batch N] [--plan-threads N]"
                " [--cache-dir DIR] [--nvrtc-options \"OPTS\"]"
-               " [--compile-only [--arch SM]]\n");
+               " [--compile-only [--arch SM] [--dtype float32|float16|bfloat16|float64]"
+               " [--dump-sources DIR]]\n");
   return 2;
 }
 
@@ -113,21 +114,23 @@ bool report_kernel_cache(const Args& args) {
                  " up to %d threads, %zu repeats\n",
                  args.cache.plan_kernels, f.plan_programs, f.plan_threads, f.plan_compile_s.size());
     // One kernel alone (as a node outside any plan compiles), then per kernel of the plan's
-    // batch (as CudaBackend::prepare compiles a new plan's); wall, then CPU time.
-    print_figure("nvrtc_compile_only_ms", median_scaled(f.compile_only_s, 1e3), "ms", "goal",
+    // batch (as CudaBackend::prepare compiles a new plan's); wall, then CPU time. With --dtype
+    // the names say it (nvrtc_compile_plan_only_cpu_ms_float16): not the mixed figure.
+    const std::string of = args.cache.dtype.empty() ? "" : "_" + args.cache.dtype;
+    print_figure("nvrtc_compile_only_ms" + of, median_scaled(f.compile_only_s, 1e3), "ms", "goal",
                  kCompileGoalMs);
-    print_figure("nvrtc_compile_only_cpu_ms", median_scaled(f.compile_only_cpu_s, 1e3), "ms",
+    print_figure("nvrtc_compile_only_cpu_ms" + of, median_scaled(f.compile_only_cpu_s, 1e3), "ms",
                  "goal", kCompileGoalMs);
-    print_figure("nvrtc_compile_plan_only_ms", median_scaled(f.plan_compile_s, 1e3), "ms", "goal",
-                 kCompileGoalMs);
-    print_figure("nvrtc_compile_plan_only_cpu_ms", median_scaled(f.plan_compile_cpu_s, 1e3), "ms",
+    print_figure("nvrtc_compile_plan_only_ms" + of, median_scaled(f.plan_compile_s, 1e3), "ms",
                  "goal", kCompileGoalMs);
+    print_figure("nvrtc_compile_plan_only_cpu_ms" + of, median_scaled(f.plan_compile_cpu_s, 1e3),
+                 "ms", "goal", kCompileGoalMs);
     if (!f.cold_load_s.empty()) {
-      print_figure("nvrtc_compile_ms", median_scaled(f.plan_load_s, 1e3), "ms", "goal",
+      print_figure("nvrtc_compile_ms" + of, median_scaled(f.plan_load_s, 1e3), "ms", "goal",
                    kCompileGoalMs);
-      print_figure("nvrtc_compile_single_ms", median_scaled(f.cold_load_s, 1e3), "ms", "goal",
+      print_figure("nvrtc_compile_single_ms" + of, median_scaled(f.cold_load_s, 1e3), "ms", "goal",
                    kCompileGoalMs);
-      print_figure("kernel_cache_hit_us", median_scaled(f.disk_hit_s, 1e6), "us", "goal",
+      print_figure("kernel_cache_hit_us" + of, median_scaled(f.disk_hit_s, 1e6), "us", "goal",
                    kCacheHitGoalUs);
     }
     return true;
@@ -274,6 +277,10 @@ bool parse(int argc, char** argv, Args& args) {
     } else if (a == "--nvrtc-options" && (v = value())) {
       args.cache.nvrtc_options = tensord::bench::split_options(v);
       args.cache.use_default_options = false;
+    } else if (a == "--dtype" && (v = value())) {
+      args.cache.dtype = v;
+    } else if (a == "--dump-sources" && (v = value())) {
+      args.cache.dump_dir = v;
     } else if (a == "--compile-only") {
       args.compile_only = true;
     } else {
@@ -281,7 +288,11 @@ bool parse(int argc, char** argv, Args& args) {
     }
   }
   return args.warmup >= 0 && args.repeats >= 1 && args.cache.kernels >= 1 &&
-         args.cache.plan_kernels >= 1 && args.cache.plan_kernels <= 48 &&
+         (args.cache.dtype.empty() || args.cache.dtype == "float32" ||
+          args.cache.dtype == "float16" || args.cache.dtype == "bfloat16" ||
+          args.cache.dtype == "float64") &&
+         args.cache.plan_kernels >= 1 &&
+         args.cache.plan_kernels <= tensord::bench::max_plan_kernels(args.cache.dtype) &&
          args.cache.plan_min_batch >= 1 && args.cache.plan_threads >= 0 && args.cache.arch >= 50;
 }
 

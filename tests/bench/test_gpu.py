@@ -213,7 +213,9 @@ def test_bench_usage_errors():
     for args in (["--repeats", "0"], ["--bogus"], ["--kernels", "0"], ["--kernels"],
                  ["--compile-only", "--arch", "7"], ["--compile-only", "--plan-kernels", "0"],
                  ["--compile-only", "--plan-kernels", "49"], ["--compile-only", "--plan-batch", "0"],
-                 ["--compile-only", "--plan-threads", "-1"]):
+                 ["--compile-only", "--plan-threads", "-1"], ["--compile-only", "--dtype", "int8"],
+                 ["--compile-only", "--dtype", "float16", "--plan-kernels", "25"],
+                 ["--compile-only", "--dtype"]):
         r = subprocess.run([bench_binary(), *args], capture_output=True, text=True, timeout=60)
         assert r.returncode == 2, args
         assert "usage: tensord-bench-gpu" in r.stderr
@@ -293,3 +295,31 @@ def test_bench_compile_only_with_other_nvrtc_options():
     assert r.returncode == 1, r.stderr
     assert "kernel cache figures failed" in r.stderr and "--no-such-option" in r.stderr
     assert '"error"' in r.stdout and '"value"' not in r.stdout
+
+
+def test_bench_compile_only_one_dtype_and_its_sources(tmp_path):
+    # --dtype: the units and the plan all of one dtype, the figures named after it;
+    # --dump-sources: each kernel's own unit and the batch's programs, as NVRTC got them.
+    dump = tmp_path / "sources"
+    r = subprocess.run([bench_binary(), "--compile-only", "--kernels", "1", "--plan-kernels", "16",
+                        "--plan-threads", "2", "--dtype", "float16", "--dump-sources", str(dump),
+                        "--cache-dir", str(tmp_path / "cache")],
+                       capture_output=True, text=True, timeout=300)
+    if r.returncode == 77:
+        pytest.skip("this build has no CUDA backend")
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [j["bench"] for j in lines] == [f + "_float16" for f in COMPILE_ONLY_FIGURES]
+    assert "a plan of 16 kernels in 2 NVRTC programs on up to 2 threads" in r.stderr
+    units = sorted(dump.glob("unit-*.cu"))
+    programs = sorted(dump.glob("program-*.cu"))
+    assert len(units) == 16 and len(programs) == 2
+    # Sixteen different ops over float16 (loaded through td_h2f), none over another dtype.
+    texts = [u.read_text() for u in units]
+    assert len(set(texts)) == 16
+    assert all("td_h2f(q0[" in t for t in texts)
+    # Each program holds its members' kernels: 8 each, with one prelude.
+    for p in programs:
+        text = p.read_text()
+        assert text.count('extern "C" __global__') == 8
+        assert text.count("// 16-bit floats as bits") == 1
