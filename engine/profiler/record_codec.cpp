@@ -156,6 +156,60 @@ size_t encode_record(std::vector<uint8_t>& out, size_t used, const Record& r, De
   return static_cast<size_t>(p - out.data());
 }
 
+Record step_span_record(const StepSpanFields& s) {
+  Record r;
+  r.kind = RecordKind::Span;
+  r.stage = static_cast<uint8_t>(Stage::Step);
+  r.flags = s.flags;
+  r.thread = kWorkerThread;
+  r.name = s.name;
+  r.file = s.file;
+  r.line = s.line;
+  r.request = s.request;
+  r.id = s.id;
+  r.start_ns = s.start_ns;
+  r.dur_ns = s.dur_ns;
+  r.bytes = s.bytes;
+  return r;
+}
+
+size_t encode_step_span(std::vector<uint8_t>& out, size_t used, const StepSpanFields& s,
+                        DeltaBase& base) {
+  if (out.size() - used < kMaxEncodedRecord) [[unlikely]] {
+    out.resize(std::max(out.size() * 2, used + kMaxEncodedRecord * 64));
+  }
+  static_assert(static_cast<uint8_t>(Stage::Step) < 0x80 && kWorkerThread < 0x80);
+  const uint64_t request = zigzag(static_cast<int64_t>(s.request - base.request));
+  const uint64_t start = zigzag(s.start_ns - base.start_ns);
+  const uint64_t dur = zigzag(s.dur_ns);
+  // Bits of record_fields' order: stage (0) and thread (2) are never zero here; hash (8), value
+  // (12) and the tail (13 and up) always are.
+  const uint64_t mask = uint64_t{1} | uint64_t{s.flags != 0} << 1 | uint64_t{1} << 2 |
+                        uint64_t{s.name != 0} << 3 | uint64_t{s.file != 0} << 4 |
+                        uint64_t{s.line != 0} << 5 | uint64_t{request != 0} << 6 |
+                        uint64_t{s.id != 0} << 7 | uint64_t{start != 0} << 9 |
+                        uint64_t{dur != 0} << 10 | uint64_t{s.bytes != 0} << 11;
+  uint8_t* p = out.data() + used;
+  *p++ = static_cast<uint8_t>(RecordKind::Span);
+  p = put(p, mask);
+  const auto field = [&p](uint64_t v) {
+    if (v != 0) p = put(p, v);
+  };
+  *p++ = static_cast<uint8_t>(Stage::Step);
+  field(s.flags);
+  *p++ = static_cast<uint8_t>(kWorkerThread);
+  field(s.name);
+  field(s.file);
+  field(s.line);
+  field(request);
+  field(s.id);
+  field(start);
+  field(dur);
+  field(s.bytes);
+  base = DeltaBase{s.start_ns, s.request};
+  return static_cast<size_t>(p - out.data());
+}
+
 Record decode_trusted(const uint8_t* in, size_t& pos, DeltaBase& base) {
   const uint8_t kind = in[pos++];
   const uint64_t mask = get(in, pos);
