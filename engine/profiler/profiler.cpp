@@ -126,19 +126,42 @@ Record Profiler::next_locked() {
   return step_span_record(s);
 }
 
-size_t Profiler::next_encoded_locked(std::vector<uint8_t>& out, size_t used, DeltaBase& base) {
-  if (buf_[read_] != kRawMarker) {
-    return encode_record(out, used, decode_trusted(buf_.data(), read_, read_base_), base);
+size_t Profiler::take_encoded_locked(std::vector<uint8_t>& out, size_t used, size_t n,
+                                     DeltaBase& base) {
+  while (n != 0) {
+    if (buf_[read_] == kRawMarker) {  // a run of raw steps: as many as are wanted, in one go
+      const uint32_t count = marker_count(&buf_[read_ + 1]);
+      const auto k = static_cast<uint32_t>(std::min<size_t>(count, n));
+      used = encode_step_spans(out, used, std::span(raw_.data() + raw_read_, k), base);
+      const StepSpanFields& last = raw_[raw_read_ + k - 1];
+      read_base_ = DeltaBase{last.start_ns, last.request};
+      raw_read_ += k;
+      n -= k;
+      if (k == count) {
+        read_ += kMarkerBytes;
+      } else {
+        const uint32_t left = count - k;
+        std::memcpy(&buf_[read_ + 1], &left, 4);
+      }
+      continue;
+    }
+    // An encoded record: its bytes are right as they are when its deltas are from the record
+    // before it in the chunk too (all but a chunk's first); else it is re-encoded.
+    const size_t from = read_;
+    const bool same_base = read_base_ == base;
+    const Record r = decode_trusted(buf_.data(), read_, read_base_);
+    if (same_base) {
+      const size_t bytes = read_ - from;
+      if (out.size() - used < bytes) out.resize(std::max(out.size() * 2, used + bytes));
+      std::memcpy(out.data() + used, buf_.data() + from, bytes);
+      used += bytes;
+      base = read_base_;
+    } else {
+      used = encode_record(out, used, r, base);
+    }
+    --n;
   }
-  const StepSpanFields& s = raw_[raw_read_++];
-  const uint32_t left = marker_count(&buf_[read_ + 1]) - 1;
-  if (left == 0) {
-    read_ += kMarkerBytes;
-  } else {
-    std::memcpy(&buf_[read_ + 1], &left, 4);
-  }
-  read_base_ = DeltaBase{s.start_ns, s.request};
-  return encode_step_span(out, used, s, base);
+  return used;
 }
 
 void Profiler::append_steps(std::span<const StepSpanFields> steps, uint64_t generation) {
@@ -250,9 +273,7 @@ bool Profiler::drain_encoded(Encoded& out, size_t max_records) {
   // A part, or what follows a part (its deltas start from the record before it), or raw steps:
   // encode, so that the chunk's first record has deltas from {0, 0}.
   DeltaBase base;
-  for (size_t i = 0; i < out.records; ++i) {
-    out.body_size = next_encoded_locked(out.body, out.body_size, base);
-  }
+  out.body_size = take_encoded_locked(out.body, 0, out.records, base);
   pending_ -= out.records;
   consumed_locked();
   return true;

@@ -125,9 +125,9 @@ class Profiler {
   void take_strings_locked(uint32_t& first, std::vector<std::string>& out);
   // The next pending record (pending_ > 0), moving the read position past it.
   Record next_locked();
-  // The next pending record encoded at out[used] with deltas from `base` (encode_record's
-  // contract); returns the new end.
-  size_t next_encoded_locked(std::vector<uint8_t>& out, size_t used, DeltaBase& base);
+  // The next `n` pending records (n <= pending_) encoded at out[used] with deltas from `base`
+  // (encode_record's contract), moving the read position past them; returns the new end.
+  size_t take_encoded_locked(std::vector<uint8_t>& out, size_t used, size_t n, DeltaBase& base);
   void reset_buffer_locked();
   void consumed_locked();  // after a drain: reset or compact the buffer
 

@@ -173,11 +173,13 @@ Record step_span_record(const StepSpanFields& s) {
   return r;
 }
 
-size_t encode_step_span(std::vector<uint8_t>& out, size_t used, const StepSpanFields& s,
-                        DeltaBase& base) {
-  if (out.size() - used < kMaxEncodedRecord) [[unlikely]] {
-    out.resize(std::max(out.size() * 2, used + kMaxEncodedRecord * 64));
-  }
+namespace {
+
+// The most a step span takes: kind, a 2-byte mask (bits 0-11), stage, flags (2), thread, name,
+// file and line (5 each), request, id, start, duration and bytes (10 each).
+constexpr size_t kMaxStepSpan = 1 + 2 + 1 + 2 + 1 + 3 * 5 + 5 * 10;
+
+uint8_t* put_step_span(uint8_t* p, const StepSpanFields& s, DeltaBase& base) {
   static_assert(static_cast<uint8_t>(Stage::Step) < 0x80 && kWorkerThread < 0x80);
   const uint64_t request = zigzag(static_cast<int64_t>(s.request - base.request));
   const uint64_t start = zigzag(s.start_ns - base.start_ns);
@@ -189,7 +191,6 @@ size_t encode_step_span(std::vector<uint8_t>& out, size_t used, const StepSpanFi
                         uint64_t{s.line != 0} << 5 | uint64_t{request != 0} << 6 |
                         uint64_t{s.id != 0} << 7 | uint64_t{start != 0} << 9 |
                         uint64_t{dur != 0} << 10 | uint64_t{s.bytes != 0} << 11;
-  uint8_t* p = out.data() + used;
   *p++ = static_cast<uint8_t>(RecordKind::Span);
   p = put(p, mask);
   const auto field = [&p](uint64_t v) {
@@ -207,6 +208,25 @@ size_t encode_step_span(std::vector<uint8_t>& out, size_t used, const StepSpanFi
   field(dur);
   field(s.bytes);
   base = DeltaBase{s.start_ns, s.request};
+  return p;
+}
+
+}  // namespace
+
+size_t encode_step_span(std::vector<uint8_t>& out, size_t used, const StepSpanFields& s,
+                        DeltaBase& base) {
+  return encode_step_spans(out, used, std::span(&s, 1), base);
+}
+
+size_t encode_step_spans(std::vector<uint8_t>& out, size_t used,
+                         std::span<const StepSpanFields> spans, DeltaBase& base) {
+  // Room for all of them at once: no check per span.
+  const size_t most = spans.size() * kMaxStepSpan;
+  if (out.size() - used < most) [[unlikely]] {
+    out.resize(std::max(out.size() * 2, used + std::max(most, kMaxEncodedRecord * 64)));
+  }
+  uint8_t* p = out.data() + used;
+  for (const StepSpanFields& s : spans) p = put_step_span(p, s, base);
   return static_cast<size_t>(p - out.data());
 }
 
