@@ -80,11 +80,16 @@ void Profiler::reset_buffer_locked() {
   write_base_ = read_base_ = DeltaBase{};
   raw_.clear();
   raw_read_ = 0;
+  raw_memory_.clear();
+  raw_memory_read_ = 0;
+  last_memory_marker_ = kNoMarker;
   // A buffer grown for a burst (up to `capacity` records) goes back once the burst is drained.
   constexpr size_t kKeepBytes = size_t{1} << 20;
   if (buf_.size() > kKeepBytes) std::vector<uint8_t>().swap(buf_);
   if (raw_.capacity() * sizeof(StepSpanFields) > kKeepBytes)
     std::vector<StepSpanFields>().swap(raw_);
+  if (raw_memory_.capacity() * sizeof(MemoryEventFields) > kKeepBytes)
+    std::vector<MemoryEventFields>().swap(raw_memory_);
 }
 
 void Profiler::consumed_locked() {
@@ -95,7 +100,15 @@ void Profiler::consumed_locked() {
   if (read_ >= used_ / 2) {  // keep the buffer within about twice what is pending
     std::memmove(buf_.data(), buf_.data() + read_, used_ - read_);
     used_ -= read_;
+    if (last_memory_marker_ != kNoMarker) {
+      last_memory_marker_ = last_memory_marker_ >= read_ ? last_memory_marker_ - read_ : kNoMarker;
+    }
     read_ = 0;
+  }
+  if (raw_memory_read_ > 0 && raw_memory_read_ >= raw_memory_.size() / 2) {
+    raw_memory_.erase(raw_memory_.begin(),
+                      raw_memory_.begin() + static_cast<std::ptrdiff_t>(raw_memory_read_));
+    raw_memory_read_ = 0;
   }
   if (raw_read_ > 0 && raw_read_ >= raw_.size() / 2) {  // the same for the raw steps
     raw_.erase(raw_.begin(), raw_.begin() + static_cast<std::ptrdiff_t>(raw_read_));
@@ -113,15 +126,27 @@ uint32_t marker_count(const uint8_t* p) {
 
 }  // namespace
 
-Record Profiler::next_locked() {
-  if (buf_[read_] != kRawMarker) return decode_trusted(buf_.data(), read_, read_base_);
-  const StepSpanFields& s = raw_[raw_read_++];
-  const uint32_t left = marker_count(&buf_[read_ + 1]) - 1;
+// Takes one of the raw records a marker at buf_[read_] stands for: the marker's count goes down,
+// or read_ past it with the last.
+void Profiler::took_raw_locked(uint32_t k) {
+  const uint32_t left = marker_count(&buf_[read_ + 1]) - k;
   if (left == 0) {
     read_ += kMarkerBytes;
   } else {
     std::memcpy(&buf_[read_ + 1], &left, 4);
   }
+}
+
+Record Profiler::next_locked() {
+  if (buf_[read_] == kRawMemoryMarker) {
+    const MemoryEventFields& e = raw_memory_[raw_memory_read_++];
+    took_raw_locked(1);
+    read_base_ = DeltaBase{e.start_ns, e.request};
+    return memory_event_record(e);
+  }
+  if (buf_[read_] != kRawMarker) return decode_trusted(buf_.data(), read_, read_base_);
+  const StepSpanFields& s = raw_[raw_read_++];
+  took_raw_locked(1);
   read_base_ = DeltaBase{s.start_ns, s.request};
   return step_span_record(s);
 }
@@ -137,12 +162,15 @@ size_t Profiler::take_encoded_locked(std::vector<uint8_t>& out, size_t used, siz
       read_base_ = DeltaBase{last.start_ns, last.request};
       raw_read_ += k;
       n -= k;
-      if (k == count) {
-        read_ += kMarkerBytes;
-      } else {
-        const uint32_t left = count - k;
-        std::memcpy(&buf_[read_ + 1], &left, 4);
-      }
+      took_raw_locked(k);
+      continue;
+    }
+    if (buf_[read_] == kRawMemoryMarker) {
+      const MemoryEventFields& e = raw_memory_[raw_memory_read_++];
+      took_raw_locked(1);
+      read_base_ = DeltaBase{e.start_ns, e.request};
+      used = encode_memory_event(out, used, e, base);
+      --n;
       continue;
     }
     // An encoded record: its bytes are right as they are when its deltas are from the record
@@ -162,6 +190,36 @@ size_t Profiler::take_encoded_locked(std::vector<uint8_t>& out, size_t used, siz
     --n;
   }
   return used;
+}
+
+void Profiler::add_memory(const Record& r) {
+  if (!active()) return;
+  std::lock_guard lock(mu_);
+  if (pending_ >= capacity_) {
+    ++dropped_;
+    return;
+  }
+  if (buf_.size() - used_ < kMarkerBytes) {  // room first: nothing changes if this throws
+    buf_.resize(std::max(buf_.size() * 2, used_ + kMaxEncodedRecord * 64));
+  }
+  raw_memory_.push_back(memory_event_fields(r));
+  uint32_t count = 0;
+  if (last_memory_marker_ != kNoMarker && last_memory_marker_ + kMarkerBytes == used_) {
+    count = marker_count(&buf_[last_memory_marker_ + 1]);
+  }
+  if (count != 0 && count < UINT32_MAX) {  // right after the last one: one marker for both
+    ++count;
+    std::memcpy(&buf_[last_memory_marker_ + 1], &count, 4);
+  } else {
+    buf_[used_] = kRawMemoryMarker;
+    count = 1;
+    std::memcpy(&buf_[used_ + 1], &count, 4);
+    last_memory_marker_ = used_;
+    used_ += kMarkerBytes;
+  }
+  write_base_ = DeltaBase{r.start_ns, r.request};
+  ++pending_;
+  ++recorded_;
 }
 
 void Profiler::append_steps(std::span<const StepSpanFields> steps, uint64_t generation) {
@@ -261,7 +319,7 @@ bool Profiler::drain_encoded(Encoded& out, size_t max_records) {
   out.body_size = 0;
   if (out.records == 0) return !out.strings.empty();
   if (out.records == pending_ && read_ == 0 && read_base_ == DeltaBase{} &&
-      raw_read_ == raw_.size()) {
+      raw_read_ == raw_.size() && raw_memory_read_ == raw_memory_.size()) {
     // All of it, encoded from the start of a chunk ({0, 0} deltas): hand the bytes over and take
     // the caller's buffer back, so that neither side copies or allocates in the steady state.
     std::swap(out.body, buf_);

@@ -84,6 +84,11 @@ class Profiler {
   // daemon), so that a traced step costs the worker no encoding. Ignored when inactive or when
   // `generation` is not the profile's (the string ids of the steps belong to an earlier profile).
   void append_steps(std::span<const StepSpanFields> steps, uint64_t generation);
+  // Thread-safe. add() for the memory ledger's records of a session's blocks (Alloc,
+  // FreeRequested, Free; no fields set but MemoryEventFields'), kept raw until drained as
+  // append_steps keeps step spans (80 bytes each, consecutive ones behind one marker): the
+  // allocating or freeing thread pays a copy under the lock, not an encoding.
+  void add_memory(const Record& r);
   // A span of `stage` from `start` to now.
   void span(Stage stage, int64_t start, uint32_t thread, uint64_t request, uint64_t hash = 0,
             uint8_t flags = 0);
@@ -93,9 +98,9 @@ class Profiler {
   bool drain(Pending& out, size_t max_records);
   // The same, for the daemon's stream: the records in the compact form (record_codec.h),
   // `out.body[0, out.body_size)`, ready to follow a chunk header. When all pending ones fit in
-  // `max_records` and none are raw step spans (append_steps), the buffer is handed over as it is;
-  // otherwise the raw steps are encoded here and the encoded records re-encoded from the chunk's
-  // start (the same bytes add() of each record would have given).
+  // `max_records` and none are raw (append_steps, add_memory), the buffer is handed over as it
+  // is; otherwise the raw records are encoded here, and encoded ones re-encoded where their deltas
+  // need it (the same bytes add() of each record would have given).
   struct Encoded {
     uint32_t first_string = 1;
     std::vector<std::string> strings;
@@ -125,6 +130,7 @@ class Profiler {
   void take_strings_locked(uint32_t& first, std::vector<std::string>& out);
   // The next pending record (pending_ > 0), moving the read position past it.
   Record next_locked();
+  void took_raw_locked(uint32_t k);  // k of the raw records of the marker at read_
   // The next `n` pending records (n <= pending_) encoded at out[used] with deltas from `base`
   // (encode_record's contract), moving the read position past them; returns the new end.
   size_t take_encoded_locked(std::vector<uint8_t>& out, size_t used, size_t n, DeltaBase& base);
@@ -151,6 +157,14 @@ class Profiler {
   static constexpr size_t kMarkerBytes = 5;
   std::vector<StepSpanFields> raw_;
   size_t raw_read_ = 0;
+  // The same for memory records (add_memory): raw_memory_[raw_memory_read_, end), behind
+  // kRawMemoryMarker markers. A memory record added right after another one (nothing between
+  // them in buf_) extends its marker: last_memory_marker_ is that marker's offset, if it ends buf_.
+  static constexpr uint8_t kRawMemoryMarker = 0xfe;
+  static constexpr size_t kNoMarker = SIZE_MAX;
+  std::vector<MemoryEventFields> raw_memory_;
+  size_t raw_memory_read_ = 0;
+  size_t last_memory_marker_ = kNoMarker;
   DeltaBase write_base_;  // the last record written
   DeltaBase read_base_;   // the last record drained
   uint64_t dropped_ = 0;

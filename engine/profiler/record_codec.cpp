@@ -156,6 +156,44 @@ size_t encode_record(std::vector<uint8_t>& out, size_t used, const Record& r, De
   return static_cast<size_t>(p - out.data());
 }
 
+MemoryEventFields memory_event_fields(const Record& r) {
+  MemoryEventFields e;
+  e.start_ns = r.start_ns;
+  e.request = r.request;
+  e.id = r.id;
+  e.bytes = r.bytes;
+  e.value = r.value;
+  e.session = r.session;
+  e.address = r.address;
+  e.stream = r.stream;
+  e.name = r.name;
+  e.file = r.file;
+  e.line = r.line;
+  e.kind = r.kind;
+  e.stage = r.stage;
+  e.flags = r.flags;
+  return e;
+}
+
+Record memory_event_record(const MemoryEventFields& e) {
+  Record r;
+  r.kind = e.kind;
+  r.stage = e.stage;
+  r.flags = e.flags;
+  r.name = e.name;
+  r.file = e.file;
+  r.line = e.line;
+  r.request = e.request;
+  r.id = e.id;
+  r.start_ns = e.start_ns;
+  r.bytes = e.bytes;
+  r.value = e.value;
+  r.session = e.session;
+  r.address = e.address;
+  r.stream = e.stream;
+  return r;
+}
+
 Record step_span_record(const StepSpanFields& s) {
   Record r;
   r.kind = RecordKind::Span;
@@ -212,6 +250,44 @@ uint8_t* put_step_span(uint8_t* p, const StepSpanFields& s, DeltaBase& base) {
 }
 
 }  // namespace
+
+size_t encode_memory_event(std::vector<uint8_t>& out, size_t used, const MemoryEventFields& e,
+                           DeltaBase& base) {
+  if (out.size() - used < kMaxEncodedRecord) [[unlikely]] {
+    out.resize(std::max(out.size() * 2, used + kMaxEncodedRecord * 64));
+  }
+  const uint64_t request = zigzag(static_cast<int64_t>(e.request - base.request));
+  const uint64_t start = zigzag(e.start_ns - base.start_ns);
+  // record_fields' bits: thread (2), hash (8), duration (10), free_bytes (13), largest_free
+  // (14) and the kernel fields (16-25) are zero in a memory record.
+  const uint64_t mask =
+      uint64_t{e.stage != 0} | uint64_t{e.flags != 0} << 1 | uint64_t{e.name != 0} << 3 |
+      uint64_t{e.file != 0} << 4 | uint64_t{e.line != 0} << 5 | uint64_t{request != 0} << 6 |
+      uint64_t{e.id != 0} << 7 | uint64_t{start != 0} << 9 | uint64_t{e.bytes != 0} << 11 |
+      uint64_t{e.value != 0} << 12 | uint64_t{e.session != 0} << 15 |
+      uint64_t{e.address != 0} << 26 | uint64_t{e.stream != 0} << 27;
+  uint8_t* p = out.data() + used;
+  *p++ = static_cast<uint8_t>(e.kind);
+  p = put(p, mask);
+  const auto field = [&p](uint64_t v) {
+    if (v != 0) p = put(p, v);
+  };
+  field(e.stage);
+  field(e.flags);
+  field(e.name);
+  field(e.file);
+  field(e.line);
+  field(request);
+  field(e.id);
+  field(start);
+  field(e.bytes);
+  field(e.value);
+  field(e.session);
+  field(e.address);
+  field(e.stream);
+  base = DeltaBase{e.start_ns, e.request};
+  return static_cast<size_t>(p - out.data());
+}
 
 size_t encode_step_span(std::vector<uint8_t>& out, size_t used, const StepSpanFields& s,
                         DeltaBase& base) {

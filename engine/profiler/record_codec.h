@@ -44,6 +44,33 @@ struct StepSpanFields {
   uint32_t line = 0;
   uint8_t flags = 0;
 };
+// A session block's memory record (Alloc, FreeRequested, Free: what MemoryLedger records for a
+// session's block) by the fields such a record uses; the others (thread, hash, duration, OOM,
+// kernel) are zero. As the profile keeps it until drained (Profiler::add_memory).
+struct MemoryEventFields {
+  int64_t start_ns = 0;
+  uint64_t request = 0;
+  uint64_t id = 0;
+  uint64_t bytes = 0;
+  uint64_t value = 0;
+  uint64_t session = 0;
+  uint64_t address = 0;
+  uint64_t stream = 0;
+  uint32_t name = 0;
+  uint32_t file = 0;
+  uint32_t line = 0;
+  RecordKind kind = RecordKind::Alloc;
+  uint8_t stage = 0;  // MemoryCategory
+  uint8_t flags = 0;
+};
+// Both ways: memory_event_record(memory_event_fields(r)) == r for a record of that shape.
+MemoryEventFields memory_event_fields(const Record& r);
+Record memory_event_record(const MemoryEventFields& e);
+// encode_record(out, used, memory_event_record(e), base): the same bytes, looking at a memory
+// record's 14 fields only (tests/unit/profiler/test_compact.cpp checks them).
+size_t encode_memory_event(std::vector<uint8_t>& out, size_t used, const MemoryEventFields& e,
+                           DeltaBase& base);
+
 // The Record those fields make (what decoding encode_step_span's bytes gives).
 Record step_span_record(const StepSpanFields& s);
 // encode_record(out, used, step_span_record(s), base): the same bytes, written without looking at

@@ -316,9 +316,68 @@ TEST_CASE("decoded and encoded drains of one profile interleave without losing a
   CHECK(got == added);
 }
 
-// The executor's step spans are kept raw (Profiler::append_steps) and encoded when drained: the
-// stream must send the very bytes it sent when each span was added as a record, whatever else
-// lies between them and wherever a drain cuts.
+// The executor's step spans and the ledger's memory records are kept raw
+// (Profiler::append_steps, add_memory) and encoded when drained: the stream must send the very
+// bytes it sent when each was added as a record, whatever lies between them and wherever a
+// drain cuts.
+namespace {
+
+// A record as MemoryLedger records a session's block: Alloc, FreeRequested or Free.
+Record memory_record(std::mt19937_64& rng) {
+  const RecordKind kinds[] = {RecordKind::Alloc, RecordKind::FreeRequested, RecordKind::Free};
+  Record r;
+  r.kind = kinds[rng() % 3];
+  r.stage = static_cast<uint8_t>(rng() % static_cast<uint64_t>(MemoryCategory::kCount));
+  r.flags = static_cast<uint8_t>(rng() % 2 * kDeferredFree);
+  r.name = static_cast<uint32_t>(rng() % 3);
+  r.file = static_cast<uint32_t>(rng() % 3);
+  r.line = static_cast<uint32_t>(rng() % 500);
+  r.request = 1 + rng() % 8;
+  r.id = 1 + rng() % 100000;
+  r.start_ns = static_cast<int64_t>(rng() % 1'000'000'000);
+  r.bytes = rng() % (uint64_t{1} << 40);
+  r.value = rng() % (uint64_t{1} << 40);
+  r.session = rng() % 4;
+  r.address = rng() % 2 == 0 ? 0 : rng();
+  r.stream = rng() % 3;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a memory record keeps every field through the form the profile keeps it in") {
+  std::mt19937_64 rng(17);
+  std::vector<uint8_t> fast, general;
+  size_t fast_used = 0, general_used = 0;
+  DeltaBase fast_base, general_base;
+  for (int i = 0; i < 20000; ++i) {
+    Record r = memory_record(rng);
+    // Any field may be zero (left out of the mask), start and request near the last one's or not.
+    const uint64_t keep = rng();
+    uint64_t* u64[] = {&r.request, &r.id, &r.bytes, &r.value, &r.session, &r.address, &r.stream};
+    for (size_t k = 0; k < std::size(u64); ++k)
+      if ((keep >> k & 1) == 0) *u64[k] = 0;
+    if ((keep >> 10 & 1) == 0) r.name = 0;
+    if ((keep >> 11 & 1) == 0) r.file = 0;
+    if ((keep >> 12 & 1) == 0) r.line = 0;
+    if ((keep >> 13 & 1) == 0) r.stage = 0;
+    if ((keep >> 14 & 1) == 0) r.start_ns = general_base.start_ns;
+    if ((keep >> 15 & 1) == 0) r.request = general_base.request;
+    const MemoryEventFields e = memory_event_fields(r);
+    REQUIRE(memory_event_record(e) == r);
+    const size_t fast_end = encode_memory_event(fast, fast_used, e, fast_base);
+    const size_t general_end = encode_record(general, general_used, r, general_base);
+    REQUIRE(fast_end - fast_used == general_end - general_used);
+    REQUIRE(std::equal(fast.begin() + static_cast<std::ptrdiff_t>(fast_used),
+                       fast.begin() + static_cast<std::ptrdiff_t>(fast_end),
+                       general.begin() + static_cast<std::ptrdiff_t>(general_used)));
+    CHECK(fast_base == general_base);
+    fast_used = fast_end > (1 << 16) ? 0 : fast_end;
+    general_used = general_end > (1 << 16) ? 0 : general_end;
+    if (fast_used == 0) fast_base = general_base = DeltaBase{};
+  }
+}
+
 TEST_CASE("raw step spans drain to the bytes of the same spans added as records") {
   std::mt19937_64 rng(13);
   for (size_t max : {size_t{1}, size_t{7}, size_t{64}, size_t{1} << 20}) {
@@ -328,10 +387,15 @@ TEST_CASE("raw step spans drain to the bytes of the same spans added as records"
     int64_t clock = 1'000'000;
     for (int round = 0; round < 6; ++round) {
       for (int part = 0; part < 8; ++part) {
-        if (rng() % 3 == 0) {  // another thread's record, or a memory record of the step
+        if (rng() % 3 == 0) {  // another thread's record
           Record r = random_record(rng);
           r.name = r.file = 0;
           raw.add(r);
+          ref.add(r);
+        }
+        for (uint64_t k = rng() % 4; k-- > 0;) {  // memory records, kept raw too (add_memory)
+          const Record r = memory_record(rng);
+          raw.add_memory(r);
           ref.add(r);
         }
         steps.clear();

@@ -242,3 +242,60 @@ TEST_CASE("raw step spans of a stopped or earlier profile are ignored") {
   REQUIRE(got.size() == 2);
   CHECK(got[1] == numbered(1, 1));
 }
+
+TEST_CASE("raw memory records keep their order, capacity and drops, in runs or alone") {
+  Profiler p(1);
+  p.start({.trace = true, .memory = true, .capacity = 20});
+  std::vector<Record> want;
+  auto memory = [](uint64_t i) {
+    Record r;
+    r.kind = i % 2 == 0 ? RecordKind::Alloc : RecordKind::Free;
+    r.request = 1;
+    r.id = i;
+    r.bytes = 64;
+    r.value = 64 * (i % 2);
+    r.session = 1;
+    r.start_ns = 1000 + 10 * static_cast<int64_t>(i);
+    return r;
+  };
+  for (uint64_t i = 0; i < 5; ++i) {  // a run behind one marker
+    p.add_memory(memory(i));
+    want.push_back(memory(i));
+  }
+  p.add(numbered(5, 1));  // between runs
+  want.push_back(numbered(5, 1));
+  p.add_memory(memory(6));
+  want.push_back(memory(6));
+  p.append_steps(std::vector{step(7, 1)}, p.generation());
+  want.push_back(numbered(7, 1));
+  for (uint64_t i = 8; i < 30; ++i) {  // 12 fit, 10 dropped
+    p.add_memory(memory(i));
+    if (i < 20) want.push_back(memory(i));
+  }
+  CHECK(p.recorded() == 20);
+  CHECK(p.dropped() == 10);
+  // Drained in parts of 3 (inside runs), a run extended between drains.
+  std::vector<Record> got;
+  Pending d;
+  REQUIRE(p.drain(d, 3));
+  got.insert(got.end(), d.records.begin(), d.records.end());
+  p.add_memory(memory(30));  // room again after the drain (17 pending): it goes in
+  want.push_back(memory(30));
+  for (const Record& r : drain_all(p, 3)) got.push_back(r);
+  CHECK(got == want);
+  // Only memory records pending, drained whole for the stream: encoded, not handed over raw.
+  p.add_memory(memory(31));
+  p.add_memory(memory(32));
+  Profiler::Encoded e;
+  REQUIRE(p.drain_encoded(e, 1 << 20));
+  std::vector<uint8_t> chunk;
+  put_chunk_header(chunk, 1, e.dropped, e.first_string, e.strings, e.records);
+  chunk.insert(chunk.end(), e.body.begin(),
+               e.body.begin() + static_cast<std::ptrdiff_t>(e.body_size));
+  Trace t;
+  t.append_chunk(chunk);
+  CHECK(t.records == std::vector{memory(31), memory(32)});
+  p.stop();
+  p.add_memory(memory(33));  // stopped: ignored
+  CHECK(p.recorded() == 23);
+}
