@@ -22,8 +22,8 @@ namespace tensord::profiler {
 struct ProfileOptions {
   bool trace = true;    // spans of every stage and step
   bool memory = false;  // every allocation and free, with its op and line
-  // Pending records at most (kept encoded, ~300 KiB; step spans raw until drained, up to
-  // ~0.9 MiB); more are dropped.
+  // Pending records at most (kept encoded, ~300 KiB; step spans and memory records raw until
+  // drained, 56 and 80 bytes each: up to ~1.3 MiB); more are dropped.
   size_t capacity = 16384;
   // The client decodes FreeRequested records (protocol 1.4): each free is then recorded twice,
   // when it is requested and when it completes. Older clients get the completed Free only.
