@@ -62,11 +62,20 @@ double cpu_seconds() {
 int main(int argc, char** argv) {
   int repeats = 41;  // pairs of batches
   int runs = 5;      // chains per batch
+  // --only traced|bare: run the batches of one kind only (no figure printed), for an instruction
+  // count of one side under callgrind: the difference between two --repeats values, divided by
+  // the ops in between, is that side's instructions per op (docs/profiler.md, "Measuring").
+  bool with_traced = true, with_bare = true;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
       repeats = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc &&
+               (std::strcmp(argv[i + 1], "traced") == 0 || std::strcmp(argv[i + 1], "bare") == 0)) {
+      with_bare = std::strcmp(argv[++i], "bare") == 0;
+      with_traced = !with_bare;
     } else {
-      std::fprintf(stderr, "usage: tensord-bench-profiler-engine [--repeats N]\n");
+      std::fprintf(stderr,
+                   "usage: tensord-bench-profiler-engine [--repeats N] [--only traced|bare]\n");
       return 2;
     }
   }
@@ -96,7 +105,9 @@ int main(int argc, char** argv) {
     return cpu_seconds() - t0;
   };
   auto traced = [&] {
-    profile.profiler->start({.trace = true, .memory = true, .capacity = 1 << 20});
+    // As the daemon profiles for a client (tensord::ProfileOptions: free_requested by default).
+    profile.profiler->start(
+        {.trace = true, .memory = true, .capacity = 1 << 20, .free_requested = true});
     const double s = batch(&profile);
     profile.profiler->stop();
     while (profile.profiler->drain_encoded(drained, 8192)) {
@@ -105,15 +116,16 @@ int main(int argc, char** argv) {
     return s;
   };
   for (int i = 0; i < 3; ++i) {
-    batch(nullptr);
-    traced();
+    if (with_bare) batch(nullptr);
+    if (with_traced) traced();
   }
   std::vector<double> on, off;
   for (int i = 0; i < repeats; ++i) {
-    if (i % 2 == 0) off.push_back(batch(nullptr));
-    on.push_back(traced());
-    if (i % 2 == 1) off.push_back(batch(nullptr));
+    if (with_bare && i % 2 == 0) off.push_back(batch(nullptr));
+    if (with_traced) on.push_back(traced());
+    if (with_bare && i % 2 == 1) off.push_back(batch(nullptr));
   }
+  if (!with_traced || !with_bare) return 0;
   const double per_op = 1e9 / (runs * kOps);
   print_figure("engine_chain_traced", median(on) * per_op, "ns/op", "engine_chain_bare",
                median(off) * per_op);

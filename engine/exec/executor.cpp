@@ -109,30 +109,34 @@ std::vector<TensorValue> execute(const Plan& plan, Backend& backend,
   std::optional<StepHook> hook;
   if (profile != nullptr && profile->active()) hook.emplace(*profile, plan, user_graph, backend);
   Execution execution(plan, backend, inputs, hook ? &*hook : nullptr);
-  for (uint32_t i = 0; i < plan.steps.size(); ++i) {
-    const Step& step = plan.steps[i];
-    try {
-      if (hook) [[unlikely]] {
-        hook->before(step);
-        if (profile->tracing()) backend.trace_step(*profile, i);
-        StepSiteScope scratch(backend, hook->scratch_site());
-        execution.run(step);
-        hook->after(i, step);
-      } else {
-        execution.run(step);
+  // The hook's scratch site is the running step's (before() updates it in place): named to the
+  // backend once for the run, not set and cleared around each step.
+  {
+    StepSiteScope scratch(backend, hook ? hook->scratch_site() : nullptr);
+    for (uint32_t i = 0; i < plan.steps.size(); ++i) {
+      const Step& step = plan.steps[i];
+      try {
+        if (hook) [[unlikely]] {
+          hook->before(step);
+          if (profile->tracing()) backend.trace_step(*profile, i);
+          execution.run(step);
+          hook->after(i, step);
+        } else {
+          execution.run(step);
+        }
+      } catch (const Error& e) {
+        user_graph.fail_at(plan.origin[step.node], e);
+      } catch (const std::bad_alloc&) {
+        user_graph.fail_at(plan.origin[step.node],
+                           Error(ErrorCode::OutOfMemory, "host memory exhausted"));
+      } catch (const std::exception& e) {
+        user_graph.fail_at(plan.origin[step.node], Error(ErrorCode::Internal, e.what()));
+      } catch (...) {
+        user_graph.fail_at(plan.origin[step.node],
+                           Error(ErrorCode::Internal, "unknown exception from the backend"));
       }
-    } catch (const Error& e) {
-      user_graph.fail_at(plan.origin[step.node], e);
-    } catch (const std::bad_alloc&) {
-      user_graph.fail_at(plan.origin[step.node],
-                         Error(ErrorCode::OutOfMemory, "host memory exhausted"));
-    } catch (const std::exception& e) {
-      user_graph.fail_at(plan.origin[step.node], Error(ErrorCode::Internal, e.what()));
-    } catch (...) {
-      user_graph.fail_at(plan.origin[step.node],
-                         Error(ErrorCode::Internal, "unknown exception from the backend"));
     }
-  }
+  }  // the scratch site is cleared before trace_end
   if (hook) [[unlikely]] {
     hook->flush();  // the step spans before what the backend adds and the execute span
     if (profile->tracing()) backend.trace_end(*profile);

@@ -1,5 +1,6 @@
 #include "engine/exec/step_hook.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -25,6 +26,7 @@ bool is_f32_matmul(const Plan& plan, const Step& step) {
 StepHook::StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph& user_graph,
                    const Backend& backend)
     : profile_(profile),
+      profiler_(profile.profiler.get()),
       plan_(plan),
       user_graph_(user_graph),
       tracing_(profile.tracing()),
@@ -34,6 +36,8 @@ StepHook::StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph&
                    backend.float32_matmul_precision() == Float32MatmulPrecision::Highest),
       ticks_(profiler::TickClock::usable()),
       generation_(profile.profiler->generation()) {
+  op_ids_.resize(ir::all_ops().size(), 0);
+  file_ids_.resize(user_graph.files.size(), UINT32_MAX);
   // The profiler is set once: sites are updated per step without reference counting.
   site_.profiler = profile_.profiler;
   site_.request = profile_.request;
@@ -51,28 +55,47 @@ StepHook::~StepHook() {
   }
 }
 
-void StepHook::check_generation() {
-  const uint64_t g = profile_.profiler->generation();
-  if (g == generation_) [[likely]]
-    return;
+inline uint32_t StepHook::op_id(ir::Op op) {
+  const auto i = static_cast<size_t>(op);
+  if (i < op_ids_.size() && op_ids_[i] != 0) [[likely]]
+    return op_ids_[i];
+  return intern_op(op);
+}
+
+uint32_t StepHook::intern_op(ir::Op op) {
+  const auto i = static_cast<size_t>(op);
+  if (i >= op_ids_.size()) op_ids_.resize(i + 1, 0);
+  op_ids_[i] = profiler_->intern(ir::name(op));
+  return op_ids_[i];
+}
+
+inline uint32_t StepHook::file_id(uint32_t file) {
+  if (file < file_ids_.size() && file_ids_[file] != UINT32_MAX) [[likely]]
+    return file_ids_[file];
+  return intern_file(file);
+}
+
+uint32_t StepHook::intern_file(uint32_t file) {
+  if (file >= file_ids_.size()) file_ids_.resize(file + 1, UINT32_MAX);
+  file_ids_[file] = profiler_->intern(user_graph_.files[file]);
+  return file_ids_[file];
+}
+
+void StepHook::new_generation() {
   flush();  // under the old generation: the profiler ignores it
-  generation_ = g;
+  generation_ = profiler_->generation();
   if (started_) restart_bracket();  // the new profile's clock starts from its own epoch
   site_step_ = nullptr;
-  op_ids_.clear();
-  file_ids_.clear();
+  std::fill(op_ids_.begin(), op_ids_.end(), 0);
+  std::fill(file_ids_.begin(), file_ids_.end(), UINT32_MAX);
   group_ids_.clear();
 }
 
 void StepHook::before(const Step& step) {
   current_ = &step;
   if (memory_) {
-    const profiler::AllocSite& site = site_for(step);
-    scratch_site_.op = site.op;
-    scratch_site_.file = site.file;
-    scratch_site_.line = site.line;
-    scratch_site_.op_id = site.op_id;
-    scratch_site_.file_id = site.file_id;
+    check_generation();
+    tag(step);
   }
   // One clock read per step: a step starts where the previous one ended (the executor's loop
   // between them is a few instructions).
@@ -91,18 +114,26 @@ void StepHook::restart_bracket() {
 void StepHook::after(uint32_t index, const Step& step) {
   current_ = nullptr;
   if (!tracing_) return;
-  // The step's op, line and file: those of its allocation site when before() just looked them up
-  // (memory recorded), else looked up here (first: a new profile restarts the clock).
-  const profiler::AllocSite& site = site_for(step);
+  check_generation();  // first: a new profile restarts the clock and the string ids
   const uint64_t end =
-      ticks_ ? profiler::TickClock::now() : static_cast<uint64_t>(profile_.profiler->now());
-  TracedStep& t = traced_[traced_count_++];
-  t.end = end;
+      ticks_ ? profiler::TickClock::now() : static_cast<uint64_t>(profiler_->now());
+  profiler::StepSpanFields& t = traced_[traced_count_++];
+  t.dur_ns = static_cast<int64_t>(end);  // until the flush
   t.bytes = step.bytes;  // what it reads and writes (the sync_in_loop rule's evidence)
-  t.index = index;
-  t.name = step.kind == StepKind::Fused ? group_id(step.group) : site.op_id;
-  t.file = site.file_id;
-  t.line = site.line;
+  t.id = index;
+  // The step's op, line and file: those of its allocation site when before() just looked them up
+  // (memory recorded), else looked up here, from the string ids interned for this run.
+  if (site_step_ == &step) {
+    t.name = site_.op_id;
+    t.file = site_.file_id;
+    t.line = site_.line;
+  } else {
+    const ir::Node& user = user_node(step);
+    t.name = op_id(plan_.nodes[step.node].op);
+    t.file = file_id(user.loc.file);
+    t.line = user.loc.line;
+  }
+  if (step.kind == StepKind::Fused) t.name = group_id(step.group);
   t.flags = step_flags_;
   if (f32_highest_ && is_f32_matmul(plan_, step)) t.flags |= profiler::kF32Highest;
   const uint64_t since = ticks_ ? end - bracket_ticks_ : end - static_cast<uint64_t>(bracket_ns_);
@@ -114,49 +145,29 @@ void StepHook::after(uint32_t index, const Step& step) {
 
 void StepHook::flush() {
   if (traced_count_ == 0) return;
-  profiler::Profiler& p = *profile_.profiler;
+  profiler::Profiler& p = *profiler_;
   // The bracket's end: the ticks of the steps kept lie between its start and this.
   const uint64_t end_ticks = ticks_ ? profiler::TickClock::now() : 0;
   const int64_t end_ns = p.now();
-  // One per worker thread, its buffer reused from flush to flush.
-  thread_local profiler::RecordBatch batch;
-  batch.clear();
-  batch.generation = generation_;
-  profiler::Record r;
-  r.kind = profiler::RecordKind::Span;
-  r.stage = static_cast<uint8_t>(profiler::Stage::Step);
-  r.thread = profiler::kWorkerThread;
-  r.request = profile_.request;
   int64_t start = next_start_;
   for (size_t i = 0; i < traced_count_; ++i) {
-    const TracedStep& t = traced_[i];
-    int64_t stop = ticks_
-                       ? profiler::map_ticks(t.end, bracket_ticks_, bracket_ns_, end_ticks, end_ns)
-                       : static_cast<int64_t>(t.end);
+    profiler::StepSpanFields& s = traced_[i];
+    const auto end = static_cast<uint64_t>(s.dur_ns);
+    int64_t stop = ticks_ ? profiler::map_ticks(end, bracket_ticks_, bracket_ns_, end_ticks, end_ns)
+                          : static_cast<int64_t>(end);
     if (stop < start) stop = start;
-    r.name = t.name;
-    r.file = t.file;
-    r.line = t.line;
-    r.id = t.index;
-    r.flags = t.flags;
-    r.bytes = t.bytes;
-    r.start_ns = start;
-    r.dur_ns = stop - start;
-    batch.add(r);
+    s.request = profile_.request;
+    s.start_ns = start;
+    s.dur_ns = stop - start;
     start = stop;
   }
+  const size_t n = traced_count_;
   next_start_ = start;
   bracket_ticks_ = end_ticks;
   bracket_ns_ = end_ns;
   traced_count_ = 0;
-  p.append(batch);
-}
-
-uint32_t StepHook::op_id(ir::Op op) {
-  auto i = static_cast<size_t>(op);
-  if (i >= op_ids_.size()) op_ids_.resize(i + 1, 0);
-  if (op_ids_[i] == 0) op_ids_[i] = profile_.profiler->intern(ir::name(op));
-  return op_ids_[i];
+  // Raw: the profile encodes them when the stream drains it (Profiler::append_steps).
+  p.append_steps(std::span(traced_.data(), n), generation_);
 }
 
 uint32_t StepHook::group_id(uint32_t group) {
@@ -174,27 +185,30 @@ uint32_t StepHook::group_id(uint32_t group) {
   return group_ids_[group];
 }
 
-uint32_t StepHook::file_id(uint32_t file) {
-  if (file >= file_ids_.size()) file_ids_.resize(file + 1, UINT32_MAX);
-  if (file_ids_[file] == UINT32_MAX) {
-    file_ids_[file] = profile_.profiler->intern(user_graph_.files[file]);
-  }
-  return file_ids_[file];
-}
-
 profiler::AllocSite& StepHook::site_for(const Step& step) {
   check_generation();
   site_.address = 0;  // allocate() sets it once the allocator gave the block
-  if (site_step_ == &step) return site_;
-  site_step_ = &step;
-  const ir::Node& user_node = user_graph_.nodes[plan_.origin[step.node]];
-  const ir::Op op = plan_.nodes[step.node].op;
-  site_.op = ir::name(op);
-  site_.file = user_graph_.files[user_node.loc.file];
-  site_.line = user_node.loc.line;
-  site_.op_id = op_id(op);
-  site_.file_id = file_id(user_node.loc.file);
+  if (site_step_ != &step) tag(step);
   return site_;
+}
+
+void StepHook::tag(const Step& step) {
+  site_step_ = &step;
+  const ir::Node& user = user_node(step);
+  const ir::Op op = plan_.nodes[step.node].op;
+  const uint32_t file = user.loc.file;
+  const std::string_view op_name = ir::name(op);
+  const std::string_view file_name = user_graph_.files[file];
+  const uint32_t name_id = op_id(op);
+  const uint32_t file_name_id = file_id(file);
+  for (profiler::AllocSite* site : {&site_, &scratch_site_}) {
+    site->op = op_name;
+    site->file = file_name;
+    site->line = user.loc.line;
+    site->op_id = name_id;
+    site->file_id = file_name_id;
+  }
+  site_.address = 0;
 }
 
 std::shared_ptr<Buffer> StepHook::allocate(Backend& backend, size_t bytes) {

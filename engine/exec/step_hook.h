@@ -12,6 +12,7 @@
 #include "engine/exec/run_profile.h"
 #include "engine/ir/graph.h"
 #include "engine/plan/plan.h"
+#include "engine/profiler/record_codec.h"
 
 namespace tensord::engine {
 
@@ -33,11 +34,13 @@ class StepSiteScope {
   Backend* backend_;
 };
 
-// Step spans are kept here, a few dozen at a time, and appended to the profile together
-// (flush): a traced step costs a read of the CPU's tick counter and a few stores, not a
-// steady_clock read, an encode and a lock (~120 ns a step on the 2-core VM, with the daemon's
-// whole op at ~1.4 us). The ticks are mapped onto the profile's clock at the flush, between the
-// steady_clock readings that bracket them (engine/profiler/tick_clock.h).
+// Step spans are kept here, a few dozen at a time, as the fixed-size records the profile keeps
+// them in (StepSpanFields), and appended to it together at the flush, still raw: the profile
+// encodes them when it is drained (Profiler::append_steps), off the worker. A traced step costs
+// a read of the CPU's tick counter, its op, file and line (string ids cached for the run) and a
+// few stores; the flush, a lock and a copy per batch. The ticks are mapped onto the profile's
+// clock at the flush, between the steady_clock readings that bracket them
+// (engine/profiler/tick_clock.h). What a traced step costs, measured: docs/profiler.md ("Cost").
 class StepHook {
  public:
   StepHook(const RunProfile& profile, const Plan& plan, const ir::Graph& user_graph,
@@ -59,7 +62,8 @@ class StepHook {
   // to the step that produces `output` (untracked when no step does).
   std::shared_ptr<Buffer> allocate_output(Backend& backend, size_t bytes, ValueId output);
   // The running step's site for its kernels' scratch (Backend::set_step_site) while memory is
-  // recorded; null otherwise. Valid until the next before().
+  // recorded; null otherwise. The same site for the whole run (the executor names it to the
+  // backend once): before() updates it in place to the step that starts.
   const profiler::AllocSite* scratch_site() const { return memory_ ? &scratch_site_ : nullptr; }
 
  private:
@@ -67,6 +71,14 @@ class StepHook {
   // counting per allocation), with the op and file as string ids already interned; looked up
   // once per step (before() and after() and the step's allocations share it).
   profiler::AllocSite& site_for(const Step& step);
+  // Fills site_ and scratch_site_ with `step`'s op, file and line (strings and ids): once per step
+  // (a run's steps are each seen once, so there is nothing to cache across them; the string ids
+  // are cached for the run). The generation is checked already.
+  void tag(const Step& step);
+  // The user's node that `step` computes (its line and file).
+  const ir::Node& user_node(const Step& step) const {
+    return user_graph_.nodes[plan_.origin[step.node]];
+  }
   // String ids of the op names and files seen in this run: interned once per run, so a step
   // takes no lock. A profile restarted during the run has a new string table: the steps kept
   // are dropped (they belong to the stopped profile, whose later records are ignored anyway)
@@ -76,11 +88,19 @@ class StepHook {
   // A fused step is named after its ops ("fused:mul+exp+add"), so traces and key averages
   // show what the generated kernel did rather than only its anchor node.
   uint32_t group_id(uint32_t group);
-  void check_generation();
+  // One relaxed load per step: a new profile (start() again) is rare.
+  void check_generation() {
+    if (profiler_->generation() != generation_) [[unlikely]]
+      new_generation();
+  }
+  void new_generation();
+  uint32_t intern_op(ir::Op op);
+  uint32_t intern_file(uint32_t file);
   // Starts a bracket now, the next step starting here too.
   void restart_bracket();
 
   const RunProfile& profile_;
+  profiler::Profiler* const profiler_;  // profile_.profiler's: read per step without the shared_ptr
   const Plan& plan_;
   const ir::Graph& user_graph_;
   const bool tracing_;
@@ -90,18 +110,11 @@ class StepHook {
   const Step* current_ = nullptr;
   profiler::AllocSite scratch_site_;  // of current_, category scratch (memory_ only)
 
-  // A step traced and not yet appended: what its span needs besides the run's constants.
-  struct TracedStep {
-    uint64_t end;  // ticks, or the profile's ns when ticks_ is false
-    uint64_t bytes;
-    uint32_t index;
-    uint32_t name;
-    uint32_t file;
-    uint32_t line;
-    uint8_t flags;
-  };
+  // Steps traced and not yet appended, as the profile keeps them (Profiler::append_steps), with
+  // one field standing in for another until the flush: `dur_ns` holds the step's end (ticks, or
+  // the profile's ns when ticks_ is false), `start_ns` and `request` are set at the flush.
   static constexpr size_t kBatch = 64;
-  std::array<TracedStep, kBatch> traced_;
+  std::array<profiler::StepSpanFields, kBatch> traced_;
   size_t traced_count_ = 0;
   const bool ticks_;  // step ends are TickClock ticks, mapped at the flush
   bool started_ = false;

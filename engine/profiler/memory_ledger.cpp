@@ -174,7 +174,7 @@ BlockTicket MemoryLedger::track(uint64_t bytes, const AllocSite& site) {
       send_block_locked(e, r, at);
     }
   }
-  if (profiler != nullptr) profiler->add(r);
+  if (profiler != nullptr) profiler->add_memory(r);  // kept raw: encoded when drained
   return BlockTicket(shared_from_this(), id, slot);
 }
 
@@ -199,7 +199,7 @@ void MemoryLedger::send_block_locked(const Entry& e, Record r, int64_t& at) {
   r.session = e.session;
   if (at < 0) at = p->now();
   r.start_ns = at;
-  p->add(r);
+  p->add_memory(r);  // kept raw: encoded when drained
 }
 
 namespace {

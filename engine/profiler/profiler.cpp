@@ -1,6 +1,7 @@
 #include "engine/profiler/profiler.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace tensord::profiler {
@@ -77,19 +78,177 @@ uint32_t Profiler::intern_locked(std::string_view s) {
 void Profiler::reset_buffer_locked() {
   read_ = used_ = pending_ = 0;
   write_base_ = read_base_ = DeltaBase{};
+  raw_.clear();
+  raw_read_ = 0;
+  raw_memory_.clear();
+  raw_memory_read_ = 0;
+  last_memory_marker_ = kNoMarker;
   // A buffer grown for a burst (up to `capacity` records) goes back once the burst is drained.
   constexpr size_t kKeepBytes = size_t{1} << 20;
   if (buf_.size() > kKeepBytes) std::vector<uint8_t>().swap(buf_);
+  if (raw_.capacity() * sizeof(StepSpanFields) > kKeepBytes)
+    std::vector<StepSpanFields>().swap(raw_);
+  if (raw_memory_.capacity() * sizeof(MemoryEventFields) > kKeepBytes)
+    std::vector<MemoryEventFields>().swap(raw_memory_);
 }
 
 void Profiler::consumed_locked() {
   if (pending_ == 0) {
     reset_buffer_locked();
-  } else if (read_ >= used_ / 2) {  // keep the buffer within about twice what is pending
+    return;
+  }
+  if (read_ >= used_ / 2) {  // keep the buffer within about twice what is pending
     std::memmove(buf_.data(), buf_.data() + read_, used_ - read_);
     used_ -= read_;
+    if (last_memory_marker_ != kNoMarker) {
+      last_memory_marker_ = last_memory_marker_ >= read_ ? last_memory_marker_ - read_ : kNoMarker;
+    }
     read_ = 0;
   }
+  if (raw_memory_read_ > 0 && raw_memory_read_ >= raw_memory_.size() / 2) {
+    raw_memory_.erase(raw_memory_.begin(),
+                      raw_memory_.begin() + static_cast<std::ptrdiff_t>(raw_memory_read_));
+    raw_memory_read_ = 0;
+  }
+  if (raw_read_ > 0 && raw_read_ >= raw_.size() / 2) {  // the same for the raw steps
+    raw_.erase(raw_.begin(), raw_.begin() + static_cast<std::ptrdiff_t>(raw_read_));
+    raw_read_ = 0;
+  }
+}
+
+namespace {
+
+uint32_t marker_count(const uint8_t* p) {
+  uint32_t n;
+  std::memcpy(&n, p, 4);
+  return n;
+}
+
+}  // namespace
+
+// Takes one of the raw records a marker at buf_[read_] stands for: the marker's count goes down,
+// or read_ past it with the last.
+void Profiler::took_raw_locked(uint32_t k) {
+  const uint32_t left = marker_count(&buf_[read_ + 1]) - k;
+  if (left == 0) {
+    read_ += kMarkerBytes;
+  } else {
+    std::memcpy(&buf_[read_ + 1], &left, 4);
+  }
+}
+
+Record Profiler::next_locked() {
+  if (buf_[read_] == kRawMemoryMarker) {
+    const MemoryEventFields& e = raw_memory_[raw_memory_read_++];
+    took_raw_locked(1);
+    read_base_ = DeltaBase{e.start_ns, e.request};
+    return memory_event_record(e);
+  }
+  if (buf_[read_] != kRawMarker) return decode_trusted(buf_.data(), read_, read_base_);
+  const StepSpanFields& s = raw_[raw_read_++];
+  took_raw_locked(1);
+  read_base_ = DeltaBase{s.start_ns, s.request};
+  return step_span_record(s);
+}
+
+size_t Profiler::take_encoded_locked(std::vector<uint8_t>& out, size_t used, size_t n,
+                                     DeltaBase& base) {
+  while (n != 0) {
+    if (buf_[read_] == kRawMarker) {  // a run of raw steps: as many as are wanted, in one go
+      const uint32_t count = marker_count(&buf_[read_ + 1]);
+      const auto k = static_cast<uint32_t>(std::min<size_t>(count, n));
+      used = encode_step_spans(out, used, std::span(raw_.data() + raw_read_, k), base);
+      const StepSpanFields& last = raw_[raw_read_ + k - 1];
+      read_base_ = DeltaBase{last.start_ns, last.request};
+      raw_read_ += k;
+      n -= k;
+      took_raw_locked(k);
+      continue;
+    }
+    if (buf_[read_] == kRawMemoryMarker) {
+      const MemoryEventFields& e = raw_memory_[raw_memory_read_++];
+      took_raw_locked(1);
+      read_base_ = DeltaBase{e.start_ns, e.request};
+      used = encode_memory_event(out, used, e, base);
+      --n;
+      continue;
+    }
+    // An encoded record: its bytes are right as they are when its deltas are from the record
+    // before it in the chunk too (all but a chunk's first); else it is re-encoded.
+    const size_t from = read_;
+    const bool same_base = read_base_ == base;
+    const Record r = decode_trusted(buf_.data(), read_, read_base_);
+    if (same_base) {
+      const size_t bytes = read_ - from;
+      if (out.size() - used < bytes) out.resize(std::max(out.size() * 2, used + bytes));
+      std::memcpy(out.data() + used, buf_.data() + from, bytes);
+      used += bytes;
+      base = read_base_;
+    } else {
+      used = encode_record(out, used, r, base);
+    }
+    --n;
+  }
+  return used;
+}
+
+void Profiler::add_memory(const Record& r) {
+  if (!active()) return;
+  std::lock_guard lock(mu_);
+  if (pending_ >= capacity_) {
+    ++dropped_;
+    return;
+  }
+  if (buf_.size() - used_ < kMarkerBytes) {  // room first: nothing changes if this throws
+    buf_.resize(std::max(buf_.size() * 2, used_ + kMaxEncodedRecord * 64));
+  }
+  raw_memory_.push_back(memory_event_fields(r));
+  uint32_t count = 0;
+  if (last_memory_marker_ != kNoMarker && last_memory_marker_ + kMarkerBytes == used_) {
+    count = marker_count(&buf_[last_memory_marker_ + 1]);
+  }
+  if (count != 0 && count < UINT32_MAX) {  // right after the last one: one marker for both
+    ++count;
+    std::memcpy(&buf_[last_memory_marker_ + 1], &count, 4);
+  } else {
+    buf_[used_] = kRawMemoryMarker;
+    count = 1;
+    std::memcpy(&buf_[used_ + 1], &count, 4);
+    last_memory_marker_ = used_;
+    used_ += kMarkerBytes;
+  }
+  write_base_ = DeltaBase{r.start_ns, r.request};
+  ++pending_;
+  ++recorded_;
+}
+
+void Profiler::append_steps(std::span<const StepSpanFields> steps, uint64_t generation) {
+  if (steps.empty() || !active()) return;
+  std::lock_guard lock(mu_);
+  if (generation != generation_.load(std::memory_order_relaxed)) return;
+  // Back-pressure as add() applies it record by record: the first ones that fit, the rest
+  // dropped and counted.
+  size_t n = steps.size();
+  const size_t room = capacity_ > pending_ ? capacity_ - pending_ : 0;
+  if (n > room) {
+    dropped_ += n - room;
+    n = room;
+  }
+  if (n == 0) return;
+  raw_.insert(raw_.end(), steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(n));
+  for (size_t left = n; left != 0;) {  // a marker per 2^32 - 1 steps (one per call in practice)
+    const auto count = static_cast<uint32_t>(std::min<size_t>(left, UINT32_MAX));
+    if (buf_.size() - used_ < kMarkerBytes) {
+      buf_.resize(std::max(buf_.size() * 2, used_ + kMaxEncodedRecord * 64));
+    }
+    buf_[used_] = kRawMarker;
+    std::memcpy(&buf_[used_ + 1], &count, 4);
+    used_ += kMarkerBytes;
+    left -= count;
+  }
+  write_base_ = DeltaBase{steps[n - 1].start_ns, steps[n - 1].request};
+  pending_ += n;
+  recorded_ += n;
 }
 
 void Profiler::add(const Record& r) {
@@ -116,50 +275,6 @@ void Profiler::add_named(Record r, std::string_view name, std::string_view file)
   used_ = encode_record(buf_, used_, r, write_base_);
   ++pending_;
   ++recorded_;
-}
-
-void Profiler::append(RecordBatch& batch) {
-  if (batch.count_ == 0) return;
-  if (!active()) {
-    batch.clear();
-    return;
-  }
-  std::lock_guard lock(mu_);
-  if (batch.generation != generation_.load(std::memory_order_relaxed)) {
-    batch.clear();  // string ids of a table that start() has replaced
-    return;
-  }
-  size_t pos = 0;
-  DeltaBase from;
-  if (pending_ + batch.count_ <= capacity_) [[likely]] {
-    // The first record's deltas are from {0, 0}: re-encode it after the last record pending; the
-    // others' deltas are from their predecessor in the batch, as they stay: copy their bytes.
-    const Record first = decode_trusted(batch.bytes_.data(), pos, from);
-    used_ = encode_record(buf_, used_, first, write_base_);
-    const size_t rest = batch.used_ - pos;
-    if (buf_.size() - used_ < rest + kMaxEncodedRecord) {
-      buf_.resize(std::max(buf_.size() * 2, used_ + rest + kMaxEncodedRecord * 64));
-    }
-    std::memcpy(buf_.data() + used_, batch.bytes_.data() + pos, rest);
-    used_ += rest;
-    write_base_ = batch.base_;
-    pending_ += batch.count_;
-    recorded_ += batch.count_;
-  } else {
-    // Back-pressure, as add() applies it record by record: the first ones that fit, the rest
-    // dropped and counted.
-    for (size_t i = 0; i < batch.count_; ++i) {
-      const Record r = decode_trusted(batch.bytes_.data(), pos, from);
-      if (pending_ >= capacity_) {
-        dropped_ += batch.count_ - i;
-        break;
-      }
-      used_ = encode_record(buf_, used_, r, write_base_);
-      ++pending_;
-      ++recorded_;
-    }
-  }
-  batch.clear();
 }
 
 void Profiler::span(Stage stage, int64_t start, uint32_t thread, uint64_t request, uint64_t hash,
@@ -189,8 +304,7 @@ bool Profiler::drain(Pending& out, size_t max_records) {
   const size_t n = std::min(max_records, pending_);
   out.records.clear();
   out.records.reserve(n);
-  for (size_t i = 0; i < n; ++i)
-    out.records.push_back(decode_trusted(buf_.data(), read_, read_base_));
+  for (size_t i = 0; i < n; ++i) out.records.push_back(next_locked());
   pending_ -= n;
   consumed_locked();
   out.dropped = dropped_;
@@ -204,7 +318,8 @@ bool Profiler::drain_encoded(Encoded& out, size_t max_records) {
   out.records = std::min(max_records, pending_);
   out.body_size = 0;
   if (out.records == 0) return !out.strings.empty();
-  if (out.records == pending_ && read_ == 0 && read_base_ == DeltaBase{}) {
+  if (out.records == pending_ && read_ == 0 && read_base_ == DeltaBase{} &&
+      raw_read_ == raw_.size() && raw_memory_read_ == raw_memory_.size()) {
     // All of it, encoded from the start of a chunk ({0, 0} deltas): hand the bytes over and take
     // the caller's buffer back, so that neither side copies or allocates in the steady state.
     std::swap(out.body, buf_);
@@ -213,13 +328,10 @@ bool Profiler::drain_encoded(Encoded& out, size_t max_records) {
     reset_buffer_locked();
     return true;
   }
-  // A part, or what follows a part (its deltas start from the record before it): re-encode, so
-  // that the chunk's first record has deltas from {0, 0}.
+  // A part, or what follows a part (its deltas start from the record before it), or raw steps:
+  // encode, so that the chunk's first record has deltas from {0, 0}.
   DeltaBase base;
-  for (size_t i = 0; i < out.records; ++i) {
-    const Record r = decode_trusted(buf_.data(), read_, read_base_);
-    out.body_size = encode_record(out.body, out.body_size, r, base);
-  }
+  out.body_size = take_encoded_locked(out.body, 0, out.records, base);
   pending_ -= out.records;
   consumed_locked();
   return true;

@@ -156,6 +156,156 @@ size_t encode_record(std::vector<uint8_t>& out, size_t used, const Record& r, De
   return static_cast<size_t>(p - out.data());
 }
 
+MemoryEventFields memory_event_fields(const Record& r) {
+  MemoryEventFields e;
+  e.start_ns = r.start_ns;
+  e.request = r.request;
+  e.id = r.id;
+  e.bytes = r.bytes;
+  e.value = r.value;
+  e.session = r.session;
+  e.address = r.address;
+  e.stream = r.stream;
+  e.name = r.name;
+  e.file = r.file;
+  e.line = r.line;
+  e.kind = r.kind;
+  e.stage = r.stage;
+  e.flags = r.flags;
+  return e;
+}
+
+Record memory_event_record(const MemoryEventFields& e) {
+  Record r;
+  r.kind = e.kind;
+  r.stage = e.stage;
+  r.flags = e.flags;
+  r.name = e.name;
+  r.file = e.file;
+  r.line = e.line;
+  r.request = e.request;
+  r.id = e.id;
+  r.start_ns = e.start_ns;
+  r.bytes = e.bytes;
+  r.value = e.value;
+  r.session = e.session;
+  r.address = e.address;
+  r.stream = e.stream;
+  return r;
+}
+
+Record step_span_record(const StepSpanFields& s) {
+  Record r;
+  r.kind = RecordKind::Span;
+  r.stage = static_cast<uint8_t>(Stage::Step);
+  r.flags = s.flags;
+  r.thread = kWorkerThread;
+  r.name = s.name;
+  r.file = s.file;
+  r.line = s.line;
+  r.request = s.request;
+  r.id = s.id;
+  r.start_ns = s.start_ns;
+  r.dur_ns = s.dur_ns;
+  r.bytes = s.bytes;
+  return r;
+}
+
+namespace {
+
+// The most a step span takes: kind, a 2-byte mask (bits 0-11), stage, flags (2), thread, name,
+// file and line (5 each), request, id, start, duration and bytes (10 each).
+constexpr size_t kMaxStepSpan = 1 + 2 + 1 + 2 + 1 + 3 * 5 + 5 * 10;
+
+uint8_t* put_step_span(uint8_t* p, const StepSpanFields& s, DeltaBase& base) {
+  static_assert(static_cast<uint8_t>(Stage::Step) < 0x80 && kWorkerThread < 0x80);
+  const uint64_t request = zigzag(static_cast<int64_t>(s.request - base.request));
+  const uint64_t start = zigzag(s.start_ns - base.start_ns);
+  const uint64_t dur = zigzag(s.dur_ns);
+  // Bits of record_fields' order: stage (0) and thread (2) are never zero here; hash (8), value
+  // (12) and the tail (13 and up) always are.
+  const uint64_t mask = uint64_t{1} | uint64_t{s.flags != 0} << 1 | uint64_t{1} << 2 |
+                        uint64_t{s.name != 0} << 3 | uint64_t{s.file != 0} << 4 |
+                        uint64_t{s.line != 0} << 5 | uint64_t{request != 0} << 6 |
+                        uint64_t{s.id != 0} << 7 | uint64_t{start != 0} << 9 |
+                        uint64_t{dur != 0} << 10 | uint64_t{s.bytes != 0} << 11;
+  *p++ = static_cast<uint8_t>(RecordKind::Span);
+  p = put(p, mask);
+  const auto field = [&p](uint64_t v) {
+    if (v != 0) p = put(p, v);
+  };
+  *p++ = static_cast<uint8_t>(Stage::Step);
+  field(s.flags);
+  *p++ = static_cast<uint8_t>(kWorkerThread);
+  field(s.name);
+  field(s.file);
+  field(s.line);
+  field(request);
+  field(s.id);
+  field(start);
+  field(dur);
+  field(s.bytes);
+  base = DeltaBase{s.start_ns, s.request};
+  return p;
+}
+
+}  // namespace
+
+size_t encode_memory_event(std::vector<uint8_t>& out, size_t used, const MemoryEventFields& e,
+                           DeltaBase& base) {
+  if (out.size() - used < kMaxEncodedRecord) [[unlikely]] {
+    out.resize(std::max(out.size() * 2, used + kMaxEncodedRecord * 64));
+  }
+  const uint64_t request = zigzag(static_cast<int64_t>(e.request - base.request));
+  const uint64_t start = zigzag(e.start_ns - base.start_ns);
+  // record_fields' bits: thread (2), hash (8), duration (10), free_bytes (13), largest_free
+  // (14) and the kernel fields (16-25) are zero in a memory record.
+  const uint64_t mask =
+      uint64_t{e.stage != 0} | uint64_t{e.flags != 0} << 1 | uint64_t{e.name != 0} << 3 |
+      uint64_t{e.file != 0} << 4 | uint64_t{e.line != 0} << 5 | uint64_t{request != 0} << 6 |
+      uint64_t{e.id != 0} << 7 | uint64_t{start != 0} << 9 | uint64_t{e.bytes != 0} << 11 |
+      uint64_t{e.value != 0} << 12 | uint64_t{e.session != 0} << 15 |
+      uint64_t{e.address != 0} << 26 | uint64_t{e.stream != 0} << 27;
+  uint8_t* p = out.data() + used;
+  *p++ = static_cast<uint8_t>(e.kind);
+  p = put(p, mask);
+  const auto field = [&p](uint64_t v) {
+    if (v != 0) p = put(p, v);
+  };
+  field(e.stage);
+  field(e.flags);
+  field(e.name);
+  field(e.file);
+  field(e.line);
+  field(request);
+  field(e.id);
+  field(start);
+  field(e.bytes);
+  field(e.value);
+  field(e.session);
+  field(e.address);
+  field(e.stream);
+  base = DeltaBase{e.start_ns, e.request};
+  return static_cast<size_t>(p - out.data());
+}
+
+size_t encode_step_span(std::vector<uint8_t>& out, size_t used, const StepSpanFields& s,
+                        DeltaBase& base) {
+  return encode_step_spans(out, used, std::span(&s, 1), base);
+}
+
+size_t encode_step_spans(std::vector<uint8_t>& out, size_t used,
+                         std::span<const StepSpanFields> spans, DeltaBase& base) {
+  // Room for all of them at once: no check per span.
+  const size_t most = spans.size() * kMaxStepSpan;
+  if (out.size() - used < most) [[unlikely]] {
+    out.resize(std::max(out.size() * 2, used + std::max(most, kMaxEncodedRecord * 64)));
+  }
+  uint8_t* p = out.data() + used;
+  for (const StepSpanFields& s : spans) p = put_step_span(p, s, base);
+  return static_cast<size_t>(p - out.data());
+}
+
 Record decode_trusted(const uint8_t* in, size_t& pos, DeltaBase& base) {
   const uint8_t kind = in[pos++];
   const uint64_t mask = get(in, pos);

@@ -141,6 +141,50 @@ TEST_CASE("encode_record writes the reference encoding, field by field") {
   }
 }
 
+TEST_CASE("encode_step_span writes what encode_record writes for the same step span") {
+  std::mt19937_64 rng(7);
+  std::vector<uint8_t> fast, general;
+  size_t fast_used = 0, general_used = 0;
+  DeltaBase fast_base, general_base;
+  // Values of every varint length, and zero (a field left out of the mask) often.
+  auto value = [&rng](uint64_t max_bits) -> uint64_t {
+    const uint64_t bits = rng() % (max_bits + 1);
+    if (rng() % 4 == 0 || bits == 0) return 0;
+    const uint64_t v = rng();
+    return bits >= 64 ? v : v & ((uint64_t{1} << bits) - 1);
+  };
+  for (int i = 0; i < 20000; ++i) {
+    StepSpanFields s;
+    // Requests and starts near the last record's (small deltas, as a run's are) or anywhere.
+    s.request = rng() % 2 == 0 ? general_base.request + value(3) : value(64);
+    s.start_ns = rng() % 2 == 0 ? general_base.start_ns + static_cast<int64_t>(value(20))
+                                : static_cast<int64_t>(value(64));
+    s.dur_ns = rng() % 8 == 0 ? INT64_MIN : static_cast<int64_t>(value(64));
+    s.id = value(64);
+    s.bytes = value(64);
+    s.name = static_cast<uint32_t>(value(32));
+    s.file = static_cast<uint32_t>(value(32));
+    s.line = static_cast<uint32_t>(value(32));
+    s.flags = static_cast<uint8_t>(value(8));
+    const Record r = step_span_record(s);
+    DeltaBase decode_base = fast_base;
+    const size_t fast_end = encode_step_span(fast, fast_used, s, fast_base);
+    const size_t general_end = encode_record(general, general_used, r, general_base);
+    REQUIRE(fast_end - fast_used == general_end - general_used);
+    REQUIRE(std::equal(fast.begin() + static_cast<std::ptrdiff_t>(fast_used),
+                       fast.begin() + static_cast<std::ptrdiff_t>(fast_end),
+                       general.begin() + static_cast<std::ptrdiff_t>(general_used)));
+    CHECK(fast_base == general_base);
+    size_t pos = fast_used;
+    REQUIRE(decode_trusted(fast.data(), pos, decode_base) == r);
+    CHECK(pos == fast_end);
+    fast_used = fast_end > (1 << 16) ? 0 : fast_end;
+    general_used = general_end > (1 << 16) ? 0 : general_end;
+    if (fast_used == 0) fast_base = DeltaBase{};
+    if (general_used == 0) general_base = DeltaBase{};
+  }
+}
+
 TEST_CASE("a typical step span takes far less than 100 bytes") {
   Pending p;
   p.strings = {"add", "model.py"};
@@ -270,4 +314,120 @@ TEST_CASE("decoded and encoded drains of one profile interleave without losing a
     }
   }
   CHECK(got == added);
+}
+
+// The executor's step spans and the ledger's memory records are kept raw
+// (Profiler::append_steps, add_memory) and encoded when drained: the stream must send the very
+// bytes it sent when each was added as a record, whatever lies between them and wherever a
+// drain cuts.
+namespace {
+
+// A record as MemoryLedger records a session's block: Alloc, FreeRequested or Free.
+Record memory_record(std::mt19937_64& rng) {
+  const RecordKind kinds[] = {RecordKind::Alloc, RecordKind::FreeRequested, RecordKind::Free};
+  Record r;
+  r.kind = kinds[rng() % 3];
+  r.stage = static_cast<uint8_t>(rng() % static_cast<uint64_t>(MemoryCategory::kCount));
+  r.flags = static_cast<uint8_t>(rng() % 2 * kDeferredFree);
+  r.name = static_cast<uint32_t>(rng() % 3);
+  r.file = static_cast<uint32_t>(rng() % 3);
+  r.line = static_cast<uint32_t>(rng() % 500);
+  r.request = 1 + rng() % 8;
+  r.id = 1 + rng() % 100000;
+  r.start_ns = static_cast<int64_t>(rng() % 1'000'000'000);
+  r.bytes = rng() % (uint64_t{1} << 40);
+  r.value = rng() % (uint64_t{1} << 40);
+  r.session = rng() % 4;
+  r.address = rng() % 2 == 0 ? 0 : rng();
+  r.stream = rng() % 3;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a memory record keeps every field through the form the profile keeps it in") {
+  std::mt19937_64 rng(17);
+  std::vector<uint8_t> fast, general;
+  size_t fast_used = 0, general_used = 0;
+  DeltaBase fast_base, general_base;
+  for (int i = 0; i < 20000; ++i) {
+    Record r = memory_record(rng);
+    // Any field may be zero (left out of the mask), start and request near the last one's or not.
+    const uint64_t keep = rng();
+    uint64_t* u64[] = {&r.request, &r.id, &r.bytes, &r.value, &r.session, &r.address, &r.stream};
+    for (size_t k = 0; k < std::size(u64); ++k)
+      if ((keep >> k & 1) == 0) *u64[k] = 0;
+    if ((keep >> 10 & 1) == 0) r.name = 0;
+    if ((keep >> 11 & 1) == 0) r.file = 0;
+    if ((keep >> 12 & 1) == 0) r.line = 0;
+    if ((keep >> 13 & 1) == 0) r.stage = 0;
+    if ((keep >> 14 & 1) == 0) r.start_ns = general_base.start_ns;
+    if ((keep >> 15 & 1) == 0) r.request = general_base.request;
+    const MemoryEventFields e = memory_event_fields(r);
+    REQUIRE(memory_event_record(e) == r);
+    const size_t fast_end = encode_memory_event(fast, fast_used, e, fast_base);
+    const size_t general_end = encode_record(general, general_used, r, general_base);
+    REQUIRE(fast_end - fast_used == general_end - general_used);
+    REQUIRE(std::equal(fast.begin() + static_cast<std::ptrdiff_t>(fast_used),
+                       fast.begin() + static_cast<std::ptrdiff_t>(fast_end),
+                       general.begin() + static_cast<std::ptrdiff_t>(general_used)));
+    CHECK(fast_base == general_base);
+    fast_used = fast_end > (1 << 16) ? 0 : fast_end;
+    general_used = general_end > (1 << 16) ? 0 : general_end;
+    if (fast_used == 0) fast_base = general_base = DeltaBase{};
+  }
+}
+
+TEST_CASE("raw step spans drain to the bytes of the same spans added as records") {
+  std::mt19937_64 rng(13);
+  for (size_t max : {size_t{1}, size_t{7}, size_t{64}, size_t{1} << 20}) {
+    Profiler raw(3), ref(3);
+    for (Profiler* p : {&raw, &ref}) p->start({.trace = true, .memory = true, .capacity = 1 << 20});
+    std::vector<StepSpanFields> steps;
+    int64_t clock = 1'000'000;
+    for (int round = 0; round < 6; ++round) {
+      for (int part = 0; part < 8; ++part) {
+        if (rng() % 3 == 0) {  // another thread's record
+          Record r = random_record(rng);
+          r.name = r.file = 0;
+          raw.add(r);
+          ref.add(r);
+        }
+        for (uint64_t k = rng() % 4; k-- > 0;) {  // memory records, kept raw too (add_memory)
+          const Record r = memory_record(rng);
+          raw.add_memory(r);
+          ref.add(r);
+        }
+        steps.clear();
+        for (uint64_t i = 0, n = 1 + rng() % 70; i < n; ++i) {
+          StepSpanFields s;
+          s.request = 1 + static_cast<uint64_t>(round);
+          s.id = rng() % 1000;
+          s.start_ns = clock;
+          s.dur_ns = static_cast<int64_t>(rng() % 5000);
+          clock += s.dur_ns;
+          s.bytes = rng() % 4096;
+          s.line = static_cast<uint32_t>(rng() % 200);
+          s.flags = static_cast<uint8_t>(rng() % 2 * kOnGpu);
+          steps.push_back(s);
+          ref.add(step_span_record(s));
+        }
+        raw.append_steps(steps, raw.generation());
+      }
+      // Drained in turn, with the same limit: the same chunks, byte for byte.
+      Profiler::Encoded a, b;
+      for (;;) {
+        const bool more = raw.drain_encoded(a, max);
+        REQUIRE(more == ref.drain_encoded(b, max));
+        if (!more) break;
+        REQUIRE(a.records == b.records);
+        REQUIRE(a.body_size == b.body_size);
+        REQUIRE(std::equal(a.body.begin(),
+                           a.body.begin() + static_cast<std::ptrdiff_t>(a.body_size),
+                           b.body.begin()));
+      }
+    }
+    CHECK(raw.recorded() == ref.recorded());
+    CHECK(raw.dropped() == 0);
+  }
 }

@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/profiler/compact.h"
 #include "engine/profiler/tick_clock.h"
 
 using namespace tensord::profiler;
@@ -125,99 +126,6 @@ std::vector<Record> drain_all(Profiler& p, size_t max) {
 
 }  // namespace
 
-TEST_CASE("a batch appends its records in order after those pending") {
-  Profiler p(1);
-  p.start({.trace = true, .memory = false, .capacity = 1 << 20});
-  RecordBatch batch;
-  batch.generation = p.generation();
-  std::vector<Record> want;
-  for (uint64_t round = 0; round < 3; ++round) {
-    // A record added directly (another thread's), then a batch: the batch's first record's
-    // deltas are re-based on the record before it, the others' bytes are copied.
-    Record single = numbered(1000 + round, 7);
-    single.start_ns = 5;  // far from the batch's times: a wrong delta base would show
-    p.add(single);
-    want.push_back(single);
-    for (uint64_t i = 0; i < 50; ++i) {
-      const Record r = numbered(round * 50 + i, 2 + round);
-      batch.add(r);
-      want.push_back(r);
-    }
-    CHECK(batch.size() == 50);
-    p.append(batch);
-    CHECK(batch.empty());
-    p.append(batch);  // an empty batch adds nothing
-  }
-  CHECK(p.recorded() == want.size());
-  // Drained whole (the encoded buffer handed over) and in parts (re-encoded).
-  for (size_t max : {size_t{1} << 20, size_t{7}}) {
-    if (max == 7) {
-      for (const Record& r : want) batch.add(r);
-      p.append(batch);
-    }
-    const std::vector<Record> got = drain_all(p, max);
-    REQUIRE(got.size() == want.size());
-    for (size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == want[i]);
-  }
-  CHECK(p.dropped() == 0);
-}
-
-TEST_CASE("a batch past the capacity keeps what fits and counts the rest as dropped") {
-  Profiler p(1);
-  p.start({.trace = true, .memory = false, .capacity = 100});
-  for (uint64_t i = 0; i < 30; ++i) p.add(numbered(i, 1));
-  RecordBatch batch;
-  batch.generation = p.generation();
-  for (uint64_t i = 30; i < 130; ++i) batch.add(numbered(i, 1));
-  p.append(batch);
-  CHECK(batch.empty());
-  CHECK(p.recorded() == 100);
-  CHECK(p.dropped() == 30);
-  // Full: a whole batch is dropped, and so is a single record, as before.
-  batch.add(numbered(500, 1));
-  batch.add(numbered(501, 1));
-  p.append(batch);
-  p.add(numbered(502, 1));
-  CHECK(p.dropped() == 33);
-  std::vector<Record> got = drain_all(p, 64);
-  REQUIRE(got.size() == 100);
-  for (uint64_t i = 0; i < 100; ++i) REQUIRE(got[i] == numbered(i, 1));
-  // Drained, there is room again: the next batch goes in whole.
-  batch.generation = p.generation();
-  for (uint64_t i = 0; i < 10; ++i) batch.add(numbered(i, 2));
-  p.append(batch);
-  CHECK(p.recorded() == 110);
-  CHECK(p.dropped() == 33);
-  got = drain_all(p, 64);
-  REQUIRE(got.size() == 10);
-  CHECK(got[9] == numbered(9, 2));
-}
-
-TEST_CASE("a batch of a stopped or earlier profile is ignored") {
-  Profiler p(1);
-  RecordBatch batch;
-  batch.add(numbered(0, 1));
-  p.append(batch);  // never started
-  CHECK(batch.empty());
-  p.start({});
-  batch.generation = p.generation();
-  batch.add(numbered(1, 1));
-  p.stop();
-  p.append(batch);  // stopped
-  p.start({});      // a new profile: new string table, so the old ids mean nothing here
-  batch.add(numbered(2, 1));
-  p.append(batch);
-  CHECK(batch.empty());
-  CHECK(p.recorded() == 0);
-  CHECK(p.dropped() == 0);
-  batch.generation = p.generation();
-  batch.add(numbered(3, 1));
-  p.append(batch);
-  const std::vector<Record> got = drain_all(p, 64);
-  REQUIRE(got.size() == 1);
-  CHECK(got[0] == numbered(3, 1));
-}
-
 TEST_CASE("ticks map onto the bracket of steady_clock readings, clamped and in order") {
   // 3 ticks a ns, from tick 3000 at 1000 ns to tick 6000 at 2000 ns.
   CHECK(map_ticks(3000, 3000, 1000, 6000, 2000) == 1000);
@@ -259,4 +167,135 @@ TEST_CASE("the tick clock, where usable, runs forward with steady_clock") {
   const double per_ns = static_cast<double>(t1 - t0) / static_cast<double>(n1 - n0);
   CHECK(per_ns > 0.5);
   CHECK(per_ns < 10.0);
+}
+
+namespace {
+
+StepSpanFields step(uint64_t i, uint64_t request) {
+  StepSpanFields s;
+  s.request = request;
+  s.id = i;
+  s.start_ns = 1000 + 10 * static_cast<int64_t>(i);
+  s.dur_ns = 10;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("raw step spans keep their place among the records and the capacity") {
+  Profiler p(1);
+  p.start({.trace = true, .memory = false, .capacity = 100});
+  CHECK(step_span_record(step(3, 1)) == numbered(3, 1));
+  for (uint64_t i = 0; i < 30; ++i) p.add(numbered(i, 1));
+  std::vector<StepSpanFields> steps;
+  for (uint64_t i = 30; i < 60; ++i) steps.push_back(step(i, 1));
+  p.append_steps(steps, p.generation());
+  for (uint64_t i = 60; i < 70; ++i) p.add(numbered(i, 1));  // after the raw ones, in order
+  steps.clear();
+  for (uint64_t i = 70; i < 170; ++i) steps.push_back(step(i, 1));
+  p.append_steps(steps, p.generation());  // 30 fit, 70 dropped, as add() would drop them
+  CHECK(p.recorded() == 100);
+  CHECK(p.dropped() == 70);
+  p.append_steps(std::span(steps).first(1), p.generation());  // full: dropped whole
+  p.add(numbered(500, 1));
+  CHECK(p.dropped() == 72);
+  // Drained in parts that end inside a run of raw steps, decoded and encoded alternately.
+  std::vector<Record> got;
+  Pending d;
+  Profiler::Encoded e;
+  for (bool encoded = false;; encoded = !encoded) {
+    if (encoded) {
+      if (!p.drain_encoded(e, 13)) break;
+      std::vector<uint8_t> chunk;
+      put_chunk_header(chunk, 1, e.dropped, e.first_string, e.strings, e.records);
+      chunk.insert(chunk.end(), e.body.begin(),
+                   e.body.begin() + static_cast<std::ptrdiff_t>(e.body_size));
+      Trace t;
+      t.append_chunk(chunk);
+      got.insert(got.end(), t.records.begin(), t.records.end());
+    } else {
+      if (!p.drain(d, 11)) break;
+      got.insert(got.end(), d.records.begin(), d.records.end());
+    }
+  }
+  REQUIRE(got.size() == 100);
+  for (uint64_t i = 0; i < 100; ++i) REQUIRE(got[i] == numbered(i, 1));
+  // Drained, there is room again.
+  p.append_steps(std::span(steps).first(10), p.generation());
+  CHECK(drain_all(p, 64).size() == 10);
+}
+
+TEST_CASE("raw step spans of a stopped or earlier profile are ignored") {
+  Profiler p(1);
+  const std::vector<StepSpanFields> steps{step(0, 1), step(1, 1)};
+  p.append_steps(steps, p.generation());  // never started
+  p.start({});
+  const uint64_t first = p.generation();
+  p.stop();
+  p.append_steps(steps, first);  // stopped
+  p.start({});
+  p.append_steps(steps, first);  // an earlier profile's string ids
+  CHECK(p.recorded() == 0);
+  CHECK(p.dropped() == 0);
+  p.append_steps(steps, p.generation());
+  const std::vector<Record> got = drain_all(p, 64);
+  REQUIRE(got.size() == 2);
+  CHECK(got[1] == numbered(1, 1));
+}
+
+TEST_CASE("raw memory records keep their order, capacity and drops, in runs or alone") {
+  Profiler p(1);
+  p.start({.trace = true, .memory = true, .capacity = 20});
+  std::vector<Record> want;
+  auto memory = [](uint64_t i) {
+    Record r;
+    r.kind = i % 2 == 0 ? RecordKind::Alloc : RecordKind::Free;
+    r.request = 1;
+    r.id = i;
+    r.bytes = 64;
+    r.value = 64 * (i % 2);
+    r.session = 1;
+    r.start_ns = 1000 + 10 * static_cast<int64_t>(i);
+    return r;
+  };
+  for (uint64_t i = 0; i < 5; ++i) {  // a run behind one marker
+    p.add_memory(memory(i));
+    want.push_back(memory(i));
+  }
+  p.add(numbered(5, 1));  // between runs
+  want.push_back(numbered(5, 1));
+  p.add_memory(memory(6));
+  want.push_back(memory(6));
+  p.append_steps(std::vector{step(7, 1)}, p.generation());
+  want.push_back(numbered(7, 1));
+  for (uint64_t i = 8; i < 30; ++i) {  // 12 fit, 10 dropped
+    p.add_memory(memory(i));
+    if (i < 20) want.push_back(memory(i));
+  }
+  CHECK(p.recorded() == 20);
+  CHECK(p.dropped() == 10);
+  // Drained in parts of 3 (inside runs), a run extended between drains.
+  std::vector<Record> got;
+  Pending d;
+  REQUIRE(p.drain(d, 3));
+  got.insert(got.end(), d.records.begin(), d.records.end());
+  p.add_memory(memory(30));  // room again after the drain (17 pending): it goes in
+  want.push_back(memory(30));
+  for (const Record& r : drain_all(p, 3)) got.push_back(r);
+  CHECK(got == want);
+  // Only memory records pending, drained whole for the stream: encoded, not handed over raw.
+  p.add_memory(memory(31));
+  p.add_memory(memory(32));
+  Profiler::Encoded e;
+  REQUIRE(p.drain_encoded(e, 1 << 20));
+  std::vector<uint8_t> chunk;
+  put_chunk_header(chunk, 1, e.dropped, e.first_string, e.strings, e.records);
+  chunk.insert(chunk.end(), e.body.begin(),
+               e.body.begin() + static_cast<std::ptrdiff_t>(e.body_size));
+  Trace t;
+  t.append_chunk(chunk);
+  CHECK(t.records == std::vector{memory(31), memory(32)});
+  p.stop();
+  p.add_memory(memory(33));  // stopped: ignored
+  CHECK(p.recorded() == 23);
 }
