@@ -8,7 +8,7 @@ std::string_view cuda_half_prelude() {
   // speed: a float16 kernel converts each element up to four times (load, the rounding of each
   // op's result, store), each inlined in the four unrolled lanes, and the branchy first version
   // (three paths each way, td_rh a round trip through the bits) made float16 kernels cost 1.4x
-  // float32 ones in NVVM's optimizer and ptxas (docs/cuda.md "NVRTC's cost"). Now:
+  // float32 ones in NVVM's optimizer and ptxas (docs/cuda.md "16-bit kernels"). Now:
   // - td_h2f scales the 15 bits in place by 2^112 (exact: float16 subnormals become float
   //   normals, so one multiplication serves zero, subnormal and normal), inf/NaN by an add;
   // - td_f2h computes the normal result and overrides it for the other ranges (selects, no
