@@ -100,7 +100,7 @@ void CppWriter::columns() {
       line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + rounded(in.dtype, x) + ";");
     } else {
       line("    " + ct(in.dtype) + " " + a + "[TD_B];");
-      line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + expr(in) + ";");
+      line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + expr(v) + ";");
     }
   }
   for (size_t o = 0; o < k_.outputs.size(); ++o) {

@@ -87,7 +87,8 @@ std::string conv(const LoopKernel& k, uint32_t v, const std::string& to) {
 
 }  // namespace
 
-std::string cpp_expr(const LoopKernel& k, const Instr& in) {
+std::string cpp_expr(const LoopKernel& k, const Instr& in, bool round) {
+  auto result = [&](const std::string& x) { return round ? rounded(in.dtype, x) : x; };
   const std::vector<uint32_t>& a = in.args;
   std::vector<DType> dtypes;
   std::vector<std::string> refs;
@@ -96,9 +97,9 @@ std::string cpp_expr(const LoopKernel& k, const Instr& in) {
     refs.push_back(cpp_ref(k, v));
   }
   if (integer_op(in.dtype, dtypes)) {
-    return rounded(in.dtype, cpp_int_expr(in.op, refs, dtypes, in.dtype));
+    return result(cpp_int_expr(in.op, refs, dtypes, in.dtype));
   }
-  if (in.op == Op::cast) return rounded(in.dtype, conv(k, a[0], cpp_type(in.dtype)));
+  if (in.op == Op::cast) return result(conv(k, a[0], cpp_type(in.dtype)));
   if (in.op == Op::where) {
     std::string s = "(";
     s += conv(k, a[0], "bool");
@@ -279,7 +280,7 @@ std::string cpp_expr(const LoopKernel& k, const Instr& in) {
       e = "/* unsupported */";
       break;
   }
-  return rounded(in.dtype, e);
+  return result(e);
 }
 
 }  // namespace tensord::codegen

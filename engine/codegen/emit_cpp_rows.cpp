@@ -63,13 +63,13 @@ void CppWriter::row_instr(uint32_t v) {
     } else {
       line("    td_v" + std::string(ir::name(in.op)) + "(" + x + ", " + a + ");");
     }
-    if (in.dtype == DType::Float16 || in.dtype == DType::BFloat16) {
+    if ((in.dtype == DType::Float16 || in.dtype == DType::BFloat16) && !only_stored_[v]) {
       line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + rounded(in.dtype, a + "[j]") +
            ";");
     }
     return;
   }
-  line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + expr(in) + ";");
+  line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + expr(v) + ";");
 }
 
 // Marks the row instructions `targets` depend on; in the scratch variant of a pass (keep_) a
@@ -264,7 +264,7 @@ void CppWriter::rows() {
                         "p" + std::to_string(in.arg) + "_[ob[" + std::to_string(in.arg) + "]]") +
            ";");
     } else if (in.kind == Kind::Op) {
-      line("  const " + ct(in.dtype) + " o" + num(v) + " = " + expr(in) + ";");
+      line("  const " + ct(in.dtype) + " o" + num(v) + " = " + expr(v) + ";");
     } else {
       reduction(v);
       ++pass_;

@@ -27,7 +27,8 @@ class CppWriter {
       : k_(k),
         r_(k.rank()),
         ni_(static_cast<int>(k.inputs.size())),
-        n_(static_cast<int>(k.operands())) {}
+        n_(static_cast<int>(k.operands())),
+        only_stored_(only_stored(k)) {}
 
   std::string body();
 
@@ -54,7 +55,7 @@ class CppWriter {
   std::string rank() const { return std::to_string(r_); }
 
   std::string ref(uint32_t v) const { return cpp_ref(k_, v); }
-  std::string expr(const Instr& in) const { return cpp_expr(k_, in); }
+  std::string expr(uint32_t v) const { return cpp_expr(k_, k_.body[v], !only_stored_[v]); }
 
   // emit_cpp.cpp: a kernel without inner dimensions.
   void pointwise();
@@ -178,6 +179,7 @@ class CppWriter {
   int r_;
   int ni_;
   int n_;
+  std::vector<bool> only_stored_;  // only_stored(k_): values computed without 16-bit rounding
   std::string out_;
 };
 

@@ -67,7 +67,7 @@ void CudaWriter::columns() {
     const std::string x = in.kind == Kind::Load
                               ? from_storage(k_.inputs[in.arg].dtype,
                                              value_name("q", in.arg) + "[f" + num(in.arg) + "]")
-                              : expr(in);
+                              : expr(v);
     line("  " + ct(in.dtype) + " v" + num(v) + "[1];");
     line("  v" + num(v) + "[0] = " + x + ";");
   }
@@ -88,10 +88,10 @@ void CudaWriter::columns() {
           (in.op == Op::sum || in.op == Op::prod) && !ir::is_floating(k_.body[in.args[0]].dtype);
       const std::string res = ct(in.dtype);
       line("  const " + res + " o" + num(v) + " = " +
-           rounded(in.dtype, "(" + res + ")" + (int_sum ? "(td_i64)" : "") + value_name("acc", v)) +
+           result(v, "(" + res + ")" + (int_sum ? "(td_i64)" : "") + value_name("acc", v)) +
            ";");
     } else {
-      line("  const " + ct(in.dtype) + " o" + num(v) + " = " + expr(in) + ";");
+      line("  const " + ct(in.dtype) + " o" + num(v) + " = " + expr(v) + ";");
     }
   }
   for (size_t o = 0; o < k_.outputs.size(); ++o) {

@@ -53,14 +53,24 @@ std::string CudaWriter::ref(uint32_t v) const {
   return row(v) ? value_name("v", v) + "[u]" : value_name("o", v);
 }
 
-std::string CudaWriter::expr(const Instr& in) const {
+std::string CudaWriter::expr(uint32_t v) const {
+  const Instr& in = k_.body[v];
   std::vector<std::string> args;
   std::vector<DType> dtypes;
   for (uint32_t a : in.args) {
     args.push_back(ref(a));
     dtypes.push_back(k_.body[a].dtype);
   }
-  return rounded(in.dtype, cuda_expr(in.op, args, dtypes, in.dtype));
+  const std::string x = cuda_expr(in.op, args, dtypes, in.dtype);
+  return in.op == Op::cast ? x : result(v, x);  // a cast to a 16-bit dtype rounds itself
+}
+
+// Value v's expression `x` rounded to v's 16-bit dtype, as eager kernels round every result;
+// not when only stores of that dtype read v, whose conversion rounds alike (td_f2h(td_rh(x))
+// is td_f2h(x) for every float: tensord_unit_cuda_formulas_host). Half of a float16 kernel's
+// rounding code goes, and with it NVRTC time (docs/cuda.md "16-bit kernels").
+std::string CudaWriter::result(uint32_t v, const std::string& x) const {
+  return only_stored_[v] ? x : rounded(k_.body[v].dtype, x);
 }
 
 // Declares prefix<d> for d in [d0, d1): the coordinates of `value`, the first unbounded.
@@ -146,7 +156,7 @@ void CudaWriter::row_instr(uint32_t v) {
     line("      for (int u = 0; u < TD_U; ++u) " + a + "[u] = e[u] < n ? " + x + " : (" + t +
          ")0;");
   } else {
-    line("      for (int u = 0; u < TD_U; ++u) " + a + "[u] = " + expr(in) + ";");
+    line("      for (int u = 0; u < TD_U; ++u) " + a + "[u] = " + expr(v) + ";");
   }
 }
 

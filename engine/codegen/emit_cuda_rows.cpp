@@ -67,7 +67,7 @@ void CudaWriter::rows() {
       line("  const " + ct(in.dtype) + " o" + num(v) + " = " +
            from_storage(in.dtype, value_name("q", in.arg) + "[b" + num(in.arg) + "]") + ";");
     } else if (in.kind == Kind::Op) {
-      line("  const " + ct(in.dtype) + " o" + num(v) + " = " + expr(in) + ";");
+      line("  const " + ct(in.dtype) + " o" + num(v) + " = " + expr(v) + ";");
     } else {
       reduction(v);
     }
@@ -120,7 +120,7 @@ void CudaWriter::reduction(uint32_t v) {
   line("  " + t + " = td_reduce<" + r + ">(" + t + ", gm, blk);");
   const std::string res = ct(in.dtype);
   line("  const " + res + " o" + num(v) + " = " +
-       rounded(in.dtype, "(" + res + ")" + (int_sum ? "(td_i64)" : "") + t) + ";");
+       result(v, "(" + res + ")" + (int_sum ? "(td_i64)" : "") + t) + ";");
 }
 
 // argmax / argmin (the eager kernels' reduce_ops.h: ties keep the first index, the first NaN

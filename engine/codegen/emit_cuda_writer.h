@@ -57,7 +57,8 @@ class CudaWriter {
         r_(k.rank()),
         ni_(static_cast<int>(k.inputs.size())),
         n_(static_cast<int>(k.operands())),
-        w_{r_, n_} {}
+        w_{r_, n_},
+        only_stored_(only_stored(k)) {}
 
   std::string body();
 
@@ -95,7 +96,8 @@ class CudaWriter {
   bool row(uint32_t v) const;
   bool row_output(size_t o) const;
   std::string ref(uint32_t v) const;
-  std::string expr(const Instr& in) const;
+  std::string expr(uint32_t v) const;
+  std::string result(uint32_t v, const std::string& x) const;
   void decompose(const std::string& prefix, int d0, int d1, const std::string& value,
                  const std::string& guard);
   std::string advance(const std::string& at, const std::string& step, int d0, int d1) const;
@@ -122,6 +124,7 @@ class CudaWriter {
   int ni_;
   int n_;
   CudaParamWords w_;
+  std::vector<bool> only_stored_;  // only_stored(k_): values computed without rounding
   std::string out_;
 };
 

@@ -171,6 +171,19 @@ bool expressible_reduction(Op op, DType input, DType result) {
   }
 }
 
+std::vector<bool> only_stored(const LoopKernel& k) {
+  std::vector<bool> only(k.body.size(), false);
+  for (uint32_t v : k.results) only[v] = true;
+  for (size_t o = 0; o < k.results.size(); ++o) {
+    const uint32_t v = k.results[o];
+    if (k.outputs[o].dtype != k.body[v].dtype) only[v] = false;
+  }
+  for (const Instr& in : k.body) {
+    for (uint32_t a : in.args) only[a] = false;
+  }
+  return only;
+}
+
 std::string describe(const LoopKernel& k) {
   std::string s = "kernel outer_rank=" + std::to_string(k.outer_rank) +
                   " inner_rank=" + std::to_string(k.inner_rank) + (k.columns ? " columns" : "") +

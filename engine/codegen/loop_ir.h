@@ -92,6 +92,11 @@ struct LaunchShape {
 bool expressible(ir::Op op, std::span<const ir::DType> inputs, ir::DType result);
 bool expressible_reduction(ir::Op op, ir::DType input, ir::DType result);
 
+// Per value of k.body: whether nothing but stores of outputs of its own dtype reads it (no
+// instruction takes it as an argument). Such a 16-bit value needs no rounding where it is
+// computed: the conversion to storage rounds alike.
+std::vector<bool> only_stored(const LoopKernel& k);
+
 // A readable one-line-per-instruction listing, for explain and test failures.
 std::string describe(const LoopKernel& k);
 

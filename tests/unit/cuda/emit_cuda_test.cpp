@@ -301,5 +301,40 @@ TEST_CASE("launch configurations", "[cuda][codegen]") {
   CHECK(cuda_row_group(5000, 5000, true) == 4);
 }
 
+// A 16-bit value is rounded where it is computed when a later instruction reads it, as eager
+// kernels round every result; one that only a store of its dtype reads is not (the store's
+// conversion rounds alike: tensord_unit_cuda_formulas_host checks the identity), nor is a cast,
+// which rounds itself.
+TEST_CASE("16-bit values only stored are not rounded before their store", "[cuda][codegen]") {
+  auto count = [](const std::string& s, const std::string& w) {
+    size_t n = 0;
+    for (size_t at = s.find(w); at != std::string::npos; at = s.find(w, at + 1)) ++n;
+    return n;
+  };
+  for (DType t : {DType::Float16, DType::BFloat16}) {
+    const std::string round = t == DType::Float16 ? "td_rh(" : "td_rb(";
+    KernelBuilder b(1, 0);
+    const uint32_t x = b.load(t);
+    const uint32_t y = b.op(Op::exp, {x}, t);     // read by z: rounded
+    const uint32_t z = b.op(Op::mul, {y, y}, t);  // only stored
+    const uint32_t c = b.op(Op::cast, {b.load(DType::Float32)}, t);  // rounds itself, once
+    b.out(z).out(c).out(y);  // y is stored too: still rounded, for z
+    const EmittedKernel e = CudaEmitter{}.emit(b.kernel());
+    INFO(e.source);
+    CHECK(count(e.source, round) == 2);  // exp's result, and the cast's own
+    CHECK(count(e.source, round + round) == 0);
+    compile(CudaEmitter{}.unit(std::span<const EmittedKernel>(&e, 1)), "16-bit stores");
+  }
+  // A reduction only stored (a float16 sum) is not rounded either; one read later is.
+  KernelBuilder r(1, 1);
+  const uint32_t x = r.load(DType::Float16);
+  const uint32_t s = r.reduce(Op::sum, x, DType::Float16);
+  const uint32_t m = r.reduce(Op::max, x, DType::Float16);
+  r.out(s).out(r.op(Op::mul, {m, m}, DType::Float16, Level::Outer));
+  const std::string src = CudaEmitter{}.emit(r.kernel()).source;
+  INFO(src);
+  CHECK(count(src, "td_rh(") == 1);  // the max, which the product reads
+}
+
 }  // namespace
 }  // namespace tensord::codegen::test

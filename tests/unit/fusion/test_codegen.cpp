@@ -104,3 +104,27 @@ TEST_CASE("row kernels prefetch the next row in their second pass; pointwise one
   REQUIRE(pointwise.size() == 1);
   CHECK(pointwise[0].source.find("__builtin_prefetch") == std::string::npos);
 }
+
+TEST_CASE("16-bit values only stored are not rounded before their store", "[codegen]") {
+  // Eager kernels round every 16-bit result; a fused kernel rounds what a later instruction
+  // reads, but not what only a store of its dtype reads: the store's conversion rounds alike.
+  TestGraph g;
+  const ir::Attrs to_f16{{Attr::dtype, ir::DType::Float16}};
+  ir::ValueRef h = g.add(Op::cast, {g.input({8, 64})}, to_f16);  // read by exp: rounded
+  ir::ValueRef e = g.add(Op::exp, {h});                           // read by mul: rounded
+  ir::ValueRef y = g.add(Op::mul, {e, e});                        // only stored
+  const auto k = kernels_of(g, y);
+  REQUIRE(k.size() == 1);
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = k[0].source.find(what); at != std::string::npos;
+         at = k[0].source.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  INFO(k[0].source);
+  // The body is written once for full blocks and once for the tail: one exp in each.
+  const size_t copies = count("td_vexp(");
+  CHECK(copies >= 1);
+  CHECK(count("td_rh(") == 2 * copies);
+}
