@@ -47,6 +47,9 @@ struct RunOutcome {
   std::vector<std::optional<std::vector<uint8_t>>> data;
   // The fetched bytes as host staging, until the reply is built (after `data`: freed first).
   std::vector<profiler::BlockTicket> staging;
+  // Per output, the user's line that made it, when the run recorded memory (else empty): the
+  // published tensors keep it for the staging of their chunked reads.
+  std::vector<TensorImpl::SourceLine> lines;
 };
 
 // Inline input bytes wait on the host for the worker to copy them to the device: staging.
@@ -160,19 +163,20 @@ RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_b
       bytes.data = {};
     }
   }
-  // The user's line of each output, for its fetch staging (the graph moves into the engine).
+  // The user's line of each output, for its fetch staging here and for the staging of the
+  // published tensor's chunked reads (the graph moves into the engine).
   // The graph is not validated yet: an output or file out of range gets no line (the engine
   // refuses the graph).
-  std::vector<std::pair<std::string, uint32_t>> lines;
+  RunOutcome out;
+  std::vector<TensorImpl::SourceLine>& lines = out.lines;
   if (profile && profile->memory()) [[unlikely]] {
     for (ir::ValueRef v : run.outputs) {
-      std::pair<std::string, uint32_t>& where = lines.emplace_back();
+      TensorImpl::SourceLine& where = lines.emplace_back();
       if (v.node >= run.graph.nodes.size()) continue;
       const ir::NodeLocation& loc = run.graph.nodes[v.node].loc;
       if (loc.file < run.graph.files.size()) where = {run.graph.files[loc.file], loc.line};
     }
   }
-  RunOutcome out;
   out.values = engine.run(std::move(run.graph), inputs, run.outputs, run.mode, profile);
   out.data.resize(out.values.size());
   if (!lines.empty()) out.staging.resize(out.values.size());
@@ -208,7 +212,9 @@ void publish(const std::shared_ptr<SessionCore>& session, RunOutcome outcome,
       r.setData(kj::arrayPtr(bytes->data(), bytes->size()));
       r.setFetched(true);
     }
-    r.setTensor(TensorImpl::publish(session, std::move(value)));
+    r.setTensor(TensorImpl::publish(
+        session, std::move(value),
+        i < outcome.lines.size() ? std::move(outcome.lines[i]) : TensorImpl::SourceLine{}));
   }
 }
 

@@ -12,15 +12,18 @@
 
 namespace tensord::server {
 
-TensorImpl::TensorImpl(std::shared_ptr<SessionCore> session, engine::TensorValue value)
+TensorImpl::TensorImpl(std::shared_ptr<SessionCore> session, engine::TensorValue value,
+                       SourceLine made_at)
     : session_(std::move(session)),
       value_(std::move(value)),
+      made_at_(std::move(made_at)),
       charge_(session_->account(), value_.nbytes()) {}
 
 ::Tensor::Client TensorImpl::publish(std::shared_ptr<SessionCore> session,
-                                     engine::TensorValue value) {
+                                     engine::TensorValue value, SourceLine made_at) {
   DaemonState& daemon = session->daemon();
-  return daemon.tensors.add(kj::heap<TensorImpl>(std::move(session), std::move(value)));
+  return daemon.tensors.add(
+      kj::heap<TensorImpl>(std::move(session), std::move(value), std::move(made_at)));
 }
 
 kj::Promise<void> TensorImpl::info(InfoContext context) {
@@ -52,9 +55,11 @@ kj::Promise<void> TensorImpl::read(ReadContext context) {
     // Device memory is the worker's: it copies the range straight into the reply, in order with
     // the session's runs. Not cancellable, so the reply outlives the job writing into it.
     uint8_t* out = context.getResults().initData(static_cast<unsigned>(length)).begin();
-    // The reply holds the bytes on the host until it is sent: fetch staging.
+    // The reply holds the bytes on the host until it is sent: fetch staging, at the line that
+    // made the tensor (no request: the read is not part of a run).
     profiler::BlockTicket staging =
-        track_staging(session_->profiler(), *session_->daemon().memory, length, out, "fetch");
+        track_staging(session_->profiler(), *session_->daemon().memory, length, out, "fetch", 0,
+                      made_at_.first, made_at_.second);
     std::shared_ptr<profiler::Profiler> prof;
     if (session_->profiler()->tracing()) prof = session_->profiler();
     return run_on_worker(session_->queue(),

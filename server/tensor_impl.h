@@ -4,6 +4,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "engine/exec/tensor_value.h"
 #include "server/accounting.h"
@@ -17,13 +19,19 @@ namespace tensord::server {
 #pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
 class TensorImpl final : public ::Tensor::Server {
  public:
+  // The user's line of the node that made a tensor: known for outputs of runs that recorded
+  // memory, so that a later chunked read's staging names it ("" and 0 otherwise).
+  using SourceLine = std::pair<std::string, uint32_t>;
+
   // `value` must be contiguous (engine outputs and uploads are).
-  TensorImpl(std::shared_ptr<SessionCore> session, engine::TensorValue value);
+  TensorImpl(std::shared_ptr<SessionCore> session, engine::TensorValue value,
+             SourceLine made_at = {});
 
   const engine::TensorValue& value() const { return value_; }
 
   // Makes a capability for `value` that this daemon recognizes when it comes back in a graph.
-  static ::Tensor::Client publish(std::shared_ptr<SessionCore> session, engine::TensorValue value);
+  static ::Tensor::Client publish(std::shared_ptr<SessionCore> session, engine::TensorValue value,
+                                  SourceLine made_at = {});
 
  protected:
   kj::Promise<void> info(InfoContext context) override;
@@ -33,6 +41,7 @@ class TensorImpl final : public ::Tensor::Server {
  private:
   std::shared_ptr<SessionCore> session_;
   engine::TensorValue value_;
+  SourceLine made_at_;
   Charge charge_;
 };
 #pragma GCC diagnostic pop

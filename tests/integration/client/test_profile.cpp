@@ -217,8 +217,8 @@ TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at t
 }
 
 TEST_CASE("kernel scratch and fetch staging are in the books, at the user's line, and freed") {
-  // Over TCP a large result is read back in chunks (each reply is staging); over a unix socket
-  // it goes straight into the client's shared memory (no staging).
+  // A result over maxChunkBytes is read back in chunks by to_vector, over TCP and over a unix
+  // socket alike (each reply is staging); over TCP the large upload is chunked too.
   const bool tcp = GENERATE(false, true);
   ClientFixture f({}, tcp ? tensord::test::Transport::Tcp : tensord::test::Transport::Unix);
   auto& s = f.session;
@@ -233,7 +233,7 @@ TEST_CASE("kernel scratch and fetch staging are in the books, at the user's line
     std::vector<float> back = sorted.to_vector<float>();  // 2 MiB: inline in the run's reply
     REQUIRE(back.size() == data.size());
     CHECK(std::is_sorted(back.begin(), back.begin() + 65536));
-    // Over maxChunkBytes: read back in chunks over TCP.
+    // Over maxChunkBytes: read back in chunks.
     auto ones = s.from_vector<float>(std::vector<float>(1200000, 1.0f), {1200000});
     big_line = __LINE__ + 1;
     auto big = tensord::sort(ones).values;
@@ -256,6 +256,7 @@ TEST_CASE("kernel scratch and fetch staging are in the books, at the user's line
   std::map<uint64_t, int64_t> blocks;
   std::map<std::string, uint64_t> scratch_ops, staging_ops;
   bool fetch_at_line = false;
+  uint64_t chunked_fetch_at_big_line = 0;
   for (const auto& r : t.records) {
     if (r.flags & profiler::kDeviceOwned) continue;
     const auto category = static_cast<profiler::MemoryCategory>(r.stage);
@@ -272,6 +273,10 @@ TEST_CASE("kernel scratch and fetch staging are in the books, at the user's line
         staging_ops[t.str(r.name)] += r.bytes;
         fetch_at_line = fetch_at_line || (t.str(r.name) == "fetch" && r.line == line &&
                                           from_this_file(t, r) && r.bytes == data.size() * 4);
+        // A chunked read is not part of a run (request 0) but names the line that made it.
+        if (t.str(r.name) == "fetch" && r.request == 0 && r.line == big_line &&
+            from_this_file(t, r))
+          chunked_fetch_at_big_line += r.bytes;
       }
     } else if (r.kind == profiler::RecordKind::Free) {
       blocks[r.id] -= static_cast<int64_t>(r.bytes);
@@ -280,7 +285,8 @@ TEST_CASE("kernel scratch and fetch staging are in the books, at the user's line
   for (const auto& [id, balance] : blocks) CHECK(balance == 0);
   CHECK(scratch_ops["sort"] >= 65536 * 8);  // one row's int64 permutation at least
   CHECK(fetch_at_line);  // the inline fetch of `sorted`, named after the line that made it
-  CHECK(staging_ops["fetch"] >= data.size() * 4 + (tcp ? 4800000u : 0u));
+  CHECK(chunked_fetch_at_big_line == 4800000u);  // `big`'s chunks
+  CHECK(staging_ops["fetch"] >= data.size() * 4 + 4800000u);
   CHECK(staging_ops["upload"] > 0);  // inline input bytes waiting for the worker
   std::map<std::string, profiler::CategorySummary> rows;
   for (const auto& r : prof.memory_summary())
