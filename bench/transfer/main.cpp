@@ -4,6 +4,10 @@
 //   upload_256MiB_local    GB/s from a filled HostBuffer to a daemon tensor over the unix
 //                          socket (shared memory: the daemon copies once)
 //   download_256MiB_local  GB/s from a daemon tensor into a new HostBuffer (fetch_buffer)
+//   to_vector_256MiB_local GB/s from a daemon tensor into a std::vector (Tensor::to_vector, the
+//                          C++ client's sync point) over the unix socket; also against
+//                          memcpy_fresh (to_vector_256MiB_local_vs_fresh): the vector is new
+//                          memory, so the page faults of its first touch are its floor
 //   upload_256MiB_tcp      the same over TCP loopback (chunked calls, four in flight)
 //   download_256MiB_tcp
 //   memcpy_fresh_256MiB    GB/s of a memcpy into newly allocated memory (the page faults every
@@ -76,6 +80,7 @@ double memcpy_fresh_gbps() {
 struct Figures {
   double upload;
   double download;
+  double to_vector;
 };
 
 Figures measure(const std::string& address) {
@@ -93,6 +98,10 @@ Figures measure(const std::string& address) {
   f.download = gbps(median_seconds(1, kRepeats, [&] {
     auto out = tensord::fetch_buffer(t);
     if (std::to_integer<int>(out->data()[kBytes - 1]) != 3) throw std::runtime_error("bad bytes");
+  }));
+  f.to_vector = gbps(median_seconds(1, kRepeats, [&] {
+    std::vector<uint8_t> out = t.to_vector<uint8_t>();
+    if (out.size() != kBytes || out.back() != 3) throw std::runtime_error("bad bytes");
   }));
   return f;
 }
@@ -120,10 +129,13 @@ int main(int argc, char**) {
     Figures local = measure(daemon.address());
     print_figure("upload_256MiB_local", local.upload, "GB/s", "memcpy", peer);
     print_figure("download_256MiB_local", local.download, "GB/s", "memcpy", peer);
+    print_figure("to_vector_256MiB_local", local.to_vector, "GB/s", "memcpy", peer);
     Figures tcp = measure(tcp_address(daemon));
     print_figure("upload_256MiB_tcp", tcp.upload, "GB/s", "memcpy", peer);
     print_figure("download_256MiB_tcp", tcp.download, "GB/s", "memcpy", peer);
-    print_figure("memcpy_fresh_256MiB", memcpy_fresh_gbps(), "GB/s", "memcpy", peer);
+    const double fresh = memcpy_fresh_gbps();
+    print_figure("memcpy_fresh_256MiB", fresh, "GB/s", "memcpy", peer);
+    print_figure("to_vector_256MiB_local_vs_fresh", local.to_vector, "GB/s", "memcpy_fresh", fresh);
     double socket = tensord::bench::tcp_loopback_gbps(kBytes, kRepeats);
     print_figure("tcp_socket_256MiB", socket, "GB/s", "memcpy", peer);
     print_figure("upload_256MiB_tcp_vs_socket", tcp.upload, "GB/s", "tcp_socket", socket);

@@ -166,10 +166,10 @@ std::unordered_map<const TensorNode*, Bytes> run(
 
 }  // namespace
 
-std::vector<Bytes> sync_point(SessionState& s, const std::vector<SyncRequest>& requests,
-                              std::source_location loc) {
+std::vector<FetchedBytes> sync_point(SessionState& s, const std::vector<SyncRequest>& requests,
+                                     std::source_location loc) {
   s.check_thread();
-  std::vector<Bytes> bytes(requests.size());
+  std::vector<FetchedBytes> bytes(requests.size());
 
   // What the run must compute or send: pending values, and host data that is to stay on the
   // daemon. Fetching host data needs no daemon at all.
@@ -190,13 +190,19 @@ std::vector<Bytes> sync_point(SessionState& s, const std::vector<SyncRequest>& r
     if (!r.fetch) continue;
     TensorNode& node = *r.node;
     if (auto it = fetched.find(&node); it != fetched.end()) {
-      bytes[i] = it->second;
+      bytes[i].owned = it->second;
     } else if (node.state == TensorNode::State::Host) {
       auto host = node.host_bytes();
-      bytes[i].assign(host.begin(), host.end());
+      bytes[i].owned.assign(host.begin(), host.end());
     } else {
+      const size_t n = node.type.nbytes();
       try {
-        bytes[i] = read_all(s, *node.remote, node.type.nbytes());
+        if (s.passes_fds && n >= HostBufferPool::kMinBytes) {
+          bytes[i].shared = s.host_buffers.acquire(n);
+          read_shared(s, *node.remote, bytes[i].shared);
+        } else {
+          bytes[i].owned = read_all(s, *node.remote, n);
+        }
       } catch (const kj::Exception& e) {
         throw translate(e, nullptr, node.loc);
       }

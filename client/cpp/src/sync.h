@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "client/cpp/src/tensor_node.h"
+#include "tensord/host_buffer.h"
 
 namespace tensord::detail {
 
@@ -19,9 +20,10 @@ struct SyncRequest {
 // holds them all already), with the outputs to fetch inline in its reply. Afterwards every
 // requested tensor is materialized, and so is every other pending value of that graph that
 // something outside it refers to, so later syncs never compute it again. Returns the bytes of
-// each request with `fetch` set (an empty vector for the others). Throws tensord::Error.
-std::vector<std::vector<std::byte>> sync_point(SessionState& s,
-                                               const std::vector<SyncRequest>& requests,
-                                               std::source_location loc);
+// each request with `fetch` set (none for the others): inline in the run's reply when small,
+// else read after it, through shared memory where the connection passes file descriptors.
+// Throws tensord::Error.
+std::vector<FetchedBytes> sync_point(SessionState& s, const std::vector<SyncRequest>& requests,
+                                     std::source_location loc);
 
 }  // namespace tensord::detail

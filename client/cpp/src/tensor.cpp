@@ -20,7 +20,7 @@ bool Tensor::materialized(Loc loc) const {
   return TensorAccess::node(*this, loc)->state == detail::TensorNode::State::Materialized;
 }
 
-std::vector<std::byte> Tensor::fetch_bytes(ir::DType expected, Loc loc) const {
+detail::FetchedBytes Tensor::fetch_bytes(ir::DType expected, Loc loc) const {
   const auto& n = TensorAccess::node(*this, loc);
   if (n->type.dtype != expected) {
     throw Error(ErrorCode::DType,

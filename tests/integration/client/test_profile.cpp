@@ -107,7 +107,7 @@ TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at t
     auto big = s.from_vector<float>(std::vector<float>(1200000, 1.0f), {1200000});
     s.sync({y, big});
     REQUIRE(f.live_tensors_eventually(3) == 3);
-    CHECK(big.to_vector<float>().size() == 1200000);  // read back in chunks
+    CHECK(big.to_vector<float>().size() == 1200000);  // in chunks, or through shared memory
     profiler::Trace snap = prof.memory_snapshot();
     uint64_t bytes = 0;
     std::set<std::string> ops;
@@ -186,10 +186,10 @@ TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at t
       staging[t.str(r.name) + (r.request == 0 ? "" : " in run")] += r.bytes;
     }
   }
-  // The inline input's bytes while they wait for the worker; the chunked reads' replies; over
-  // TCP the chunked upload's staging too.
+  // The inline input's bytes while they wait for the worker; over TCP the chunked reads'
+  // replies and the chunked upload's staging too (a unix socket shares memory both ways).
   CHECK(staging["upload in run"] == 256 * 4);
-  CHECK(staging["fetch"] == 4800000);
+  CHECK(staging["fetch"] == (tcp ? 4800000u : 0u));
   CHECK(staging["upload"] == (tcp ? 4800000u : 0u));
   uint64_t chunked_read = 0;
   for (const auto& r : t.records) {
@@ -217,8 +217,8 @@ TEST_CASE("memory books balance: snapshot = live tensors, every alloc freed at t
 }
 
 TEST_CASE("kernel scratch and fetch staging are in the books, at the user's line, and freed") {
-  // A result over maxChunkBytes is read back in chunks by to_vector, over TCP and over a unix
-  // socket alike (each reply is staging); over TCP the large upload is chunked too.
+  // Over TCP a large result is read back in chunks (each reply is staging); over a unix socket
+  // it goes straight into the client's shared memory (no staging).
   const bool tcp = GENERATE(false, true);
   ClientFixture f({}, tcp ? tensord::test::Transport::Tcp : tensord::test::Transport::Unix);
   auto& s = f.session;
@@ -233,7 +233,7 @@ TEST_CASE("kernel scratch and fetch staging are in the books, at the user's line
     std::vector<float> back = sorted.to_vector<float>();  // 2 MiB: inline in the run's reply
     REQUIRE(back.size() == data.size());
     CHECK(std::is_sorted(back.begin(), back.begin() + 65536));
-    // Over maxChunkBytes: read back in chunks.
+    // Over maxChunkBytes: read back in chunks over TCP.
     auto ones = s.from_vector<float>(std::vector<float>(1200000, 1.0f), {1200000});
     big_line = __LINE__ + 1;
     auto big = tensord::sort(ones).values;
@@ -285,8 +285,8 @@ TEST_CASE("kernel scratch and fetch staging are in the books, at the user's line
   for (const auto& [id, balance] : blocks) CHECK(balance == 0);
   CHECK(scratch_ops["sort"] >= 65536 * 8);  // one row's int64 permutation at least
   CHECK(fetch_at_line);  // the inline fetch of `sorted`, named after the line that made it
-  CHECK(chunked_fetch_at_big_line == 4800000u);  // `big`'s chunks
-  CHECK(staging_ops["fetch"] >= data.size() * 4 + 4800000u);
+  CHECK(chunked_fetch_at_big_line == (tcp ? 4800000u : 0u));  // `big`'s chunks, over TCP
+  CHECK(staging_ops["fetch"] >= data.size() * 4 + (tcp ? 4800000u : 0u));
   CHECK(staging_ops["upload"] > 0);  // inline input bytes waiting for the worker
   std::map<std::string, profiler::CategorySummary> rows;
   for (const auto& r : prof.memory_summary())

@@ -11,6 +11,8 @@
 #include <functional>
 #include <memory>
 #include <source_location>
+#include <span>
+#include <vector>
 
 namespace tensord {
 
@@ -43,6 +45,22 @@ struct TransferProgress {
   uint64_t total = 0;
 };
 using TransferObserver = std::function<void(const TransferProgress&)>;
+
+namespace detail {
+
+// The bytes a sync point fetched (Tensor::to_vector): from the run's reply or chunked reads
+// (owned), or written by the daemon into a pooled HostBuffer through shared memory (a large
+// tensor on a unix socket: one copy instead of a reply, two socket copies and a fresh vector).
+struct FetchedBytes {
+  std::vector<std::byte> owned;
+  std::shared_ptr<HostBuffer> shared;
+  std::span<const std::byte> view() const {
+    if (shared) return {shared->data(), shared->size()};
+    return owned;
+  }
+};
+
+}  // namespace detail
 
 // All of `t`'s values in a new buffer (a sync point). Large tensors on a unix socket come
 // through shared memory; otherwise in chunks.

@@ -12,6 +12,7 @@
 #include "engine/ir/shape.h"
 #include "tensord/axes.h"
 #include "tensord/element.h"
+#include "tensord/host_buffer.h"
 #include "tensord/scalar.h"
 
 namespace tensord {
@@ -56,7 +57,7 @@ class Tensor {
   // Sync points. The dtype must be T's (use astype to convert); item needs exactly one element.
   template <Element T>
   std::vector<T> to_vector(Loc loc = Loc::current()) const {
-    return detail::from_bytes<T>(fetch_bytes(dtype_of<T>(), loc));
+    return detail::from_bytes<T>(fetch_bytes(dtype_of<T>(), loc).view());
   }
   template <Element T>
   T item(Loc loc = Loc::current()) const {
@@ -149,7 +150,7 @@ class Tensor {
   friend struct detail::TensorAccess;
   explicit Tensor(std::shared_ptr<detail::TensorNode> node) : node_(std::move(node)) {}
 
-  std::vector<std::byte> fetch_bytes(ir::DType expected, Loc loc) const;
+  detail::FetchedBytes fetch_bytes(ir::DType expected, Loc loc) const;
   void require_one_element(Loc loc) const;
 
   std::shared_ptr<detail::TensorNode> node_;
