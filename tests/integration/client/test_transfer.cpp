@@ -34,8 +34,10 @@ TEST_CASE("16-bit floats round-trip", "[client]") {
   CHECK(static_cast<float>(bs[1]) == 1.25f);
 }
 
-TEST_CASE("64 MiB tensors go up and come back in chunks", "[client]") {
-  ClientFixture f;
+TEST_CASE("64 MiB tensors go up and come back: shared memory on a unix socket, chunks over TCP",
+          "[client]") {
+  const bool tcp = GENERATE(false, true);
+  ClientFixture f({}, tcp ? tensord::test::Transport::Tcp : tensord::test::Transport::Unix);
   auto& s = f.session;
   REQUIRE(s.info().max_chunk_bytes > 0);
   const size_t n = size_t{16} << 20;  // 16 Mi float32 = 64 MiB: 16 chunks of 4 MiB
