@@ -64,23 +64,35 @@ void pad(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
   copy_into(ctx, src, dst);
 }
 
-// The index values as a fresh contiguous int64 tensor, negatives wrapped once; throws
-// tensord::Error(Shape) for any value outside [-size, size).
+// The index values as a contiguous int64 tensor with negatives wrapped once: the index itself
+// when it already is one without negatives, else a copy; throws tensord::Error(Shape) for any
+// value outside [-size, size).
 TensorValue checked_indices(const KernelContext& ctx, const TensorValue& index, int64_t axis,
                             int64_t size) {
   if (!ir::is_integral(index.type.dtype)) {
     throw Error(ErrorCode::DType,
                 "indices must be integers, not " + std::string(ir::name(index.type.dtype)));
   }
+  auto out_of_bounds = [&](int64_t i) {
+    throw Error(ErrorCode::Shape, "index " + std::to_string(i) + " is out of bounds for axis " +
+                                      std::to_string(axis) + " with size " + std::to_string(size));
+  };
+  // Contiguous int64 indices in range and not negative are used as they are: no copy (a fresh
+  // 8 MiB copy of a million indices cost more than the checks).
+  if (index.type.dtype == ir::DType::Int64 && operand_of(index).is_contiguous()) {
+    const int64_t* q = index.data<int64_t>();
+    bool negative = false;
+    for (int64_t i = 0, n = index.type.numel(); i < n; ++i) {
+      if (q[i] < -size || q[i] >= size) out_of_bounds(q[i]);
+      negative |= q[i] < 0;
+    }
+    if (!negative) return index;
+  }
   TensorValue idx = allocate_value(ctx.scratch, ir::TensorType{ir::DType::Int64, index.type.shape});
   cast_into(ctx, operand_of(index), operand_of(idx));
   int64_t* p = idx.data<int64_t>();
   for (int64_t i = 0, n = idx.type.numel(); i < n; ++i) {
-    if (p[i] < -size || p[i] >= size) {
-      throw Error(ErrorCode::Shape, "index " + std::to_string(p[i]) +
-                                        " is out of bounds for axis " + std::to_string(axis) +
-                                        " with size " + std::to_string(size));
-    }
+    if (p[i] < -size || p[i] >= size) out_of_bounds(p[i]);
     if (p[i] < 0) p[i] += size;
   }
   return idx;
