@@ -359,6 +359,19 @@ void run_index_put(const KernelContext& ctx, const ir::Node& node,
 template <typename U>
 void copy_windows(const U* src, U* dst, std::span<const int64_t> starts, int64_t window,
                   int64_t stride) {
+  if (stride == 1) {
+    // Windows along the innermost axis are contiguous; runs of windows that follow each other
+    // in the source (step == size) are one copy (a 4-element loop a window took 12x NumPy's
+    // copy of the same bytes).
+    for (size_t r = 0; r < starts.size();) {
+      size_t end = r + 1;
+      while (end < starts.size() && starts[end] == starts[end - 1] + window) ++end;
+      std::copy_n(src + starts[r], static_cast<int64_t>(end - r) * window,
+                  dst + static_cast<int64_t>(r) * window);
+      r = end;
+    }
+    return;
+  }
   for (size_t r = 0; r < starts.size(); ++r) {
     const U* s = src + starts[r];
     U* d = dst + static_cast<int64_t>(r) * window;
