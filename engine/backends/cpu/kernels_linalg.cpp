@@ -10,6 +10,7 @@
 #include <lapacke.h>
 
 #include <algorithm>
+#include <exception>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -198,8 +199,19 @@ int64_t for_each_matrix(const KernelContext& ctx, int64_t count, std::vector<li>
   info.assign(static_cast<size_t>(count), 0);
   lapack_setup(count > 1 ? 1 : ctx.threads);
   const int threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(ctx.threads, count)));
+  // As parallel_for: an exception (a work vector of fn's own that cannot be allocated) is kept
+  // and rethrown after the region, which it must not leave.
+  std::exception_ptr first;
 #pragma omp parallel for schedule(dynamic) num_threads(threads) if (threads > 1)
-  for (int64_t b = 0; b < count; ++b) info[static_cast<size_t>(b)] = fn(b);
+  for (int64_t b = 0; b < count; ++b) {
+    try {
+      info[static_cast<size_t>(b)] = fn(b);
+    } catch (...) {
+#pragma omp critical(tensord_for_each_matrix_error)
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
   for (int64_t b = 0; b < count; ++b) {
     if (info[static_cast<size_t>(b)] != 0) return b;
   }

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <exception>
 
 namespace tensord::cpu {
 
@@ -14,14 +15,23 @@ void parallel_for(int64_t n, int64_t grain, int threads, FunctionRef<void(int64_
     fn(0, n);
     return;
   }
+  // An exception must not leave an OpenMP region (std::terminate: the daemon would die of one
+  // kernel's std::bad_alloc): each thread catches, the first is kept and rethrown after.
+  std::exception_ptr first;
 #pragma omp parallel num_threads(team)
   {
     int64_t size = omp_get_num_threads();
     int64_t t = omp_get_thread_num();
     int64_t per = (n + size - 1) / size;
     int64_t begin = std::min(n, t * per), end = std::min(n, begin + per);
-    if (begin < end) fn(begin, end);
+    try {
+      if (begin < end) fn(begin, end);
+    } catch (...) {
+#pragma omp critical(tensord_parallel_for_error)
+      if (!first) first = std::current_exception();
+    }
   }
+  if (first) std::rethrow_exception(first);
 }
 
 }  // namespace tensord::cpu

@@ -12,8 +12,9 @@ namespace tensord::cpu {
 inline constexpr int64_t kParallelGrain = 32768;
 
 // Calls fn(begin, end) on disjoint ranges covering [0, n), on up to `threads` threads, each
-// range at least about `grain / 2` long. `fn` must not throw (OpenMP cannot carry exceptions
-// out of a parallel region): kernels validate their inputs before they get here.
+// range at least about `grain / 2` long. Kernels validate their inputs before they get here; if
+// `fn` throws anyway (a work array that cannot be allocated), the other ranges still run and
+// the first exception is rethrown on the calling thread once all are done.
 void parallel_for(int64_t n, int64_t grain, int threads, FunctionRef<void(int64_t, int64_t)> fn);
 
 }  // namespace tensord::cpu
