@@ -67,13 +67,9 @@ std::vector<std::string> default_compiler_flags() {
   // -fno-trapping-math: no kernel reads the floating-point exception flags, and with them GCC
   // keeps floor, ceil, trunc and round scalar (one vrndscaless a lane: trunc of a million
   // floats 0.6 ms); results are the same, only flags raised on the way may differ.
-  std::vector<std::string> flags{"-O3",
-                                 "-march=native",
-                                 "-fno-math-errno",
-                                 "-fno-trapping-math",
-                                 "-ffp-contract=off",
-                                 "-shared",
-                                 "-fPIC"};
+  std::vector<std::string> flags{
+      "-O3",     "-march=native", "-fno-math-errno", "-fno-trapping-math", "-ffp-contract=off",
+      "-shared", "-fPIC"};
 #ifdef TENSORD_SANITIZE_KERNELS
   // A sanitizer build instruments the kernels it generates as well: their loops (tails,
   // strides, broadcast indices, integer formulas) are where an out-of-bounds access or an

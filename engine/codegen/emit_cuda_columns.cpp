@@ -88,8 +88,7 @@ void CudaWriter::columns() {
           (in.op == Op::sum || in.op == Op::prod) && !ir::is_floating(k_.body[in.args[0]].dtype);
       const std::string res = ct(in.dtype);
       line("  const " + res + " o" + num(v) + " = " +
-           result(v, "(" + res + ")" + (int_sum ? "(td_i64)" : "") + value_name("acc", v)) +
-           ";");
+           result(v, "(" + res + ")" + (int_sum ? "(td_i64)" : "") + value_name("acc", v)) + ";");
     } else {
       line("  const " + ct(in.dtype) + " o" + num(v) + " = " + expr(v) + ";");
     }

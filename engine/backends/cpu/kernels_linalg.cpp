@@ -10,8 +10,8 @@
 #include <lapacke.h>
 
 #include <algorithm>
-#include <exception>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <mutex>
 #include <new>

@@ -315,8 +315,8 @@ TEST_CASE("16-bit values only stored are not rounded before their store", "[cuda
     const std::string round = t == DType::Float16 ? "td_rh(" : "td_rb(";
     KernelBuilder b(1, 0);
     const uint32_t x = b.load(t);
-    const uint32_t y = b.op(Op::exp, {x}, t);     // read by z: rounded
-    const uint32_t z = b.op(Op::mul, {y, y}, t);  // only stored
+    const uint32_t y = b.op(Op::exp, {x}, t);                        // read by z: rounded
+    const uint32_t z = b.op(Op::mul, {y, y}, t);                     // only stored
     const uint32_t c = b.op(Op::cast, {b.load(DType::Float32)}, t);  // rounds itself, once
     b.out(z).out(c).out(y);  // y is stored too: still rounded, for z
     const EmittedKernel e = CudaEmitter{}.emit(b.kernel());

@@ -113,8 +113,8 @@ TEST_CASE("16-bit values only stored are not rounded before their store", "[code
   TestGraph g;
   const ir::Attrs to_f16{{Attr::dtype, ir::DType::Float16}};
   ir::ValueRef h = g.add(Op::cast, {g.input({8, 64})}, to_f16);  // read by exp: rounded
-  ir::ValueRef e = g.add(Op::exp, {h});                           // read by mul: rounded
-  ir::ValueRef y = g.add(Op::mul, {e, e});                        // only stored
+  ir::ValueRef e = g.add(Op::exp, {h});                          // read by mul: rounded
+  ir::ValueRef y = g.add(Op::mul, {e, e});                       // only stored
   const auto k = kernels_of(g, y);
   REQUIRE(k.size() == 1);
   auto count = [&](const std::string& what) {
