@@ -94,8 +94,9 @@ def test_term_archives_what_ran_and_exits(build, tmp_path):
     program(build / "bin", "tensord_gpu_b_hangs", "sleep 300")
     out = tmp_path / "out"
     p = session(build, out, {}, start_new_session=True)
-    # Wait until the hanging step runs (the summary then lists the first one).
-    for _ in range(100):
+    # Wait until the hanging step runs (the summary then lists the first one); a loaded CI
+    # machine may take a while to start bash.
+    for _ in range(600):
         if (out / "summary.txt").exists() and "tensord_gpu_a_fast" in (out / "summary.txt").read_text():
             break
         time.sleep(0.1)
