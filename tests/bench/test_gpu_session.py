@@ -59,19 +59,19 @@ def test_steps_are_cut_to_the_deadline_and_skipped_past_it(build, tmp_path):
     program(bin_, "tensord_gpu_d_nodevice", 'echo "WARN: skipped, no usable CUDA device"; exit 77')
     out = tmp_path / "out"
     t0 = time.monotonic()
-    p = session(build, out, {"GPU_SESSION_DEADLINE": "40", "GPU_SESSION_TEST_LIMIT": "60"})
-    log, _ = p.communicate(timeout=90)
+    p = session(build, out, {"GPU_SESSION_DEADLINE": "45", "GPU_SESSION_TEST_LIMIT": "60"})
+    log, _ = p.communicate(timeout=120)
     took = time.monotonic() - t0
     assert p.returncode == 1, log
-    # 40 s less the 20 s kept for the end: the slow test gets what is left (about 20 s, less
-    # what the start took), not its 60; the two after it find under 10 s and are skipped,
-    # saying why.
-    assert took < 50, log
+    # 45 s less the 20 s kept for the end: the slow test gets what is left (about 25 s, less
+    # what the start took on a loaded machine), not its 60; the two after it find under 10 s
+    # and are skipped, saying why.
+    assert took < 60, log
     table = rows(out)
     assert table["tensord_gpu_a_fast"][0] == "passed", table
     status, seconds = table["tensord_gpu_b_slow"]
     assert status.startswith("timed out ("), table
-    assert 12 <= seconds <= 22, table
+    assert 10 <= seconds <= 27, table
     assert table["tensord_gpu_c_late"][0] == "skipped (deadline)", table
     assert table["tensord_gpu_d_nodevice"][0] == "skipped (deadline)", table
     assert (out / "session.tar.xz").exists()
