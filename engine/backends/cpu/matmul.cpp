@@ -18,10 +18,16 @@ namespace {
 // oneDNN takes up to 12 dims; beyond that (only with odd broadcast patterns) our own loops run.
 constexpr int kMaxDnnlBatchRank = 8;
 
-// Gives size-1 matrix dims the stride that makes the operand look row- or column-major.
+// Gives size-1 matrix dims the stride that makes the operand look row- or column-major. A
+// 1 x 1 matrix is both, whatever its strides (a value of shape (1,) may carry stride 0, and
+// make_contiguous leaves a value that is already contiguous as it is).
 void normalize_unit_dims(MatrixOperand& x) {
+  if (x.rows == 1 && x.cols == 1) {
+    x.row_stride = x.col_stride = 1;
+    return;
+  }
   if (x.rows == 1) x.row_stride = x.col_stride == 1 ? x.cols : 1;
-  if (x.cols == 1 && x.rows != 1) x.col_stride = x.row_stride == 1 ? x.rows : 1;
+  if (x.cols == 1) x.col_stride = x.row_stride == 1 ? x.rows : 1;
 }
 
 bool plain_for_dnnl(const MatrixOperand& x, int batch_rank) {
@@ -301,7 +307,10 @@ void Matmul::run_dnnl_or_float32(const KernelContext& ctx, const TensorValue& a,
   }
   if (p.batch_rank > kMaxDnnlBatchRank) return matmul_reference(ctx, p);
   if (!plain_for_dnnl(p.a, p.batch_rank) || !plain_for_dnnl(p.b, p.batch_rank)) {
-    // oneDNN's fast kernels want one unit stride per matrix: copy the others into place.
+    // oneDNN's fast kernels want one unit stride per matrix: copy the others into place. Once
+    // only: operands still not plain after the copy take our own loops.
+    if (operand_of(a).is_contiguous() && operand_of(b).is_contiguous())
+      return matmul_reference(ctx, p);
     TensorValue x = make_contiguous(ctx, a), y = make_contiguous(ctx, b);
     return run_dnnl_or_float32(ctx, x, y, out);
   }

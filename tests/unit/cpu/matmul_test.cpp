@@ -158,6 +158,21 @@ TEST_CASE("matmul broadcasts batch dims and handles 1-D operands") {
   }
 }
 
+TEST_CASE("matmul of one-element operands, whatever their strides") {
+  // A dim of size 1 may carry any stride (a value of shape (1,) from a broadcast has stride 0);
+  // such operands sent matmul into an endless copy-and-retry before oneDNN (found by running
+  // random graphs: tests/unit/exec/test_run_random.cpp).
+  CpuBackend cpu(2);
+  for (DType dtype : kDTypes) {
+    auto a = filled(cpu, dtype, 8, 9), b = filled(cpu, dtype, 8, 10);
+    check(cpu, dtype, view(a, {1}, {0}, 3), 8, view(b, {1}, {0}, 5), 8, {});
+    check(cpu, dtype, view(a, {1, 1}, {0, 0}, 1), 8, view(b, {1, 1}, {5, 7}, 0), 8, {1, 1});
+    check(cpu, dtype, view(a, {1}, {0}, 2), 8, view(b, {1, 3}, {0, 2}, 1), 8, {3});
+    check(cpu, dtype, view(a, {2, 1, 1}, {3, 0, 0}, 0), 8, view(b, {1, 1}, {0, 0}, 4), 8,
+          {2, 1, 1});
+  }
+}
+
 TEST_CASE("matmul of larger operands, in parallel") {
   CpuBackend cpu(4);
   for (DType dtype : {DType::Float32, DType::Float64, DType::Int32, DType::BFloat16}) {
