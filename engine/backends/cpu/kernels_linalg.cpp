@@ -53,6 +53,34 @@ li with_work(Fn fn) noexcept {
   }
 }
 
+// What the iterative routines (gesdd, syevd, gelsd) answer for a matrix with a NaN or an
+// infinity: LAPACK itself refuses some (gesdd: "argument 4", since 3.10), loops to its iteration
+// limit on others, or returns garbage (gesdd of an infinity gave 0 and 1 as singular vectors).
+// PyTorch and NumPy raise for these too; det, inv, solve, cholesky and qr propagate the NaN.
+constexpr li kNotFinite = std::numeric_limits<li>::min();
+
+// Whether the rows x cols column-major matrix at `a` (leading dimension ld) is all finite.
+template <typename T>
+bool finite_colmajor(const T* a, li rows, li cols, li ld) {
+  for (li j = 0; j < cols; ++j) {
+    for (li i = 0; i < rows; ++i) {
+      if (!std::isfinite(a[j * ld + i])) return false;
+    }
+  }
+  return true;
+}
+
+// The same for the triangle of an n x n matrix that syevd reads ('L' or 'U').
+template <typename T>
+bool finite_triangle(const T* a, li n, li ld, char uplo) {
+  for (li j = 0; j < n; ++j) {
+    for (li i = uplo == 'L' ? j : 0; i < (uplo == 'L' ? n : j + 1); ++i) {
+      if (!std::isfinite(a[j * ld + i])) return false;
+    }
+  }
+  return true;
+}
+
 #define TENSORD_LAPACK(T, p)                                                                      \
   template <>                                                                                     \
   struct Lapack<T> {                                                                              \
@@ -77,6 +105,7 @@ li with_work(Fn fn) noexcept {
     }                                                                                             \
     static li gesdd(const ScratchSite& sc, char jobz, li m, li n, T* a, li lda, T* s, T* u,       \
                     li ldu, T* vt, li ldvt) {                                                     \
+      if (!finite_colmajor(a, m, n, lda)) return kNotFinite;                                      \
       return with_work([&] {                                                                      \
         ScratchVector<li> iwork(sc, static_cast<size_t>(8 * std::max<li>(1, std::min(m, n))));    \
         T q = 0;                                                                                  \
@@ -89,6 +118,7 @@ li with_work(Fn fn) noexcept {
       });                                                                                         \
     }                                                                                             \
     static li syevd(const ScratchSite& sc, char jobz, char uplo, li n, T* a, li lda, T* w) {      \
+      if (!finite_triangle(a, n, lda, uplo)) return kNotFinite;                                   \
       return with_work([&] {                                                                      \
         T q = 0;                                                                                  \
         li iq = 0;                                                                                \
@@ -104,6 +134,7 @@ li with_work(Fn fn) noexcept {
     }                                                                                             \
     static li gelsd(const ScratchSite& sc, li m, li n, li nrhs, T* a, li lda, T* b, li ldb, T* s, \
                     T rcond, li* rank) {                                                          \
+      if (!finite_colmajor(a, m, n, lda) || !finite_colmajor(b, m, nrhs, ldb)) return kNotFinite; \
       return with_work([&] {                                                                      \
         T q = 0;                                                                                  \
         li iq = 0;                                                                                \
@@ -227,6 +258,11 @@ int64_t for_each_matrix(const KernelContext& ctx, int64_t count, std::vector<li>
   if (info == LAPACK_WORK_MEMORY_ERROR) {
     throw Error(ErrorCode::OutOfMemory,
                 std::string(ir::name(op)) + ": no memory for LAPACK " + routine + "'s work arrays");
+  }
+  if (info == kNotFinite) {
+    data_error(
+        op, std::string("the input contains NaN or infinity, which ") + routine + " cannot factor",
+        batch, count);
   }
   if (info < 0) {
     throw Error(ErrorCode::Internal, std::string(ir::name(op)) + ": LAPACK " + routine +
