@@ -26,9 +26,9 @@ void CppWriter::reduction(uint32_t v) {
   const std::string a = "a" + num(v) + "_";
   const std::string vt = "td_a" + num(v);
   // An argument that does not vary along the row (an outer value, e.g. a reduced axis of size
-  // 1 merged away) is the same scalar for every element of the row.
+  // 1 merged away, or a constant the simplifier folded) is the same scalar for every element.
   const bool outer_arg = k_.body[in.args[0]].level == Level::Outer;
-  const std::string x0 = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";
+  const std::string x0 = ref(in.args[0]);
   const std::string x = wrap ? "(" + t + ")(" + x0 + ")" : x0;
   const char* cmp = in.op == Op::max ? " > " : " < ";
   std::string init;
@@ -104,8 +104,7 @@ void CppWriter::arg_reduction(uint32_t v) {
   const std::string better =
       std::string(in.op == Op::argmax ? "td_argmax_better" : "td_argmin_better") + "<" + t + ">";
   const std::string b = "b" + num(v), k = "k" + num(v), o = "o" + num(v);
-  const bool outer_arg = k_.body[in.args[0]].level == Level::Outer;
-  const std::string x = outer_arg ? "o" + num(in.args[0]) : "v" + num(in.args[0]) + "[j]";
+  const std::string x = ref(in.args[0]);  // as reduction()'s
   line("  " + t + " " + b + "[TD_B];");
   line("  long long " + k + "[TD_B];");
   line("  for (int j = 0; j < TD_B; ++j) { " + b + "[j] = 0; " + k + "[j] = -1; }");

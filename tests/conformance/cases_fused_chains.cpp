@@ -119,6 +119,15 @@ void add_reduction_chains(std::vector<Case>& out) {
               {{Op::prod, row},
                {Op::mul, {}, in(f ? t : DType::Int64, {7, 1}, Layout::Contiguous, V::NearOne)}},
               f ? Accuracy::Accumulated : Accuracy::Exact));
+    // softmax of logsumexp over every axis of an empty tensor (-inf): the simplifier folds the
+    // empty reductions to a constant, and the fused softmax then reduces that constant (its
+    // kernel named an undeclared value and did not compile; found by running random graphs).
+    for (const Shape& shape : {Shape{0, 3}, Shape{2, 3}}) {
+      Case c = chain(Op::logsumexp, {in(t, shape)},
+                     {{Op::softmax, {{Attr::axis, int64_t{-1}}}}}, Accuracy::Transcendental);
+      c.attrs = {{Attr::keepdim, true}};
+      out.push_back(std::move(c));
+    }
     if (!f) {  // an integer product, then a row-level consumer and a second reduction
       out.push_back(chain(Op::add,
                           {in(t, {5, 40}, Layout::Contiguous, V::Mixed),
