@@ -76,6 +76,18 @@ Role Fuser::role(uint32_t n, std::string& why) const {
         why = "reduction of an empty tensor";
         return Role::None;
       }
+      if (const ir::AxisMask columns = column_axes(nd); columns != 0) {
+        // Its result then has the domain's shape, and a column kernel tells what may read a
+        // reduction's result in its one pass by shape (fusion_rules.cpp).
+        int64_t extent = 1;
+        for (size_t d = 0; d < s.size(); ++d) {
+          if (ir::has_axis(columns, static_cast<int64_t>(d))) extent *= s[d];
+        }
+        if (extent == 1) {
+          why = "reduction over leading axes of size 1";
+          return Role::None;
+        }
+      }
       return Role::Reduction;
     }
     case OpKind::View:

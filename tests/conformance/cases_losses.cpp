@@ -209,6 +209,12 @@ void add_cosine_cases(std::vector<Case>& out) {
     out.push_back(make(Op::cosine_similarity,
                        {in_values(t, {2, 3}, {0.0, 0.0, 0.0, 1.0, 2.0, 3.0}), in(t, {2, 3})}));
     out.push_back(make(Op::cosine_similarity, {in(t, big_shape()), in(t, big_shape())}));
+    // Over a leading axis of size 1: the norms' column sums then have the input's shape, and a
+    // fused kernel read them inside the pass that computes them (found by random graphs).
+    out.push_back(make(Op::cosine_similarity, {in(t, {1, 2, 1}), in(t, {1, 2, 1})},
+                       {{Attr::axis, int64_t{-3}}}));
+    out.push_back(make(Op::cosine_similarity, {in(t, {1, 6, 5}), in(t, {1, 6, 5})},
+                       {{Attr::axis, int64_t{0}}}));
   }
   Case scalar = make(Op::cosine_similarity, {in(DType::Float32, {}), in(DType::Float32, {})});
   scalar.error = ErrorCode::Shape;
