@@ -229,7 +229,10 @@ std::string cpp_expr(const LoopKernel& k, const Instr& in, bool round) {
       e = "(__builtin_isfinite(" + x + ") != 0)";
       break;
     case Op::signbit:
-      e = "(__builtin_signbit(" + x + ") != 0)";
+      // The sign bit read as an integer: GCC 12 vectorizing __builtin_signbit after abs and a
+      // bfloat16 rounding (selu -> abs -> signbit) stopped with an internal compiler error.
+      e = t == "double" ? "((__builtin_bit_cast(unsigned long long, " + x + ") >> 63) != 0)"
+                        : "((__builtin_bit_cast(td_u32, (float)(" + x + ")) >> 31) != 0)";
       break;
     case Op::logical_not:
       e = "(!" + x + ")";
