@@ -40,8 +40,10 @@ std::function<void(const std::string&)> reproducer_writer(std::string dir, Logge
       log.error("cannot write a reproducer into " + dir + ": " + ec.message());
       return;
     }
-    log.error("run failed inside the engine; reproducer: " + stem +
-              ".json (rerun with tensord-replay)");
+    log.error(
+        "internal error in the engine (the run failed, or ran unfused when its fused "
+        "kernels did not compile); reproducer: " +
+        stem + ".json (rerun with tensord-replay)");
   };
 }
 

@@ -166,7 +166,21 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
     backend_.prepare(*built);
     if (!built->groups.empty()) {
       stats_.fused_groups += built->groups.size();
-      built->compiled = backend_.compile(built->groups);
+      try {
+        built->compiled = backend_.compile(built->groups);
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::Internal || !options_.unfused_on_compile_error) throw;
+        // A generated kernel that does not compile is our bug (or the host compiler's): leave
+        // a reproducer as for any internal error, and run the graph unfused rather than fail
+        // the user's run. The plan cache keeps the unfused plan, so nothing recompiles.
+        if (options_.on_internal_error) {
+          options_.on_internal_error(reproducer_json(graph, types, outputs, mode, e.what()));
+        }
+        ++stats_.unfused_after_compile_error;
+        built = std::make_shared<Plan>(compile(graph, outputs, PlanOptions{}));
+        built->unfused_because = e.what();
+        backend_.prepare(*built);
+      }
     }
     plan = std::move(built);
   } catch (const Error&) {

@@ -23,6 +23,9 @@ struct EngineOptions {
   // Called with a reproducer (engine/exec/reproducer.h) when a run fails with an Internal
   // error: a generated kernel that did not compile, a kernel that threw. Must not throw.
   std::function<void(const std::string& reproducer)> on_internal_error;
+  // When a plan's generated kernels do not compile: run the graph unfused (after the reproducer
+  // above), or fail the run with the Internal error (tensord-replay, which reproduces it).
+  bool unfused_on_compile_error = true;
 };
 
 // What plan_for found in the caches before it built anything.
@@ -37,6 +40,7 @@ struct EngineStats {
   uint64_t plan_cache_hits = 0;
   uint64_t plan_cache_misses = 0;
   uint64_t fused_groups = 0;  // groups in the plans built (not counting plan cache hits)
+  uint64_t unfused_after_compile_error = 0;  // plans run unfused: their kernels did not compile
 };
 
 class PlanCache;

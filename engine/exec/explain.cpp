@@ -42,6 +42,7 @@ void describe_plan(Engine& engine, const Plan& plan, const PlanInfo& info,
         break;
     }
   }
+  e.unfused_because = plan.unfused_because;
   for (const FusedGroup& g : plan.groups) {
     ExplainedGroup out;
     out.kernel = codegen::describe(g.kernel);
@@ -111,6 +112,11 @@ std::string Explanation::text() const {
   s += ", ";
   s += capture;
   s += '\n';
+  if (!unfused_because.empty()) {
+    s += "runs unfused: its fused kernels did not compile (a reproducer was written): ";
+    s += unfused_because.substr(0, unfused_because.find('\n'));
+    s += '\n';
+  }
   if (!cuts.empty()) {
     // Appends only (see above).
     s += "runs in ";

@@ -100,6 +100,9 @@ struct Plan {
   std::vector<std::string> boundaries;
   std::vector<uint32_t> fusion_breaks;              // nodes of `nodes`: see FusionResult::breaks
   std::shared_ptr<const CompiledKernels> compiled;  // set by the engine before first use
+  // Why this plan runs unfused although its mode fuses: its generated kernels did not compile
+  // (the error). Empty otherwise.
+  std::string unfused_because;
 
   std::span<const uint32_t> operator[](IndexRange r) const {
     return std::span<const uint32_t>(indices).subspan(r.begin, r.count);

@@ -41,7 +41,11 @@ int run_local(const engine::Reproducer& r, engine::CompileMode mode, const std::
   options.dir = dir;
   if (!compiler.empty()) options.compiler.command = compiler;
   cpu::CpuBackend backend(0, std::make_shared<cache::KernelCache>(options));
-  engine::Engine e(backend);
+  // A kernel that does not compile fails the replay: that is what it reproduces (the daemon
+  // runs such a graph unfused instead).
+  engine::EngineOptions strict;
+  strict.unfused_on_compile_error = false;
+  engine::Engine e(backend, std::move(strict));
   std::vector<engine::TensorValue> inputs;
   for (size_t i = 0; i < r.inputs.size(); ++i) {
     const std::vector<std::byte> bytes = replay::input_bytes(r.inputs[i], i);
