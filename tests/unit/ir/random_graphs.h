@@ -27,9 +27,12 @@ class RandomGraphs {
   }
   Shape shape() {
     Shape s(below(4));
-    for (int64_t& d : s) d = static_cast<int64_t>(below(4));
+    for (int64_t& d : s) d = static_cast<int64_t>(below(max_extent + 1));
     return s;
   }
+  // Dims are 0..max_extent: 3 keeps graphs tiny; larger sizes reach kernels' vector blocks,
+  // tails and threads.
+  int max_extent = 3;
   DType dtype() { return static_cast<DType>(below(kNumDTypes)); }
 
   AttrValue value_for(AttrKind kind) {
