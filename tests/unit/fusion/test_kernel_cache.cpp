@@ -124,7 +124,10 @@ TEST_CASE("a compiler that fails gives an Internal error with its message", "[ca
   options.compiler.command = "/nonexistent/c++";
   auto kernels = std::make_shared<cache::KernelCache>(options);
   cpu::CpuBackend backend(1, kernels);
-  engine::Engine e(backend);
+  // As tensord-replay runs it: the compile error fails the run.
+  engine::EngineOptions strict;
+  strict.unfused_on_compile_error = false;
+  engine::Engine e(backend, strict);
   ir::ValueRef y;
   TestGraph g = graph_of(&y);
   try {
@@ -136,6 +139,10 @@ TEST_CASE("a compiler that fails gives an Internal error with its message", "[ca
   }
   // The engine stays usable: eager needs no compiler.
   CHECK(run(e, g, {y}, engine::CompileMode::Eager).size() == 1);
+  // As the daemon runs it: unfused (tests/unit/exec/test_compile_fallback.cpp).
+  engine::Engine lenient(backend);
+  CHECK(run(lenient, g, {y}).size() == 1);
+  CHECK(lenient.stats().unfused_after_compile_error == 1);
 }
 
 TEST_CASE("the default cache directory follows XDG", "[cache]") {
