@@ -213,6 +213,12 @@ std::vector<TensorValue> Engine::run_segmented(const ir::Graph& user_graph,
     for (uint32_t k = 0; k < made.size(); ++k) add_value({d, k}, std::move(made[k]));
     for (uint32_t j = d + 1; j < g.nodes.size(); ++j) {
       const ir::Node& node = g.nodes[j];
+      if (node.op == ir::Op::input) {
+        // An input listed after d (a graph may list its inputs anywhere) numbers this segment's
+        // inputs: it becomes one of the next segment's like the boundary values.
+        add_value({j, 0}, inputs[static_cast<size_t>(node.attrs.get_int(ir::Attr::index))]);
+        continue;
+      }
       std::vector<ir::ValueRef> ins;
       for (ir::ValueRef v : node.inputs) ins.push_back(moved.at(key(v)));
       next.origin.push_back(cur.origin[j]);

@@ -202,3 +202,23 @@ TEST_CASE("explain describes a data-dependent graph by its segments", "[engine][
                                            tensord::engine::CompileMode::Default),
                   Error);
 }
+
+TEST_CASE("an input listed after a data-dependent node feeds the later segment",
+          "[engine][dynamic]") {
+  // A graph may list its inputs anywhere. Input 1 comes after nonzero: the segment after the
+  // cut read it by its index in the first segment's inputs, past their end (found by random
+  // graphs with several outputs; the daemon crashed).
+  Fixture f;
+  ir::Graph g;
+  auto x = g.add_input(0, {ir::DType::Float32, {4}});
+  auto nz = g.add(ir::Op::flatnonzero, {x});
+  auto b = g.add_input(1, {ir::DType::Float32, {2}});
+  auto doubled = g.add(ir::Op::add, {b, b});
+  const std::vector<TensorValue> inputs{f.upload({0, 3, 0, 4}, {4}), f.upload({5, 6}, {2})};
+  auto out = f.engine.run(g, inputs, std::vector{b, nz, doubled, b});
+  REQUIRE(out.size() == 4);
+  CHECK(f.download<float>(out[0]) == std::vector<float>{5, 6});
+  CHECK(f.download<int64_t>(out[1]) == std::vector<int64_t>{1, 3});
+  CHECK(f.download<float>(out[2]) == std::vector<float>{10, 12});
+  CHECK(f.download<float>(out[3]) == std::vector<float>{5, 6});
+}
