@@ -165,9 +165,9 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
     }
     backend_.prepare(*built);
     if (!built->groups.empty()) {
-      stats_.fused_groups += built->groups.size();
       try {
         built->compiled = backend_.compile(built->groups);
+        stats_.fused_groups += built->groups.size();
       } catch (const Error& e) {
         if (e.code() != ErrorCode::Internal || !options_.unfused_on_compile_error) throw;
         // A generated kernel that does not compile is our bug (or the host compiler's): leave
