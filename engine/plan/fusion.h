@@ -12,7 +12,9 @@
 //    innermost axis is read contiguously, and the reduced axes are walked per lane. Such a
 //    group takes elementwise nodes feeding its reductions and nodes of the kept shape after
 //    them; a node of the domain's shape reading a reduction's result (x - x.mean(0)) is a
-//    second pass over the input and starts its own group.
+//    second pass over the input and starts its own group. A column reduction over axes whose
+//    sizes multiply to 1 stays unfused: its result has the domain's shape, and the rule above
+//    tells the two apart by shape.
 //  - Views (permute, expand, slice, reshape) between a pointwise group and a consumer that
 //    fits are pushed down to the group's loads: elementwise ops commute with views, so the
 //    group's inputs are read through the composed strides and the consumer joins with the
