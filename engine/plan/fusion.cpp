@@ -65,6 +65,9 @@ void Fuser::visit(uint32_t n) {
       candidates.push_back({gid, std::move(views), probe.domain});
     } else if (why.empty() && probe.columns != 0 && shape(n) == probe.domain) {
       why = "a column kernel makes one pass: it cannot read its own reduction's result";
+    } else if (why.empty() && shape(n) == probe.domain) {
+      why = "it reads a reduction's result that broadcasts along other axes than the reduced "
+            "ones (a reduction without keepdim)";
     } else if (why.empty()) {
       why = "shape " + ir::to_string(shape(n)) + " does not fit the iteration domain " +
             ir::to_string(probe.domain) + " of its producer's group";

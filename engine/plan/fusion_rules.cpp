@@ -39,7 +39,21 @@ bool Fuser::fits(const FusionGroup& grp, uint32_t n, Role r, int32_t gid) const 
     return grp.inner == 0 && (grp.columns == 0 || grp.columns == column_axes(nd));
   }
   if (shape(n) == grp.domain) {
-    if (grp.columns == 0) return true;
+    if (grp.columns == 0) {
+      // A row value reads a member that is not of the domain's shape (a reduction's result or
+      // what follows it) as the value of its row: only when that shape broadcasts like the
+      // outer shape. A reduction without keepdim broadcasts along other axes: in x * x.sum(1)
+      // of a square x, the sum's (N,) runs along the columns, not the rows.
+      if (grp.inner == 0) return true;
+      const ir::Shape outer = outer_shape(grp);
+      for (const ir::ValueRef& in : nd.inputs) {
+        if (result_.group_of[in.node] != gid || shape(in.node) == grp.domain) continue;
+        ir::Shape padded(outer.size() - std::min(outer.size(), shape(in.node).size()), 1);
+        padded.insert(padded.end(), shape(in.node).begin(), shape(in.node).end());
+        if (padded != outer) return false;
+      }
+      return true;
+    }
     // A column kernel makes one pass: a row value cannot read a reduction's result.
     for (const ir::ValueRef& in : nd.inputs) {
       if (result_.group_of[in.node] == gid && shape(in.node) != grp.domain) return false;

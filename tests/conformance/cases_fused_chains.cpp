@@ -128,6 +128,16 @@ void add_reduction_chains(std::vector<Case>& out) {
       c.attrs = {{Attr::keepdim, true}};
       out.push_back(std::move(c));
     }
+    // A reduction without keepdim read by a row value of a square domain: (5,) broadcasts along
+    // the columns, and a fused kernel read it per row instead (wrong values, found by random
+    // graphs: x * x.sum(1)).
+    out.push_back(chain(Op::abs, {in(t, {5, 5})},
+                        {{Op::sum, {{Attr::axes, std::vector<int64_t>{1}}}},
+                         {Op::mul, {}, in(t, {5, 5})}},
+                        f ? Accuracy::Accumulated : Accuracy::Exact));
+    out.push_back(chain(Op::neg, {in(t, {4, 4, 4})},
+                        {{Op::max, {{Attr::axes, std::vector<int64_t>{2}}}},
+                         {Op::sub, {}, in(t, {4, 4, 4})}}));
     // signbit after abs of a rounded 16-bit value: GCC 12 stopped with an internal compiler
     // error on the kernel that called __builtin_signbit here (random graphs found it).
     if (f) out.push_back(chain(Op::selu, {in(t, {3, 37})}, {{Op::abs}, {Op::signbit}}));
