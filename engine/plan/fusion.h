@@ -23,7 +23,9 @@
 //    broadcast element, never stored), and when every reshape has strides for every input at
 //    plan time (fusion computes the same static layouts as the planner).
 //  - A node joins the group of a producer when its shape fits that group's domain; else it
-//    starts its own group. Nothing is ever computed twice across groups (no node is
+//    starts its own group. A row value reads a reduction's result (or what follows it) as its
+//    row's value, so only when that result broadcasts like the outer shape: a reduction
+//    without keepdim of a square domain (x * x.sum(1)) broadcasts along other axes. Nothing is ever computed twice across groups (no node is
 //    duplicated, so an expensive producer is never recomputed per consumer) and a node whose
 //    shape is smaller than a producer's domain does not join it (it would be recomputed per
 //    broadcast element). Constants (`full`) are inlined into every group that reads them.
