@@ -98,9 +98,11 @@ class Fuser {
   // Whether a column kernel over `domain` holding `members` is one pass: no member of the
   // domain's shape reads a member of another shape (a reduction's result, or what follows it).
   bool one_pass(const std::vector<uint32_t>& members, const ir::Shape& domain);
-  // Whether some node outside `members` that a member reads depends on a member: merging
-  // them into one kernel would then be a cycle. The search is bounded; past the bound the join
-  // is refused as if it were cyclic, so planning stays linear in the graph's size.
+  // Whether some node outside `members` that a member reads depends on a member, counting a
+  // node in another group as depending on whatever any member of that group reads (a group
+  // runs as one kernel): merging them into one kernel would then be a cycle. The search is bounded;
+  // past the bound the join is refused as if it were cyclic, so planning stays linear in the
+  // graph's size.
   bool cyclic(const std::vector<uint32_t>& members, uint32_t first);
 
   // fusion_views.cpp: views pushed down to a pointwise group's loads.
@@ -132,6 +134,7 @@ class Fuser {
   // Epoch stamps for cyclic(): no allocation per check.
   std::vector<uint32_t> in_set_;
   std::vector<uint32_t> seen_;
+  std::vector<uint32_t> group_seen_;  // per group, for cyclic()'s walk through whole groups
   uint32_t epoch_ = 0;
 };
 

@@ -79,13 +79,33 @@ bool Fuser::one_pass(const std::vector<uint32_t>& members, const ir::Shape& doma
 bool Fuser::cyclic(const std::vector<uint32_t>& members, uint32_t first) {
   ++epoch_;
   for (uint32_t m : members) in_set_[m] = epoch_;
+  if (group_seen_.size() < groups_.size()) group_seen_.resize(groups_.size(), 0);
   std::vector<uint32_t> stack;
+  // A node outside `members` in another group runs with all of that group: what any member of
+  // it reads is needed before it too (min(x) and min(x) * max(x, x) in one group, max(x, x)
+  // and max(x, x) - min(x) in another, each join acyclic node by node, are a cycle as
+  // kernels). In topological order only nodes after `first` can depend on a member: earlier
+  // ones are walked no further, but their group's later members are.
+  const auto reach = [&](uint32_t x) {
+    if (seen_[x] == epoch_) return;
+    seen_[x] = epoch_;
+    if (x >= first) {
+      stack.push_back(x);
+      return;
+    }
+    const int32_t g = result_.group_of[x];
+    if (g == kNoGroup || group_seen_[g] == epoch_) return;
+    group_seen_[g] = epoch_;
+    for (uint32_t y : groups_[g].members) {
+      if (y >= first && seen_[y] != epoch_) {
+        seen_[y] = epoch_;
+        stack.push_back(y);
+      }
+    }
+  };
   for (uint32_t m : members) {
     for (const ir::ValueRef& r : node(m).inputs) {
-      if (in_set_[r.node] != epoch_ && r.node >= first && seen_[r.node] != epoch_) {
-        seen_[r.node] = epoch_;
-        stack.push_back(r.node);
-      }
+      if (in_set_[r.node] != epoch_) reach(r.node);
     }
   }
   size_t visited = 0;
@@ -93,11 +113,20 @@ bool Fuser::cyclic(const std::vector<uint32_t>& members, uint32_t first) {
     if (++visited > kCycleCheckBudget) return true;
     const uint32_t x = stack.back();
     stack.pop_back();
+    if (in_set_[x] == epoch_) return true;
+    if (const int32_t g = result_.group_of[x]; g != kNoGroup && group_seen_[g] != epoch_) {
+      group_seen_[g] = epoch_;
+      for (uint32_t y : groups_[g].members) {
+        if (in_set_[y] == epoch_) return true;
+        if (y >= first && seen_[y] != epoch_) {
+          seen_[y] = epoch_;
+          stack.push_back(y);
+        }
+      }
+    }
     for (const ir::ValueRef& r : node(x).inputs) {
-      if (r.node < first || seen_[r.node] == epoch_) continue;
       if (in_set_[r.node] == epoch_) return true;
-      seen_[r.node] = epoch_;
-      stack.push_back(r.node);
+      reach(r.node);
     }
   }
   return false;
