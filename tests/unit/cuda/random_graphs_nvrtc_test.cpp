@@ -33,10 +33,7 @@ size_t record(uint64_t seed, int trials, bool fuse, int max_extent, Recorded& ou
   std::mt19937 bytes(static_cast<uint32_t>(seed));
   size_t ran = 0;
   for (int trial = 0; trial < trials; ++trial) {
-    std::vector<TensorType> types;
-    for (size_t k = random.below(4); k > 0; --k)
-      types.push_back(TensorType{random.dtype(), random.shape()});
-    Graph g = random.graph(types);
+    auto [types, g] = random.draw();
     try {
       Graph copy = g;
       ir::validate(copy, types, ir::Limits{});

@@ -118,10 +118,7 @@ TEST_CASE("random valid graphs run or fail with a user error on the CPU", "[rand
     ir::test::RandomGraphs random(seed);
     std::mt19937 bytes(static_cast<uint32_t>(seed));
     for (int trial = 0; trial < 20000; ++trial) {
-      std::vector<TensorType> types;
-      for (size_t k = random.below(4); k > 0; --k)
-        types.push_back(TensorType{random.dtype(), random.shape()});
-      Graph g = random.graph(types);
+      auto [types, g] = random.draw();
       // The last node's value, and on every other graph a few more: any node's (inputs too),
       // a second output, the same value twice.
       std::vector<ValueRef> outputs{ValueRef{static_cast<uint32_t>(g.nodes.size() - 1), 0}};
@@ -195,10 +192,7 @@ TEST_CASE("random valid graphs give eager's results fused", "[random][fusion]") 
     random.max_extent = extent;
     std::mt19937 bytes(static_cast<uint32_t>(seed));
     for (int trial = 0; trial < 20000; ++trial) {
-      std::vector<TensorType> types;
-      for (size_t k = random.below(4); k > 0; --k)
-        types.push_back(TensorType{random.dtype(), random.shape()});
-      Graph g = random.graph(types);
+      auto [types, g] = random.draw();
       try {
         Graph copy = g;
         ir::validate(copy, types, ir::Limits{});

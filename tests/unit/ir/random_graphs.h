@@ -55,6 +55,18 @@ class RandomGraphs {
     return int64_t{0};
   }
 
+  // Up to three graph inputs of random types, and a graph over them.
+  struct Drawn {
+    std::vector<TensorType> types;
+    Graph graph;
+  };
+  Drawn draw() {
+    Drawn d;
+    for (size_t k = below(4); k > 0; --k) d.types.push_back(TensorType{dtype(), shape()});
+    d.graph = graph(d.types);
+    return d;
+  }
+
   Graph graph(const std::vector<TensorType>& input_types) {
     Graph g;
     const size_t n = 1 + below(12);

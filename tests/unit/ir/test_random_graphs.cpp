@@ -14,10 +14,7 @@ TEST_CASE("random graphs are accepted or refused cleanly", "[validate][random]")
   RandomGraphs random(20240601);
   int accepted = 0;
   for (int trial = 0; trial < 20000; ++trial) {
-    std::vector<TensorType> inputs;
-    for (size_t k = random.below(4); k > 0; --k)
-      inputs.push_back(TensorType{random.dtype(), random.shape()});
-    Graph g = random.graph(inputs);
+    auto [inputs, g] = random.draw();
     try {
       validate(g, inputs, Limits{});
     } catch (const Error& e) {
