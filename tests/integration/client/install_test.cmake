@@ -42,15 +42,23 @@ run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
 
 # The installed daemon on a socket of its own (in /tmp: socket paths are short), the consumer
 # against it, then SIGTERM, on which it exits 0 (a sanitizer build's reports exit otherwise).
+# No ';' in the script: run() passes it through a CMake list, which a ';' would split, and sh
+# would take everything after the first one as positional arguments (the daemon then leaked).
 run(sh -c "dir=$(mktemp -d /tmp/tensord-install-XXXXXX) || exit 1
            '${prefix}/bin/tensord' --listen unix:$dir/tensord.sock > '${WORK_DIR}/daemon.log' 2>&1 &
            pid=$!
-           '${WORK_DIR}/consumer/consumer' unix:$dir/tensord.sock; status=$?
-           kill $pid; wait $pid; daemon_status=$?; rm -rf $dir
+           '${WORK_DIR}/consumer/consumer' unix:$dir/tensord.sock
+           status=$?
+           kill $pid
+           wait $pid
+           daemon_status=$?
+           rm -rf $dir
            [ $status -eq 0 ] && [ $daemon_status -eq 0 ] || cat '${WORK_DIR}/daemon.log' >&2
            [ $status -eq 0 ] || exit $status
-           exit $daemon_status")
-if(NOT run_output STREQUAL "16 34\n")
-  message(FATAL_ERROR "consumer printed '${run_output}', expected '16 34'")
+           [ $daemon_status -eq 0 ] || exit $daemon_status
+           echo daemon stopped")
+# The last line shows the script ran to its end (a split script would still exit 0).
+if(NOT run_output STREQUAL "16 34\ndaemon stopped\n")
+  message(FATAL_ERROR "printed '${run_output}', expected '16 34' then 'daemon stopped'")
 endif()
 message(STATUS "install test passed: ${run_output}")
