@@ -34,7 +34,10 @@ def build(tmp_path):
 
 
 def session(build, out, env, **kw):
-    e = dict(os.environ, OUT=str(out), GPU_SESSION_STEPS="tests",
+    # The scratch folder goes under the test's own TMPDIR, so that the tests can see it removed.
+    scratch = out.parent / "scratch"
+    scratch.mkdir(exist_ok=True)
+    e = dict(os.environ, OUT=str(out), GPU_SESSION_STEPS="tests", TMPDIR=str(scratch),
              GPU_SESSION_KERNELS=str(build / "none.tar.xz"))
     e.update(env)
     return subprocess.Popen(["bash", SCRIPT, str(build)], cwd=ROOT, env=e,
@@ -87,6 +90,7 @@ def test_a_step_without_a_device_is_skipped_not_failed(build, tmp_path):
     log, _ = p.communicate(timeout=60)
     assert p.returncode == 0, log
     assert rows(out)["tensord_gpu_nodevice"][0] == "skipped"
+    assert os.listdir(tmp_path / "scratch") == []  # the logs are in the archive only
 
 
 def test_term_archives_what_ran_and_exits(build, tmp_path):
@@ -111,6 +115,7 @@ def test_term_archives_what_ran_and_exits(build, tmp_path):
     with tarfile.open(out / "session.tar.xz") as t:
         names = t.getnames()
     assert any(n.endswith("tests/tensord_gpu_a_fast.txt") for n in names), names
+    assert os.listdir(tmp_path / "scratch") == []
     # The hanging step's process is gone with the session.
     r = subprocess.run(["pgrep", "-f", str(build / "bin" / "tensord_gpu_b_hangs")],
                        capture_output=True)
