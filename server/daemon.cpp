@@ -49,7 +49,22 @@ Daemon::Daemon(const Options& options, Logger& log, kj::AsyncIoContext& io)
   state_->timer = &io.provider->getTimer();
   for (const std::string& address : options.listen) {
     listeners_.push_back(Listener::open(io.provider->getNetwork(), io.waitScope, address));
+    state_->listen.push_back(listeners_.back().address());
   }
+  if (!options.dashboard.empty()) {
+    dashboard_listener_.emplace(
+        Listener::open(io.provider->getNetwork(), io.waitScope, options.dashboard));
+    std::string page_dir = options.dashboard_dir;
+    if (page_dir.empty()) page_dir = Dashboard::default_page_dir(TENSORD_DASHBOARD_BUILD_DIR);
+    dashboard_ = kj::heap<Dashboard>(state_, io.provider->getTimer(), std::move(page_dir));
+  }
+}
+
+std::string Daemon::dashboard_url() const {
+  if (!dashboard_listener_) return {};
+  const std::string& address = dashboard_listener_->address();
+  if (address.starts_with("tcp:")) return "http://" + address.substr(4) + "/";
+  return address;
 }
 
 Daemon::~Daemon() {
@@ -70,6 +85,15 @@ int Daemon::serve() {
     auto stop = io_.unixEventPort.onSignal(SIGINT)
                     .exclusiveJoin(io_.unixEventPort.onSignal(SIGTERM))
                     .then([](siginfo_t info) { return info.si_signo; });
+    if (dashboard_) {
+      // The dashboard failing is logged; the daemon goes on serving its clients.
+      listening.add(dashboard_->listen(dashboard_listener_->receiver())
+                        .catch_([this](kj::Exception&& e) -> kj::Promise<void> {
+                          log_.error(std::string("the dashboard stopped: ") +
+                                     e.getDescription().cStr());
+                          return kj::NEVER_DONE;
+                        }));
+    }
     // listen() only ever resolves by failing; that failure ends serve() with the exception.
     auto failed = kj::joinPromises(listening.releaseAsArray()).then([] { return 0; });
     signal_number = stop.exclusiveJoin(kj::mv(failed)).wait(io_.waitScope);

@@ -5,9 +5,12 @@
 #include <kj/async-io.h>
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "server/daemon_state.h"
+#include "server/dashboard.h"
 #include "server/listener.h"
 #include "server/log.h"
 #include "server/options.h"
@@ -24,6 +27,9 @@ class Daemon {
   Daemon& operator=(const Daemon&) = delete;
 
   const std::vector<Listener>& listeners() const { return listeners_; }
+  // The dashboard's URL ("http://HOST:PORT/", or "unix:PATH" for a unix socket); empty without
+  // --dashboard.
+  std::string dashboard_url() const;
   const scheduler::Scheduler& scheduler() const { return *state_->scheduler; }
 
   // Serves until SIGINT or SIGTERM (captured by main before any thread started), then drops
@@ -35,6 +41,8 @@ class Daemon {
   Logger& log_;
   std::shared_ptr<DaemonState> state_;
   std::vector<Listener> listeners_;
+  std::optional<Listener> dashboard_listener_;
+  kj::Own<Dashboard> dashboard_;
 };
 
 }  // namespace tensord::server

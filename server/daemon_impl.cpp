@@ -8,18 +8,10 @@
 #include "server/exceptions.h"
 #include "server/session_core.h"
 #include "server/session_impl.h"
+#include "server/token.h"
 
 namespace tensord::server {
 namespace {
-
-// Compares without an early exit, so response times do not reveal how much of a guess matched.
-bool same_token(std::string_view expected, std::string_view given) {
-  unsigned char diff = expected.size() == given.size() ? 0 : 1;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    diff |= static_cast<unsigned char>(expected[i] ^ (i < given.size() ? given[i] : ~expected[i]));
-  }
-  return diff == 0;
-}
 
 void fill_server_info(const DaemonState& state, ::ServerInfo::Builder info) {
   info.initVersion().setMajor(::PROTOCOL_MAJOR);

@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/backends/cpu/host_block_cache.h"
 #include "engine/cache/kernel_cache.h"
 #include "engine/profiler/memory_ledger.h"
 #include "scheduler/scheduler.h"
 #include "server/accounting.h"
+#include "server/activity.h"
 #include "server/log.h"
 #include "tensord.capnp.h"
 
@@ -45,6 +47,9 @@ struct DaemonState {
   // per page, most of a TCP upload's time (bench/transfer). Thread-safe.
   std::shared_ptr<cpu::HostBlockCache> staging =
       std::make_shared<cpu::HostBlockCache>(size_t{512} << 20);
+  // The live sessions and the recent runs, for the dashboard.
+  ActivityLog activity;
+  std::vector<std::string> listen;  // the addresses clients connect to, as bound
 };
 
 }  // namespace tensord::server

@@ -49,6 +49,9 @@ int run(const tensord::server::Options& options) {
     for (const auto& l : daemon.listeners()) {
       std::printf("tensord " TENSORD_VERSION " listening on %s\n", l.address().c_str());
     }
+    if (const std::string url = daemon.dashboard_url(); !url.empty()) {
+      std::printf("tensord " TENSORD_VERSION " dashboard on %s\n", url.c_str());
+    }
     for (size_t i = 0; i < daemon.scheduler().device_count(); ++i) {
       std::printf("tensord " TENSORD_VERSION " device %s\n",
                   describe(daemon.scheduler().device_info(i)).c_str());

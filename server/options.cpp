@@ -79,6 +79,11 @@ Options:
                           -fno-math-errno -shared -fPIC)
   --repro-dir DIR         where runs that fail inside the engine leave a reproducer for
                           tensord-replay (default: the cache directory's repro/)
+  --dashboard ADDRESS     serve the web dashboard and its JSON API over HTTP, e.g.
+                          tcp:127.0.0.1:8077 (port 0: any free port; the address is
+                          printed). Off by default; with --token the API asks for it too
+  --dashboard-dir DIR     the dashboard's built page (default: share/tensord/dashboard
+                          beside the binary's folder, else the build's profiler_ui/dist)
   --help                  print this help and exit
   --version               print the version and exit
 )";
@@ -153,10 +158,18 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
         o.max_tensor_bytes = *n;
       }
     } else if (flag == "--cache-dir" || flag == "--compiler" || flag == "--compiler-flags" ||
-               flag == "--repro-dir") {
+               flag == "--repro-dir" || flag == "--dashboard" || flag == "--dashboard-dir") {
       auto v = take_value();
       if (!v || v->empty()) return fail(std::string(flag) + " needs a value");
-      if (flag == "--cache-dir") {
+      if (flag == "--dashboard") {
+        if (!valid_listen_address(*v)) {
+          return fail("bad --dashboard address '" + std::string(*v) +
+                      "': expected tcp:HOST:PORT or unix:PATH");
+        }
+        o.dashboard = std::string(*v);
+      } else if (flag == "--dashboard-dir") {
+        o.dashboard_dir = std::string(*v);
+      } else if (flag == "--cache-dir") {
         o.cache_dir = std::string(*v);
       } else if (flag == "--repro-dir") {
         o.repro_dir = std::string(*v);

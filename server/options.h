@@ -24,6 +24,10 @@ struct Options {
   std::string compiler;
   std::vector<std::string> compiler_flags;
   std::string repro_dir;  // reproducers of failed runs (default: <cache dir>/repro)
+  // The web dashboard (server/dashboard.h): where it listens ("tcp:HOST:PORT" or "unix:PATH";
+  // empty: no dashboard) and the folder of its built page (empty: found next to the binary).
+  std::string dashboard;
+  std::string dashboard_dir;
 };
 
 // What the command line asks for: run with `options`, or print `text` and exit with `exit_code`

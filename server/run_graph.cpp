@@ -9,6 +9,7 @@
 #include "engine/exec/explain.h"
 #include "engine/ir/error.h"
 #include "engine/profiler/record.h"
+#include "protocol/wire_error.h"
 #include "server/device_bytes.h"
 #include "server/exceptions.h"
 #include "server/graph_from_wire.h"
@@ -218,9 +219,16 @@ void publish(const std::shared_ptr<SessionCore>& session, RunOutcome outcome,
   }
 }
 
-}  // namespace
+// What the dashboard shows of a failed run: a tensord error's one-line summary
+// ("shape error in svd (node 1) at fit.py:12: ...").
+std::string run_error_text(const kj::Exception& e) {
+  if (auto error = protocol::decode_error(e.getDescription().cStr())) return error->what();
+  return e.getDescription().cStr();
+}
 
-kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext context) {
+// The run itself; `nodes` is set once the graph is read.
+kj::Promise<void> run_steps(std::shared_ptr<SessionCore> session, RunContext context,
+                            uint64_t& nodes_out) {
   // Profiling: one predictable branch when off; when on, the run carries its RunProfile.
   std::optional<engine::RunProfile> profile;
   int64_t arrived = 0;
@@ -230,6 +238,7 @@ kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext con
   }
   std::shared_ptr<PendingRun> run = translate(context.getParams(), session->config());
   context.releaseParams();  // inline bytes are copied; free the request early
+  const uint64_t nodes = nodes_out = run->request.graph.nodes.size();
   if (profile && profile->tracing()) {
     profile->profiler->span(profiler::Stage::Receive, arrived, profiler::kEventLoopThread,
                             profile->request);
@@ -251,8 +260,7 @@ kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext con
           return execute(engine, request, max_chunk, profile ? &*profile : nullptr);
         });
       })
-      .then([session, context, profile, arrived,
-             nodes = run->request.graph.nodes.size()](kj::Own<RunOutcome> outcome) mutable {
+      .then([session, context, profile, arrived, nodes](kj::Own<RunOutcome> outcome) mutable {
         KJ_DEFER(if (profile && profile->tracing()) {
           profile->profiler->span(profiler::Stage::Request, arrived, profiler::kEventLoopThread,
                                   profile->request);
@@ -260,7 +268,6 @@ kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext con
         with_wire_errors([&] {
           size_t outputs = outcome->values.size();
           publish(session, std::move(*outcome), context.getResults());
-          session->count_run();
           Logger& log = session->daemon().log;
           if (log.enabled(LogLevel::Debug)) {
             log.debug(session->label() + ": ran " + std::to_string(nodes) + " nodes, " +
@@ -268,6 +275,22 @@ kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext con
           }
         });
       });
+}
+
+}  // namespace
+
+kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext context) {
+  // Every run that ends, well or not (a graph refused before it ran included), goes into the
+  // session's counts and the daemon's ActivityLog; a cancelled one does not end.
+  const auto started = ActivityLog::Clock::now();
+  auto nodes = std::make_shared<uint64_t>(0);
+  return kj::evalNow(
+             [&] { return with_wire_errors([&] { return run_steps(session, context, *nodes); }); })
+      .then([session, started, nodes] { session->finished_run(started, *nodes, {}); },
+            [session, started, nodes](kj::Exception&& e) {
+              session->finished_run(started, *nodes, run_error_text(e));
+              kj::throwFatalException(kj::mv(e));
+            });
 }
 
 kj::Promise<void> explain_graph(std::shared_ptr<SessionCore> session, ExplainContext context) {

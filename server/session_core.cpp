@@ -18,9 +18,9 @@ std::string printable(std::string_view name) {
 
 SessionCore::SessionCore(std::shared_ptr<DaemonState> daemon, std::string name)
     : daemon_(std::move(daemon)),
-      id_(daemon_->next_session_id),
-      label_("session " + std::to_string(daemon_->next_session_id++) + " '" + printable(name) +
-             "'"),
+      id_(daemon_->next_session_id++),
+      name_(printable(name)),
+      label_("session " + std::to_string(id_) + " '" + name_ + "'"),
       queue_(daemon_->scheduler->open_session()),
       account_(std::make_shared<Account>(daemon_->usage)) {
   // As torch.compile's advice for GPUs: fuse and replay repeated plans as CUDA graphs. On the
@@ -28,10 +28,24 @@ SessionCore::SessionCore(std::shared_ptr<DaemonState> daemon, std::string name)
   if (daemon_->scheduler->device_info(0).kind == "cuda") {
     compile_mode_ = engine::CompileMode::ReduceOverhead;
   }
+  daemon_->activity.opened(*this, id_);
   daemon_->log.info(label_ + " opened");
 }
 
+void SessionCore::finished_run(ActivityLog::Clock::time_point start, uint64_t nodes,
+                               std::string error) {
+  last_active_ = ActivityLog::Clock::now();
+  if (error.empty()) {
+    ++runs_;
+  } else {
+    ++failed_runs_;
+  }
+  daemon_->activity.finished(
+      ActivityLog::Run{id_, name_, start, last_active_ - start, nodes, std::move(error)});
+}
+
 SessionCore::~SessionCore() {
+  daemon_->activity.closed(id_);
   size_t cancelled = queue_.queued();
   queue_.close();
   std::string line = label_ + " closed after " + std::to_string(runs_) + " runs";

@@ -44,8 +44,15 @@ class SessionCore {
   // Client memory this session's transfers mapped recently (server/shared_mapping.h).
   const std::shared_ptr<SharedMappingCache>& mappings() const { return mappings_; }
 
+  const std::string& name() const { return name_; }  // as the client gave it, made printable
+  ActivityLog::Clock::time_point opened() const { return opened_; }
+  // The end of the last run, or the opening when none ran yet.
+  ActivityLog::Clock::time_point last_active() const { return last_active_; }
+
   uint64_t runs() const { return runs_; }
-  void count_run() { ++runs_; }
+  uint64_t failed_runs() const { return failed_runs_; }
+  // A run that ended: counted here and in the daemon's ActivityLog.
+  void finished_run(ActivityLog::Clock::time_point start, uint64_t nodes, std::string error);
 
   // Session.setCompileMode; runs and explains use it.
   engine::CompileMode compile_mode() const { return compile_mode_; }
@@ -54,10 +61,14 @@ class SessionCore {
  private:
   std::shared_ptr<DaemonState> daemon_;
   const uint64_t id_;
+  std::string name_;
   std::string label_;
+  ActivityLog::Clock::time_point opened_ = ActivityLog::Clock::now();
+  ActivityLog::Clock::time_point last_active_ = opened_;
   scheduler::SessionQueue queue_;
   std::shared_ptr<Account> account_;
   uint64_t runs_ = 0;
+  uint64_t failed_runs_ = 0;
   std::shared_ptr<profiler::Profiler> profiler_ = std::make_shared<profiler::Profiler>(id_);
   engine::CompileMode compile_mode_ = engine::CompileMode::Default;
   std::shared_ptr<SharedMappingCache> mappings_ = std::make_shared<SharedMappingCache>();

@@ -2,6 +2,7 @@
 
 #include "server/device_wire.h"
 #include "server/exceptions.h"
+#include "server/kernel_caches.h"
 #include "server/profile_stream.h"
 #include "server/run_graph.h"
 #include "server/shared_transfer.h"
@@ -32,22 +33,14 @@ kj::Promise<void> SessionImpl::stats(StatsContext context) {
   s.setRuns(core_->runs());
   s.setDaemonLiveTensors(account.daemon_usage().tensors);
   s.setDaemonLiveBytes(account.daemon_usage().bytes);
-  std::vector<std::pair<std::string, cache::KernelCacheStats>> caches;
-  if (const auto& kernels = core_->daemon().kernels) {
-    const cache::KernelCacheStats k = kernels->stats();
+  const std::vector<NamedKernelCacheStats> caches = kernel_caches(core_->daemon());
+  if (!caches.empty() && caches.front().first == "host") {
+    const cache::KernelCacheStats& k = caches.front().second;
     s.setKernelMemoryHits(k.memory_hits);
     s.setKernelDiskHits(k.disk_hits);
     s.setKernelMisses(k.misses);
     s.setKernelCompiles(k.compiles);
     s.setKernelCompileNanos(k.compile_ns);
-    caches.emplace_back("host", k);
-  }
-  const scheduler::Scheduler& scheduler = *core_->daemon().scheduler;
-  for (size_t i = 0; i < scheduler.device_count(); ++i) {
-    if (auto k = scheduler.own_kernel_cache_stats(i)) {
-      const engine::DeviceInfo& d = scheduler.device_info(i);
-      caches.emplace_back(d.kind + ":" + std::to_string(d.index), *k);
-    }
   }
   auto wire_caches = s.initKernelCaches(static_cast<unsigned>(caches.size()));
   for (unsigned i = 0; i < caches.size(); ++i) {

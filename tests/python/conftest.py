@@ -21,7 +21,7 @@ def _daemon_binary():
 class Daemon:
     """A tensord process listening on a unix socket in a temporary folder."""
 
-    def __init__(self, tcp=False):
+    def __init__(self, tcp=False, args=()):
         self.dir = tempfile.mkdtemp(prefix="tensord-py-", dir="/tmp")
         self.socket = os.path.join(self.dir, "tensord.sock")
         self.address = "unix:" + self.socket
@@ -29,6 +29,7 @@ class Daemon:
         listen = ["--listen", self.address]
         if tcp:  # also TCP loopback on a free port (self.tcp_address once listening)
             listen += ["--listen", "tcp:127.0.0.1:0"]
+        listen += list(args)
         env = dict(os.environ)
         if "TENSORD_DAEMON_ASAN_OPTIONS" in env:
             # Sanitizer build (client/python/CMakeLists.txt): the daemon links the sanitizer
@@ -52,9 +53,12 @@ class Daemon:
                 raise RuntimeError("tensord did not start listening in 30 s")
             time.sleep(0.02)
         self.tcp_address = None
+        self.dashboard_url = None  # with --dashboard: "http://127.0.0.1:PORT/"
         for line in self.log().splitlines():
             if "listening on tcp:" in line:
                 self.tcp_address = line.split("listening on ", 1)[1].strip()
+            if " dashboard on " in line:
+                self.dashboard_url = line.split(" dashboard on ", 1)[1].strip()
 
     def _accepts(self):
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "client/python/src/locations.h"
-#include "client/python/src/ops_bindings.h"
 #include "client/python/src/nn_bindings.h"  // issue 4: nn ops
+#include "client/python/src/ops_bindings.h"
 #include "tensord/client.h"
 
 namespace py = pybind11;
@@ -234,13 +234,16 @@ void bind_types(py::module_& m) {
            });
 
   m.def("default_address", &default_address);
-  m.def("connect", [](const std::string& address, const std::string& token) {
-    ConnectOptions options;
-    options.token = token;
-    options.session_name = "python";
-    py::gil_scoped_release unlocked;
-    return connect(address, options);
-  });
+  m.def(
+      "connect",
+      [](const std::string& address, const std::string& token, const std::string& name) {
+        ConnectOptions options;
+        options.token = token;
+        options.session_name = name;
+        py::gil_scoped_release unlocked;
+        return connect(address, options);
+      },
+      py::arg("address"), py::arg("token"), py::arg("name") = "python");
 }
 
 #define TENSORD_UNARY(name) \
@@ -404,10 +407,10 @@ void bind_errors(py::module_& m) {
 
 void bind_profile(py::module_& m);  // profile_bindings.cpp
 
-void bind_fusion(py::module_& m);  // fusion.cpp
+void bind_fusion(py::module_& m);           // fusion.cpp
 void bind_device_settings(py::module_& m);  // device_bindings.cpp
-void bind_linalg(py::module_& m);  // linalg_bindings.cpp
-void bind_index_ops(py::module_& m);  // index_bindings.cpp (h/datadep)
+void bind_linalg(py::module_& m);           // linalg_bindings.cpp
+void bind_index_ops(py::module_& m);        // index_bindings.cpp (h/datadep)
 }  // namespace tensord::python
 
 PYBIND11_MODULE(_tensord, m) {
@@ -424,6 +427,6 @@ PYBIND11_MODULE(_tensord, m) {
   tensord::python::bind_linalg(m);
   tensord::python::bind_ops(m);
   tensord::python::bind_index_ops(m);
-  tensord::python::bind_nn(m);  // issue 4: nn ops
+  tensord::python::bind_nn(m);       // issue 4: nn ops
   tensord::python::bind_complex(m);  // issue 4: complex numbers and FFT
 }

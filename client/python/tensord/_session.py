@@ -21,14 +21,15 @@ class _Current:
 current = _Current()
 
 
-def connect(address=None, token=None):
+def connect(address=None, token=None, name=None):
     """Connects to `address` ("unix:PATH" or "tcp:HOST:PORT"; default $TENSORD_ADDRESS, else
-    the local daemon's socket) and makes the session current. The previous current session
-    ends once no array recorded on it is left."""
+    the local daemon's socket) and makes the session current. `name` labels the session in the
+    daemon's log and dashboard (default "python"). The previous current session ends once no
+    array recorded on it is left."""
     if address is None:
         address = os.environ.get("TENSORD_ADDRESS") or _tensord.default_address()
     current.session = None  # a thread holds one session at a time: drop ours first
-    current.session = _tensord.connect(address, token or "")
+    current.session = _tensord.connect(address, token or "", name or "python")
     _transfer.attach(current.session)
     current.address = address
     return current.session

@@ -1,0 +1,104 @@
+#include "server/dashboard_status.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "server/kernel_caches.h"
+#include "server/session_core.h"
+
+namespace tensord::server {
+namespace {
+
+using Clock = ActivityLog::Clock;
+
+double seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+nlohmann::json devices(const scheduler::Scheduler& scheduler) {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < scheduler.device_count(); ++i) {
+    const engine::DeviceInfo& d = scheduler.device_info(i);
+    out.push_back({{"kind", d.kind},
+                   {"index", d.index},
+                   {"name", d.name},
+                   {"total_memory", d.total_memory},
+                   {"threads", d.threads}});
+  }
+  return out;
+}
+
+nlohmann::json sessions(const ActivityLog& activity, Clock::time_point now) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [id, session] : activity.sessions()) {
+    const Usage& usage = session->account()->usage();
+    out.push_back({{"id", id},
+                   {"name", session->name()},
+                   {"runs", session->runs()},
+                   {"failed_runs", session->failed_runs()},
+                   {"live_tensors", usage.tensors},
+                   {"live_bytes", usage.bytes},
+                   {"compile_mode", engine::name(session->compile_mode())},
+                   {"profiling", session->profiler()->active()},
+                   {"age_s", seconds(now - session->opened())},
+                   {"idle_s", seconds(now - session->last_active())}});
+  }
+  return out;
+}
+
+nlohmann::json recent_runs(const ActivityLog& activity) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ActivityLog::Run& run : activity.recent_runs()) {
+    out.push_back({{"session", run.session},
+                   {"session_name", run.session_name},
+                   {"start_s", seconds(run.start - activity.started())},
+                   {"duration_ms", seconds(run.duration) * 1e3},
+                   {"nodes", run.nodes},
+                   {"ok", run.error.empty()},
+                   {"error", run.error}});
+  }
+  return out;
+}
+
+nlohmann::json kernels(const DaemonState& daemon) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [target, k] : kernel_caches(daemon)) {
+    out.push_back({{"target", target},
+                   {"memory_hits", k.memory_hits},
+                   {"disk_hits", k.disk_hits},
+                   {"misses", k.misses},
+                   {"compiles", k.compiles},
+                   {"compile_ms", static_cast<double>(k.compile_ns) / 1e6}});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string dashboard_status_json(const DaemonState& daemon) {
+  const ActivityLog& activity = daemon.activity;
+  const Clock::time_point now = Clock::now();
+  nlohmann::json status = {
+      {"daemon",
+       {{"version", TENSORD_VERSION},
+        {"pid", static_cast<int64_t>(getpid())},
+        {"uptime_s", seconds(now - activity.started())},
+        {"listen", daemon.listen}}},
+      {"devices", devices(*daemon.scheduler)},
+      {"totals",
+       {{"sessions", activity.sessions().size()},
+        {"live_tensors", daemon.usage->tensors},
+        {"live_bytes", daemon.usage->bytes},
+        {"runs", activity.runs()},
+        {"failed_runs", activity.failed_runs()}}},
+      {"kernels", kernels(daemon)},
+      {"sessions", sessions(activity, now)},
+      {"recent_runs", recent_runs(activity)},
+  };
+  // Session names and error texts come from clients: never fail on bytes that are not UTF-8.
+  return status.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace tensord::server

@@ -1,0 +1,196 @@
+"""The dashboard's HTTP side against a real daemon (--dashboard): /api/status follows the
+sessions and runs of real clients (each in a process of its own, so the current session of the
+other tests stays as it is), the token guards the API, the page is served from its folder and
+nothing outside it, and malformed or hostile HTTP gets an error while the daemon goes on
+serving. The page itself is tested in Chromium (tests/ui/dashboard_test.mjs)."""
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from conftest import Daemon
+
+
+@pytest.fixture(scope="module")
+def dashboard(tmp_path_factory):
+    page = tmp_path_factory.mktemp("page")
+    (page / "index.html").write_text("<!doctype html><title>t</title>")
+    (page / "assets").mkdir()
+    (page / "assets" / "app.js").write_text("console.log(1)")
+    (page.parent / "secret.txt").write_text("outside the page folder")
+    d = Daemon(args=["--dashboard", "tcp:127.0.0.1:0", "--dashboard-dir", str(page)])
+    yield d
+    failure = d.stop()
+    if failure is not None:
+        pytest.fail(f"the dashboard daemon did not exit cleanly, {failure}", pytrace=False)
+
+
+def get(url, headers=None, method="GET"):
+    """(status, headers, body) of one request; HTTP errors are answers, not exceptions."""
+    request = urllib.request.Request(url, headers=headers or {}, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+def status(d, headers=None):
+    code, _, body = get(d.dashboard_url + "api/status", headers)
+    assert code == 200, body
+    return json.loads(body)
+
+
+CLIENT = """
+import sys, numpy as np, tensord as td
+td.connect(sys.argv[1], name=sys.argv[2])
+x = td.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
+assert float(td.sum(x * 2 + 1).numpy()) == 144.0
+try:  # refused by the daemon, not by the client's shape checks
+    td.linalg.svd(td.asarray(np.full((3, 3), np.nan))).U.numpy()
+except Exception as e:
+    print("failed as expected:", e, flush=True)
+print("ready", flush=True)
+sys.stdin.read()  # holds the session until the test closes stdin
+"""
+
+
+def start_client(d, name):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    p = subprocess.Popen([sys.executable, "-c", CLIENT, d.address, name], env=env,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    lines = []
+    for line in p.stdout:
+        lines.append(line)
+        if line.startswith("ready"):
+            return p
+    raise AssertionError(f"the client did not get ready: {lines} (exit {p.wait()})")
+
+
+def wait_for(predicate, what, timeout=10):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_status_follows_sessions_and_runs(dashboard):
+    before = status(dashboard)
+    assert before["daemon"]["version"]
+    assert before["daemon"]["listen"] == [dashboard.address]
+    assert before["devices"] and before["devices"][0]["kind"] in ("cpu", "cuda")
+    client = start_client(dashboard, 'dash "client" 1')
+    try:
+        now = status(dashboard)
+        mine = [s for s in now["sessions"] if s["name"] == 'dash "client" 1']
+        assert len(mine) == 1, now["sessions"]
+        session = mine[0]
+        assert session["runs"] == 1 and session["failed_runs"] == 1
+        assert session["live_tensors"] >= 1 and session["compile_mode"]
+        assert now["totals"]["runs"] == before["totals"]["runs"] + 1
+        assert now["totals"]["failed_runs"] == before["totals"]["failed_runs"] + 1
+        runs = [r for r in now["recent_runs"] if r["session"] == session["id"]]
+        assert [r["ok"] for r in runs] == [True, False]
+        assert runs[0]["nodes"] >= 3 and runs[0]["duration_ms"] > 0 and runs[0]["error"] == ""
+        assert "gesdd cannot factor" in runs[1]["error"] and "svd" in runs[1]["error"]
+        assert 0 <= runs[0]["start_s"] <= runs[1]["start_s"] <= now["daemon"]["uptime_s"]
+    finally:
+        client.stdin.close()
+        client.wait(timeout=30)
+    # The session closes with its client; its runs stay in the recent list.
+    after = wait_for(lambda: (lambda s: s if all(x["id"] != session["id"] for x in s["sessions"])
+                              else None)(status(dashboard)), "the session to close")
+    assert any(r["session"] == session["id"] for r in after["recent_runs"])
+
+
+def test_the_page_is_served_from_its_folder_and_nothing_else(dashboard):
+    code, headers, body = get(dashboard.dashboard_url)
+    assert code == 200 and headers["Content-Type"].startswith("text/html") and b"<title>" in body
+    code, headers, body = get(dashboard.dashboard_url + "assets/app.js")
+    assert code == 200 and headers["Content-Type"].startswith("text/javascript")
+    for path in ["../secret.txt", "assets/../../secret.txt", "%2e%2e/secret.txt",
+                 "assets//app.js", "./index.html", "nothere.js", "assets"]:
+        conn = http.client.HTTPConnection(urllib.parse.urlsplit(dashboard.dashboard_url).netloc,
+                                          timeout=10)
+        conn.request("GET", "/" + path)  # as written: no client-side normalisation
+        r = conn.getresponse()
+        assert r.status == 404, path
+        assert b"outside the page folder" not in r.read()
+        conn.close()
+
+
+def test_the_api_is_read_only_and_names_what_exists(dashboard):
+    code, headers, body = get(dashboard.dashboard_url + "api/status", method="POST")
+    assert code == 405 and headers["Allow"] == "GET, HEAD"
+    assert "read-only" in json.loads(body)["error"]
+    code, _, body = get(dashboard.dashboard_url + "api/sessions")
+    assert code == 404 and "/api/status" in json.loads(body)["error"]
+    code, headers, body = get(dashboard.dashboard_url + "api/status", method="HEAD")
+    assert code == 200 and body == b"" and int(headers["Content-Length"]) > 0
+
+
+def raw_exchange(url, data, read=True):
+    host, port = urllib.parse.urlsplit(url).netloc.split(":")
+    chunks = []
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        try:
+            s.sendall(data)
+            if not read:
+                return b""
+            s.shutdown(socket.SHUT_WR)
+            while chunk := s.recv(65536):
+                chunks.append(chunk)
+        except OSError:  # reset, broken pipe, not connected
+            pass  # the daemon hung up on us: what it said before, if anything, is the answer
+    return b"".join(chunks)
+
+
+def test_malformed_http_gets_an_error_and_the_daemon_serves_on(dashboard):
+    url = dashboard.dashboard_url
+    reply = raw_exchange(url, b"\x00\x01garbage\r\n\r\n")
+    assert reply.split(b" ", 2)[1] in (b"400", b"501"), reply[:100]  # kj-http's answers
+    huge = b"GET /api/status HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * (1 << 20) + b"\r\n\r\n"
+    reply = raw_exchange(url, huge)
+    assert reply == b"" or reply.split(b" ", 2)[1] in (b"400", b"431"), reply[:100]
+    raw_exchange(url, b"GET /api/sta", read=False)  # a client gone mid-request
+    # An RPC client and the API both still work.
+    client = start_client(dashboard, "after-garbage")
+    try:
+        assert any(s["name"] == "after-garbage" for s in status(dashboard)["sessions"])
+    finally:
+        client.stdin.close()
+        client.wait(timeout=30)
+
+
+def test_the_token_guards_the_api_not_the_page(tmp_path):
+    d = Daemon(args=["--token", "s3cret", "--dashboard", "tcp:127.0.0.1:0",
+                     "--dashboard-dir", str(tmp_path / "not-built")])
+    try:
+        code, _, body = get(d.dashboard_url + "api/status")
+        assert code == 401 and "Bearer" in json.loads(body)["error"]
+        assert get(d.dashboard_url + "api/status", {"Authorization": "Bearer wrong"})[0] == 401
+        assert get(d.dashboard_url + "api/status", {"Authorization": "s3cret"})[0] == 401
+        assert status(d, {"Authorization": "Bearer s3cret"})["totals"]["sessions"] == 0
+        # No page in that folder: / says so, and where the API is.
+        code, _, body = get(d.dashboard_url)
+        assert code == 404 and b"not built" in body and b"/api/status" in body
+    finally:
+        failure = d.stop()
+    assert failure is None, failure
+
+
+def test_a_dashboard_address_in_use_is_reported(dashboard):
+    port = urllib.parse.urlsplit(dashboard.dashboard_url).port
+    with pytest.raises(RuntimeError, match="cannot listen on tcp:127.0.0.1:%d" % port):
+        Daemon(args=["--dashboard", "tcp:127.0.0.1:%d" % port])
