@@ -1,0 +1,147 @@
+// The daemon's dashboard API: GET /api/status (relative URL, same origin).
+// The types mirror the JSON the daemon serves; see server/ for the producer.
+
+export interface DaemonInfo {
+  version: string;
+  pid: number;
+  uptime_s: number;
+  listen: string[];
+}
+
+export interface Device {
+  kind: string;
+  index: number;
+  name: string;
+  total_memory?: number;
+  threads?: number;
+}
+
+export interface Totals {
+  sessions: number;
+  live_tensors: number;
+  live_bytes: number;
+  runs: number;
+  failed_runs: number;
+}
+
+export interface KernelCache {
+  target: string;
+  memory_hits: number;
+  disk_hits: number;
+  misses: number;
+  compiles: number;
+  compile_ms: number;
+}
+
+export interface Session {
+  id: number;
+  name: string;
+  runs: number;
+  failed_runs: number;
+  live_tensors: number;
+  live_bytes: number;
+  compile_mode: string;
+  profiling: boolean;
+  age_s: number;
+  idle_s: number;
+}
+
+export interface Run {
+  session: number;
+  session_name: string;
+  /** Seconds since the daemon started: the same clock as daemon.uptime_s. */
+  start_s: number;
+  duration_ms: number;
+  nodes: number;
+  ok: boolean;
+  error: string;
+}
+
+export interface Status {
+  daemon: DaemonInfo;
+  devices: Device[];
+  totals: Totals;
+  kernels: KernelCache[];
+  sessions: Session[];
+  /** Oldest first, at most 200. */
+  recent_runs: Run[];
+}
+
+/** Why a poll did not give a status. */
+export type PollError =
+  | { kind: "unauthorized"; message: string }
+  | { kind: "unreachable"; message: string };
+
+export type PollResult = { ok: true; status: Status } | { ok: false; error: PollError };
+
+const REQUEST_TIMEOUT_MS = 3000;
+
+/** The token from the page's hash (`#token=...`), or "" when there is none. */
+export function tokenFromHash(hash: string): string {
+  const params = new URLSearchParams(hash.replace(/^#/, ""));
+  return params.get("token") ?? "";
+}
+
+/** One GET /api/status; never throws. */
+export async function fetchStatus(token: string): Promise<PollResult> {
+  const headers: Record<string, string> = { Accept: "application/json" };
+  if (token !== "") headers["Authorization"] = `Bearer ${token}`;
+  let response: Response;
+  try {
+    response = await fetch("api/status", {
+      headers,
+      cache: "no-store",
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+  } catch (e) {
+    return { ok: false, error: { kind: "unreachable", message: describe(e) } };
+  }
+  if (response.status === 401) {
+    return { ok: false, error: { kind: "unauthorized", message: await errorText(response) } };
+  }
+  if (!response.ok) {
+    const text = await errorText(response);
+    return {
+      ok: false,
+      error: { kind: "unreachable", message: `HTTP ${response.status}${text ? `: ${text}` : ""}` },
+    };
+  }
+  try {
+    return { ok: true, status: normalize(await response.json()) };
+  } catch (e) {
+    return { ok: false, error: { kind: "unreachable", message: `bad response: ${describe(e)}` } };
+  }
+}
+
+function describe(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** The `error` field of a JSON error body, else the body's text (shortened). */
+async function errorText(response: Response): Promise<string> {
+  let text = "";
+  try {
+    text = await response.text();
+    const body: unknown = JSON.parse(text);
+    if (body && typeof body === "object" && "error" in body) return String(body.error);
+  } catch {
+    // not JSON: fall through to the raw text
+  }
+  return text.slice(0, 200);
+}
+
+/** Fills in missing lists so that rendering never trips over an older or partial daemon. */
+function normalize(raw: unknown): Status {
+  if (!raw || typeof raw !== "object" || !("daemon" in raw)) {
+    throw new Error("not a tensord status object");
+  }
+  const s = raw as Partial<Status> & { daemon: DaemonInfo };
+  return {
+    daemon: { ...s.daemon, listen: s.daemon.listen ?? [] },
+    devices: s.devices ?? [],
+    totals: s.totals ?? { sessions: 0, live_tensors: 0, live_bytes: 0, runs: 0, failed_runs: 0 },
+    kernels: s.kernels ?? [],
+    sessions: s.sessions ?? [],
+    recent_runs: s.recent_runs ?? [],
+  };
+}

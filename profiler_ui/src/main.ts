@@ -1,0 +1,109 @@
+// The dashboard's loop: GET /api/status every second, render what it says,
+// show a banner while the daemon cannot be reached (and recover by itself).
+
+import { fetchStatus, tokenFromHash, type PollError, type Status } from "./api";
+import { h } from "./dom";
+import { formatSpan } from "./format";
+import { renderContent, renderHeader } from "./render";
+
+const POLL_INTERVAL_MS = 1000;
+
+function byId(id: string): HTMLElement {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`index.html lacks #${id}`);
+  return el;
+}
+
+const headerInfo = byId("header-info");
+const banner = byId("banner");
+const content = byId("content");
+const updated = byId("updated");
+
+let token = tokenFromHash(location.hash);
+let lastGood: { status: Status; at: number } | null = null;
+let timer: number | undefined;
+let generation = 0;
+
+function showBanner(error: PollError): void {
+  banner.dataset.kind = error.kind;
+  if (error.kind === "unauthorized") {
+    const page = `${location.origin}${location.pathname}`;
+    const lead = token === ""
+      ? "this daemon needs a token: open the page as "
+      : "the daemon rejected the token in this page's address: open the page as ";
+    banner.replaceChildren(h("strong", {}, lead), h("code", {}, `${page}#token=TOKEN`));
+    if (!lastGood) headerInfo.replaceChildren();
+    if (error.message) banner.append(h("span", { class: "detail" }, ` (${error.message})`));
+  } else {
+    const since = lastGood ? ` · last update ${formatSpan((Date.now() - lastGood.at) / 1000)} ago` : "";
+    banner.replaceChildren(
+      h("strong", {}, "daemon unreachable, retrying"),
+      h("span", { class: "detail" }, ` (${error.message}${since})`),
+    );
+  }
+  banner.hidden = false;
+  content.classList.add("stale");
+}
+
+function show(status: Status): void {
+  banner.hidden = true;
+  banner.replaceChildren();
+  delete banner.dataset.kind;
+  content.classList.remove("stale");
+  headerInfo.replaceChildren(...renderHeader(status));
+  swapSections(renderContent(status));
+  const t = status.totals;
+  document.title = `tensord · ${t.sessions} session${t.sessions === 1 ? "" : "s"} · ${t.runs} runs`;
+  updated.textContent = `updated ${new Date().toLocaleTimeString()} · every ${POLL_INTERVAL_MS / 1000} s`;
+}
+
+/**
+ * Whether a section on the page is being used and should stay as it is for now: the
+ * timeline while the pointer is over it (its tooltips would vanish every second), the
+ * failed runs while text in them is selected (to copy an error).
+ */
+function inUse(section: HTMLElement): boolean {
+  const name = section.dataset.section;
+  if (name === "timeline") return section.matches(":hover");
+  if (name === "failed-runs") {
+    const selection = document.getSelection();
+    return selection !== null && !selection.isCollapsed && section.contains(selection.anchorNode);
+  }
+  return false;
+}
+
+/** Puts the fresh sections in place of the old ones, one by one, skipping those in use. */
+function swapSections(fresh: HTMLElement[]): void {
+  const old = [...content.children] as HTMLElement[];
+  const sameLayout = old.length === fresh.length &&
+    old.every((section, i) => section.dataset.section === fresh[i].dataset.section);
+  if (!sameLayout) {
+    content.replaceChildren(...fresh);
+    return;
+  }
+  old.forEach((section, i) => {
+    if (!inUse(section)) section.replaceWith(fresh[i]);
+  });
+}
+
+async function poll(): Promise<void> {
+  const mine = ++generation;
+  const started = Date.now();
+  const result = await fetchStatus(token);
+  if (mine !== generation) return; // a newer poll (after a hash change) took over
+  if (result.ok) {
+    lastGood = { status: result.status, at: Date.now() };
+    show(result.status);
+  } else {
+    showBanner(result.error);
+  }
+  timer = window.setTimeout(() => void poll(), Math.max(0, POLL_INTERVAL_MS - (Date.now() - started)));
+}
+
+window.addEventListener("hashchange", () => {
+  token = tokenFromHash(location.hash);
+  window.clearTimeout(timer);
+  void poll();
+});
+
+void poll();

@@ -1,0 +1,356 @@
+#!/usr/bin/env node
+// The dashboard end to end, no mocks: the real daemon serving the built page, a real
+// Python client making runs (one of them failing inside the daemon), the real Chromium.
+//
+//   node tests/ui/dashboard_test.mjs        (or: cd profiler_ui && npm test)
+//
+// Needs: the page, the daemon and the Python module built (scripts/build; by hand:
+// `npm run build` in profiler_ui/ makes dist/), Debian's chromium. Environment, all optional:
+//   TENSORD_BIN    the daemon            (default: build/bin/tensord)
+//   DASHBOARD_DIR  the built page        (default: build/dashboard, as scripts/build makes it)
+//   PYTHON         the interpreter       (default: /usr/bin/python3)
+//   PYTHONPATH     where `tensord` is    (default: build/python)
+//   CHROMIUM       the browser           (default: /usr/bin/chromium)
+//   UI_ARTIFACTS   where the screenshot goes (default: the test's temporary folder,
+//                  removed at the end; set it to keep the screenshot)
+// Prints `dashboard test: N checks passed`; exits 1 with the reason (and the daemon's,
+// the workload's and the page's state) on the first failure.
+
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../..");
+const fromEnv = (name, fallback) => path.resolve(process.env[name] || fallback);
+
+const TENSORD_BIN = fromEnv("TENSORD_BIN", path.join(root, "build/bin/tensord"));
+const DASHBOARD_DIR = fromEnv("DASHBOARD_DIR", path.join(root, "build/dashboard"));
+const PYTHON = process.env.PYTHON || "/usr/bin/python3";
+const PYTHONPATH = process.env.PYTHONPATH || path.join(root, "build/python");
+const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+
+const SESSION_NAME = "ui-test";
+const OK_SYNCS = 3; // successful sync points in the workload
+const TOKEN = "secret";
+
+let checks = 0;
+function check(condition, what, detail = "") {
+  if (!condition) throw new Error(`check failed: ${what}${detail ? `\n  ${detail}` : ""}`);
+  checks += 1;
+  console.log(`ok ${checks} - ${what}`);
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until `accept(value)` holds; on timeout, throws with the last value seen. */
+async function waitUntil(what, probe, accept, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  let lastError;
+  for (;;) {
+    try {
+      last = await probe();
+      lastError = undefined;
+      if (accept(last)) return last;
+    } catch (e) {
+      lastError = e;
+    }
+    if (Date.now() > deadline) {
+      const seen = lastError ? `error: ${lastError.message}` : JSON.stringify(last, null, 2);
+      throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}; last seen:\n${seen}`);
+    }
+    await sleep(200);
+  }
+}
+
+/** A child process whose stdout and stderr are gathered, with a way to wait for a line. */
+function start(name, command, args, options = {}) {
+  const proc = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], ...options });
+  const child = { name, proc, output: "", exit: null };
+  child.exited = new Promise((resolve) => {
+    proc.on("exit", (code, signal) => {
+      child.exit = { code, signal };
+      resolve(child.exit);
+    });
+    proc.on("error", (e) => {
+      child.output += `\n[${name}: ${e.message}]`;
+      child.exit = { code: null, signal: null, error: e.message };
+      resolve(child.exit);
+    });
+  });
+  proc.stdout.on("data", (d) => { child.output += d; });
+  proc.stderr.on("data", (d) => { child.output += d; });
+  proc.stdin.on("error", () => {}); // EPIPE when it has gone already
+  return child;
+}
+
+/** Resolves with the first match of `re` in the child's output; rejects on exit or timeout. */
+async function waitForOutput(child, re, what, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const m = child.output.match(re);
+    if (m) return m;
+    if (child.exit) {
+      throw new Error(`${child.name} exited (${JSON.stringify(child.exit)}) before ${what}; its output:\n${child.output}`);
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${child.name}: no ${what} within ${timeoutMs / 1000} s; its output:\n${child.output}`);
+    }
+    await sleep(100);
+  }
+}
+
+async function stop(child, signal = "SIGTERM", timeoutMs = 10000) {
+  if (!child || child.exit) return child?.exit;
+  child.proc.kill(signal);
+  const timer = sleep(timeoutMs).then(() => "timeout");
+  if ((await Promise.race([child.exited, timer])) === "timeout") {
+    child.proc.kill("SIGKILL");
+    await child.exited;
+    return { ...child.exit, timedOut: true };
+  }
+  return child.exit;
+}
+
+async function startDaemon(dir, extra = []) {
+  const args = [
+    "--listen", `unix:${path.join(dir, "tensord.sock")}`,
+    "--dashboard", "tcp:127.0.0.1:0",
+    "--dashboard-dir", DASHBOARD_DIR,
+    "--cache-dir", path.join(dir, "cache"),
+    ...extra,
+  ];
+  const daemon = start(`tensord ${extra.join(" ")}`.trim(), TENSORD_BIN, args);
+  const m = await waitForOutput(daemon, /dashboard on (http:\/\/\S+?\/)\s/, "the 'dashboard on http://...' line", 30000);
+  const socket = path.join(dir, "tensord.sock");
+  await waitUntil(`the daemon's socket ${socket}`, () => fs.existsSync(socket), (exists) => exists, 30000);
+  return { daemon, url: m[1], socket };
+}
+
+// The workload: a few good runs, one that fails inside the daemon (an index out of range
+// is only found when the graph runs; shape errors like a bad matmul are caught by the
+// client when recording and never reach the daemon), then it stays connected.
+const WORKLOAD = `
+import json, sys
+import numpy as np
+import tensord as td
+
+td.connect(sys.argv[1], name=${JSON.stringify(SESSION_NAME)})
+for _ in range(${OK_SYNCS}):
+    (td.asarray(np.ones((64, 64), np.float32)) * 2 + 1).numpy()
+error = ""
+try:
+    x = td.asarray(np.arange(4, dtype=np.float32))
+    (td.take(x, td.asarray(np.array([0, 7], np.int64)), axis=0) * 2).numpy()
+except td.TensorError as e:
+    error = str(e)
+info = td.info()["session"]
+print("RESULT " + json.dumps({"error": error, "runs": info["runs"]}), flush=True)
+print("ready", flush=True)
+sys.stdin.read()
+`;
+
+/** What the page shows, read in one go (the page re-renders every second). */
+function snapshot(page) {
+  return page.evaluate(() => {
+    const all = (sel, from = document) => [...from.querySelectorAll(sel)];
+    const one = (id) => document.querySelector(`[data-testid="${id}"]`);
+    const number = (el) => (el ? Number(el.dataset.value ?? el.textContent.replace(/[^0-9]/g, "")) : null);
+    const banner = one("banner");
+    return {
+      sessions: all('[data-testid="session-row"]').map((r) => ({
+        id: r.dataset.sessionId,
+        name: r.dataset.sessionName,
+        runs: r.querySelector('[data-field="runs"]')?.textContent.trim() ?? null,
+        failed: r.querySelector('[data-field="failed_runs"]')?.textContent.trim() ?? null,
+      })),
+      summary: {
+        sessions: number(one("summary-sessions")),
+        runs: number(one("summary-runs")),
+        failed: number(one("summary-failed")),
+      },
+      timeline: Boolean(one("timeline")),
+      bars: all('[data-testid="timeline-bar"]').map((b) => ({
+        ok: b.dataset.ok,
+        lane: b.closest('[data-testid="timeline-lane"]')?.dataset.sessionName ?? null,
+        title: b.querySelector("title")?.textContent ?? "",
+      })),
+      failedRuns: all('[data-testid="failed-run"]').map((e) => e.textContent),
+      kernelRows: all('[data-testid="kernel-row"]').length,
+      devices: all('[data-testid="device"]').map((e) => e.textContent),
+      banner: banner ? { visible: banner.checkVisibility(), text: banner.textContent } : null,
+    };
+  });
+}
+
+async function main() {
+  for (const [what, file] of [["TENSORD_BIN", TENSORD_BIN], ["CHROMIUM", CHROMIUM],
+    ["DASHBOARD_DIR/index.html (run `npm run build` in profiler_ui/)", path.join(DASHBOARD_DIR, "index.html")]]) {
+    if (!fs.existsSync(file)) throw new Error(`missing ${what}: ${file}`);
+  }
+  const require = createRequire(path.join(root, "profiler_ui/package.json"));
+  let chromium;
+  try {
+    ({ chromium } = require("playwright-core"));
+  } catch (e) {
+    throw new Error(`playwright-core not found (run \`npm install\` in profiler_ui/): ${e.message}`);
+  }
+
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "tensord-ui-"));
+  const artifacts = process.env.UI_ARTIFACTS ? path.resolve(process.env.UI_ARTIFACTS) : tmp;
+  const children = [];
+  let browser;
+  let page;
+  const pageErrors = [];
+  try {
+    // 1. The daemon, with its dashboard on a free port.
+    const first = await startDaemon(path.join(tmp, "a"));
+    children.push(first.daemon);
+    console.log(`# daemon: ${first.url}`);
+    check(first.url.startsWith("http://127.0.0.1:"), `the daemon prints its dashboard URL (${first.url})`);
+
+    const index = await fetch(first.url);
+    const html = await index.text();
+    check(index.status === 200 && html.includes('data-testid="banner"'), "GET / serves the built index.html",
+      `status ${index.status}, body starts ${JSON.stringify(html.slice(0, 200))}`);
+    const missing = await fetch(`${first.url}api/no-such-thing`);
+    check(missing.status === 404, "an unknown path answers 404", `status ${missing.status}`);
+
+    // 2. The Python workload, connected until its stdin closes.
+    const script = path.join(tmp, "workload.py");
+    fs.writeFileSync(script, WORKLOAD);
+    const workload = start("python workload", PYTHON, [script, `unix:${first.socket}`], {
+      env: { ...process.env, PYTHONPATH },
+    });
+    children.push(workload);
+    const result = JSON.parse((await waitForOutput(workload, /^RESULT (.*)$/m, "its RESULT line", 120000))[1]);
+    await waitForOutput(workload, /^ready$/m, "'ready'", 10000);
+    console.log(`# workload: ${JSON.stringify(result)}`);
+    check(result.error !== "", "the workload's bad index failed inside the daemon", result.error);
+
+    // 3. The page.
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--headless=new"] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
+    await page.goto(first.url);
+
+    const shown = await waitUntil(`a session row '${SESSION_NAME}' showing ${result.runs} runs`,
+      () => snapshot(page),
+      (s) => s.sessions.some((r) => r.name === SESSION_NAME && r.runs === String(result.runs)), 20000);
+    const row = shown.sessions.find((r) => r.name === SESSION_NAME);
+    check(true, `the sessions table shows '${SESSION_NAME}' (id ${row.id}) with ${row.runs} runs`);
+    check(result.runs >= OK_SYNCS, `the daemon counted the ${OK_SYNCS} good syncs (${result.runs} runs)`);
+    check(row.failed === "1", "its failed-runs cell shows 1", JSON.stringify(row));
+    check(shown.summary.sessions >= 1, `summary-sessions >= 1 (${shown.summary.sessions})`);
+    check(shown.summary.runs >= result.runs, `summary-runs >= ${result.runs} (${shown.summary.runs})`);
+    check(shown.summary.failed >= 1, `summary-failed >= 1 (${shown.summary.failed})`);
+
+    const failedEntry = shown.failedRuns.find((t) => /index_select|out of bounds/.test(t));
+    check(failedEntry !== undefined, "a failed-run entry carries the daemon's error (index_select ... out of bounds)",
+      `entries: ${JSON.stringify(shown.failedRuns)}; the client got: ${result.error}`);
+    check(failedEntry.includes(SESSION_NAME), "the failed-run entry names the session", failedEntry);
+
+    check(shown.timeline, "the timeline is there");
+    const ours = shown.bars.filter((b) => b.lane === SESSION_NAME);
+    check(ours.some((b) => b.ok === "true"), "the timeline has a bar with data-ok=true", JSON.stringify(shown.bars));
+    check(ours.some((b) => b.ok === "false"), "the timeline has a bar with data-ok=false", JSON.stringify(shown.bars));
+    const failedBar = ours.find((b) => b.ok === "false");
+    check(/out of bounds|index_select/.test(failedBar.title), "the failed bar's tooltip has the error", failedBar.title);
+    check(shown.kernelRows >= 1, `the kernel cache table has rows (${shown.kernelRows})`);
+    check(shown.banner && !shown.banner.visible, "no banner while the daemon answers", JSON.stringify(shown.banner));
+
+    fs.mkdirSync(artifacts, { recursive: true });
+    const shot = path.join(artifacts, "dashboard.png");
+    await page.screenshot({ path: shot, fullPage: true });
+    console.log(`# screenshot: ${shot}${artifacts === tmp ? " (removed at exit; set UI_ARTIFACTS to keep it)" : ""}`);
+
+    // 4. The workload ends: its session goes, its runs stay on the timeline.
+    workload.proc.stdin.end();
+    const closed = await waitUntil(`the session row '${SESSION_NAME}' to go`, () => snapshot(page),
+      (s) => !s.sessions.some((r) => r.name === SESSION_NAME), 20000);
+    check(true, "the session row goes once the client disconnects");
+    const stillThere = closed.bars.filter((b) => b.lane === SESSION_NAME);
+    check(stillThere.length >= ours.length, `its ${ours.length} runs stay on the timeline (${stillThere.length})`,
+      JSON.stringify(closed.bars));
+    const workloadExit = await workload.exited;
+    check(workloadExit.code === 0, "the workload exited 0", `${JSON.stringify(workloadExit)}\n${workload.output}`);
+
+    // 5. The daemon stops: exit 0, and the page says it cannot reach it.
+    const daemonExit = await stop(first.daemon);
+    check(daemonExit.code === 0 && !daemonExit.timedOut, "the daemon exits 0 on SIGTERM",
+      `${JSON.stringify(daemonExit)}; its output:\n${first.daemon.output}`);
+    const down = await waitUntil("the 'daemon unreachable' banner", () => snapshot(page),
+      (s) => s.banner?.visible && /daemon unreachable/.test(s.banner.text), 5000);
+    check(true, `the page shows the banner: ${down.banner.text}`);
+
+    // 6. A daemon with a token.
+    const second = await startDaemon(path.join(tmp, "b"), ["--token", TOKEN]);
+    children.push(second.daemon);
+    const api = `${second.url}api/status`;
+    const anon = await fetch(api);
+    const anonBody = await anon.text();
+    check(anon.status === 401, "without a token /api/status answers 401", `status ${anon.status}: ${anonBody}`);
+    let anonJson = null;
+    try {
+      anonJson = JSON.parse(anonBody);
+    } catch {
+      // reported by the check below
+    }
+    check(typeof anonJson?.error === "string", "the 401 body is {\"error\": ...}", anonBody);
+    const wrong = await fetch(api, { headers: { Authorization: "Bearer not-the-token" } });
+    check(wrong.status === 401, "a wrong token answers 401", `status ${wrong.status}`);
+    const authed = await fetch(api, { headers: { Authorization: `Bearer ${TOKEN}` } });
+    const status = authed.status === 200 ? await authed.json() : await authed.text();
+    check(authed.status === 200, "with the token it answers 200", `status ${authed.status}: ${JSON.stringify(status)}`);
+    check(Array.isArray(status.devices) && status.devices.length > 0, "the status lists devices", JSON.stringify(status));
+
+    await page.goto(second.url);
+    await waitUntil("the 'needs a token' banner", () => snapshot(page),
+      (s) => s.banner?.visible && /needs a token/.test(s.banner.text) && s.banner.text.includes("#token="), 5000);
+    check(true, "without #token= the page says the daemon needs a token");
+
+    await page.goto(`${second.url}#token=${TOKEN}`);
+    const withToken = await waitUntil("the devices with #token=", () => snapshot(page),
+      (s) => s.devices.length > 0 && !s.banner?.visible, 10000);
+    check(withToken.devices.some((d) => d.includes(status.devices[0].name)),
+      `with #token= the page shows the devices (${withToken.devices.join("; ")})`);
+
+    const secondExit = await stop(second.daemon);
+    check(secondExit.code === 0 && !secondExit.timedOut, "the token daemon exits 0 on SIGTERM",
+      `${JSON.stringify(secondExit)}; its output:\n${second.daemon.output}`);
+    check(pageErrors.length === 0, "no uncaught errors in the page", pageErrors.join("\n"));
+  } catch (e) {
+    if (page) {
+      try {
+        fs.mkdirSync(artifacts, { recursive: true });
+        const shot = path.join(artifacts, "dashboard-failure.png");
+        await page.screenshot({ path: shot, fullPage: true });
+        e.message += `\n# failure screenshot: ${shot}${artifacts === tmp ? " (removed at exit)" : ""}`;
+      } catch {
+        // the browser may be the thing that failed
+      }
+    }
+    for (const child of children) e.message += `\n--- ${child.name} output ---\n${child.output.trimEnd()}`;
+    if (pageErrors.length) e.message += `\n--- page errors ---\n${pageErrors.join("\n")}`;
+    throw e;
+  } finally {
+    if (browser) await browser.close().catch(() => {});
+    for (const child of children) {
+      await stop(child, "SIGKILL", 5000);
+      for (const stream of [child.proc.stdin, child.proc.stdout, child.proc.stderr]) stream.destroy();
+    }
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+try {
+  await main();
+  console.log(`dashboard test: ${checks} checks passed`);
+} catch (e) {
+  console.error(`dashboard test FAILED after ${checks} checks: ${e.message}`);
+  process.exitCode = 1;
+}
