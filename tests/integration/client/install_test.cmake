@@ -25,6 +25,9 @@ foreach(path
     message(FATAL_ERROR "not installed: ${path}")
   endif()
 endforeach()
+if(DASHBOARD AND NOT EXISTS ${prefix}/share/tensord/dashboard/index.html)
+  message(FATAL_ERROR "not installed: share/tensord/dashboard/index.html")
+endif()
 file(GLOB_RECURSE configs ${prefix}/*/tensordConfig.cmake)
 file(GLOB_RECURSE clients ${prefix}/*/libtensord_client.a)
 if(NOT configs OR NOT clients)
@@ -42,13 +45,25 @@ run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
 
 # The installed daemon on a socket of its own (in /tmp: socket paths are short), the consumer
 # against it, then SIGTERM, on which it exits 0 (a sanitizer build's reports exit otherwise).
+# With the dashboard built, the installed daemon serves its installed page (found beside its
+# bin/, server/dashboard.h): the consumer ran, so the banner with the URL is in the log.
+set(dashboard_flag "")
+set(page_check "")
+if(DASHBOARD)
+  set(dashboard_flag "--dashboard tcp:127.0.0.1:0")
+  set(page_check "url=$(sed -n 's/.* dashboard on //p' '${WORK_DIR}/daemon.log')
+           /usr/bin/python3 -c 'import sys, urllib.request
+assert b\"<html\" in urllib.request.urlopen(sys.argv[1]).read()' \"$url\" || status=98")
+endif()
 # No ';' in the script: run() passes it through a CMake list, which a ';' would split, and sh
 # would take everything after the first one as positional arguments (the daemon then leaked).
 run(sh -c "dir=$(mktemp -d /tmp/tensord-install-XXXXXX) || exit 1
-           '${prefix}/bin/tensord' --listen unix:$dir/tensord.sock > '${WORK_DIR}/daemon.log' 2>&1 &
+           '${prefix}/bin/tensord' --listen unix:$dir/tensord.sock ${dashboard_flag} \
+             > '${WORK_DIR}/daemon.log' 2>&1 &
            pid=$!
            '${WORK_DIR}/consumer/consumer' unix:$dir/tensord.sock
            status=$?
+           ${page_check}
            kill $pid
            wait $pid
            daemon_status=$?
