@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -62,13 +63,10 @@ std::optional<std::string> read_file(const std::filesystem::path& path) {
   return std::move(text).str();
 }
 
+// {"error": message}; the message may hold a client's bytes (a path): escaped, never invalid.
 std::string json_error(std::string_view message) {
-  std::string out = "{\"error\": \"";
-  for (char c : message) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"}";
+  return nlohmann::json{{"error", message}}.dump(-1, ' ', false,
+                                                 nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace

@@ -17,6 +17,21 @@ double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
+// What the device says of its memory (Session.memoryStats' figures): a caching allocator's
+// allocated and reserved bytes, or the host block cache's; absent parts stay absent.
+nlohmann::json memory(const engine::DeviceMemoryStats& stats) {
+  nlohmann::json out = nlohmann::json::object();
+  if (const auto& a = stats.allocator) {
+    out["allocated"] = a->allocated_bytes.current;
+    out["allocated_peak"] = a->allocated_bytes.peak;
+    out["reserved"] = a->reserved_bytes.current;
+    out["reserved_peak"] = a->reserved_bytes.peak;
+    out["ooms"] = a->num_ooms;
+  }
+  if (const auto& c = stats.host_cache) out["host_cached"] = c->cached_bytes;
+  return out;
+}
+
 nlohmann::json devices(const scheduler::Scheduler& scheduler) {
   nlohmann::json out = nlohmann::json::array();
   for (size_t i = 0; i < scheduler.device_count(); ++i) {
@@ -25,7 +40,8 @@ nlohmann::json devices(const scheduler::Scheduler& scheduler) {
                    {"index", d.index},
                    {"name", d.name},
                    {"total_memory", d.total_memory},
-                   {"threads", d.threads}});
+                   {"threads", d.threads},
+                   {"memory", memory(scheduler.memory_stats(i))}});
   }
   return out;
 }

@@ -8,12 +8,25 @@ export interface DaemonInfo {
   listen: string[];
 }
 
+/** What a device says of its memory; each part only where the device has it. */
+export interface DeviceMemory {
+  /** A caching allocator's (CUDA) bytes: handed out, and held from the device. */
+  allocated?: number;
+  allocated_peak?: number;
+  reserved?: number;
+  reserved_peak?: number;
+  ooms?: number;
+  /** The CPU's cache of freed large blocks, kept for reuse. */
+  host_cached?: number;
+}
+
 export interface Device {
   kind: string;
   index: number;
   name: string;
   total_memory?: number;
   threads?: number;
+  memory?: DeviceMemory;
 }
 
 export interface Totals {

@@ -27,6 +27,13 @@ function renderDevice(device: Device): HTMLElement {
   const parts: string[] = [];
   if (device.total_memory !== undefined) parts.push(formatBytes(device.total_memory));
   if (device.threads !== undefined) parts.push(`${device.threads} threads`);
+  const memory = device.memory ?? {};
+  if (memory.allocated !== undefined) {
+    parts.push(`allocated ${formatBytes(memory.allocated)} (peak ${formatBytes(memory.allocated_peak ?? 0)})`);
+  }
+  if (memory.reserved !== undefined) parts.push(`reserved ${formatBytes(memory.reserved)}`);
+  if (memory.ooms) parts.push(`${memory.ooms} out-of-memory errors`);
+  if (memory.host_cached !== undefined) parts.push(`${formatBytes(memory.host_cached)} cached for reuse`);
   return h("li", { class: "device", "data-testid": "device", "data-kind": device.kind },
     h("span", { class: "device-id" }, `${device.kind}:${device.index}`),
     ` ${device.name}`,

@@ -90,6 +90,8 @@ def test_status_follows_sessions_and_runs(dashboard):
     assert before["daemon"]["version"]
     assert before["daemon"]["listen"] == [dashboard.address]
     assert before["devices"] and before["devices"][0]["kind"] in ("cpu", "cuda")
+    memory = before["devices"][0]["memory"]  # what Session.memoryStats says of the device
+    assert ("host_cached" in memory) if before["devices"][0]["kind"] == "cpu" else ("reserved" in memory)
     client = start_client(dashboard, 'dash "client" 1')
     try:
         now = status(dashboard)

@@ -318,6 +318,9 @@ async function main() {
       (s) => s.devices.length > 0 && !s.banner?.visible, 10000);
     check(withToken.devices.some((d) => d.includes(status.devices[0].name)),
       `with #token= the page shows the devices (${withToken.devices.join("; ")})`);
+    const memoryWords = status.devices[0].kind === "cpu" ? "cached for reuse" : "reserved";
+    check(withToken.devices.some((d) => d.includes(memoryWords)),
+      `the device line gives its memory ('${memoryWords}')`);
 
     const secondExit = await stop(second.daemon);
     check(secondExit.code === 0 && !secondExit.timedOut, "the token daemon exits 0 on SIGTERM",
