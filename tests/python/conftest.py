@@ -47,7 +47,9 @@ class Daemon:
         # address is read from the banner (tests/support/daemon/daemon_process.cpp).
         while not self._accepts() or not self._banner_printed():
             if self.process.poll() is not None:
-                raise RuntimeError(f"tensord exited early: {self.log()}")
+                log = self.log()
+                shutil.rmtree(self.dir, ignore_errors=True)
+                raise RuntimeError(f"tensord exited early: {log}")
             if time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError("tensord did not start listening in 30 s")
