@@ -22,7 +22,10 @@ class ActivityLog {
     uint64_t session = 0;
     std::string session_name;
     Clock::time_point start;
-    Clock::duration duration{};
+    Clock::duration duration{};  // arrival to results (or error)
+    // Arrival until a device worker took it: reading the graph, resolving its inputs, and the
+    // queue behind the device's other sessions (zero when it failed before reaching a worker).
+    Clock::duration waited{};
     uint64_t nodes = 0;
     std::string error;  // empty: the run succeeded
   };

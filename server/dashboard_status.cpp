@@ -71,6 +71,7 @@ nlohmann::json recent_runs(const ActivityLog& activity) {
                    {"session_name", run.session_name},
                    {"start_s", seconds(run.start - activity.started())},
                    {"duration_ms", seconds(run.duration) * 1e3},
+                   {"wait_ms", seconds(run.waited) * 1e3},
                    {"nodes", run.nodes},
                    {"ok", run.error.empty()},
                    {"error", run.error}});

@@ -226,9 +226,17 @@ std::string run_error_text(const kj::Exception& e) {
   return e.getDescription().cStr();
 }
 
-// The run itself; `nodes` is set once the graph is read.
+// What the ActivityLog learns of a run as it goes: its size once the graph is read, and when a
+// device worker took it (set on the worker; read on the event loop after the run's promise,
+// which orders the two).
+struct RunMarks {
+  uint64_t nodes = 0;
+  std::optional<ActivityLog::Clock::time_point> on_worker;
+};
+
+// The run itself.
 kj::Promise<void> run_steps(std::shared_ptr<SessionCore> session, RunContext context,
-                            uint64_t& nodes_out) {
+                            std::shared_ptr<RunMarks> marks) {
   // Profiling: one predictable branch when off; when on, the run carries its RunProfile.
   std::optional<engine::RunProfile> profile;
   int64_t arrived = 0;
@@ -238,7 +246,7 @@ kj::Promise<void> run_steps(std::shared_ptr<SessionCore> session, RunContext con
   }
   std::shared_ptr<PendingRun> run = translate(context.getParams(), session->config());
   context.releaseParams();  // inline bytes are copied; free the request early
-  const uint64_t nodes = nodes_out = run->request.graph.nodes.size();
+  const uint64_t nodes = marks->nodes = run->request.graph.nodes.size();
   if (profile && profile->tracing()) {
     profile->profiler->span(profiler::Stage::Receive, arrived, profiler::kEventLoopThread,
                             profile->request);
@@ -249,16 +257,18 @@ kj::Promise<void> run_steps(std::shared_ptr<SessionCore> session, RunContext con
   }
   uint64_t max_chunk = session->config().max_chunk_bytes;
   return resolve(session->daemon(), run)
-      .then([session, run, max_chunk, profile]() {
+      .then([session, run, max_chunk, profile, marks]() {
         int64_t queued = profile ? profile->profiler->now() : 0;
-        return run_on_worker(session->queue(), [request = std::move(run->request), max_chunk,
-                                                profile, queued](engine::Engine& engine) mutable {
-          if (profile && profile->tracing()) {
-            profile->profiler->span(profiler::Stage::QueueWait, queued, profiler::kWorkerThread,
-                                    profile->request);
-          }
-          return execute(engine, request, max_chunk, profile ? &*profile : nullptr);
-        });
+        return run_on_worker(
+            session->queue(), [request = std::move(run->request), max_chunk, profile, queued,
+                               marks](engine::Engine& engine) mutable {
+              marks->on_worker = ActivityLog::Clock::now();
+              if (profile && profile->tracing()) {
+                profile->profiler->span(profiler::Stage::QueueWait, queued, profiler::kWorkerThread,
+                                        profile->request);
+              }
+              return execute(engine, request, max_chunk, profile ? &*profile : nullptr);
+            });
       })
       .then([session, context, profile, arrived, nodes](kj::Own<RunOutcome> outcome) mutable {
         KJ_DEFER(if (profile && profile->tracing()) {
@@ -283,12 +293,17 @@ kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext con
   // Every run that ends, well or not (a graph refused before it ran included), goes into the
   // session's counts and the daemon's ActivityLog; a cancelled one does not end.
   const auto started = ActivityLog::Clock::now();
-  auto nodes = std::make_shared<uint64_t>(0);
+  auto marks = std::make_shared<RunMarks>();
+  auto finished = [session, started, marks](std::string error) {
+    const auto waited =
+        marks->on_worker ? *marks->on_worker - started : ActivityLog::Clock::duration{};
+    session->finished_run(started, waited, marks->nodes, std::move(error));
+  };
   return kj::evalNow(
-             [&] { return with_wire_errors([&] { return run_steps(session, context, *nodes); }); })
-      .then([session, started, nodes] { session->finished_run(started, *nodes, {}); },
-            [session, started, nodes](kj::Exception&& e) {
-              session->finished_run(started, *nodes, run_error_text(e));
+             [&] { return with_wire_errors([&] { return run_steps(session, context, marks); }); })
+      .then([finished] { finished({}); },
+            [finished](kj::Exception&& e) {
+              finished(run_error_text(e));
               kj::throwFatalException(kj::mv(e));
             });
 }

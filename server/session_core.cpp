@@ -32,7 +32,8 @@ SessionCore::SessionCore(std::shared_ptr<DaemonState> daemon, std::string name)
   daemon_->log.info(label_ + " opened");
 }
 
-void SessionCore::finished_run(ActivityLog::Clock::time_point start, uint64_t nodes,
+void SessionCore::finished_run(ActivityLog::Clock::time_point start,
+                               ActivityLog::Clock::duration waited, uint64_t nodes,
                                std::string error) {
   last_active_ = ActivityLog::Clock::now();
   if (error.empty()) {
@@ -41,7 +42,7 @@ void SessionCore::finished_run(ActivityLog::Clock::time_point start, uint64_t no
     ++failed_runs_;
   }
   daemon_->activity.finished(
-      ActivityLog::Run{id_, name_, start, last_active_ - start, nodes, std::move(error)});
+      ActivityLog::Run{id_, name_, start, last_active_ - start, waited, nodes, std::move(error)});
 }
 
 SessionCore::~SessionCore() {

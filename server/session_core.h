@@ -51,8 +51,10 @@ class SessionCore {
 
   uint64_t runs() const { return runs_; }
   uint64_t failed_runs() const { return failed_runs_; }
-  // A run that ended: counted here and in the daemon's ActivityLog.
-  void finished_run(ActivityLog::Clock::time_point start, uint64_t nodes, std::string error);
+  // A run that ended: counted here and in the daemon's ActivityLog. `waited`: from `start` until
+  // a device worker took it (zero when none did).
+  void finished_run(ActivityLog::Clock::time_point start, ActivityLog::Clock::duration waited,
+                    uint64_t nodes, std::string error);
 
   // Session.setCompileMode; runs and explains use it.
   engine::CompileMode compile_mode() const { return compile_mode_; }

@@ -65,6 +65,8 @@ export interface Run {
   /** Seconds since the daemon started: the same clock as daemon.uptime_s. */
   start_s: number;
   duration_ms: number;
+  /** The part of duration_ms before a device worker took the run (queue behind other sessions). */
+  wait_ms?: number;
   nodes: number;
   ok: boolean;
   error: string;

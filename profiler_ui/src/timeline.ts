@@ -45,7 +45,8 @@ function lanes(status: Status, from: number): Lane[] {
 function runTitle(run: Run): string {
   const lines = [
     `${run.session_name} #${run.session}`,
-    `${run.nodes} nodes, ${formatDuration(run.duration_ms)}`,
+    `${run.nodes} nodes, ${formatDuration(run.duration_ms)}` +
+      (run.wait_ms ? ` (waited ${formatDuration(run.wait_ms)} for the device)` : ""),
     `started at uptime ${run.start_s.toFixed(3)} s`,
   ];
   if (!run.ok) lines.push(`error: ${run.error || "(no error text)"}`);
@@ -99,7 +100,20 @@ export function renderTimeline(status: Status): HTMLElement {
         `${truncate(lane.name, 14)} #${lane.id}`),
     );
     for (const run of lane.runs) {
-      const x = Math.max(xOf(run.start_s), PLOT_X0);
+      // The wait for a device worker, as a pale bar ahead of the run's own.
+      const begin = xOf(run.start_s);
+      const waitEnd = Math.min(xOf(run.start_s + (run.wait_ms ?? 0) / 1000), PLOT_X1);
+      if (waitEnd - Math.max(begin, PLOT_X0) >= 1) {
+        g.append(s("rect", {
+          "data-testid": "timeline-wait",
+          class: "bar wait",
+          x: Math.max(begin, PLOT_X0).toFixed(2),
+          y: y + (LANE_H - BAR_H) / 2,
+          width: (waitEnd - Math.max(begin, PLOT_X0)).toFixed(2),
+          height: BAR_H,
+        }, s("title", {}, runTitle(run))));
+      }
+      const x = Math.max(waitEnd, begin, PLOT_X0);
       const end = Math.min(xOf(run.start_s + run.duration_ms / 1000), PLOT_X1);
       const width = Math.max(end - x, MIN_BAR_W);
       g.append(
@@ -126,6 +140,7 @@ function legend(): HTMLElement {
   return h("p", { class: "legend" },
     h("span", { class: "swatch ok" }), "ok ",
     h("span", { class: "swatch failed" }), "failed ",
+    h("span", { class: "swatch wait" }), "waiting for the device ",
     h("span", { class: "hint" }, "· hover a bar for nodes, duration and error (the timeline holds still meanwhile); greyed lanes are closed sessions"));
 }
 

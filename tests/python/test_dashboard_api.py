@@ -105,6 +105,8 @@ def test_status_follows_sessions_and_runs(dashboard):
         runs = [r for r in now["recent_runs"] if r["session"] == session["id"]]
         assert [r["ok"] for r in runs] == [True, False]
         assert runs[0]["nodes"] >= 3 and runs[0]["duration_ms"] > 0 and runs[0]["error"] == ""
+        for r in runs:  # both reached a worker (the svd failed there)
+            assert 0 < r["wait_ms"] < r["duration_ms"], r
         assert "gesdd cannot factor" in runs[1]["error"] and "svd" in runs[1]["error"]
         assert 0 <= runs[0]["start_s"] <= runs[1]["start_s"] <= now["daemon"]["uptime_s"]
     finally:
