@@ -10,6 +10,8 @@ void ActivityLog::finished(Run run) {
   } else {
     ++failed_runs_;
   }
+  run_time_ += run.duration;
+  wait_time_ += run.waited;
   if (runs_.size() == kMaxRuns) runs_.pop_front();
   runs_.push_back(std::move(run));
 }

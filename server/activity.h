@@ -45,6 +45,9 @@ class ActivityLog {
   const std::deque<Run>& recent_runs() const { return runs_; }
   uint64_t runs() const { return runs_ok_; }  // succeeded, as SessionCore::runs()
   uint64_t failed_runs() const { return failed_runs_; }
+  // Of every run that ended: the time from arrival to the end, and the part spent waiting.
+  Clock::duration run_time() const { return run_time_; }
+  Clock::duration wait_time() const { return wait_time_; }
 
  private:
   const Clock::time_point started_ = Clock::now();
@@ -52,6 +55,8 @@ class ActivityLog {
   std::deque<Run> runs_;
   uint64_t runs_ok_ = 0;
   uint64_t failed_runs_ = 0;
+  Clock::duration run_time_{};
+  Clock::duration wait_time_{};
 };
 
 }  // namespace tensord::server

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "server/dashboard_status.h"
+#include "server/metrics_text.h"
 #include "server/token.h"
 
 namespace tensord::server {
@@ -97,6 +98,14 @@ class Dashboard::Service final : public kj::HttpService {
     if (method != kj::HttpMethod::GET && !head) {
       return send(response, 405, "Method Not Allowed", "application/json",
                   json_error("the dashboard is read-only: GET or HEAD"), false);
+    }
+    if (path == "/metrics") {
+      if (!authorized(headers)) {
+        return send(response, 401, "Unauthorized", "text/plain; charset=utf-8",
+                    "this daemon has a token: send 'Authorization: Bearer TOKEN'\n", head);
+      }
+      return send(response, 200, "OK", "text/plain; version=0.0.4; charset=utf-8",
+                  metrics_text(*daemon_), head);
     }
     if (path.starts_with("/api/")) {
       if (path != "/api/status") {
