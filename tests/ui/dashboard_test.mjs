@@ -33,7 +33,9 @@ const PYTHON = process.env.PYTHON || "/usr/bin/python3";
 const PYTHONPATH = process.env.PYTHONPATH || path.join(root, "build/python");
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 
-const SESSION_NAME = "ui-test";
+// Markup in the name: a client's bytes must show as text, never run (the page builds with
+// textContent only).
+const SESSION_NAME = 'ui-test <img src=x onerror="window.__pwned=1">';
 const OK_SYNCS = 3; // successful sync points in the workload
 const TOKEN = "secret";
 
@@ -243,6 +245,14 @@ async function main() {
       (s) => s.sessions.some((r) => r.name === SESSION_NAME && r.runs === String(result.runs)), 20000);
     const row = shown.sessions.find((r) => r.name === SESSION_NAME);
     check(true, `the sessions table shows '${SESSION_NAME}' (id ${row.id}) with ${row.runs} runs`);
+    const markup = await page.evaluate(() => ({
+      pwned: window.__pwned ?? null,
+      images: document.querySelectorAll("img").length,
+      shownAsText: [...document.querySelectorAll('[data-testid="session-row"]')]
+        .some((r) => r.textContent.includes('<img src=x onerror="window.__pwned=1">')),
+    }));
+    check(markup.pwned === null && markup.images === 0 && markup.shownAsText,
+      "the session name's markup shows as text and runs nothing", JSON.stringify(markup));
     check(result.runs >= OK_SYNCS, `the daemon counted the ${OK_SYNCS} good syncs (${result.runs} runs)`);
     check(row.failed === "1", "its failed-runs cell shows 1", JSON.stringify(row));
     check(shown.summary.sessions >= 1, `summary-sessions >= 1 (${shown.summary.sessions})`);
