@@ -18,7 +18,7 @@
 @0xd0057a9e31298522;
 
 const protocolMajor :UInt16 = 1;
-const protocolMinor :UInt16 = 4;
+const protocolMinor :UInt16 = 5;
 
 # The largest `Data` any single message carries (upload chunks, reads, inline results).
 # Cap'n Proto refuses messages over 64 MiB; chunks stay far below that.
@@ -62,8 +62,10 @@ struct ServerInfo {
 interface Daemon {
   # Opens a session. Fails with `version` when the client's major version differs from the
   # daemon's, and `unauthenticated` when the daemon was started with a token and `token`
-  # differs. `sessionName` shows up in logs and the dashboard.
-  hello @0 (clientVersion :Version, token :Text, sessionName :Text)
+  # differs. `sessionName` shows up in logs and the dashboard. (protocol 1.5) `client` says
+  # where the session comes from, as the client sees itself ("alice@laptop pid 4242"): shown
+  # in logs and the dashboard, never checked (the token is what authenticates).
+  hello @0 (clientVersion :Version, token :Text, sessionName :Text, client :Text)
         -> (session :Session, server :ServerInfo);
 }
 

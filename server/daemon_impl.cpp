@@ -44,7 +44,8 @@ kj::Promise<void> DaemonImpl::hello(HelloContext context) {
       state_->log.warn("refused a session: wrong or missing token");
       throw Error(ErrorCode::Unauthenticated, "wrong or missing token");
     }
-    auto core = std::make_shared<SessionCore>(state_, params.getSessionName().cStr());
+    auto core = std::make_shared<SessionCore>(state_, params.getSessionName().cStr(),
+                                              params.getClient().cStr());
     auto results = context.getResults();
     results.setSession(kj::heap<SessionImpl>(std::move(core)));
     fill_server_info(*state_, results.initServer());

@@ -52,6 +52,7 @@ nlohmann::json sessions(const ActivityLog& activity, Clock::time_point now) {
     const Usage& usage = session->account()->usage();
     out.push_back({{"id", id},
                    {"name", session->name()},
+                   {"client", session->client()},
                    {"runs", session->runs()},
                    {"failed_runs", session->failed_runs()},
                    {"live_tensors", usage.tensors},

@@ -16,10 +16,11 @@ std::string printable(std::string_view name) {
 
 }  // namespace
 
-SessionCore::SessionCore(std::shared_ptr<DaemonState> daemon, std::string name)
+SessionCore::SessionCore(std::shared_ptr<DaemonState> daemon, std::string name, std::string client)
     : daemon_(std::move(daemon)),
       id_(daemon_->next_session_id++),
       name_(printable(name)),
+      client_(printable(client)),
       label_("session " + std::to_string(id_) + " '" + name_ + "'"),
       queue_(daemon_->scheduler->open_session()),
       account_(std::make_shared<Account>(daemon_->usage)) {
@@ -29,7 +30,7 @@ SessionCore::SessionCore(std::shared_ptr<DaemonState> daemon, std::string name)
     compile_mode_ = engine::CompileMode::ReduceOverhead;
   }
   daemon_->activity.opened(*this, id_);
-  daemon_->log.info(label_ + " opened");
+  daemon_->log.info(label_ + " opened" + (client_.empty() ? "" : " by " + client_));
 }
 
 void SessionCore::finished_run(ActivityLog::Clock::time_point start,

@@ -20,7 +20,8 @@ namespace tensord::server {
 
 class SessionCore {
  public:
-  SessionCore(std::shared_ptr<DaemonState> daemon, std::string name);
+  // `client`: where the session says it comes from (Daemon.hello; may be empty).
+  SessionCore(std::shared_ptr<DaemonState> daemon, std::string name, std::string client = {});
   ~SessionCore();
   SessionCore(const SessionCore&) = delete;
   SessionCore& operator=(const SessionCore&) = delete;
@@ -44,7 +45,8 @@ class SessionCore {
   // Client memory this session's transfers mapped recently (server/shared_mapping.h).
   const std::shared_ptr<SharedMappingCache>& mappings() const { return mappings_; }
 
-  const std::string& name() const { return name_; }  // as the client gave it, made printable
+  const std::string& name() const { return name_; }      // as the client gave it, made printable
+  const std::string& client() const { return client_; }  // likewise
   ActivityLog::Clock::time_point opened() const { return opened_; }
   // The end of the last run, or the opening when none ran yet.
   ActivityLog::Clock::time_point last_active() const { return last_active_; }
@@ -64,6 +66,7 @@ class SessionCore {
   std::shared_ptr<DaemonState> daemon_;
   const uint64_t id_;
   std::string name_;
+  std::string client_;
   std::string label_;
   ActivityLog::Clock::time_point opened_ = ActivityLog::Clock::now();
   ActivityLog::Clock::time_point last_active_ = opened_;

@@ -49,6 +49,8 @@ export interface KernelCache {
 export interface Session {
   id: number;
   name: string;
+  /** Where the session says it comes from ("alice@laptop pid 4242"); protocol 1.5 clients. */
+  client?: string;
   runs: number;
   failed_runs: number;
   live_tensors: number;

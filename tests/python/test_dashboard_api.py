@@ -101,6 +101,7 @@ def test_status_follows_sessions_and_runs(dashboard):
         session = mine[0]
         assert session["runs"] == 1 and session["failed_runs"] == 1
         assert session["live_tensors"] >= 1 and session["compile_mode"]
+        assert session["client"].endswith(f" pid {client.pid}") and "@" in session["client"]
         assert now["totals"]["runs"] == before["totals"]["runs"] + 1
         assert now["totals"]["failed_runs"] == before["totals"]["failed_runs"] + 1
         runs = [r for r in now["recent_runs"] if r["session"] == session["id"]]

@@ -169,6 +169,7 @@ function snapshot(page) {
         name: r.dataset.sessionName,
         runs: r.querySelector('[data-field="runs"]')?.textContent.trim() ?? null,
         failed: r.querySelector('[data-field="failed_runs"]')?.textContent.trim() ?? null,
+        client: r.querySelector('[data-field="client"]')?.textContent.trim() ?? null,
       })),
       summary: {
         sessions: number(one("summary-sessions")),
@@ -245,6 +246,7 @@ async function main() {
       (s) => s.sessions.some((r) => r.name === SESSION_NAME && r.runs === String(result.runs)), 20000);
     const row = shown.sessions.find((r) => r.name === SESSION_NAME);
     check(true, `the sessions table shows '${SESSION_NAME}' (id ${row.id}) with ${row.runs} runs`);
+    check(row.client.endsWith(` pid ${workload.proc.pid}`), `its client is the workload's process (${row.client})`);
     const markup = await page.evaluate(() => ({
       pwned: window.__pwned ?? null,
       images: document.querySelectorAll("img").length,

@@ -1,4 +1,5 @@
 // Opening a session: addresses, the event loop, the socket and Daemon.hello.
+#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -74,6 +75,19 @@ void SessionState::flush() {
 
 }  // namespace detail
 
+std::string default_client_description() {
+  std::string user = "uid " + std::to_string(getuid());
+  passwd entry{};
+  passwd* found = nullptr;
+  char buffer[1024];
+  if (getpwuid_r(getuid(), &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr) {
+    user = found->pw_name;
+  }
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return user + "@" + (host[0] != '\0' ? host : "?") + " pid " + std::to_string(getpid());
+}
+
 std::string default_address() {
   if (const char* env = std::getenv("TENSORD_ADDRESS"); env && *env) return env;
   if (const char* dir = std::getenv("XDG_RUNTIME_DIR"); dir && *dir) {
@@ -109,6 +123,8 @@ Session connect(const std::string& address, const ConnectOptions& options) {
   version.setMinor(PROTOCOL_MINOR);
   detail::set_text(options.token, [&](unsigned n) { return hello.initToken(n); });
   detail::set_text(options.session_name, [&](unsigned n) { return hello.initSessionName(n); });
+  const std::string client = options.client.empty() ? default_client_description() : options.client;
+  detail::set_text(client, [&](unsigned n) { return hello.initClient(n); });
   try {
     auto response = hello.send().wait(ws);
     state->session = response.getSession();

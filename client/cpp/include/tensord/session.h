@@ -117,8 +117,14 @@ struct SessionStats {
 
 struct ConnectOptions {
   std::string token;         // must match the daemon's --token, if it has one
-  std::string session_name;  // shown in the daemon's logs
+  std::string session_name;  // shown in the daemon's logs and dashboard
+  // Where the session comes from, as the daemon's log and dashboard show it; empty: this
+  // process, "user@host pid N" (default_client_description()).
+  std::string client = {};
 };
+
+// "user@host pid N" for this process: what a session says of where it comes from.
+std::string default_client_description();
 
 // $TENSORD_ADDRESS, else unix:$XDG_RUNTIME_DIR/tensord.sock, else unix:/tmp/tensord-$UID.sock.
 std::string default_address();
