@@ -1,12 +1,11 @@
 #include "server/daemon.h"
 
-#include <capnp/rpc-twoparty.h>
 #include <kj/async-unix.h>
 #include <signal.h>
 
 #include <string>
 
-#include "server/daemon_impl.h"
+#include "server/connection_server.h"
 #include "server/devices.h"
 #include "server/reproducers.h"
 
@@ -74,14 +73,9 @@ Daemon::~Daemon() {
 int Daemon::serve() {
   int signal_number = 0;
   {
-    capnp::TwoPartyServer server(kj::heap<DaemonImpl>(state_));
+    ConnectionServer server(state_);
     kj::Vector<kj::Promise<void>> listening;
-    for (Listener& l : listeners_) {
-      // Unix sockets pass file descriptors (shared memory of same-host clients, one per message).
-      bool unix_socket = l.address().starts_with("unix:");
-      listening.add(unix_socket ? server.listenCapStreamReceiver(l.receiver(), 1)
-                                : server.listen(l.receiver()));
-    }
+    for (Listener& l : listeners_) listening.add(server.listen(l));
     auto stop = io_.unixEventPort.onSignal(SIGINT)
                     .exclusiveJoin(io_.unixEventPort.onSignal(SIGTERM))
                     .then([](siginfo_t info) { return info.si_signo; });

@@ -45,7 +45,7 @@ kj::Promise<void> DaemonImpl::hello(HelloContext context) {
       throw Error(ErrorCode::Unauthenticated, "wrong or missing token");
     }
     auto core = std::make_shared<SessionCore>(state_, params.getSessionName().cStr(),
-                                              params.getClient().cStr());
+                                              params.getClient().cStr(), peer_);
     auto results = context.getResults();
     results.setSession(kj::heap<SessionImpl>(std::move(core)));
     fill_server_info(*state_, results.initServer());

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "server/daemon_state.h"
 #include "tensord.capnp.h"
@@ -13,13 +14,17 @@ namespace tensord::server {
 #pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
 class DaemonImpl final : public ::Daemon::Server {
  public:
-  explicit DaemonImpl(std::shared_ptr<DaemonState> state) : state_(std::move(state)) {}
+  // `peer`: who is at the other end of this connection, as the system says
+  // (ConnectionServer::describe; empty when it does not).
+  DaemonImpl(std::shared_ptr<DaemonState> state, std::string peer)
+      : state_(std::move(state)), peer_(std::move(peer)) {}
 
  protected:
   kj::Promise<void> hello(HelloContext context) override;
 
  private:
   std::shared_ptr<DaemonState> state_;
+  std::string peer_;
 };
 #pragma GCC diagnostic pop
 

@@ -53,6 +53,7 @@ nlohmann::json sessions(const ActivityLog& activity, Clock::time_point now) {
     out.push_back({{"id", id},
                    {"name", session->name()},
                    {"client", session->client()},
+                   {"peer", session->peer()},
                    {"runs", session->runs()},
                    {"failed_runs", session->failed_runs()},
                    {"live_tensors", usage.tensors},

@@ -16,11 +16,13 @@ std::string printable(std::string_view name) {
 
 }  // namespace
 
-SessionCore::SessionCore(std::shared_ptr<DaemonState> daemon, std::string name, std::string client)
+SessionCore::SessionCore(std::shared_ptr<DaemonState> daemon, std::string name, std::string client,
+                         std::string peer)
     : daemon_(std::move(daemon)),
       id_(daemon_->next_session_id++),
       name_(printable(name)),
       client_(printable(client)),
+      peer_(std::move(peer)),
       label_("session " + std::to_string(id_) + " '" + name_ + "'"),
       queue_(daemon_->scheduler->open_session()),
       account_(std::make_shared<Account>(daemon_->usage)) {
@@ -30,7 +32,10 @@ SessionCore::SessionCore(std::shared_ptr<DaemonState> daemon, std::string name, 
     compile_mode_ = engine::CompileMode::ReduceOverhead;
   }
   daemon_->activity.opened(*this, id_);
-  daemon_->log.info(label_ + " opened" + (client_.empty() ? "" : " by " + client_));
+  std::string line = label_ + " opened";
+  if (!client_.empty()) line += " by " + client_;
+  if (!peer_.empty()) line += " (connection from " + peer_ + ")";
+  daemon_->log.info(line);
 }
 
 void SessionCore::finished_run(ActivityLog::Clock::time_point start,

@@ -20,8 +20,10 @@ namespace tensord::server {
 
 class SessionCore {
  public:
-  // `client`: where the session says it comes from (Daemon.hello; may be empty).
-  SessionCore(std::shared_ptr<DaemonState> daemon, std::string name, std::string client = {});
+  // `client`: where the session says it comes from (Daemon.hello; may be empty); `peer`: who
+  // is at the other end of its connection, as the system says (ConnectionServer::describe).
+  SessionCore(std::shared_ptr<DaemonState> daemon, std::string name, std::string client = {},
+              std::string peer = {});
   ~SessionCore();
   SessionCore(const SessionCore&) = delete;
   SessionCore& operator=(const SessionCore&) = delete;
@@ -47,6 +49,7 @@ class SessionCore {
 
   const std::string& name() const { return name_; }      // as the client gave it, made printable
   const std::string& client() const { return client_; }  // likewise
+  const std::string& peer() const { return peer_; }
   ActivityLog::Clock::time_point opened() const { return opened_; }
   // The end of the last run, or the opening when none ran yet.
   ActivityLog::Clock::time_point last_active() const { return last_active_; }
@@ -67,6 +70,7 @@ class SessionCore {
   const uint64_t id_;
   std::string name_;
   std::string client_;
+  std::string peer_;
   std::string label_;
   ActivityLog::Clock::time_point opened_ = ActivityLog::Clock::now();
   ActivityLog::Clock::time_point last_active_ = opened_;

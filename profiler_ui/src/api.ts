@@ -51,6 +51,9 @@ export interface Session {
   name: string;
   /** Where the session says it comes from ("alice@laptop pid 4242"); protocol 1.5 clients. */
   client?: string;
+  /** Who is at the other end of its connection, as the daemon's system says: "uid 1000 (alice)
+   * pid 4242" on a unix socket, the address on TCP. */
+  peer?: string;
   runs: number;
   failed_runs: number;
   live_tensors: number;

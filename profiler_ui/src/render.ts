@@ -89,6 +89,7 @@ function renderSessions(sessions: Session[]): HTMLElement {
       num(String(x.id), "id"),
       h("td", { "data-field": "name" }, x.name || "(unnamed)"),
       h("td", { class: "muted", "data-field": "client" }, x.client ?? ""),
+      h("td", { "data-field": "peer" }, x.peer ?? ""),
       num(formatCount(x.runs), "runs"),
       h("td", { class: x.failed_runs > 0 ? "num bad" : "num", "data-field": "failed_runs" },
         formatCount(x.failed_runs)),
@@ -101,7 +102,7 @@ function renderSessions(sessions: Session[]): HTMLElement {
     ));
   return h("section", { class: "panel", "data-section": "sessions" },
     h("h2", {}, "Sessions"),
-    table([["id", true], ["name", false], ["client", false], ["runs", true], ["failed", true], ["live tensors", true],
+    table([["id", true], ["name", false], ["client (its word)", false], ["connection", false], ["runs", true], ["failed", true], ["live tensors", true],
       ["live bytes", true], ["compile mode", false], ["profiling", false], ["open for", true],
       ["idle for", true]], rows, "no open sessions"),
   );

@@ -27,7 +27,7 @@ def dashboard(tmp_path_factory):
     (page / "assets").mkdir()
     (page / "assets" / "app.js").write_text("console.log(1)")
     (page.parent / "secret.txt").write_text("outside the page folder")
-    d = Daemon(args=["--dashboard", "tcp:127.0.0.1:0", "--dashboard-dir", str(page)])
+    d = Daemon(tcp=True, args=["--dashboard", "tcp:127.0.0.1:0", "--dashboard-dir", str(page)])
     yield d
     failure = d.stop()
     if failure is not None:
@@ -64,9 +64,9 @@ sys.stdin.read()  # holds the session until the test closes stdin
 """
 
 
-def start_client(d, name):
+def start_client(d, name, address=None):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    p = subprocess.Popen([sys.executable, "-c", CLIENT, d.address, name], env=env,
+    p = subprocess.Popen([sys.executable, "-c", CLIENT, address or d.address, name], env=env,
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     lines = []
     for line in p.stdout:
@@ -89,7 +89,7 @@ def wait_for(predicate, what, timeout=10):
 def test_status_follows_sessions_and_runs(dashboard):
     before = status(dashboard)
     assert before["daemon"]["version"]
-    assert before["daemon"]["listen"] == [dashboard.address]
+    assert before["daemon"]["listen"] == [dashboard.address, dashboard.tcp_address]
     assert before["devices"] and before["devices"][0]["kind"] in ("cpu", "cuda")
     memory = before["devices"][0]["memory"]  # what Session.memoryStats says of the device
     assert ("host_cached" in memory) if before["devices"][0]["kind"] == "cpu" else ("reserved" in memory)
@@ -102,6 +102,9 @@ def test_status_follows_sessions_and_runs(dashboard):
         assert session["runs"] == 1 and session["failed_runs"] == 1
         assert session["live_tensors"] >= 1 and session["compile_mode"]
         assert session["client"].endswith(f" pid {client.pid}") and "@" in session["client"]
+        # The connection as the system says: the unix socket's peer credentials.
+        assert session["peer"].startswith(f"uid {os.getuid()} ")
+        assert session["peer"].endswith(f" pid {client.pid}")
         assert now["totals"]["runs"] == before["totals"]["runs"] + 1
         assert now["totals"]["failed_runs"] == before["totals"]["failed_runs"] + 1
         runs = [r for r in now["recent_runs"] if r["session"] == session["id"]]
@@ -263,3 +266,14 @@ def test_the_token_guards_the_metrics(tmp_path):
     finally:
         failure = d.stop()
     assert failure is None, failure
+
+
+def test_a_tcp_session_shows_the_address_it_connects_from(dashboard):
+    client = start_client(dashboard, "over-tcp", dashboard.tcp_address)
+    try:
+        session = next(s for s in status(dashboard)["sessions"] if s["name"] == "over-tcp")
+        host, port = session["peer"].rsplit(":", 1)
+        assert host == "127.0.0.1" and 0 < int(port) < 65536, session
+    finally:
+        client.stdin.close()
+        client.wait(timeout=30)

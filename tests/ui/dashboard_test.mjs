@@ -170,6 +170,7 @@ function snapshot(page) {
         runs: r.querySelector('[data-field="runs"]')?.textContent.trim() ?? null,
         failed: r.querySelector('[data-field="failed_runs"]')?.textContent.trim() ?? null,
         client: r.querySelector('[data-field="client"]')?.textContent.trim() ?? null,
+        peer: r.querySelector('[data-field="peer"]')?.textContent.trim() ?? null,
       })),
       summary: {
         sessions: number(one("summary-sessions")),
@@ -247,6 +248,8 @@ async function main() {
     const row = shown.sessions.find((r) => r.name === SESSION_NAME);
     check(true, `the sessions table shows '${SESSION_NAME}' (id ${row.id}) with ${row.runs} runs`);
     check(row.client.endsWith(` pid ${workload.proc.pid}`), `its client is the workload's process (${row.client})`);
+    check(row.peer.startsWith(`uid ${process.getuid()} `) && row.peer.endsWith(` pid ${workload.proc.pid}`),
+      `its connection is the workload's, as the system says (${row.peer})`);
     const markup = await page.evaluate(() => ({
       pwned: window.__pwned ?? null,
       images: document.querySelectorAll("img").length,
