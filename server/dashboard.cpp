@@ -173,11 +173,41 @@ class Dashboard::Service final : public kj::HttpService {
 };
 #pragma GCC diagnostic pop
 
+// What kj-http would log at ERROR on stderr for each bad request (a body it cannot drain after
+// the answer, e.g. a malformed chunk) goes to the daemon's log at debug: any client could
+// otherwise fill the log. A service failure before the answer is a 500 and a warning.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnon-virtual-dtor"  // as Service: owned as itself
+class Dashboard::Errors final : public kj::HttpServerErrorHandler {
+ public:
+  Errors(Logger& log, const kj::HttpHeaderTable& table) : log_(log), table_(table) {}
+
+  kj::Promise<void> handleApplicationError(
+      kj::Exception exception, kj::Maybe<kj::HttpService::Response&> response) override {
+    KJ_IF_MAYBE (r, response) {
+      log_.warn(std::string("dashboard: ") + exception.getDescription().cStr());
+      return r->sendError(500, "Internal Server Error", table_);
+    }
+    log_.debug(std::string("dashboard: a request ended badly after its answer: ") +
+               exception.getDescription().cStr());
+    return kj::READY_NOW;
+  }
+
+ private:
+  Logger& log_;
+  const kj::HttpHeaderTable& table_;
+};
+#pragma GCC diagnostic pop
+
 Dashboard::Dashboard(std::shared_ptr<DaemonState> daemon, kj::Timer& timer, std::string page_dir) {
   kj::HttpHeaderTable::Builder builder;
+  Logger& log = daemon->log;
   service_ = kj::heap<Service>(std::move(daemon), builder, std::move(page_dir));
   headers_ = builder.build();
-  server_ = kj::heap<kj::HttpServer>(timer, *headers_, *service_);
+  errors_ = kj::heap<Errors>(log, *headers_);
+  kj::HttpServerSettings settings;
+  settings.errorHandler = *errors_;
+  server_ = kj::heap<kj::HttpServer>(timer, *headers_, *service_, settings);
 }
 
 Dashboard::~Dashboard() = default;

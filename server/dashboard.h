@@ -34,8 +34,10 @@ class Dashboard {
 
  private:
   class Service;
+  class Errors;
   kj::Own<kj::HttpHeaderTable> headers_;
   kj::Own<Service> service_;
+  kj::Own<Errors> errors_;
   kj::Own<kj::HttpServer> server_;
 };
 
