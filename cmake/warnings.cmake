@@ -7,7 +7,7 @@ target_compile_options(tensord_warnings INTERFACE
 if(TENSORD_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   # Debian's GCC links --as-needed, except with -fsanitize; without it every shared library
-  # on the line is recorded, the CUDA driver stub's libcuda.so.1 too, and the daemon would not
+  # on the line is recorded, the toolkit's placeholder libcuda.so.1 too, and the daemon would not
   # start on a machine without the NVIDIA driver. The sanitizer runtimes stay (GCC's specs link
   # them --no-as-needed).
   add_link_options(-fsanitize=address,undefined LINKER:--as-needed)
