@@ -59,4 +59,9 @@ class ActivityLog {
   Clock::duration wait_time_{};
 };
 
+// A duration as the dashboard and the metrics give it: seconds.
+inline double seconds(ActivityLog::Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
 }  // namespace tensord::server

@@ -13,10 +13,6 @@ namespace {
 
 using Clock = ActivityLog::Clock;
 
-double seconds(Clock::duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
 // What the device says of its memory (Session.memoryStats' figures): a caching allocator's
 // allocated and reserved bytes, or the host block cache's; absent parts stay absent.
 nlohmann::json memory(const engine::DeviceMemoryStats& stats) {

@@ -9,10 +9,6 @@
 namespace tensord::server {
 namespace {
 
-double seconds(ActivityLog::Clock::duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
 // Writes families: a HELP and TYPE line once, then samples.
 class Exposition {
  public:
