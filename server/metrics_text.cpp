@@ -2,6 +2,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "server/kernel_caches.h"
 #include "server/session_core.h"
@@ -44,93 +47,92 @@ class Exposition {
   std::string out_;
 };
 
-std::string device_label(const engine::DeviceInfo& d) {
-  return "device=\"" + metric_label(d.kind + ":" + std::to_string(d.index)) + "\"";
+// One family over labelled things: `value` gives each one's sample, or nullopt where it has no
+// such figure (a CPU has no caching allocator); a family no one has is left out.
+template <typename Item, typename Value>
+void labelled_family(Exposition& e, std::string_view name, std::string_view type,
+                     std::string_view help, const std::vector<std::pair<std::string, Item>>& items,
+                     Value value) {
+  bool announced = false;
+  for (const auto& [labels, item] : items) {
+    const std::optional<double> v = value(item);
+    if (!v) continue;
+    if (!announced) e.family(name, type, help);
+    announced = true;
+    e.sample(name, labels, *v);
+  }
 }
 
 void session_families(Exposition& e, const ActivityLog& activity) {
-  e.family("session_runs_total", "counter", "Runs of a live session that succeeded.");
+  std::vector<std::pair<std::string, const SessionCore*>> sessions;
   for (const auto& [id, s] : activity.sessions()) {
-    e.sample("session_runs_total",
-             "session=\"" + std::to_string(id) + "\",name=\"" + metric_label(s->name()) + "\"",
-             static_cast<double>(s->runs()));
+    sessions.emplace_back(
+        "session=\"" + std::to_string(id) + "\",name=\"" + metric_label(s->name()) + "\"", s);
   }
-  e.family("session_failed_runs_total", "counter", "Runs of a live session that failed.");
-  for (const auto& [id, s] : activity.sessions()) {
-    e.sample("session_failed_runs_total",
-             "session=\"" + std::to_string(id) + "\",name=\"" + metric_label(s->name()) + "\"",
-             static_cast<double>(s->failed_runs()));
-  }
-  e.family("session_live_bytes", "gauge", "Bytes of a live session's tensors.");
-  for (const auto& [id, s] : activity.sessions()) {
-    e.sample("session_live_bytes",
-             "session=\"" + std::to_string(id) + "\",name=\"" + metric_label(s->name()) + "\"",
-             static_cast<double>(s->account()->usage().bytes));
-  }
+  using S = const SessionCore*;
+  labelled_family(e, "session_runs_total", "counter", "Runs of a live session that succeeded.",
+                  sessions, [](S s) { return std::optional<double>(s->runs()); });
+  labelled_family(e, "session_failed_runs_total", "counter", "Runs of a live session that failed.",
+                  sessions, [](S s) { return std::optional<double>(s->failed_runs()); });
+  labelled_family(e, "session_live_bytes", "gauge", "Bytes of a live session's tensors.", sessions,
+                  [](S s) { return std::optional<double>(s->account()->usage().bytes); });
 }
 
 void cache_families(Exposition& e, const DaemonState& daemon) {
-  const auto caches = kernel_caches(daemon);
+  std::vector<std::pair<std::string, cache::KernelCacheStats>> caches;
+  for (const auto& [target, k] : kernel_caches(daemon)) {
+    caches.emplace_back("target=\"" + metric_label(target) + "\"", k);
+  }
+  using K = const cache::KernelCacheStats&;
+  // Hits carry a second label, where they were found: two samples per cache.
   e.family("kernel_cache_hits_total", "counter",
            "Kernels a plan needed that were loaded already (memory) or read from disk (disk).");
-  for (const auto& [target, k] : caches) {
-    const std::string t = "target=\"" + metric_label(target) + "\"";
-    e.sample("kernel_cache_hits_total", t + ",from=\"memory\"", static_cast<double>(k.memory_hits));
-    e.sample("kernel_cache_hits_total", t + ",from=\"disk\"", static_cast<double>(k.disk_hits));
+  for (const auto& [labels, k] : caches) {
+    e.sample("kernel_cache_hits_total", labels + ",from=\"memory\"",
+             static_cast<double>(k.memory_hits));
+    e.sample("kernel_cache_hits_total", labels + ",from=\"disk\"",
+             static_cast<double>(k.disk_hits));
   }
-  e.family("kernel_cache_misses_total", "counter", "Kernels that had to be compiled.");
-  for (const auto& [target, k] : caches) {
-    e.sample("kernel_cache_misses_total", "target=\"" + metric_label(target) + "\"",
-             static_cast<double>(k.misses));
-  }
-  e.family("kernel_compile_seconds_total", "counter", "Wall time spent in the kernel compiler.");
-  for (const auto& [target, k] : caches) {
-    e.sample("kernel_compile_seconds_total", "target=\"" + metric_label(target) + "\"",
-             static_cast<double>(k.compile_ns) / 1e9);
-  }
+  labelled_family(e, "kernel_cache_misses_total", "counter", "Kernels that had to be compiled.",
+                  caches, [](K k) { return std::optional<double>(k.misses); });
+  labelled_family(
+      e, "kernel_compile_seconds_total", "counter", "Wall time spent in the kernel compiler.",
+      caches, [](K k) { return std::optional<double>(static_cast<double>(k.compile_ns) / 1e9); });
 }
 
 void device_families(Exposition& e, const scheduler::Scheduler& scheduler) {
-  e.family("device_memory_total_bytes", "gauge", "The device's memory.");
+  struct Device {
+    uint64_t total_memory;
+    engine::DeviceMemoryStats memory;  // read once: each read takes the allocator's lock
+  };
+  std::vector<std::pair<std::string, Device>> devices;
   for (size_t i = 0; i < scheduler.device_count(); ++i) {
     const engine::DeviceInfo& d = scheduler.device_info(i);
-    e.sample("device_memory_total_bytes", device_label(d), static_cast<double>(d.total_memory));
+    devices.emplace_back("device=\"" + metric_label(d.kind + ":" + std::to_string(d.index)) + "\"",
+                         Device{d.total_memory, scheduler.memory_stats(i)});
   }
-  // Each family only for the devices that have the figure (a CPU has no caching allocator).
-  struct Figure {
-    const char* name;
-    const char* type;
-    const char* help;
-  };
-  const Figure allocator[] = {
-      {"device_allocated_bytes", "gauge", "Bytes the caching allocator has handed out."},
-      {"device_reserved_bytes", "gauge", "Bytes the caching allocator holds from the device."},
-      {"device_oom_total", "counter", "Allocations that failed with out of memory."},
-  };
-  for (size_t f = 0; f < std::size(allocator); ++f) {
-    bool announced = false;
-    for (size_t i = 0; i < scheduler.device_count(); ++i) {
-      const auto stats = scheduler.memory_stats(i).allocator;
-      if (!stats) continue;
-      if (!announced) e.family(allocator[f].name, allocator[f].type, allocator[f].help);
-      announced = true;
-      const double value = f == 0   ? static_cast<double>(stats->allocated_bytes.current)
-                           : f == 1 ? static_cast<double>(stats->reserved_bytes.current)
-                                    : static_cast<double>(stats->num_ooms);
-      e.sample(allocator[f].name, device_label(scheduler.device_info(i)), value);
-    }
-  }
-  bool announced = false;
-  for (size_t i = 0; i < scheduler.device_count(); ++i) {
-    const auto cache = scheduler.memory_stats(i).host_cache;
-    if (!cache) continue;
-    if (!announced) {
-      e.family("device_host_cached_bytes", "gauge", "Freed large host blocks kept for reuse.");
-    }
-    announced = true;
-    e.sample("device_host_cached_bytes", device_label(scheduler.device_info(i)),
-             static_cast<double>(cache->cached_bytes));
-  }
+  using D = const Device&;
+  using Maybe = std::optional<double>;
+  labelled_family(e, "device_memory_total_bytes", "gauge", "The device's memory.", devices,
+                  [](D d) { return Maybe(d.total_memory); });
+  labelled_family(e, "device_allocated_bytes", "gauge",
+                  "Bytes the caching allocator has handed out.", devices, [](D d) {
+                    return d.memory.allocator ? Maybe(d.memory.allocator->allocated_bytes.current)
+                                              : std::nullopt;
+                  });
+  labelled_family(e, "device_reserved_bytes", "gauge",
+                  "Bytes the caching allocator holds from the device.", devices, [](D d) {
+                    return d.memory.allocator ? Maybe(d.memory.allocator->reserved_bytes.current)
+                                              : std::nullopt;
+                  });
+  labelled_family(
+      e, "device_oom_total", "counter", "Allocations that failed with out of memory.", devices,
+      [](D d) { return d.memory.allocator ? Maybe(d.memory.allocator->num_ooms) : std::nullopt; });
+  labelled_family(e, "device_host_cached_bytes", "gauge", "Freed large host blocks kept for reuse.",
+                  devices, [](D d) {
+                    return d.memory.host_cache ? Maybe(d.memory.host_cache->cached_bytes)
+                                               : std::nullopt;
+                  });
 }
 
 }  // namespace
