@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "engine/ir/error.h"
 #include "engine/ir/graph.h"
 #include "engine/ir/op.h"
 
@@ -65,6 +66,18 @@ class RandomGraphs {
     for (size_t k = below(4); k > 0; --k) d.types.push_back(TensorType{dtype(), shape()});
     d.graph = graph(d.types);
     return d;
+  }
+
+  // Whether validation accepts `d` (checked on a copy: validate() fills in the types, and the
+  // tests run the graph as drawn).
+  static bool accepted(const Drawn& d) {
+    Graph copy = d.graph;
+    try {
+      validate(copy, d.types, Limits{});
+    } catch (const Error&) {
+      return false;
+    }
+    return true;
   }
 
   Graph graph(const std::vector<TensorType>& input_types) {
