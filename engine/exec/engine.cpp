@@ -219,7 +219,11 @@ std::vector<TensorValue> Engine::run_planned(ir::Graph& graph,
       note = capture_note(backend_, captured_, plan.get());
     }
   }
-  std::vector<TensorValue> out = execute(*plan, backend_, inputs, graph, profile);
+  // A run traced on a GPU does not pause: the device's kernel tracer follows one run at a
+  // time (CuptiTracer), and a run traced in the pause would be mixed into it.
+  const bool traced_on_gpu = backend_.on_gpu() && profile != nullptr && profile->tracing();
+  std::vector<TensorValue> out = execute(*plan, backend_, inputs, graph, profile,
+                                         traced_on_gpu ? nullptr : options_.preemption);
   timer.span(profiler::Stage::Execute, info.plan_hash, device, plan->steps.size(),
              static_cast<uint64_t>(note),
              note == profiler::CaptureNote::TooLarge ? replay_copy_bytes(*plan) : 0);

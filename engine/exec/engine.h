@@ -11,6 +11,7 @@
 #include "engine/exec/backend.h"
 #include "engine/exec/captured_plans.h"
 #include "engine/exec/compile_mode.h"
+#include "engine/exec/preemption.h"
 #include "engine/exec/run_profile.h"
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
@@ -26,6 +27,9 @@ struct EngineOptions {
   // When a plan's generated kernels do not compile: run the graph unfused (after the reproducer
   // above), or fail the run with the Internal error (tensord-replay, which reproduces it).
   bool unfused_on_compile_error = true;
+  // Where runs may pause between steps for other sessions (the device's worker: time slicing);
+  // null: runs never pause. Not owned; outlives the engine.
+  Preemption* preemption = nullptr;
 };
 
 // What plan_for found in the caches before it built anything.

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/exec/preemption.h"
 #include "engine/exec/step_hook.h"
 #include "engine/ir/error.h"
 
@@ -101,11 +102,27 @@ class Execution {
   std::vector<TensorValue> args_;
 };
 
+// Lets other sessions run between two steps (engine/exec/preemption.h). The paused run's
+// profile shows the steps before the pause, and the next step starts when it resumes: the time
+// others ran is none of its steps'. Its scratch site is withdrawn from the backend meanwhile,
+// so that the work run in the pause is not booked to it.
+void pause_between_steps(Preemption& preemption, Backend& backend, StepHook* hook) {
+  if (hook) {
+    hook->flush();
+    backend.set_step_site(nullptr);
+  }
+  preemption.pause();
+  if (hook) {
+    backend.set_step_site(hook->scratch_site());
+    hook->resume();
+  }
+}
+
 }  // namespace
 
 std::vector<TensorValue> execute(const Plan& plan, Backend& backend,
                                  std::span<const TensorValue> inputs, const ir::Graph& user_graph,
-                                 const RunProfile* profile) {
+                                 const RunProfile* profile, Preemption* preemption) {
   std::optional<StepHook> hook;
   if (profile != nullptr && profile->active()) hook.emplace(*profile, plan, user_graph, backend);
   Execution execution(plan, backend, inputs, hook ? &*hook : nullptr);
@@ -134,6 +151,9 @@ std::vector<TensorValue> execute(const Plan& plan, Backend& backend,
       } catch (...) {
         user_graph.fail_at(plan.origin[step.node],
                            Error(ErrorCode::Internal, "unknown exception from the backend"));
+      }
+      if (preemption && i + 1 < plan.steps.size() && preemption->due()) [[unlikely]] {
+        pause_between_steps(*preemption, backend, hook ? &*hook : nullptr);
       }
     }
   }  // the scratch site is cleared before trace_end

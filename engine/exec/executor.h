@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/exec/backend.h"
+#include "engine/exec/preemption.h"
 #include "engine/exec/run_profile.h"
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
@@ -17,9 +18,11 @@ namespace tensord::engine {
 // input index; never written). A failing step throws tensord::Error attributed to the node of
 // `user_graph` it stems from, with that node's source location; exceptions that are not
 // tensord::Error become Internal (std::bad_alloc: OutOfMemory). With an active `profile`, each
-// step is traced and its allocations recorded (engine/exec/step_hook.h).
+// step is traced and its allocations recorded (engine/exec/step_hook.h). With `preemption`, the
+// run may pause between steps for other sessions' work (engine/exec/preemption.h).
 std::vector<TensorValue> execute(const Plan& plan, Backend& backend,
                                  std::span<const TensorValue> inputs, const ir::Graph& user_graph,
-                                 const RunProfile* profile = nullptr);
+                                 const RunProfile* profile = nullptr,
+                                 Preemption* preemption = nullptr);
 
 }  // namespace tensord::engine

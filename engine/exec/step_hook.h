@@ -55,6 +55,9 @@ class StepHook {
   // kept or the oldest is a few ms old (so that the stream shows long runs as they go), by the
   // executor at the end of the run, and by the destructor.
   void flush();
+  // After the run paused between steps (engine/exec/preemption.h), flushed before: the next
+  // step starts now, not where the last one ended.
+  void resume() { restart_bracket(); }
   // backend.allocate(bytes), tracked in the ledger; an out-of-memory error gets the ledger's
   // report (what is live, top holders by session and by line) appended to its message.
   std::shared_ptr<Buffer> allocate(Backend& backend, size_t bytes);
