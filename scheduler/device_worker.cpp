@@ -1,6 +1,7 @@
 #include "scheduler/device_worker.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "engine/ir/error.h"
 
@@ -11,11 +12,20 @@ std::exception_ptr cancelled_error(const std::string& reason) {
   return std::make_exception_ptr(Error(ErrorCode::Cancelled, reason));
 }
 
+engine::EngineOptions with_preemption(engine::EngineOptions options,
+                                      engine::Preemption* preemption) {
+  options.preemption = preemption;
+  return options;
+}
+
 }  // namespace
 
-DeviceWorker::DeviceWorker(std::unique_ptr<engine::Backend> backend, engine::EngineOptions options)
+DeviceWorker::DeviceWorker(std::unique_ptr<engine::Backend> backend, engine::EngineOptions options,
+                           std::chrono::microseconds time_slice)
     : backend_(std::move(backend)),
-      engine_(*backend_, std::move(options)),
+      engine_(*backend_,
+              with_preemption(std::move(options), time_slice.count() > 0 ? this : nullptr)),
+      time_slice_(time_slice),
       thread_([this] { loop(); }) {}
 
 DeviceWorker::~DeviceWorker() {
@@ -52,6 +62,7 @@ void DeviceWorker::submit(uint64_t session, std::unique_ptr<Job> job) {
     if (!stopping_ && it != sessions_.end()) {
       if (it->second.jobs.empty()) ready_.push_back(session);
       it->second.jobs.push_back(Queued{std::move(job), it->second.precision});
+      if (session != running_) others_waiting_.store(true, std::memory_order_relaxed);
     } else {
       reason = stopping_ ? "the daemon is shutting down" : "the session is closed";
     }
@@ -105,15 +116,42 @@ bool DeviceWorker::idle_locked() const {
   return !stopping_ && ready_.empty() && cancelled_.empty() && closed_.empty();
 }
 
+DeviceWorker::Taken DeviceWorker::take_front_locked() {
+  const uint64_t id = ready_.front();
+  ready_.pop_front();
+  Session& s = sessions_.at(id);
+  Taken taken{id, std::move(s.jobs.front())};
+  s.jobs.pop_front();
+  if (!s.jobs.empty()) ready_.push_back(id);
+  return taken;
+}
+
+bool DeviceWorker::others_ready_locked() const {
+  return std::any_of(ready_.begin(), ready_.end(), [&](uint64_t id) { return id != running_; });
+}
+
+void DeviceWorker::run_job(uint64_t session, Queued queued) {
+  std::exception_ptr error;
+  try {
+    // Sessions take turns on one backend: each job runs under its own session's settings
+    // (CUDA: its stream, so the device overlaps its work with the other sessions').
+    backend_->set_session(session);
+    backend_->set_float32_matmul_precision(queued.precision);
+    queued.job->run(engine_);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  queued.job->done(error);
+}
+
 void DeviceWorker::loop() {
   for (;;) {
     std::vector<Cancelled> cancelled;
     std::vector<uint64_t> closed;
-    std::unique_ptr<Job> job;
-    uint64_t session = 0;
-    auto precision = engine::Float32MatmulPrecision::Highest;
+    std::optional<Taken> taken;
     {
       std::unique_lock lock(mu_);
+      running_ = 0;
       // No spinning before sleeping: on small machines a spinning worker takes the CPU the
       // event loop and the client need to deliver the next request (measured: slower).
       wake_.wait(lock, [&] { return !idle_locked(); });
@@ -121,14 +159,9 @@ void DeviceWorker::loop() {
       closed.swap(closed_);
       if (cancelled.empty() && closed.empty()) {
         if (ready_.empty()) return;  // stopping, and nothing left to complete
-        uint64_t id = ready_.front();
-        ready_.pop_front();
-        Session& s = sessions_.at(id);
-        job = std::move(s.jobs.front().job);
-        precision = s.jobs.front().precision;
-        session = id;
-        s.jobs.pop_front();
-        if (!s.jobs.empty()) ready_.push_back(id);
+        taken = take_front_locked();
+        running_ = taken->session;
+        others_waiting_.store(others_ready_locked(), std::memory_order_relaxed);
       }
     }
     for (auto& [cancelled_job, reason] : cancelled) cancelled_job->done(cancelled_error(reason));
@@ -139,19 +172,45 @@ void DeviceWorker::loop() {
         // The session is gone; a backend that cannot release its state keeps it until it goes.
       }
     }
-    if (!job) continue;
-    std::exception_ptr error;
-    try {
-      // Sessions take turns on one backend: each job runs under its own session's settings
-      // (CUDA: its stream, so the device overlaps its work with the other sessions').
-      backend_->set_session(session);
-      backend_->set_float32_matmul_precision(precision);
-      job->run(engine_);
-    } catch (...) {
-      error = std::current_exception();
-    }
-    job->done(error);
+    if (!taken) continue;
+    running_precision_ = taken->queued.precision;
+    slice_start_ = std::chrono::steady_clock::now();
+    run_job(taken->session, std::move(taken->queued));
   }
+}
+
+bool DeviceWorker::due() noexcept {
+  if (in_pause_ || !others_waiting_.load(std::memory_order_relaxed)) return false;
+  return std::chrono::steady_clock::now() - slice_start_ >= time_slice_;
+}
+
+void DeviceWorker::pause() {
+  // One round: the front job of every other session that has one, in the loop's order. The
+  // running session keeps its place; sessions that submit during the round wait for the next.
+  std::vector<Taken> round;
+  {
+    std::lock_guard lock(mu_);
+    for (size_t n = ready_.size(); n > 0; --n) {
+      if (ready_.front() == running_) {
+        ready_.push_back(ready_.front());
+        ready_.pop_front();
+        continue;
+      }
+      round.push_back(take_front_locked());
+    }
+  }
+  in_pause_ = true;
+  for (Taken& t : round) run_job(t.session, std::move(t.queued));
+  in_pause_ = false;
+  pauses_.fetch_add(1, std::memory_order_relaxed);
+  jobs_in_pauses_.fetch_add(round.size(), std::memory_order_relaxed);
+  backend_->set_session(running_);
+  backend_->set_float32_matmul_precision(running_precision_);
+  {
+    std::lock_guard lock(mu_);
+    others_waiting_.store(others_ready_locked(), std::memory_order_relaxed);
+  }
+  slice_start_ = std::chrono::steady_clock::now();
 }
 
 }  // namespace tensord::scheduler

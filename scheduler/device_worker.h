@@ -1,7 +1,16 @@
 // One device: its backend, its engine and the one thread that runs every job for it.
 // Internal to the scheduler; callers use Scheduler and SessionQueue.
+//
+// Time slicing: sessions take turns job by job, and a long run of one session also pauses
+// between two of its steps once it has run for a time slice while another session has work
+// queued; the worker then runs one queued job of each other session (a round, as the loop
+// would) and resumes the paused run (engine/exec/preemption.h). A session's own jobs never run
+// in its pause, so each session's jobs still run in the order they were submitted. A single
+// step (one matmul) is never cut; jobs run in a pause do not pause themselves.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -19,9 +28,12 @@
 
 namespace tensord::scheduler {
 
-class DeviceWorker {
+class DeviceWorker final : engine::Preemption {
  public:
-  DeviceWorker(std::unique_ptr<engine::Backend> backend, engine::EngineOptions options);
+  // `time_slice`: how long a run goes on while other sessions wait before it pauses for them;
+  // zero: runs never pause.
+  DeviceWorker(std::unique_ptr<engine::Backend> backend, engine::EngineOptions options,
+               std::chrono::microseconds time_slice);
   ~DeviceWorker();  // stop()
   DeviceWorker(const DeviceWorker&) = delete;
   DeviceWorker& operator=(const DeviceWorker&) = delete;
@@ -41,6 +53,9 @@ class DeviceWorker {
   void set_float32_matmul_precision(uint64_t session, engine::Float32MatmulPrecision precision);
   size_t queued(uint64_t session) const;
   size_t queued() const;
+  // Runs paused for other sessions, and the jobs run in those pauses, since the start.
+  uint64_t pauses() const { return pauses_.load(std::memory_order_relaxed); }
+  uint64_t jobs_run_in_pauses() const { return jobs_in_pauses_.load(std::memory_order_relaxed); }
 
   // Cancels every queued job, lets the running one finish and joins the thread. Idempotent.
   void stop();
@@ -56,8 +71,22 @@ class DeviceWorker {
     engine::Float32MatmulPrecision precision = engine::Float32MatmulPrecision::Highest;
   };
   using Cancelled = std::pair<std::unique_ptr<Job>, std::string>;
+  struct Taken {
+    uint64_t session = 0;
+    Queued queued;
+  };
 
   void loop();
+  // Runs `job` under its session's settings and completes it (worker thread).
+  void run_job(uint64_t session, Queued job);
+  // Takes the front job of the session at the front of ready_ (which must not be empty) and
+  // moves the session to the back if it has more; the caller holds mu_.
+  Taken take_front_locked();
+  // Whether a session other than the running one has jobs queued; the caller holds mu_.
+  bool others_ready_locked() const;
+  // engine::Preemption, on the worker thread while a job's run is between two steps.
+  bool due() noexcept override;
+  void pause() override;
   bool idle_locked() const;  // nothing to run, complete or end, and not stopping
   // Moves the session's jobs to cancelled_; the caller holds mu_.
   void cancel_locked(Session& session, const std::string& reason);
@@ -77,6 +106,19 @@ class DeviceWorker {
   std::vector<uint64_t> closed_;
   uint64_t next_session_ = 1;
   bool stopping_ = false;
+
+  // Time slicing (pause()). running_ is the session whose job the loop runs (0: none), written
+  // under mu_; others_waiting_ says, without the lock, that another session has jobs queued.
+  const std::chrono::steady_clock::duration time_slice_;
+  uint64_t running_ = 0;
+  std::atomic<bool> others_waiting_{false};
+  // Worker thread only: the running job's precision, when it started or last resumed, and
+  // whether the worker is inside a pause (the jobs run there do not pause).
+  engine::Float32MatmulPrecision running_precision_ = engine::Float32MatmulPrecision::Highest;
+  std::chrono::steady_clock::time_point slice_start_;
+  bool in_pause_ = false;
+  std::atomic<uint64_t> pauses_{0};
+  std::atomic<uint64_t> jobs_in_pauses_{0};
 
   std::thread thread_;  // last: starts after everything above exists
 };

@@ -78,11 +78,18 @@ size_t SessionQueue::queued() const {
 }
 
 Scheduler::Scheduler(std::vector<std::unique_ptr<engine::Backend>> backends,
-                     engine::EngineOptions options) {
+                     engine::EngineOptions options, SchedulerOptions scheduling) {
   if (backends.empty()) throw std::invalid_argument("Scheduler: no devices");
+  if (scheduling.time_slice.count() < 0) throw std::invalid_argument("Scheduler: time slice < 0");
   for (auto& backend : backends) {
-    workers_.push_back(std::make_shared<DeviceWorker>(std::move(backend), options));
+    workers_.push_back(
+        std::make_shared<DeviceWorker>(std::move(backend), options, scheduling.time_slice));
   }
+}
+
+SliceStats Scheduler::slice_stats(size_t device) const {
+  const DeviceWorker& w = *workers_.at(device);
+  return SliceStats{w.pauses(), w.jobs_run_in_pauses()};
 }
 
 Scheduler::~Scheduler() {

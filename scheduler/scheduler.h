@@ -1,8 +1,10 @@
 // The scheduler: one worker thread per device, fed by one FIFO queue per session and served
-// round-robin across sessions. The RPC event loop submits jobs and never runs kernels; the
-// workers run jobs and never touch RPC objects (DESIGN.md, "Threads").
+// round-robin across sessions, with long runs paused between steps for the others (time
+// slicing: scheduler/device_worker.h). The RPC event loop submits jobs and never runs kernels;
+// the workers run jobs and never touch RPC objects (DESIGN.md, "Threads").
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -15,6 +17,18 @@
 namespace tensord::scheduler {
 
 class DeviceWorker;
+
+struct SchedulerOptions {
+  // How long a run goes on while another session waits before it pauses between two steps
+  // for the other sessions' queued jobs; zero: runs never pause (turns are whole jobs).
+  std::chrono::microseconds time_slice{10'000};
+};
+
+// Time slicing on one device since the start (scheduler/device_worker.h).
+struct SliceStats {
+  uint64_t pauses = 0;          // runs paused between two steps for other sessions
+  uint64_t jobs_in_pauses = 0;  // other sessions' jobs run in those pauses
+};
 
 // A session's queue on one device. Move-only RAII handle: closing it (or destroying it) cancels
 // the jobs it still has queued; their `done` gets tensord::Error(Cancelled) on the worker
@@ -55,7 +69,7 @@ class Scheduler {
  public:
   // One worker per backend, each with its own engine. Device i is backends[i].
   Scheduler(std::vector<std::unique_ptr<engine::Backend>> backends,
-            engine::EngineOptions options = {});
+            engine::EngineOptions options = {}, SchedulerOptions scheduling = {});
   ~Scheduler();  // shutdown()
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -67,6 +81,8 @@ class Scheduler {
   engine::DeviceMemoryStats memory_stats(size_t device) const;
   // The device's own kernel cache, if it has one (Backend::own_kernel_cache_stats).
   std::optional<cache::KernelCacheStats> own_kernel_cache_stats(size_t device) const;
+
+  SliceStats slice_stats(size_t device) const;
 
   SessionQueue open_session(size_t device = 0);
 

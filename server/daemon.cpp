@@ -3,6 +3,7 @@
 #include <kj/async-unix.h>
 #include <signal.h>
 
+#include <chrono>
 #include <string>
 
 #include "server/connection_server.h"
@@ -33,7 +34,10 @@ std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
   engine::EngineOptions engine_options;
   engine_options.limits.max_tensor_bytes = static_cast<int64_t>(config.max_tensor_bytes);
   engine_options.on_internal_error = reproducer_writer(repro_dir, log);
-  auto scheduler = std::make_unique<scheduler::Scheduler>(std::move(devices), engine_options);
+  scheduler::SchedulerOptions scheduling;
+  scheduling.time_slice = std::chrono::milliseconds(options.time_slice_ms);
+  auto scheduler =
+      std::make_unique<scheduler::Scheduler>(std::move(devices), engine_options, scheduling);
   auto state = std::make_shared<DaemonState>(std::move(config), log, std::move(scheduler));
   state->kernels = std::move(kernels);
   state->memory = memory;

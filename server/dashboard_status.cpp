@@ -37,7 +37,9 @@ nlohmann::json devices(const scheduler::Scheduler& scheduler) {
                    {"name", d.name},
                    {"total_memory", d.total_memory},
                    {"threads", d.threads},
-                   {"memory", memory(scheduler.memory_stats(i))}});
+                   {"memory", memory(scheduler.memory_stats(i))},
+                   {"pauses", scheduler.slice_stats(i).pauses},
+                   {"jobs_in_pauses", scheduler.slice_stats(i).jobs_in_pauses}});
   }
   return out;
 }

@@ -104,12 +104,14 @@ void device_families(Exposition& e, const scheduler::Scheduler& scheduler) {
   struct Device {
     uint64_t total_memory;
     engine::DeviceMemoryStats memory;  // read once: each read takes the allocator's lock
+    scheduler::SliceStats slices;
   };
   std::vector<std::pair<std::string, Device>> devices;
   for (size_t i = 0; i < scheduler.device_count(); ++i) {
     const engine::DeviceInfo& d = scheduler.device_info(i);
-    devices.emplace_back("device=\"" + metric_label(d.kind + ":" + std::to_string(d.index)) + "\"",
-                         Device{d.total_memory, scheduler.memory_stats(i)});
+    devices.emplace_back(
+        "device=\"" + metric_label(d.kind + ":" + std::to_string(d.index)) + "\"",
+        Device{d.total_memory, scheduler.memory_stats(i), scheduler.slice_stats(i)});
   }
   using D = const Device&;
   using Maybe = std::optional<double>;
@@ -133,6 +135,12 @@ void device_families(Exposition& e, const scheduler::Scheduler& scheduler) {
                     return d.memory.host_cache ? Maybe(d.memory.host_cache->cached_bytes)
                                                : std::nullopt;
                   });
+  labelled_family(e, "device_run_pauses_total", "counter",
+                  "Runs paused between two steps for other sessions' work (--time-slice-ms).",
+                  devices, [](D d) { return Maybe(d.slices.pauses); });
+  labelled_family(e, "device_jobs_in_pauses_total", "counter",
+                  "Other sessions' requests served while a run was paused.", devices,
+                  [](D d) { return Maybe(d.slices.jobs_in_pauses); });
 }
 
 }  // namespace

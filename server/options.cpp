@@ -67,6 +67,9 @@ Options:
   --device auto|cpu|cuda  the device to run on (default auto: every usable GPU, else
                           the CPU, logging why)
   --threads N             CPU worker threads (default: one per hardware thread)
+  --time-slice-ms MS      how long one session's run goes on while another session waits
+                          before it pauses between two steps for the other's queued work
+                          (default 10; 0: runs never pause, sessions take turns by run)
   --log-level LEVEL       error, warn, info or debug (default info)
   --token TOKEN           clients must present this token (default: $TENSORD_TOKEN;
                           none when unset)
@@ -120,7 +123,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
     };
 
     if (flag == "--listen" || flag == "--device" || flag == "--threads" || flag == "--log-level" ||
-        flag == "--token" || flag == "--max-tensor-bytes") {
+        flag == "--token" || flag == "--max-tensor-bytes" || flag == "--time-slice-ms") {
       auto v = take_value();
       if (!v) return fail(std::string(flag) + " needs a value");
       if (flag == "--listen") {
@@ -140,6 +143,12 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
           return fail("bad --threads '" + std::string(*v) + "': expected 1 to 4096");
         }
         o.threads = static_cast<int>(*n);
+      } else if (flag == "--time-slice-ms") {
+        auto n = parse_uint(*v);
+        if (!n || *n > 60'000) {
+          return fail("bad --time-slice-ms '" + std::string(*v) + "': expected 0 to 60000");
+        }
+        o.time_slice_ms = static_cast<int>(*n);
       } else if (flag == "--log-level") {
         auto level = log_level_from_name(*v);
         if (!level) {

@@ -15,6 +15,7 @@ struct Options {
   std::vector<std::string> listen;  // "unix:PATH" or "tcp:HOST:PORT"; never empty once parsed
   std::string device = "auto";      // auto, cpu or cuda
   int threads = 0;                  // CPU worker threads; 0: one per hardware thread
+  int time_slice_ms = 10;           // scheduler::SchedulerOptions::time_slice; 0: no pauses
   LogLevel log_level = LogLevel::Info;
   std::string token;              // empty: no authentication
   uint64_t max_tensor_bytes = 0;  // 0: the device's memory

@@ -27,6 +27,10 @@ export interface Device {
   total_memory?: number;
   threads?: number;
   memory?: DeviceMemory;
+  /** Time slicing (docs/scheduling.md): runs paused between steps for other sessions, and the
+   * other sessions' requests served in those pauses. */
+  pauses?: number;
+  jobs_in_pauses?: number;
 }
 
 export interface Totals {

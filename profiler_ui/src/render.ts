@@ -34,6 +34,11 @@ function renderDevice(device: Device): HTMLElement {
   if (memory.reserved !== undefined) parts.push(`reserved ${formatBytes(memory.reserved)}`);
   if (memory.ooms) parts.push(`${memory.ooms} out-of-memory errors`);
   if (memory.host_cached !== undefined) parts.push(`${formatBytes(memory.host_cached)} cached for reuse`);
+  if (device.pauses) {
+    const served = device.jobs_in_pauses ?? 0;
+    parts.push(`${formatCount(device.pauses)} ${device.pauses === 1 ? "run" : "runs"} paused for ` +
+      `${formatCount(served)} other ${served === 1 ? "request" : "requests"}`);
+  }
   return h("li", { class: "device", "data-testid": "device", "data-kind": device.kind },
     h("span", { class: "device-id" }, `${device.kind}:${device.index}`),
     ` ${device.name}`,

@@ -156,6 +156,33 @@ print("ready", flush=True)
 sys.stdin.read()
 `;
 
+// Two sessions sharing the device: a long eager run (sin steps) and, while it runs, a small
+// request from another process, served in a pause between the long run's steps
+// (docs/scheduling.md): the device line then counts the pause.
+const HEAVY = `
+import sys, time, numpy as np, tensord as td
+td.connect(sys.argv[1], name="heavy")
+td.set_compile_mode("eager")
+x = td.asarray(np.ones((2048, 2048), np.float32))
+def chain(steps):
+    y = x
+    for _ in range(steps):
+        y = td.sin(y)
+    return y
+td.sync(chain(50))
+t0 = time.monotonic()
+td.sync(chain(50))  # timed: as many steps as take about 2 s here
+y = chain(max(200, int(2.0 * 50 / (time.monotonic() - t0))))
+print("sending", flush=True)
+td.sync(y)
+`;
+const LIGHT = `
+import sys, time, numpy as np, tensord as td
+td.connect(sys.argv[1], name="light")
+time.sleep(0.3)
+td.sum(td.asarray(np.ones(4, np.float32))).numpy()
+`;
+
 /** What the page shows, read in one go (the page re-renders every second). */
 function snapshot(page) {
   return page.evaluate(() => {
@@ -293,6 +320,20 @@ async function main() {
       JSON.stringify(closed.bars));
     const workloadExit = await workload.exited;
     check(workloadExit.code === 0, "the workload exited 0", `${JSON.stringify(workloadExit)}\n${workload.output}`);
+
+    // 4b. Another session's request served in a pause of a long run shows on the device line.
+    const heavy = start("python heavy", PYTHON, ["-c", HEAVY, `unix:${first.socket}`], { env: { ...process.env, PYTHONPATH } });
+    children.push(heavy);
+    await waitForOutput(heavy, /^sending$/m, "'sending'", 60000);
+    const light = start("python light", PYTHON, ["-c", LIGHT, `unix:${first.socket}`], { env: { ...process.env, PYTHONPATH } });
+    children.push(light);
+    for (const c of [light, heavy]) {
+      const exit = await c.exited;
+      check(exit.code === 0, `the ${c.name} client exited 0`, `${JSON.stringify(exit)}\n${c.output}`);
+    }
+    const paused = await waitUntil("the device line to count a paused run", () => snapshot(page),
+      (s) => s.devices.some((d) => /runs? paused for [1-9]/.test(d)), 10000);
+    check(true, `the device line counts the pause (${paused.devices.join("; ")})`);
 
     // 5. The daemon stops: exit 0, and the page says it cannot reach it.
     const daemonExit = await stop(first.daemon);

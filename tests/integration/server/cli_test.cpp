@@ -69,12 +69,15 @@ TEST_CASE("--help and --version print and exit 0; bad flags exit 2") {
   REQUIRE(help.exit_code == 0);
   REQUIRE(help.output.find("--listen") != std::string::npos);
   REQUIRE(help.output.find("--max-tensor-bytes") != std::string::npos);
+  REQUIRE(help.output.find("--time-slice-ms") != std::string::npos);
   Ran version = run_binary({"--version"});
   REQUIRE(version.exit_code == 0);
   REQUIRE(version.output == "tensord 0.1.0\n");
   for (auto bad : std::vector<std::vector<std::string>>{{"--frobnicate"},
                                                         {"--threads", "0"},
                                                         {"--threads"},
+                                                        {"--time-slice-ms", "-1"},
+                                                        {"--time-slice-ms", "60001"},
                                                         {"--device", "tpu"},
                                                         {"--log-level", "loud"},
                                                         {"--listen", "http://x"},

@@ -1,0 +1,114 @@
+"""Time slicing (docs/scheduling.md) against the real daemon: while one client's long run holds
+the device's worker, another client's small request is served in a pause between the long run's
+steps, not after it; with --time-slice-ms 0 it waits for the whole run. Each client is a process
+of its own. What is checked is the order the two finished in (CLOCK_MONOTONIC is shared by the
+processes), never a duration."""
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from conftest import Daemon
+
+# A run of eager steps (sin of 4M floats each), as many as take about SECONDS on this machine
+# (timed on 50 first, the second time): far longer than the light client takes to send its request.
+HEAVY = """
+import sys, time, numpy as np, tensord as td
+td.connect(sys.argv[1], name="heavy")
+td.set_compile_mode("eager")
+x = td.asarray(np.ones((2048, 2048), np.float32))
+def chain(steps):
+    y = x
+    for _ in range(steps):
+        y = td.sin(y)
+    return y
+td.sync(chain(50))  # planned once, so that the second is timed as the real run will be
+t0 = time.monotonic()
+td.sync(chain(50))
+steps = max(200, int(float(sys.argv[2]) * 50 / (time.monotonic() - t0)))
+y = chain(steps)
+print("sending", steps, flush=True)
+td.sync(y)
+print("done", time.monotonic(), flush=True)
+"""
+
+LIGHT = """
+import sys, time, numpy as np, tensord as td
+td.connect(sys.argv[1], name="light")
+x = td.asarray(np.arange(4, dtype=np.float32))
+td.sync(x)
+print("ready", flush=True)
+sys.stdin.readline()
+assert float(td.sum(x * 2).numpy()) == 12.0
+print("done", time.monotonic(), flush=True)
+"""
+
+SECONDS = 2.0
+
+
+def client(code, *args):
+    return subprocess.Popen([sys.executable, "-c", code, *args], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def expect(proc, word):
+    line = proc.stdout.readline()
+    if not line.startswith(word):
+        proc.kill()
+        raise AssertionError(f"expected {word!r}, got {line!r}; stderr: {proc.stderr.read()}")
+    return line.split()
+
+
+def finish_times(daemon):
+    """(light's finish, heavy's finish) when the light request comes while the heavy runs."""
+    light = client(LIGHT, daemon.address)
+    heavy = None
+    try:
+        expect(light, "ready")
+        heavy = client(HEAVY, daemon.address, str(SECONDS))
+        heavy_steps = expect(heavy, "sending")[1]
+        time.sleep(0.3)  # the heavy graph reaches the worker and runs (for SECONDS)
+        light.stdin.write("go\n")
+        light.stdin.flush()
+        light_done = float(expect(light, "done")[1])
+        heavy_done = float(expect(heavy, "done")[1])
+        assert light.wait(30) == 0, light.stderr.read()
+        assert heavy.wait(30) == 0, heavy.stderr.read()
+        print(f"heavy: {heavy_steps} steps; light done {heavy_done - light_done:.3f} s before it")
+        return light_done, heavy_done
+    finally:
+        for p in (light, heavy):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def metric(daemon, name):
+    with urllib.request.urlopen(daemon.dashboard_url + "metrics", timeout=10) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith(name + "{"):
+                return float(line.rsplit(" ", 1)[1])
+    raise AssertionError(f"no {name} in /metrics")
+
+
+@pytest.mark.parametrize("slice_ms", ["5", "0"])
+def test_a_light_request_is_served_during_a_long_run(slice_ms):
+    # The CPU: its worker runs each step itself. (On a GPU the worker only enqueues kernels, and
+    # sessions overlap on their own streams whatever the time slice.)
+    d = Daemon(tcp=True, args=["--device", "cpu", "--time-slice-ms", slice_ms,
+                               "--dashboard", "tcp:127.0.0.1:0"])
+    try:
+        light_done, heavy_done = finish_times(d)
+        pauses = metric(d, "tensord_device_run_pauses_total")
+        served = metric(d, "tensord_device_jobs_in_pauses_total")
+    finally:
+        failure = d.stop()
+    assert failure is None, failure
+    if slice_ms == "0":
+        assert light_done > heavy_done  # it waited for the whole run
+        assert pauses == 0 and served == 0
+    else:
+        assert light_done < heavy_done  # served in a pause
+        assert pauses >= 1 and served >= 1
