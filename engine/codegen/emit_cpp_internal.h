@@ -12,7 +12,7 @@
 
 namespace tensord::codegen {
 
-std::string_view cpp_prelude();
+std::string cpp_prelude();
 
 // emit_cpp_expr.cpp: the compute type of a dtype (bool, float, double or an integer type), its
 // storage type, a literal of `type`, a value as an operand (a lane `vN[j]`, an outer scalar `oN`, a

@@ -1,7 +1,8 @@
 // Vectorized transcendental functions for the unary float ops (and atan2, hypot): glibc's libmvec
 // (its AVX-512 or AVX2 variants, picked at compile time, so with TENSORD_NATIVE) on whole blocks of
 // floats, and plain libm loops where neither instruction set is enabled. libmvec results are within
-// a few ulp of libm's; NaN, infinities, overflow and underflow come out the same.
+// a few ulp of libm's; NaN, infinities, overflow and underflow come out the same. float32 exp with
+// AVX-512 is our own (engine/codegen/cpu_expf.inc), the one generated kernels embed.
 #pragma once
 
 #include <cmath>
@@ -15,6 +16,8 @@
 #define TENSORD_VECTOR_MATH 1
 #endif
 #endif
+
+#include "engine/codegen/cpu_expf.inc"
 
 namespace tensord::cpu::vmath {
 
@@ -124,13 +127,15 @@ inline void apply2(const T* x, const T* y, T* z, int64_t n) {
   }
 }
 
-#define TENSORD_VECTOR_FN(name)                              \
-  inline void name(const float* x, float* y, int64_t n) {    \
-    apply<float, FloatVec, TENSORD_MVEC(f, name)>(x, y, n);  \
-  }                                                          \
+#define TENSORD_VECTOR_FN_D(name)                            \
   inline void name(const double* x, double* y, int64_t n) {  \
     apply<double, DoubleVec, TENSORD_MVEC_D(name)>(x, y, n); \
   }
+#define TENSORD_VECTOR_FN(name)                             \
+  inline void name(const float* x, float* y, int64_t n) {   \
+    apply<float, FloatVec, TENSORD_MVEC(f, name)>(x, y, n); \
+  }                                                         \
+  TENSORD_VECTOR_FN_D(name)
 #define TENSORD_VECTOR_FN2(name)                                             \
   inline void name(const float* x, const float* y, float* z, int64_t n) {    \
     apply2<float, FloatVec, TENSORD_MVEC2(name)>(x, y, z, n);                \
@@ -139,13 +144,15 @@ inline void apply2(const T* x, const T* y, T* z, int64_t n) {
     apply2<double, DoubleVec, TENSORD_MVEC2_D(name)>(x, y, z, n);            \
   }
 #else
+#define TENSORD_VECTOR_FN_D(name)                           \
+  inline void name(const double* x, double* y, int64_t n) { \
+    for (int64_t i = 0; i < n; ++i) y[i] = std::name(x[i]); \
+  }
 #define TENSORD_VECTOR_FN(name)                             \
   inline void name(const float* x, float* y, int64_t n) {   \
     for (int64_t i = 0; i < n; ++i) y[i] = std::name(x[i]); \
   }                                                         \
-  inline void name(const double* x, double* y, int64_t n) { \
-    for (int64_t i = 0; i < n; ++i) y[i] = std::name(x[i]); \
-  }
+  TENSORD_VECTOR_FN_D(name)
 #define TENSORD_VECTOR_FN2(name)                                             \
   inline void name(const float* x, const float* y, float* z, int64_t n) {    \
     for (int64_t i = 0; i < n; ++i) z[i] = std::name(x[i], y[i]);            \
@@ -155,7 +162,28 @@ inline void apply2(const T* x, const T* y, T* z, int64_t n) {
   }
 #endif
 
+#if defined(TD_HAVE_EXPF16)
+// float32 exp: the AVX-512 one the generated kernels embed, so that fused and eager agree bit for
+// bit; the tail goes through a zero-padded block.
+inline void exp(const float* x, float* y, int64_t n) {
+  td_v16f v;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    std::memcpy(&v, x + i, sizeof v);
+    v = td_expf16(v);
+    std::memcpy(y + i, &v, sizeof v);
+  }
+  if (i < n) {
+    v = td_v16f{};
+    std::memcpy(&v, x + i, (n - i) * sizeof(float));
+    v = td_expf16(v);
+    std::memcpy(y + i, &v, (n - i) * sizeof(float));
+  }
+}
+TENSORD_VECTOR_FN_D(exp)
+#else
 TENSORD_VECTOR_FN(exp)
+#endif
 TENSORD_VECTOR_FN(log)
 TENSORD_VECTOR_FN(sin)
 TENSORD_VECTOR_FN(cos)
@@ -179,6 +207,7 @@ TENSORD_VECTOR_FN(erfc)
 TENSORD_VECTOR_FN2(atan2)
 TENSORD_VECTOR_FN2(hypot)
 #undef TENSORD_VECTOR_FN
+#undef TENSORD_VECTOR_FN_D
 #undef TENSORD_VECTOR_FN2
 
 // 1 / (1 + exp(-x)), a block at a time.
