@@ -1,19 +1,66 @@
 #include "server/accounting.h"
 
+#include <algorithm>
+#include <string>
+
+#include "engine/ir/error.h"
+
 namespace tensord::server {
 
-Charge::Charge(std::shared_ptr<Account> account, uint64_t bytes)
-    : account_(std::move(account)), bytes_(bytes) {
-  account_->usage_.tensors += 1;
-  account_->usage_.bytes += bytes;
-  account_->daemon_->tensors += 1;
-  account_->daemon_->bytes += bytes;
+void Account::check_room(uint64_t bytes, std::string_view what) const {
+  if (limit_ == 0 || (bytes <= limit_ && usage_.bytes <= limit_ - bytes)) return;
+  throw Error(ErrorCode::Quota,
+              std::string(what) + " needs " + bytes_text(bytes) + " and the session's " +
+                  std::to_string(usage_.tensors) + " live tensors hold " +
+                  bytes_text(usage_.bytes) + " of its " + bytes_text(limit_) +
+                  " (the daemon's --session-memory-limit); free tensors it no longer needs");
+}
+
+uint64_t Account::new_bytes(std::span<const std::pair<const void*, uint64_t>> buffers) const {
+  std::unordered_map<const void*, uint64_t> fresh;
+  for (const auto& [buffer, bytes] : buffers) {
+    if (held_.contains(buffer)) continue;
+    uint64_t& b = fresh[buffer];
+    b = std::max(b, bytes);
+  }
+  uint64_t total = 0;
+  for (const auto& [buffer, bytes] : fresh) total += bytes;
+  return total;
+}
+
+void Account::add(const void* buffer, uint64_t bytes) {
+  usage_.tensors += 1;
+  daemon_->tensors += 1;
+  Held& h = held_[buffer];
+  h.charges += 1;
+  if (bytes > h.bytes) {
+    usage_.bytes += bytes - h.bytes;
+    daemon_->bytes += bytes - h.bytes;
+    h.bytes = bytes;
+  }
+}
+
+void Account::remove(const void* buffer) {
+  usage_.tensors -= 1;
+  daemon_->tensors -= 1;
+  auto it = held_.find(buffer);
+  if (--it->second.charges == 0) {
+    usage_.bytes -= it->second.bytes;
+    daemon_->bytes -= it->second.bytes;
+    held_.erase(it);
+  }
+}
+
+Charge::Charge(std::shared_ptr<Account> account, const void* buffer, uint64_t bytes)
+    : account_(std::move(account)), buffer_(buffer), bytes_(bytes) {
+  account_->add(buffer_, bytes_);
 }
 
 Charge& Charge::operator=(Charge&& other) noexcept {
   if (this != &other) {
     release();
     account_ = std::move(other.account_);
+    buffer_ = other.buffer_;
     bytes_ = other.bytes_;
   }
   return *this;
@@ -21,10 +68,7 @@ Charge& Charge::operator=(Charge&& other) noexcept {
 
 void Charge::release() {
   if (!account_) return;
-  account_->usage_.tensors -= 1;
-  account_->usage_.bytes -= bytes_;
-  account_->daemon_->tensors -= 1;
-  account_->daemon_->bytes -= bytes_;
+  account_->remove(buffer_);
   account_.reset();
 }
 

@@ -1,9 +1,14 @@
-// Live tensors and bytes, per session and for the whole daemon (SessionStats). Event-loop only:
-// charges are taken and released where capabilities are created and destroyed.
+// Live tensors and bytes, per session and for the whole daemon (SessionStats), and the session's
+// memory limit (--session-memory-limit). Event-loop only: charges are taken and released where
+// capabilities are created and destroyed.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 
 namespace tensord::server {
 
@@ -13,27 +18,48 @@ struct Usage {
 };
 
 // One session's usage, which also counts into the daemon's. Shared by everything that charges
-// it, so a tensor may outlive the Session capability that made it.
+// it, so a tensor may outlive the Session capability that made it. Bytes are counted once per
+// buffer: a run's output that is its input (`td.sync(x)`) or a view of it holds no new memory.
 class Account {
  public:
-  explicit Account(std::shared_ptr<Usage> daemon) : daemon_(std::move(daemon)) {}
+  // `limit`: the bytes of live tensors the session may hold (0: no limit).
+  explicit Account(std::shared_ptr<Usage> daemon, uint64_t limit = 0)
+      : daemon_(std::move(daemon)), limit_(limit) {}
 
   const Usage& usage() const { return usage_; }
   const Usage& daemon_usage() const { return *daemon_; }
+  uint64_t limit() const { return limit_; }
+  // Of (buffer, bytes) pairs about to be charged, the bytes of buffers not held yet (each
+  // counted once).
+  uint64_t new_bytes(std::span<const std::pair<const void*, uint64_t>> buffers) const;
+  // Throws tensord::Error(Quota) when `bytes` more would take the session past its limit,
+  // naming `what` ("this upload", "the run's 2 outputs"), what it holds and the limit.
+  void check_room(uint64_t bytes, std::string_view what) const;
 
  private:
   friend class Charge;
+  struct Held {
+    uint64_t charges = 0;
+    uint64_t bytes = 0;  // the largest any of its charges named (a view names less)
+  };
+  void add(const void* buffer, uint64_t bytes);
+  void remove(const void* buffer);
+
   std::shared_ptr<Usage> daemon_;
+  uint64_t limit_ = 0;
   Usage usage_;
+  std::unordered_map<const void*, Held> held_;
 };
 
-// RAII: one live tensor of `bytes` on an account (and the daemon's) while this exists.
+// RAII: one live tensor of `bytes` in `buffer` on an account (and the daemon's) while this
+// exists; the buffer's bytes count while any charge on it does.
 class Charge {
  public:
   Charge() = default;
-  Charge(std::shared_ptr<Account> account, uint64_t bytes);
+  Charge(std::shared_ptr<Account> account, const void* buffer, uint64_t bytes);
   ~Charge() { release(); }
-  Charge(Charge&& other) noexcept : account_(std::move(other.account_)), bytes_(other.bytes_) {}
+  Charge(Charge&& other) noexcept
+      : account_(std::move(other.account_)), buffer_(other.buffer_), bytes_(other.bytes_) {}
   Charge& operator=(Charge&& other) noexcept;
 
   uint64_t bytes() const { return bytes_; }
@@ -43,6 +69,7 @@ class Charge {
   void release();
 
   std::shared_ptr<Account> account_;
+  const void* buffer_ = nullptr;
   uint64_t bytes_ = 0;
 };
 

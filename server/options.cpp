@@ -75,6 +75,9 @@ Options:
                           none when unset)
   --max-tensor-bytes N    the largest tensor accepted, e.g. 1073741824 or 1G
                           (default: the device's memory)
+  --session-memory-limit N  the bytes of live tensors one session may hold, e.g. 8G;
+                          an upload or run past it fails with a quota error and the
+                          others go on (default: no limit)
   --cache-dir DIR         compiled fused kernels (default: $XDG_CACHE_HOME/tensord, else
                           ~/.cache/tensord; "none": in memory only)
   --compiler CMD          the host C++ compiler for fused kernels (default: c++)
@@ -123,7 +126,8 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
     };
 
     if (flag == "--listen" || flag == "--device" || flag == "--threads" || flag == "--log-level" ||
-        flag == "--token" || flag == "--max-tensor-bytes" || flag == "--time-slice-ms") {
+        flag == "--token" || flag == "--max-tensor-bytes" || flag == "--time-slice-ms" ||
+        flag == "--session-memory-limit") {
       auto v = take_value();
       if (!v) return fail(std::string(flag) + " needs a value");
       if (flag == "--listen") {
@@ -158,6 +162,13 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
         o.log_level = *level;
       } else if (flag == "--token") {
         o.token = std::string(*v);
+      } else if (flag == "--session-memory-limit") {
+        auto n = parse_bytes(*v);
+        if (!n || *n == 0) {
+          return fail("bad --session-memory-limit '" + std::string(*v) +
+                      "': expected a positive byte count such as 8589934592 or 8G");
+        }
+        o.session_memory_limit = *n;
       } else {
         auto n = parse_bytes(*v);
         if (!n || *n == 0) {

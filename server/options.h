@@ -17,8 +17,9 @@ struct Options {
   int threads = 0;                  // CPU worker threads; 0: one per hardware thread
   int time_slice_ms = 10;           // scheduler::SchedulerOptions::time_slice; 0: no pauses
   LogLevel log_level = LogLevel::Info;
-  std::string token;              // empty: no authentication
-  uint64_t max_tensor_bytes = 0;  // 0: the device's memory
+  std::string token;                  // empty: no authentication
+  uint64_t max_tensor_bytes = 0;      // 0: the device's memory
+  uint64_t session_memory_limit = 0;  // bytes of live tensors one session may hold; 0: none
   // Fused kernels: the cache directory ("" the default directory, "none" memory only) and
   // the host compiler (empty: engine/cache/kernel_cache.h's defaults).
   std::string cache_dir;

@@ -203,6 +203,14 @@ RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_b
 
 void publish(const std::shared_ptr<SessionCore>& session, RunOutcome outcome,
              ::Session::RunResults::Builder results) {
+  // The outputs become the session's tensors: past its memory limit, the run fails instead
+  // (they are freed with `outcome`).
+  std::vector<std::pair<const void*, uint64_t>> buffers;
+  for (const engine::TensorValue& v : outcome.values)
+    buffers.emplace_back(v.buffer.get(), v.nbytes());
+  session->account()->check_room(session->account()->new_bytes(buffers),
+                                 "the run's " + std::to_string(outcome.values.size()) +
+                                     (outcome.values.size() == 1 ? " output" : " outputs"));
   auto list = results.initResults(outcome.values.size());
   for (size_t i = 0; i < outcome.values.size(); ++i) {
     engine::TensorValue& value = outcome.values[i];

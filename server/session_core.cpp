@@ -1,5 +1,7 @@
 #include "server/session_core.h"
 
+#include "server/wire_types.h"
+
 namespace tensord::server {
 namespace {
 
@@ -25,7 +27,7 @@ SessionCore::SessionCore(std::shared_ptr<DaemonState> daemon, std::string name, 
       peer_(std::move(peer)),
       label_("session " + std::to_string(id_) + " '" + name_ + "'"),
       queue_(daemon_->scheduler->open_session()),
-      account_(std::make_shared<Account>(daemon_->usage)) {
+      account_(std::make_shared<Account>(daemon_->usage, daemon_->config.session_memory_limit)) {
   // As torch.compile's advice for GPUs: fuse and replay repeated plans as CUDA graphs. On the
   // CPU there is nothing to capture, so "default" says what happens.
   if (daemon_->scheduler->device_info(0).kind == "cuda") {
@@ -58,6 +60,12 @@ SessionCore::~SessionCore() {
   std::string line = label_ + " closed after " + std::to_string(runs_) + " runs";
   if (cancelled != 0) line += ", " + std::to_string(cancelled) + " queued jobs cancelled";
   daemon_->log.info(line);
+}
+
+uint64_t SessionCore::admit_upload(const ir::TensorType& type) const {
+  const uint64_t bytes = checked_tensor_bytes(type, config().max_tensor_bytes);
+  account_->check_room(bytes, "this upload");
+  return bytes;
 }
 
 }  // namespace tensord::server

@@ -32,6 +32,9 @@ class SessionCore {
   const DaemonConfig& config() const { return daemon_->config; }
   scheduler::SessionQueue& queue() { return queue_; }
   const std::shared_ptr<Account>& account() const { return account_; }
+  // The bytes of an upload of `type`, once they fit the daemon's tensor size limit and this
+  // session's memory limit (tensord::Error otherwise).
+  uint64_t admit_upload(const ir::TensorType& type) const;
   const std::string& label() const { return label_; }  // "session 3 'notebook'" for logs
 
   uint64_t id() const { return id_; }

@@ -15,8 +15,7 @@ namespace tensord::server {
 
 kj::Promise<::Tensor::Client> upload_shared(std::shared_ptr<SessionCore> session,
                                             ir::TensorType type, ::SharedMemory::Client memory) {
-  uint64_t size = with_wire_errors(
-      [&] { return checked_tensor_bytes(type, session->config().max_tensor_bytes); });
+  uint64_t size = with_wire_errors([&] { return session->admit_upload(type); });
   return map_shared(kj::mv(memory), size, /*writable=*/false, session->mappings())
       .then([session, type](std::shared_ptr<SharedMapping> mapping) {
         std::shared_ptr<profiler::Profiler> prof;

@@ -17,7 +17,7 @@ TensorImpl::TensorImpl(std::shared_ptr<SessionCore> session, engine::TensorValue
     : session_(std::move(session)),
       value_(std::move(value)),
       made_at_(std::move(made_at)),
-      charge_(session_->account(), value_.nbytes()) {}
+      charge_(session_->account(), value_.buffer.get(), value_.nbytes()) {}
 
 ::Tensor::Client TensorImpl::publish(std::shared_ptr<SessionCore> session,
                                      engine::TensorValue value, SourceLine made_at) {

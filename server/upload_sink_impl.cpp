@@ -24,9 +24,11 @@ std::string range(uint64_t begin, uint64_t end) {
 UploadSinkImpl::UploadSinkImpl(std::shared_ptr<SessionCore> session, ir::TensorType type)
     : session_(std::move(session)),
       type_(std::move(type)),
-      size_(checked_tensor_bytes(type_, session_->config().max_tensor_bytes)),
+      size_(session_->admit_upload(type_)),
       staging_(session_->daemon().staging->allocate(size_)),
-      charge_(session_->account(), size_) {
+      // Keyed by the sink, not its staging buffer: that goes back to the staging cache (and may
+      // serve another upload) before this charge is released.
+      charge_(session_->account(), this, size_) {
   if (session_->profiler()->recording_memory()) {
     profiler::AllocSite site;
     site.profiler = session_->profiler();

@@ -1,6 +1,7 @@
 #include "engine/ir/error.h"
 
 #include <array>
+#include <cstdio>
 
 namespace tensord {
 namespace {
@@ -44,6 +45,17 @@ Error::Error(ErrorCode code, std::string message, std::optional<uint32_t> node, 
 Error Error::at_node(uint32_t node, std::string op, SourceLocation where) const {
   if (node_) return *this;
   return Error(code_, message_, node, std::move(op), std::move(where));
+}
+
+std::string bytes_text(uint64_t bytes) {
+  static constexpr std::array<const char*, 3> kUnits{"KiB", "MiB", "GiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " bytes";
+  size_t unit = 0;
+  double shown = static_cast<double>(bytes) / 1024;
+  while (shown >= 1024 && unit + 1 < kUnits.size()) shown /= 1024, ++unit;
+  char text[48];
+  std::snprintf(text, sizeof text, "%.2f %s", shown, kUnits[unit]);
+  return std::string(text) + " (" + std::to_string(bytes) + " bytes)";
 }
 
 }  // namespace tensord

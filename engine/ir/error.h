@@ -59,4 +59,8 @@ class Error : public std::runtime_error {
   SourceLocation where_;
 };
 
+// A size for an error message: "1.50 GiB (1610612736 bytes)", readable and exact; "512 bytes"
+// below a KiB.
+std::string bytes_text(uint64_t bytes);
+
 }  // namespace tensord

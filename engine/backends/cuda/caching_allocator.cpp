@@ -1,6 +1,5 @@
 #include "engine/backends/cuda/caching_allocator.h"
 
-#include <cinttypes>
 #include <cstdio>
 
 #include "engine/ir/error.h"
@@ -26,25 +25,6 @@ struct CachingAllocator::Block {
   bool is_split() const { return prev != nullptr || next != nullptr; }
   bool is_free() const { return !allocated && !pending; }
 };
-
-namespace {
-
-std::string format_bytes(uint64_t bytes) {
-  char text[64];
-  if (bytes >= (uint64_t{1} << 30)) {
-    std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / (1 << 30));
-  } else if (bytes >= (uint64_t{1} << 20)) {
-    std::snprintf(text, sizeof text, "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
-  } else if (bytes >= 1024) {
-    std::snprintf(text, sizeof text, "%.2f KiB", static_cast<double>(bytes) / 1024);
-  } else {
-    std::snprintf(text, sizeof text, "%" PRIu64 " bytes", bytes);
-    return text;
-  }
-  return std::string(text) + " (" + std::to_string(bytes) + " bytes)";
-}
-
-}  // namespace
 
 size_t round_size(size_t bytes) {
   if (bytes < kMinBlockSize) return kMinBlockSize;
@@ -83,9 +63,9 @@ void* CachingAllocator::allocate(size_t bytes, StreamId stream, SessionAccount* 
   const size_t rounded = round_size(bytes);
   if (account != nullptr && account->limit != 0 && account->allocated + rounded > account->limit) {
     throw Error(ErrorCode::Quota,
-                "allocating " + format_bytes(bytes) + " would take the session to " +
-                    format_bytes(account->allocated + rounded) +
-                    " of device memory, past its limit of " + format_bytes(account->limit));
+                "allocating " + bytes_text(bytes) + " would take the session to " +
+                    bytes_text(account->allocated + rounded) +
+                    " of device memory, past its limit of " + bytes_text(account->limit));
   }
   Pool& pool = pool_for(rounded);
   Block* block = find_free_block(pool, rounded, stream);
@@ -369,13 +349,13 @@ void CachingAllocator::throw_out_of_memory(size_t requested, size_t rounded, Str
   const auto allocated = static_cast<uint64_t>(stats_.allocated_bytes.current);
   const auto reserved = static_cast<uint64_t>(stats_.reserved_bytes.current);
   std::string message =
-      "out of memory on " + source_.describe() + ": tried to allocate " + format_bytes(requested) +
-      " (a segment of " + format_bytes(segment_size(rounded)) + "); " + format_bytes(allocated) +
-      " allocated, " + format_bytes(reserved) + " reserved (" + format_bytes(reserved - allocated) +
-      " cached), " + format_bytes(source_.free_bytes()) + " free of " +
-      format_bytes(source_.total_bytes());
+      "out of memory on " + source_.describe() + ": tried to allocate " + bytes_text(requested) +
+      " (a segment of " + bytes_text(segment_size(rounded)) + "); " + bytes_text(allocated) +
+      " allocated, " + bytes_text(reserved) + " reserved (" + bytes_text(reserved - allocated) +
+      " cached), " + bytes_text(source_.free_bytes()) + " free of " +
+      bytes_text(source_.total_bytes());
   if (options_.max_reserved != 0) {
-    message += "; this allocator may reserve at most " + format_bytes(options_.max_reserved);
+    message += "; this allocator may reserve at most " + bytes_text(options_.max_reserved);
   }
   (void)stream;
   throw Error(ErrorCode::OutOfMemory, message);

@@ -70,6 +70,7 @@ TEST_CASE("--help and --version print and exit 0; bad flags exit 2") {
   REQUIRE(help.output.find("--listen") != std::string::npos);
   REQUIRE(help.output.find("--max-tensor-bytes") != std::string::npos);
   REQUIRE(help.output.find("--time-slice-ms") != std::string::npos);
+  REQUIRE(help.output.find("--session-memory-limit") != std::string::npos);
   Ran version = run_binary({"--version"});
   REQUIRE(version.exit_code == 0);
   REQUIRE(version.output == "tensord 0.1.0\n");
@@ -78,6 +79,8 @@ TEST_CASE("--help and --version print and exit 0; bad flags exit 2") {
                                                         {"--threads"},
                                                         {"--time-slice-ms", "-1"},
                                                         {"--time-slice-ms", "60001"},
+                                                        {"--session-memory-limit", "0"},
+                                                        {"--session-memory-limit", "lots"},
                                                         {"--device", "tpu"},
                                                         {"--log-level", "loud"},
                                                         {"--listen", "http://x"},
