@@ -11,7 +11,10 @@
 #include "engine/backends/cpu/kernels.h"
 #include "engine/backends/cpu/scratch.h"
 #include "engine/profiler/compact.h"
+#include "tests/support/profiler/drain.h"
 #include "tests/unit/cpu/cpu_test_support.h"
+
+using tensord::test::drain;
 
 using namespace tensord::cpu;
 using namespace tensord::cpu::test;
@@ -22,13 +25,6 @@ namespace ir = tensord::ir;
 namespace {
 
 constexpr size_t kScratch = static_cast<size_t>(profiler::MemoryCategory::Scratch);
-
-profiler::Trace drain(profiler::Profiler& p) {
-  profiler::Trace t;
-  profiler::Pending pending;
-  while (p.drain(pending, 1 << 20)) t.append_chunk(profiler::encode_chunk(pending, p.session()));
-  return t;
-}
 
 std::shared_ptr<profiler::Profiler> recording(uint64_t session) {
   auto p = std::make_shared<profiler::Profiler>(session);

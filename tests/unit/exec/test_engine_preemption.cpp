@@ -15,6 +15,9 @@
 #include "engine/backends/cpu/cpu_backend.h"
 #include "engine/exec/engine.h"
 #include "engine/profiler/compact.h"
+#include "tests/support/profiler/drain.h"
+
+using tensord::test::drain;
 
 namespace ir = tensord::ir;
 namespace profiler = tensord::profiler;
@@ -100,13 +103,6 @@ TensorValue input(tensord::cpu::CpuBackend& backend) {
 std::vector<float> values(const TensorValue& t) {
   const float* p = t.data<float>();
   return {p, p + t.type.shape.at(0)};
-}
-
-profiler::Trace drain(profiler::Profiler& p) {
-  profiler::Trace t;
-  profiler::Pending pending;
-  while (p.drain(pending, 1 << 20)) t.append_chunk(profiler::encode_chunk(pending, 1));
-  return t;
 }
 
 }  // namespace

@@ -12,6 +12,9 @@
 #include "engine/profiler/chrome.h"
 #include "engine/profiler/compact.h"
 #include "tests/support/profiler/chrome_check.h"
+#include "tests/support/profiler/drain.h"
+
+using tensord::test::drain;
 
 namespace ir = tensord::ir;
 namespace profiler = tensord::profiler;
@@ -44,13 +47,6 @@ struct Program {
     y = graph.add(ir::Op::sum, {m}, {{ir::Attr::axes, Ints{1}}}, {file, 13});
   }
 };
-
-profiler::Trace drain(profiler::Profiler& p) {
-  profiler::Trace t;
-  profiler::Pending pending;
-  while (p.drain(pending, 1 << 20)) t.append_chunk(profiler::encode_chunk(pending, 1));
-  return t;
-}
 
 bool is(const profiler::Record& r, profiler::Stage s) {
   return r.kind == profiler::RecordKind::Span && static_cast<profiler::Stage>(r.stage) == s;
