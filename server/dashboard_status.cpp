@@ -60,6 +60,11 @@ nlohmann::json sessions(const ActivityLog& activity, Clock::time_point now) {
                    {"profiling", session->profiler()->active()},
                    {"age_s", seconds(now - session->opened())},
                    {"idle_s", seconds(now - session->last_active())}});
+    // How long its current run has been on a device worker; absent when none is.
+    if (const int64_t since = session->running_since()->load(); since != 0) {
+      const Clock::time_point start{Clock::duration(since)};
+      out.back()["running_s"] = seconds(now > start ? now - start : Clock::duration{});
+    }
   }
   return out;
 }

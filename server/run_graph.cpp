@@ -268,9 +268,11 @@ kj::Promise<void> run_steps(std::shared_ptr<SessionCore> session, RunContext con
       .then([session, run, max_chunk, profile, marks]() {
         int64_t queued = profile ? profile->profiler->now() : 0;
         return run_on_worker(
-            session->queue(), [request = std::move(run->request), max_chunk, profile, queued,
-                               marks](engine::Engine& engine) mutable {
+            session->queue(), [request = std::move(run->request), max_chunk, profile, queued, marks,
+                               running = session->running_since()](engine::Engine& engine) mutable {
               marks->on_worker = ActivityLog::Clock::now();
+              running->store(marks->on_worker->time_since_epoch().count());
+              KJ_DEFER(running->store(0));
               if (profile && profile->tracing()) {
                 profile->profiler->span(profiler::Stage::QueueWait, queued, profiler::kWorkerThread,
                                         profile->request);

@@ -4,6 +4,8 @@
 // cancelled and the close is logged.
 #pragma once
 
+#include <atomic>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -64,6 +66,11 @@ class SessionCore {
   void finished_run(ActivityLog::Clock::time_point start, ActivityLog::Clock::duration waited,
                     uint64_t nodes, std::string error);
 
+  // Since when a run of this session has been on a device worker (the dashboard's "running"):
+  // the worker stores the time (steady clock, ns) when it takes a run and 0 when the run ends;
+  // the event loop reads it. Shared, so a run on the worker may outlive the session.
+  const std::shared_ptr<std::atomic<int64_t>>& running_since() const { return running_since_; }
+
   // Session.setCompileMode; runs and explains use it.
   engine::CompileMode compile_mode() const { return compile_mode_; }
   void set_compile_mode(engine::CompileMode mode) { compile_mode_ = mode; }
@@ -81,6 +88,7 @@ class SessionCore {
   std::shared_ptr<Account> account_;
   uint64_t runs_ = 0;
   uint64_t failed_runs_ = 0;
+  std::shared_ptr<std::atomic<int64_t>> running_since_ = std::make_shared<std::atomic<int64_t>>(0);
   std::shared_ptr<profiler::Profiler> profiler_ = std::make_shared<profiler::Profiler>(id_);
   engine::CompileMode compile_mode_ = engine::CompileMode::Default;
   std::shared_ptr<SharedMappingCache> mappings_ = std::make_shared<SharedMappingCache>();

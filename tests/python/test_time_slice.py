@@ -3,6 +3,8 @@ the device's worker, another client's small request is served in a pause between
 steps, not after it; with --time-slice-ms 0 it waits for the whole run. Each client is a process
 of its own. What is checked is the order the two finished in (CLOCK_MONOTONIC is shared by the
 processes), never a duration."""
+import json
+import os
 import subprocess
 import sys
 import time
@@ -12,27 +14,9 @@ import pytest
 
 from conftest import Daemon
 
-# A run of eager steps (sin of 4M floats each), as many as take about SECONDS on this machine
-# (timed on 50 first, the second time): far longer than the light client takes to send its request.
-HEAVY = """
-import sys, time, numpy as np, tensord as td
-td.connect(sys.argv[1], name="heavy")
-td.set_compile_mode("eager")
-x = td.asarray(np.ones((2048, 2048), np.float32))
-def chain(steps):
-    y = x
-    for _ in range(steps):
-        y = td.sin(y)
-    return y
-td.sync(chain(50))  # planned once, so that the second is timed as the real run will be
-t0 = time.monotonic()
-td.sync(chain(50))
-steps = max(200, int(float(sys.argv[2]) * 50 / (time.monotonic() - t0)))
-y = chain(steps)
-print("sending", steps, flush=True)
-td.sync(y)
-print("done", time.monotonic(), flush=True)
-"""
+# The heavy client: one run of eager steps lasting about SECONDS (its docstring says how).
+HEAVY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support", "clients",
+                     "long_eager_run.py")
 
 LIGHT = """
 import sys, time, numpy as np, tensord as td
@@ -48,8 +32,10 @@ print("done", time.monotonic(), flush=True)
 SECONDS = 2.0
 
 
-def client(code, *args):
-    return subprocess.Popen([sys.executable, "-c", code, *args], stdin=subprocess.PIPE,
+def client(program, *args):
+    """`program`: a script's path, or code."""
+    command = [program] if os.path.isfile(program) else ["-c", program]
+    return subprocess.Popen([sys.executable, *command, *args], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -62,14 +48,15 @@ def expect(proc, word):
 
 
 def finish_times(daemon):
-    """(light's finish, heavy's finish) when the light request comes while the heavy runs."""
+    """(light's finish, heavy's finish) when the light request comes while the heavy run is on
+    the device worker (the dashboard API's running_s says when)."""
     light = client(LIGHT, daemon.address)
     heavy = None
     try:
         expect(light, "ready")
         heavy = client(HEAVY, daemon.address, str(SECONDS))
         heavy_steps = expect(heavy, "sending")[1]
-        time.sleep(0.3)  # the heavy graph reaches the worker and runs (for SECONDS)
+        wait_until_running(daemon, "heavy")  # its run is on the worker (for about SECONDS)
         light.stdin.write("go\n")
         light.stdin.flush()
         light_done = float(expect(light, "done")[1])
@@ -83,6 +70,18 @@ def finish_times(daemon):
             if p is not None and p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+def wait_until_running(daemon, name):
+    """Until the dashboard API says a run of session `name` is on a device worker."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(daemon.dashboard_url + "api/status", timeout=10) as r:
+            sessions = json.loads(r.read())["sessions"]
+        if any(s["name"] == name and "running_s" in s for s in sessions):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"no run of session {name!r} reached a device worker in 60 s")
 
 
 def metric(daemon, name):

@@ -159,27 +159,10 @@ sys.stdin.read()
 // Two sessions sharing the device: a long eager run (sin steps) and, while it runs, a small
 // request from another process, served in a pause between the long run's steps
 // (docs/scheduling.md): the device line then counts the pause.
-const HEAVY = `
-import sys, time, numpy as np, tensord as td
-td.connect(sys.argv[1], name="heavy")
-td.set_compile_mode("eager")
-x = td.asarray(np.ones((2048, 2048), np.float32))
-def chain(steps):
-    y = x
-    for _ in range(steps):
-        y = td.sin(y)
-    return y
-td.sync(chain(50))
-t0 = time.monotonic()
-td.sync(chain(50))  # timed: as many steps as take about 2 s here
-y = chain(max(200, int(2.0 * 50 / (time.monotonic() - t0))))
-print("sending", flush=True)
-td.sync(y)
-`;
+const HEAVY = path.join(root, "tests/support/clients/long_eager_run.py"); // about 2 s of steps
 const LIGHT = `
-import sys, time, numpy as np, tensord as td
+import sys, numpy as np, tensord as td
 td.connect(sys.argv[1], name="light")
-time.sleep(0.3)
 td.sum(td.asarray(np.ones(4, np.float32))).numpy()
 `;
 
@@ -322,9 +305,12 @@ async function main() {
     check(workloadExit.code === 0, "the workload exited 0", `${JSON.stringify(workloadExit)}\n${workload.output}`);
 
     // 4b. Another session's request served in a pause of a long run shows on the device line.
-    const heavy = start("python heavy", PYTHON, ["-c", HEAVY, `unix:${first.socket}`], { env: { ...process.env, PYTHONPATH } });
+    const heavy = start("python heavy", PYTHON, [HEAVY, `unix:${first.socket}`, "2"], { env: { ...process.env, PYTHONPATH } });
     children.push(heavy);
-    await waitForOutput(heavy, /^sending$/m, "'sending'", 60000);
+    await waitForOutput(heavy, /^sending \d+$/m, "'sending STEPS'", 60000);
+    await waitUntil("the heavy run on the device worker (running_s)",
+      async () => (await (await fetch(`${first.url}api/status`)).json()).sessions,
+      (sessions) => sessions.some((s) => s.name === "heavy" && s.running_s !== undefined), 60000);
     const light = start("python light", PYTHON, ["-c", LIGHT, `unix:${first.socket}`], { env: { ...process.env, PYTHONPATH } });
     children.push(light);
     for (const c of [light, heavy]) {
