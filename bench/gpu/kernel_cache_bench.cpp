@@ -179,7 +179,12 @@ std::vector<std::string> entry_names(const std::string& source) {
   std::vector<std::string> names;
   const std::string mark = "extern \"C\" __global__ void ";
   for (size_t at = source.find(mark); at != std::string::npos; at = source.find(mark, at + 1)) {
-    const size_t start = at + mark.size();
+    size_t start = at + mark.size();
+    // The emitter writes `__launch_bounds__(N) name(` (launch_tuning.cpp).
+    const std::string bounds = "__launch_bounds__(";
+    if (source.compare(start, bounds.size(), bounds) == 0) {
+      start = source.find_first_not_of(' ', source.find(')', start) + 1);
+    }
     names.push_back(source.substr(start, source.find('(', start) - start));
   }
   return names;

@@ -208,20 +208,33 @@ void interpret(const LoopKernel& k, const LaunchShape& l, Buffers& b) {
         continue;
       }
       const DType x = k.body[in.args[0]].dtype;
-      double acc = in.op == Op::sum ? 0 : in.op == Op::max ? -INFINITY : INFINITY;
+      const bool arg = in.op == Op::argmax || in.op == Op::argmin;
+      const bool upward = in.op == Op::max || in.op == Op::argmax;
+      double acc = in.op == Op::sum ? 0 : in.op == Op::prod ? 1 : upward ? -INFINITY : INFINITY;
+      uint64_t wrapped = 1;  // an integer product wraps in int64, as the kernels' does
+      int64_t at = 0;        // argmax/argmin: the first index of the extremum, the first NaN wins
       for (int64_t e = 0; e < n; ++e) {
         row_values(row, e, i);
         const double a = v[in.args[0]];
         if (in.op == Op::sum) {
           acc += a;
-        } else if (std::isnan(a) || std::isnan(acc)) {
-          acc = NAN;
-        } else {
-          acc = in.op == Op::max ? std::max(acc, a) : std::min(acc, a);
+        } else if (in.op == Op::prod) {
+          acc *= a;
+          wrapped *= static_cast<uint64_t>(static_cast<int64_t>(a));
+        } else if (std::isnan(acc)) {
+        } else if (std::isnan(a)) {
+          acc = NAN, at = e;
+        } else if (e == 0 || (upward ? a > acc : a < acc)) {
+          acc = a, at = e;
         }
       }
-      (void)x;
-      value(i) = round_to(in.dtype, acc);
+      if (arg) {
+        value(i) = static_cast<double>(at);
+      } else if (in.op == Op::prod && !ir::is_floating(x)) {
+        value(i) = static_cast<double>(static_cast<int64_t>(wrapped));
+      } else {
+        value(i) = round_to(in.dtype, acc);
+      }
     }
     for (int64_t e = 0; e < n; ++e) {
       row_values(row, e, static_cast<uint32_t>(k.body.size()));
