@@ -14,6 +14,7 @@
 #include "engine/backends/cuda/cuda_resources.h"
 #include "engine/backends/cuda/cupti_tracer.h"
 #include "engine/backends/cuda/lt_epilogue.h"
+#include "engine/backends/cuda/matmul_layout.h"
 #include "engine/backends/cuda/movement_launch.h"
 #include "engine/backends/cuda/session_streams.h"
 #include "engine/backends/cuda/staging_pipeline.h"
@@ -340,6 +341,10 @@ void CudaBackend::trace_step(const engine::RunProfile& profile, uint32_t step) {
   tracer_->step(profile, step);
 }
 
+std::string CudaBackend::device_trace_status() const {
+  return tracer_ ? tracer_->status() : "no traced run yet";
+}
+
 void CudaBackend::trace_end(const engine::RunProfile& profile) {
   DeviceGuard guard(device_);
   if (tracer_) tracer_->finish(profile, stream());
@@ -447,6 +452,36 @@ void CudaBackend::run_matmul_epilogue(const engine::CompiledKernels& kernels, ui
   st.epilogues.run(st.epilogues.key(problem), problem, run_fused, unfused, seconds, !capture_);
 }
 
+void CudaBackend::fit_lt_layout(std::span<engine::TensorValue, 2> operands,
+                                const ir::Shape& out_shape) {
+  auto fits = [&] {
+    std::string why_not;
+    return describe_lt_matmul(operands[0].type.shape, operands[0].strides, operands[1].type.shape,
+                              operands[1].strides, out_shape, why_not)
+        .has_value();
+  };
+  if (fits()) return;
+  // A matrix neither row- nor column-major (a permuted or doubly strided view): a contiguous
+  // copy. Then batch dims that still do not collapse to one stride against the output's (a
+  // broadcast batch dim between two real ones): the operand broadcast to the whole batch.
+  CudaContext ctx = context();
+  for (engine::TensorValue& v : operands) {
+    if (!v.is_contiguous()) v = movement::dense(ctx, v, v.type.dtype);
+  }
+  if (fits()) return;
+  const size_t matrix_dims = (operands[0].type.shape.size() > 1 ? 1 : 0) +
+                             (operands[1].type.shape.size() > 1 ? 1 : 0);
+  const size_t batch_dims = out_shape.size() - matrix_dims;
+  for (engine::TensorValue& v : operands) {
+    const size_t rank = v.type.shape.size();
+    if (rank < 2) continue;
+    ir::Shape full(out_shape.begin(), out_shape.begin() + static_cast<ptrdiff_t>(batch_dims));
+    full.push_back(v.type.shape[rank - 2]);
+    full.push_back(v.type.shape[rank - 1]);
+    if (full != v.type.shape) v = movement::dense(ctx, v, v.type.dtype, &full);
+  }
+}
+
 void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
                       std::span<const engine::TensorValue> outputs) {
   DeviceGuard guard(device_);
@@ -470,6 +505,7 @@ void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue>
         v = movement::dense(ctx, v, dtype);
       }
     }
+    fit_lt_layout(operands, outputs[0].type.shape);
     std::shared_ptr<engine::Buffer> held;  // a capture's own workspace
     void* workspace = matmul_workspace(held);
     st.matmul.run(operands[0], operands[1], outputs[0], precision_, stream(), workspace,

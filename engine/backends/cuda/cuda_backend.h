@@ -86,6 +86,8 @@ class CudaBackend final : public engine::Backend {
   void replay(engine::CapturedRun& run) override;
   void trace_step(const engine::RunProfile& profile, uint32_t step) override;
   void trace_end(const engine::RunProfile& profile) override;
+  // CuptiTracer::status(): why profiles have no device records, or how many CUPTI gave.
+  std::string device_trace_status() const;
   void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,
             size_t n) override;
   void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override;
@@ -142,6 +144,8 @@ class CudaBackend final : public engine::Backend {
   CUstream_st* copy_stream_after(const engine::Buffer& buffer);
   // The current stream's cuBLASLt workspace (a recording's own while capturing, held by `hold`).
   void* matmul_workspace(std::shared_ptr<engine::Buffer>& hold);
+  // Copies matmul operands whose layout one cuBLASLt call cannot take (matmul_layout.h).
+  void fit_lt_layout(std::span<engine::TensorValue, 2> operands, const ir::Shape& out_shape);
   // Device memory for one node of a library family or kernel, tracked in `category`.
   std::shared_ptr<engine::Buffer> scratch(size_t bytes, profiler::MemoryCategory category,
                                           const char* what);

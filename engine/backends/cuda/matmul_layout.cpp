@@ -109,7 +109,7 @@ std::optional<LtProblem> describe_lt_matmul(std::span<const int64_t> a_shape,
   if (!lt_a || !lt_b || !sa || !sb) {
     why_not =
         "matmul operand layout is neither row- nor column-major with collapsible batch "
-        "dims; the CUDA backend has no copy kernel yet to make it so";
+        "dims (CudaBackend::fit_lt_layout copies such operands first)";
     return std::nullopt;
   }
   p.a = *lt_a;

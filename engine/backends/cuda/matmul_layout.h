@@ -2,7 +2,7 @@
 // C = A B is computed as C^T = B^T A^T: cuBLASLt's "A" is our b, its "B" is our a, m = N,
 // n = M. An operand qualifies when each matrix is row- or column-major (one unit stride, a
 // leading dimension >= the other extent) and its batch dims collapse to one stride (or 0,
-// broadcast). Anything else needs a copy kernel first, which the CUDA backend lacks so far.
+// broadcast). Anything else is copied first (CudaBackend::fit_lt_layout).
 // Pure arithmetic: tested without a GPU.
 #pragma once
 
