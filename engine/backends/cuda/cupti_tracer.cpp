@@ -3,11 +3,12 @@
 #include <cupti.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
-
 
 namespace tensord::cuda {
 namespace {
@@ -35,6 +36,7 @@ struct Collected {
   int enabled = 0;                                             // tracers with activity on
   std::unordered_map<uint32_t, std::vector<DeviceWork>> work;  // by device
   std::unordered_map<uint32_t, uint64_t> external;             // correlation -> step id
+  uint64_t kernel_records = 0, copy_records = 0, external_records = 0;  // for status()
 };
 Collected& collected() {
   static Collected c;
@@ -67,6 +69,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       w.static_smem = static_cast<uint32_t>(k->staticSharedMemory);
       w.dynamic_smem = static_cast<uint32_t>(k->dynamicSharedMemory);
       c.work[k->deviceId].push_back(std::move(w));
+      ++c.kernel_records;
     } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
       DeviceWork w;
@@ -78,8 +81,10 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       w.copy_kind = m->copyKind;
       w.bytes = m->bytes;
       c.work[m->deviceId].push_back(std::move(w));
+      ++c.copy_records;
     } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
       const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+      ++c.external_records;
       if (e->externalKind == kStepKind) c.external[e->correlationId] = e->externalId;
     }
   }
@@ -125,10 +130,25 @@ void CuptiTracer::step(const engine::RunProfile& profile, uint32_t step) {
     if (c.enabled == 0) {
       // A profile without device records beats a failed run: CUPTI may be refused (another
       // profiler holds it, or the container forbids it); the host spans still come.
-      if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS ||
-          cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS ||
-          cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS ||
-          cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) != CUPTI_SUCCESS) {
+      auto refused = [&](CUptiResult r, const char* call) {
+        if (r == CUPTI_SUCCESS) return false;
+        const char* text = nullptr;
+        cuptiGetResultString(r, &text);
+        why_unavailable_ = std::string(call) + ": " + (text ? text : "unknown CUPTI error") +
+                           " (" + std::to_string(static_cast<int>(r)) + ")";
+        std::fprintf(stderr,
+                     "tensord: CUPTI refused %s; profiles on CUDA device %d carry host spans "
+                     "only\n",
+                     why_unavailable_.c_str(), device_);
+        return true;
+      };
+      if (refused(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
+                  "cuptiActivityRegisterCallbacks") ||
+          refused(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
+                  "cuptiActivityEnable(CONCURRENT_KERNEL)") ||
+          refused(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), "cuptiActivityEnable(MEMCPY)") ||
+          refused(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION),
+                  "cuptiActivityEnable(EXTERNAL_CORRELATION)")) {
         unavailable_ = true;
         return;
       }
@@ -149,6 +169,18 @@ void CuptiTracer::step(const engine::RunProfile& profile, uint32_t step) {
       (profile.request << 24) ^ (uint64_t{static_cast<uint32_t>(device_)} << 56) ^ step;
   step_of_[id] = step;
   pushed_ = cuptiActivityPushExternalCorrelationId(kStepKind, id) == CUPTI_SUCCESS;
+  if (!pushed_) ++unpushed_;
+}
+
+std::string CuptiTracer::status() const {
+  if (unavailable_) return "CUPTI refused " + why_unavailable_;
+  if (!enabled_) return "CUPTI not started (no traced step yet)";
+  Collected& c = collected();
+  std::lock_guard lock(c.mutex);
+  return "CUPTI records: " + std::to_string(c.kernel_records) + " kernels, " +
+         std::to_string(c.copy_records) + " copies, " + std::to_string(c.external_records) +
+         " external correlations; " + std::to_string(matched_) + " matched to steps, " +
+         std::to_string(unpushed_) + " steps whose correlation id CUPTI refused";
 }
 
 void CuptiTracer::finish(const engine::RunProfile& profile, cudaStream_t stream) {
@@ -212,6 +244,7 @@ void CuptiTracer::finish(const engine::RunProfile& profile, cudaStream_t stream)
       r.bytes = w.bytes;
     }
     p.add(r);
+    ++matched_;
   }
   step_of_.clear();
 }

@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 
 #include "engine/exec/run_profile.h"
@@ -25,12 +26,16 @@ class CuptiTracer {
   void step(const engine::RunProfile& profile, uint32_t step);
   // Waits for `stream`, then adds the records of this run's device work to the profile.
   void finish(const engine::RunProfile& profile, cudaStream_t stream);
+  // Why there are no device records, or how many CUPTI gave: for tests and logs.
+  std::string status() const;
 
  private:
   int device_;
   bool enabled_ = false;
   bool unavailable_ = false;  // CUPTI refused: profiles carry host spans only
+  std::string why_unavailable_;  // the call CUPTI refused and its error
   bool pushed_ = false;
+  uint64_t matched_ = 0, unpushed_ = 0;
   int64_t clock_offset_ = 0;                        // profiler time minus CUPTI time
   std::unordered_map<uint64_t, uint32_t> step_of_;  // external correlation id -> step
   // Per-SM limits for the occupancy estimate.

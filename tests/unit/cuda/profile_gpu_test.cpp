@@ -52,6 +52,7 @@ TEST_CASE("kernels of a profiled run carry their step, geometry and device times
     CHECK(r.start_ns + r.dur_ns <= after + 1'000'000);
     CHECK(r.occupancy_permille > 0);
   }
+  INFO(cuda.device_trace_status());
   CHECK(kernels == 3);  // neg, exp, sum: one kernel each in eager mode
 }
 
