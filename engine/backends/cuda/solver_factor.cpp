@@ -75,18 +75,26 @@ void run_det(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   T* a = copy_colmajor<T>(ctx, scratch, in[0], b.batch);
   int* ipiv = scratch.alloc<int>(b.count * b.n);
   int* info = scratch.alloc<int>(b.count);
+  // A matrix with a NaN has det NaN, as LAPACK's LU gives on the CPU (cuSOLVER's may not).
+  int* nan = scratch.alloc<int>(b.count);
+  const DType t = in[0].type.dtype;
+  int64_t count = b.count, n = b.n, nn = b.n * b.n;
+  check(cudaMemsetAsync(nan, 0, static_cast<size_t>(count) * sizeof(int), ctx.stream),
+        "cudaMemsetAsync");
+  if (nn > 0) {
+    void* args[] = {&a, &count, &nn, &nan};
+    launch_solver_kernel(ctx, "has_nan", t, count * nn, args);
+  }
   if (b.n > 0) lu(ctx, scratch, node.op, a, b.count, b.n, ipiv, info);
   // A zero pivot (info > 0) is a singular matrix: det 0, slogdet (0, -inf), as on the CPU.
-  const DType t = in[0].type.dtype;
-  int64_t count = b.count, n = b.n;
   if (node.op == Op::det) {
     void* y = out_ptr(out[0]);
-    void* args[] = {&a, &ipiv, &count, &n, &y};
+    void* args[] = {&a, &ipiv, &nan, &count, &n, &y};
     launch_solver_kernel(ctx, "lu_det", t, count, args);
   } else {
     void* sign = out_ptr(out[0]);
     void* logabs = out_ptr(out[1]);
-    void* args[] = {&a, &ipiv, &count, &n, &sign, &logabs};
+    void* args[] = {&a, &ipiv, &nan, &count, &n, &sign, &logabs};
     launch_solver_kernel(ctx, "lu_slogdet", t, count, args);
   }
 }

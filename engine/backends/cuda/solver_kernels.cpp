@@ -17,6 +17,8 @@ __device__ inline float t_log(float x) { return logf(x); }
 __device__ inline double t_log(double x) { return log(x); }
 __device__ inline float t_neg_inf(float) { return __int_as_float(0xff800000); }
 __device__ inline double t_neg_inf(double) { return __longlong_as_double(0xfff0000000000000LL); }
+__device__ inline float t_nan(float) { return __int_as_float(0x7fc00000); }
+__device__ inline double t_nan(double) { return __longlong_as_double(0x7ff8000000000000LL); }
 
 #define GRID_LOOP(i, n) \
   for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < (n); i += (i64)gridDim.x * blockDim.x)
@@ -29,9 +31,19 @@ template <class T> __device__ void eye_body(T* y, i64 count, i64 rows, i64 cols)
   }
 }
 
+// flag[b] = 1 where matrix b (nn elements) holds a NaN; flag zeroed before. getrf does not
+// carry a NaN to the diagonal reliably (cuSOLVER gave det [[1, nan], [2, 3]] = 3 on an H200),
+// LAPACK's does: det and slogdet take the flag.
+template <class T> __device__ void has_nan_body(const T* a, i64 count, i64 nn, int* flag) {
+  GRID_LOOP(t, count * nn) {
+    if (a[t] != a[t]) flag[t / nn] = 1;
+  }
+}
+
 // det from getrf's factors (any layout: the diagonal and the pivots are all it reads).
 template <class T>
-__device__ void lu_det_body(const T* lu, const int* ipiv, i64 count, i64 n, T* det) {
+__device__ void lu_det_body(const T* lu, const int* ipiv, const int* nan, i64 count, i64 n,
+                            T* det) {
   GRID_LOOP(b, count) {
     const T* a = lu + b * n * n;
     const int* pv = ipiv + b * n;
@@ -40,13 +52,13 @@ __device__ void lu_det_body(const T* lu, const int* ipiv, i64 count, i64 n, T* d
       d *= a[i * n + i];
       if (pv[i] != i + 1) d = -d;
     }
-    det[b] = d;
+    det[b] = nan[b] ? t_nan(d) : d;
   }
 }
 
 template <class T>
-__device__ void lu_slogdet_body(const T* lu, const int* ipiv, i64 count, i64 n, T* sign,
-                                T* logabs) {
+__device__ void lu_slogdet_body(const T* lu, const int* ipiv, const int* nan, i64 count, i64 n,
+                                T* sign, T* logabs) {
   GRID_LOOP(b, count) {
     const T* a = lu + b * n * n;
     const int* pv = ipiv + b * n;
@@ -60,6 +72,7 @@ __device__ void lu_slogdet_body(const T* lu, const int* ipiv, i64 count, i64 n, 
       if (u != u) s = u;
     }
     if (s == (T)0) l = t_neg_inf(l);
+    if (nan[b]) s = l = t_nan(l);
     sign[b] = s;
     logabs[b] = l;
   }
@@ -200,12 +213,16 @@ __device__ void pdist_body(const T* x, i64 n, i64 M, int kind, double p, T* y) {
   extern "C" __global__ void eye_##TN(T* y, i64 count, i64 rows, i64 cols) { \
     eye_body<T>(y, count, rows, cols); \
   } \
-  extern "C" __global__ void lu_det_##TN(const T* lu, const int* ipiv, i64 count, i64 n, T* det) { \
-    lu_det_body<T>(lu, ipiv, count, n, det); \
+  extern "C" __global__ void has_nan_##TN(const T* a, i64 count, i64 nn, int* flag) { \
+    has_nan_body<T>(a, count, nn, flag); \
   } \
-  extern "C" __global__ void lu_slogdet_##TN(const T* lu, const int* ipiv, i64 count, i64 n, \
-                                             T* sign, T* logabs) { \
-    lu_slogdet_body<T>(lu, ipiv, count, n, sign, logabs); \
+  extern "C" __global__ void lu_det_##TN(const T* lu, const int* ipiv, const int* nan, i64 count, \
+                                         i64 n, T* det) { \
+    lu_det_body<T>(lu, ipiv, nan, count, n, det); \
+  } \
+  extern "C" __global__ void lu_slogdet_##TN(const T* lu, const int* ipiv, const int* nan, \
+                                             i64 count, i64 n, T* sign, T* logabs) { \
+    lu_slogdet_body<T>(lu, ipiv, nan, count, n, sign, logabs); \
   } \
   extern "C" __global__ void pinv_##TN(const T* u, i64 ub, i64 us0, i64 us1, const T* s, i64 sb, \
                                        const T* v, i64 vb, i64 vs0, i64 vs1, i64 count, i64 m, \
@@ -235,8 +252,8 @@ ENTRIES(float32, float)
 ENTRIES(float64, double)
 )";
 
-constexpr const char* kBases[] = {"eye", "lu_det",    "lu_slogdet", "pinv", "rank",
-                                  "bmm", "residuals", "cdist",      "pdist"};
+constexpr const char* kBases[] = {"eye",  "has_nan", "lu_det",    "lu_slogdet", "pinv",
+                                  "rank", "bmm",     "residuals", "cdist",      "pdist"};
 
 }  // namespace
 
