@@ -333,6 +333,30 @@ static __device__ __forceinline__ double td_entr(double x) {
   return x == 0 ? 0.0 : -td_op_dinf();
 }
 static __device__ __forceinline__ double td_logit(double x) { return log(x / (1 - x)); }
+// logit with eps: x clamped to [lo, hi] first (a NaN bound clamps nothing).
+static __device__ __forceinline__ double td_logit_clamped(double x, double lo, double hi) {
+  return td_logit(x < lo ? lo : x > hi ? hi : x);
+}
+// x = mantissa * 2^exponent, 0.5 <= |mantissa| < 1; a non-finite x is its own mantissa with
+// exponent 0 (NumPy's and PyTorch's choice). Halves arrive as floats: the same split.
+static __device__ __forceinline__ float td_frexp_mantissa(float x) {
+  int e;
+  return td_op_isfinite(x) ? frexpf(x, &e) : x;
+}
+static __device__ __forceinline__ double td_frexp_mantissa(double x) {
+  int e;
+  return td_op_isfinite(x) ? frexp(x, &e) : x;
+}
+static __device__ __forceinline__ int td_frexp_exponent(float x) {
+  int e = 0;
+  if (td_op_isfinite(x)) frexpf(x, &e);
+  return e;
+}
+static __device__ __forceinline__ int td_frexp_exponent(double x) {
+  int e = 0;
+  if (td_op_isfinite(x)) frexp(x, &e);
+  return e;
+}
 static __device__ __forceinline__ double td_xlogy(double x, double y) {
   if (y != y) return y;
   return x == 0 ? 0.0 : x * log(y);
@@ -484,6 +508,27 @@ static __device__ __noinline__ double td_zeta(double s, double q) {
   if (q == td_op_dinf()) return 0;
   if (q < -50 && s <= 60) return td_zeta_negative(s, q);
   return td_zeta_positive(s, q);
+}
+// polygamma(n, x) = (-1)^(n+1) n! zeta(n + 1, x), digamma for n = 0 (special_functions_more.h).
+static __device__ __noinline__ double td_polygamma(double order, double x) {
+  const long long n = (long long)order;
+  if (n == 0) return td_digamma(x);
+  if (x != x || x == -td_op_dinf()) return td_op_dnan();
+  if (x == td_op_dinf()) return 0;
+  const double sign = (n % 2 == 1) ? 1.0 : -1.0;
+  const double s = order + 1;
+  if (x <= 0 && x == floor(x)) return sign * td_op_dinf();
+  const double z = td_zeta(s, x);
+  if (z == 0 || z != z) return sign * z;
+  return sign * copysign(exp(td_lgamma(s) + log(fabs(z))), z);
+}
+// The multivariate log-gamma of dimension p.
+static __device__ __noinline__ double td_multigammaln(double x, double p) {
+  if (x != x) return x;
+  if (x <= 0.5 * (p - 1)) return td_op_dnan();
+  double sum = 0.25 * p * (p - 1) * log(3.141592653589793);
+  for (long long j = 0; j < (long long)p; ++j) sum += td_lgamma(x - 0.5 * (double)j);
+  return sum;
 }
 )TD"
          R"TD(

@@ -5,10 +5,10 @@
 // input dtype, predicates in the input's own dtype; 16-bit floats compute in float and special
 // functions in double. The helpers the expressions call are in emit_cuda_math.cpp.
 //
-// Not expressible here (cuda_op_supported is false): polygamma and multigammaln (their order is
-// an attribute, which the formula interface does not carry) and frexp (two outputs). Ops with a
-// complex operand or result are emit_cuda_complex.cpp's. logit is the formula without eps: a
-// caller must not route a logit node with the eps attribute here.
+// polygamma, multigammaln and logit with eps take their attribute as a last Float64 argument
+// (codegen::attribute_operand); frexp is two formulas, its mantissa (a result of the input's
+// dtype) and its exponent (an int32 result), one per output. Ops with a complex operand or
+// result are emit_cuda_complex.cpp's.
 #include <initializer_list>
 #include <optional>
 #include <string_view>
@@ -348,6 +348,10 @@ std::string call(const std::string& fn, const std::string& x) {
 std::string call(const std::string& fn, const std::string& x, const std::string& y) {
   return fn + "(" + x + ", " + y + ")";
 }
+std::string call(const std::string& fn, const std::string& x, const std::string& y,
+                 const std::string& z) {
+  return fn + "(" + x + ", " + y + ", " + z + ")";
+}
 
 // A float function of CUDA's math library in the compute type of `t` (float or double).
 std::string libm(const char* name, DType t, const std::string& x) {
@@ -550,6 +554,10 @@ std::string cuda_real_convert(const std::string& x, DType from, DType to) {
 }
 
 namespace {
+// The ops with a formula attribute (codegen::attribute_operand) as their last argument.
+bool takes_attribute(Op op) {
+  return op == Op::polygamma || op == Op::multigammaln || op == Op::logit;
+}
 bool involves_complex(std::span<const DType> inputs, DType result) {
   if (ir::is_complex(result)) return true;
   for (DType t : inputs) {
@@ -562,6 +570,17 @@ bool involves_complex(std::span<const DType> inputs, DType result) {
 bool cuda_op_supported(Op op, std::span<const DType> inputs, DType result) {
   if (involves_complex(inputs, result)) return cuda_complex_op_supported(op, inputs, result);
   if (op == Op::cast) return inputs.size() == 1;
+  if (op == Op::frexp) {
+    return inputs.size() == 1 && ir::is_floating(inputs[0]) &&
+           (result == inputs[0] || result == DType::Int32);
+  }
+  if (takes_attribute(op) && inputs.size() == 2) {
+    if (inputs[1] != DType::Float64) return false;
+    const DType x[] = {inputs[0]};
+    const std::optional<DType> expected = result_of(op == Op::logit ? op : Op::lgamma, x);
+    return expected && *expected == result;
+  }
+  if (op == Op::polygamma || op == Op::multigammaln) return false;  // without their attribute
   const std::optional<DType> expected = result_of(op, inputs);
   return expected && *expected == result;
 }
@@ -578,6 +597,19 @@ std::string cuda_expr(Op op, std::span<const std::string> args, std::span<const 
   if (involves_complex(arg_dtypes, result)) return cuda_complex_expr(op, args, arg_dtypes, result);
   auto as = [&](size_t i, DType t) { return convert(paren(args[i]), arg_dtypes[i], t); };
   if (op == Op::cast) return as(0, result);
+  if (op == Op::frexp) {
+    return call(result == DType::Int32 ? "td_frexp_exponent" : "td_frexp_mantissa", args[0]);
+  }
+  if (takes_attribute(op) && args.size() == 2) {
+    const std::string x = as(0, result), a = paren(args[1]);
+    if (op == Op::polygamma) return special("td_polygamma", result, a, x);
+    if (op == Op::multigammaln) return special("td_multigammaln", result, x, a);
+    // logit's clamp as the CPU's: lo = eps and hi = 1 - lo, each rounded to the result dtype.
+    const std::string lo = cast_to("double", convert(a, DType::Float64, result));
+    const std::string hi = cast_to("double", convert("(1.0 - " + lo + ")", DType::Float64, result));
+    if (result == DType::Float64) return call("td_logit_clamped", x, lo, hi);
+    return cast_to("float", call("td_logit_clamped", cast_to("double", x), lo, hi));
+  }
   if (op == Op::where)
     return cat({"(", as(0, DType::Bool), " ? ", as(1, result), " : ", as(2, result), ")"});
   switch (op) {

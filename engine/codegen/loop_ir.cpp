@@ -153,6 +153,20 @@ bool expressible(Op op, std::span<const DType> in, DType out) {
   }
 }
 
+std::optional<double> attribute_operand(const ir::Node& node) {
+  switch (node.op) {
+    case Op::polygamma:
+      return static_cast<double>(node.attrs.get_int(ir::Attr::n));
+    case Op::multigammaln:
+      return static_cast<double>(node.attrs.get_int(ir::Attr::p));
+    case Op::logit:
+      if (!node.attrs.has(ir::Attr::eps)) return std::nullopt;
+      return node.attrs.get_float(ir::Attr::eps);
+    default:
+      return std::nullopt;
+  }
+}
+
 bool expressible_reduction(Op op, DType input, DType result) {
   const bool f = ir::is_floating(input);
   if (!f && !ir::is_integral(input)) return false;  // bool and complex inputs are not fused

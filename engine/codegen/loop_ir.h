@@ -10,11 +10,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "engine/ir/dtype.h"
+#include "engine/ir/graph.h"
 #include "engine/ir/op.h"
 
 namespace tensord::codegen {
@@ -96,6 +98,12 @@ bool expressible_reduction(ir::Op op, ir::DType input, ir::DType result);
 // instruction takes it as an argument). Such a 16-bit value needs no rounding where it is
 // computed: the conversion to storage rounds alike.
 std::vector<bool> only_stored(const LoopKernel& k);
+
+// An op whose attribute changes its formula takes the attribute as one more argument, after
+// its inputs: a Float64 Const (a launch argument, so one kernel serves every value). These are
+// polygamma's order n, multigammaln's dimension p and logit's eps; the attribute's value, or
+// nullopt for any other node (logit without eps included).
+std::optional<double> attribute_operand(const ir::Node& node);
 
 // A readable one-line-per-instruction listing, for explain and test failures.
 std::string describe(const LoopKernel& k);

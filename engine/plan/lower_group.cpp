@@ -165,6 +165,9 @@ class Lowering {
           in.args.push_back(add_load(k, input_index(r, via[m])));
         }
       }
+      if (const std::optional<double> a = codegen::attribute_operand(n)) {
+        in.args.push_back(add_attribute(k, *a));
+      }
       value_of[m] = static_cast<int32_t>(k.body.size());
       k.body.push_back(std::move(in));
     }
@@ -192,6 +195,18 @@ class Lowering {
     value_of[node] = static_cast<int32_t>(k.body.size());
     k.body.push_back(c);
     return static_cast<uint32_t>(value_of[node]);
+  }
+
+  // An attribute the formula takes as an argument (codegen::attribute_operand).
+  uint32_t add_attribute(codegen::LoopKernel& k, double value) {
+    Instr c;
+    c.kind = Instr::Kind::Const;
+    c.dtype = ir::DType::Float64;
+    c.level = Level::Outer;
+    c.arg = static_cast<uint32_t>(constants_.size());
+    constants_.push_back(value);
+    k.body.push_back(c);
+    return static_cast<uint32_t>(k.body.size() - 1);
   }
 
   // One load per group input. Keyed by the input, not by the node that produced it: two

@@ -48,7 +48,7 @@ std::vector<int> reduced_axes(const ir::Node& node, int rank) {
 
 // One node lowered as the planner would hand it over (a graph of its inputs and itself, a
 // group of one): `domain` is the iteration space, its last `inner` dimensions reduced.
-engine::FusedGroup lower_node(ir::Op op, std::span<const Operand> in,
+engine::FusedGroup lower_node(const ir::Node& node, std::span<const Operand> in,
                               const ir::TensorType& out_type, const ir::Shape& domain, int inner) {
   std::vector<ir::Node> nodes(in.size() + 1);
   std::vector<engine::PlanValue> values(in.size());
@@ -59,7 +59,9 @@ engine::FusedGroup lower_node(ir::Op op, std::span<const Operand> in,
   group.domain = domain;
   group.inner = inner;
   ir::Node& self = nodes.back();
-  self.op = op;
+  self.op = node.op;
+  // The attribute a formula takes as an argument (polygamma's n, ...): the lowering reads it.
+  if (codegen::attribute_operand(node)) self.attrs = node.attrs;
   self.outputs = {out_type};
   for (size_t i = 0; i < in.size(); ++i) {
     nodes[i].op = ir::Op::input;
@@ -91,15 +93,17 @@ std::optional<std::vector<Launch>> plan_node(const ir::Node& node, Values in, Va
   const bool reduce = kind == ir::OpKind::Reduction &&
                       (node.op == ir::Op::sum || node.op == ir::Op::max || node.op == ir::Op::min);
   if (!is_elementwise(kind) && !reduce) return std::nullopt;
-  if (out.size() != 1) return std::nullopt;
-  // The formula table sees no attributes: its logit is the one without eps (the clamp).
-  if (node.op == ir::Op::logit && node.attrs.has(ir::Attr::eps)) return std::nullopt;
+  // frexp: a kernel per output (mantissa, exponent), the others have one output.
+  const bool frexp = node.op == ir::Op::frexp && out.size() == 2;
+  if (out.size() != 1 && !frexp) return std::nullopt;
   std::vector<ir::DType> dtypes;
   for (const engine::TensorValue& v : in) dtypes.push_back(v.type.dtype);
-  const ir::DType result = out[0].type.dtype;
-  if (reduce ? !codegen::cuda_expressible_reduction(node.op, dtypes[0], result)
-             : !codegen::cuda_expressible(node.op, dtypes, result)) {
-    return std::nullopt;
+  if (codegen::attribute_operand(node)) dtypes.push_back(ir::DType::Float64);
+  for (const engine::TensorValue& o : out) {
+    if (reduce ? !codegen::cuda_expressible_reduction(node.op, dtypes[0], o.type.dtype)
+               : !codegen::cuda_expressible(node.op, dtypes, o.type.dtype)) {
+      return std::nullopt;
+    }
   }
 
   std::vector<Operand> ops;
@@ -107,13 +111,13 @@ std::optional<std::vector<Launch>> plan_node(const ir::Node& node, Values in, Va
   std::vector<Launch> launches;
   auto add = [&](std::span<const Operand> operands, const ir::TensorType& out_type, void* dst,
                  const ir::Shape& domain, int inner) {
-    Launch l{lower_node(node.op, operands, out_type, domain, inner), {}};
+    Launch l{lower_node(node, operands, out_type, domain, inner), {}};
     for (const Operand& v : operands) l.ptrs.push_back(v.data);
     l.ptrs.push_back(dst);
     launches.push_back(std::move(l));
   };
   if (!reduce) {
-    add(ops, out[0].type, out[0].raw(), out[0].type.shape, 0);
+    for (const engine::TensorValue& o : out) add(ops, o.type, o.raw(), o.type.shape, 0);
     return launches;
   }
   // Kept axes first, reduced axes last: the output's row-major order is unchanged.
