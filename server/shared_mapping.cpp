@@ -13,7 +13,8 @@
 
 namespace tensord::server {
 
-SharedMapping::SharedMapping(int fd, uint64_t length, bool writable) : length_(length) {
+SharedMapping::SharedMapping(int fd, uint64_t length, bool writable)
+    : length_(length), writable_(writable) {
   struct stat st {};
   if (fstat(fd, &st) != 0) {
     throw Error(ErrorCode::InvalidGraph,
@@ -44,7 +45,13 @@ SharedMapping::SharedMapping(int fd, uint64_t length, bool writable) : length_(l
 }
 
 SharedMapping::~SharedMapping() {
+  pinned_.reset();  // unlocked while still mapped
   if (data_ != nullptr) munmap(data_, length_);
+}
+
+void SharedMapping::pin_for(engine::Backend& backend) {
+  if (data_ == nullptr) return;
+  std::call_once(pin_once_, [&] { pinned_ = backend.pin_host_memory(data_, length_, !writable_); });
 }
 
 std::shared_ptr<SharedMapping> SharedMappingCache::map(int fd, uint64_t length, bool writable) {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 
+#include "engine/exec/backend.h"
 #include "tensord.capnp.h"
 
 namespace tensord::server {
@@ -26,9 +27,17 @@ class SharedMapping {
   uint8_t* data() const { return data_; }
   uint64_t size() const { return length_; }
 
+  // Page-locks the mapping for `backend`'s DMA on the first call (Backend::pin_host_memory), so
+  // that this and later transfers through the cached mapping skip the staging copy. On the
+  // device's worker thread; a refusal is remembered and transfers stage.
+  void pin_for(engine::Backend& backend);
+
  private:
   uint8_t* data_ = nullptr;
   uint64_t length_ = 0;
+  bool writable_ = false;
+  std::once_flag pin_once_;
+  std::shared_ptr<void> pinned_;  // released before the unmap
 };
 
 // A session's recent mappings, by the memfd's inode. Clients reuse their transfer buffers

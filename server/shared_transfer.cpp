@@ -24,6 +24,7 @@ kj::Promise<::Tensor::Client> upload_shared(std::shared_ptr<SessionCore> session
             session->queue(),
             [type, mapping, prof, ledger = session->daemon().memory](engine::Engine& engine) {
               int64_t t = prof ? prof->now() : 0;
+              mapping->pin_for(engine.backend());
               const uint8_t* bytes = mapping->data();
               // The client may have written any byte; bools are 0 or 1 on the daemon.
               std::vector<uint8_t> bools;
@@ -53,6 +54,7 @@ kj::Promise<void> read_shared(std::shared_ptr<SessionCore> session, engine::Tens
         if (session->profiler()->tracing()) prof = session->profiler();
         return run_on_worker(session->queue(), [value, mapping, prof](engine::Engine& engine) {
           int64_t t = prof ? prof->now() : 0;
+          mapping->pin_for(engine.backend());
           read_device_bytes_into(engine.backend(), value, 0, mapping->data(), mapping->size());
           if (prof) trace_fetch(*prof, mapping->size(), t);
           return true;

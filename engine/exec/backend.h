@@ -121,6 +121,15 @@ class Backend {
   virtual void write(Buffer& dst, size_t offset, const void* src, size_t n) = 0;
   virtual void read(const Buffer& src, size_t offset, void* dst, size_t n) = 0;
 
+  // Host memory that will be transferred from or to many times (a client's shared transfer
+  // buffer, mapped once): page-locked for the device's DMA, so that write() and read() move it
+  // without a staging copy, while the returned handle lives (it unlocks the memory when it
+  // goes). Null where the backend has no use for it or the system refuses; transfers then
+  // stage as before. The memory must outlive the handle.
+  virtual std::shared_ptr<void> pin_host_memory(void* data, size_t bytes, bool read_only) {
+    return nullptr;
+  }
+
   // Sessions. The scheduler names the session whose job runs next (set_session, before each
   // job, on the device's worker thread; 0: no session) and the sessions that closed
   // (end_session, on the same thread, after their last job). A backend with per-session device

@@ -86,6 +86,9 @@ class CudaBackend final : public engine::Backend {
   void replay(engine::CapturedRun& run) override;
   void trace_step(const engine::RunProfile& profile, uint32_t step) override;
   void trace_end(const engine::RunProfile& profile) override;
+  // cudaHostRegister (portable; read-only where the mapping is): write() and read() then DMA
+  // straight from and to the memory.
+  std::shared_ptr<void> pin_host_memory(void* data, size_t bytes, bool read_only) override;
   // CuptiTracer::status(): why profiles have no device records, or how many CUPTI gave.
   std::string device_trace_status() const;
   void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,

@@ -5,6 +5,8 @@
 // a fresh block may still be read by work queued on its stream, and a download's source is
 // written by its session's kernels. Both calls return when every DMA is over, so the buffer's
 // stream record needs no change. Device-to-device copies (copy()) never come here.
+// Host memory registered with pin_host_memory (a client's shared transfer buffer, which the
+// daemon maps once and reuses) skips the staging: one DMA straight from or to it.
 #include <cstring>
 #include <string>
 
@@ -17,14 +19,52 @@
 #include "engine/ir/error.h"
 
 namespace tensord::cuda {
+namespace {
+
+// Below this, the staging copy costs little and registering memory is not worth its cost.
+constexpr size_t kDirectTransferBytes = size_t{1} << 20;
+
+// Whether [p, p + n) is host memory the device can DMA (registered or cudaHostAlloc'd). Only
+// large transfers ask: a pointer query costs about a microsecond.
+bool page_locked(const void* p, size_t n) {
+  if (n < kDirectTransferBytes) return false;
+  for (const char* at : {static_cast<const char*>(p), static_cast<const char*>(p) + n - 1}) {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, at) != cudaSuccess) {
+      cudaGetLastError();  // not sticky: clear it for the next call's check
+      return false;
+    }
+    if (a.type != cudaMemoryTypeHost) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<void> CudaBackend::pin_host_memory(void* data, size_t bytes, bool read_only) {
+  if (data == nullptr || bytes < kDirectTransferBytes) return nullptr;
+  DeviceGuard guard(device_);
+  const unsigned flags = cudaHostRegisterPortable | (read_only ? cudaHostRegisterReadOnly : 0);
+  if (cudaHostRegister(data, bytes, flags) != cudaSuccess) {
+    cudaGetLastError();  // refused (no read-only registration, locked-memory limits): staged
+    return nullptr;
+  }
+  return std::shared_ptr<void>(data, [](void* p) { cudaHostUnregister(p); });
+}
 void CudaBackend::write(engine::Buffer& dst, size_t offset, const void* src, size_t n) {
   check_range(dst.bytes(), offset, n);
   if (n == 0) return;
   DeviceGuard guard(device_);
-  Staging& staging = state_staging();
   cudaStream_t copy = copy_stream_after(dst);
   char* device = static_cast<char*>(dst.data()) + offset;
   const char* host = static_cast<const char*>(src);
+  if (page_locked(host, n)) {
+    check(cudaMemcpyAsync(device, host, n, cudaMemcpyHostToDevice, copy),
+          "cudaMemcpyAsync (page-locked host to device)");
+    check(cudaStreamSynchronize(copy), "cudaStreamSynchronize (host to device)");
+    return;
+  }
+  Staging& staging = state_staging();
   StagingSteps steps;
   steps.wait = [&](size_t slot) {
     check(cudaEventSynchronize(staging.done[slot]->get()), "cudaEventSynchronize (staging)");
@@ -45,10 +85,16 @@ void CudaBackend::read(const engine::Buffer& src, size_t offset, void* dst, size
   check_range(src.bytes(), offset, n);
   if (n == 0) return;
   DeviceGuard guard(device_);
-  Staging& staging = state_staging();
   cudaStream_t copy = copy_stream_after(src);
   const char* device = static_cast<const char*>(src.data()) + offset;
   char* host = static_cast<char*>(dst);
+  if (page_locked(host, n)) {
+    check(cudaMemcpyAsync(host, device, n, cudaMemcpyDeviceToHost, copy),
+          "cudaMemcpyAsync (device to page-locked host)");
+    check(cudaStreamSynchronize(copy), "cudaStreamSynchronize (device to host)");
+    return;
+  }
+  Staging& staging = state_staging();
   StagingSteps steps;
   steps.wait = [&](size_t slot) {
     check(cudaEventSynchronize(staging.done[slot]->get()), "cudaEventSynchronize (staging)");
