@@ -37,7 +37,11 @@ struct Collected {
   std::unordered_map<uint32_t, std::vector<DeviceWork>> work;  // by device
   std::unordered_map<uint32_t, uint64_t> external;             // correlation -> step id
   uint64_t kernel_records = 0, copy_records = 0, external_records = 0;  // for status()
+  bool callbacks = false;  // registered once for the process
 };
+bool callbacks_registered(const Collected& c) {
+  return c.callbacks;
+}
 Collected& collected() {
   static Collected c;
   return c;
@@ -112,50 +116,68 @@ CuptiTracer::CuptiTracer(int device) : device_(device) {
 }
 
 CuptiTracer::~CuptiTracer() {
+  stop_activity();
+}
+
+// The activity kinds a traced run needs. CUPTI writes an external correlation record for each
+// API record only: without the API kinds on, the H200 gave kernel records and no correlations.
+constexpr CUpti_ActivityKind kKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_DRIVER};
+
+bool CuptiTracer::start_activity() {
+  Collected& c = collected();
+  std::lock_guard lock(c.mutex);
+  if (c.enabled == 0) {
+    // A profile without device records beats a failed run: CUPTI may be refused (another
+    // profiler holds it, or the container forbids it); the host spans still come.
+    auto refused = [&](CUptiResult r, const char* call) {
+      if (r == CUPTI_SUCCESS) return false;
+      const char* text = nullptr;
+      cuptiGetResultString(r, &text);
+      why_unavailable_ = std::string(call) + ": " + (text ? text : "unknown CUPTI error") + " (" +
+                         std::to_string(static_cast<int>(r)) + ")";
+      std::fprintf(stderr,
+                   "tensord: CUPTI refused %s; profiles on CUDA device %d carry host spans only\n",
+                   why_unavailable_.c_str(), device_);
+      return true;
+    };
+    if (!callbacks_registered(c) &&
+        refused(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
+                "cuptiActivityRegisterCallbacks")) {
+      return false;
+    }
+    c.callbacks = true;
+    for (CUpti_ActivityKind kind : kKinds) {
+      if (refused(cuptiActivityEnable(kind), "cuptiActivityEnable")) {
+        for (CUpti_ActivityKind k : kKinds) cuptiActivityDisable(k);
+        return false;
+      }
+    }
+  }
+  ++c.enabled;
+  enabled_ = true;
+  return true;
+}
+
+void CuptiTracer::stop_activity() {
   if (!enabled_) return;
+  enabled_ = false;
   Collected& c = collected();
   std::lock_guard lock(c.mutex);
   if (--c.enabled == 0) {
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
   }
 }
 
 void CuptiTracer::step(const engine::RunProfile& profile, uint32_t step) {
   if (unavailable_) return;
-  if (!enabled_) {
-    Collected& c = collected();
-    std::lock_guard lock(c.mutex);
-    if (c.enabled == 0) {
-      // A profile without device records beats a failed run: CUPTI may be refused (another
-      // profiler holds it, or the container forbids it); the host spans still come.
-      auto refused = [&](CUptiResult r, const char* call) {
-        if (r == CUPTI_SUCCESS) return false;
-        const char* text = nullptr;
-        cuptiGetResultString(r, &text);
-        why_unavailable_ = std::string(call) + ": " + (text ? text : "unknown CUPTI error") +
-                           " (" + std::to_string(static_cast<int>(r)) + ")";
-        std::fprintf(stderr,
-                     "tensord: CUPTI refused %s; profiles on CUDA device %d carry host spans "
-                     "only\n",
-                     why_unavailable_.c_str(), device_);
-        return true;
-      };
-      if (refused(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
-                  "cuptiActivityRegisterCallbacks") ||
-          refused(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
-                  "cuptiActivityEnable(CONCURRENT_KERNEL)") ||
-          refused(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), "cuptiActivityEnable(MEMCPY)") ||
-          refused(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION),
-                  "cuptiActivityEnable(EXTERNAL_CORRELATION)")) {
-        unavailable_ = true;
-        return;
-      }
-    }
-    ++c.enabled;
-    enabled_ = true;
+  if (!enabled_ && !start_activity()) {
+    unavailable_ = true;
+    return;
   }
+  started_ = true;
   if (pushed_) {
     uint64_t last = 0;
     cuptiActivityPopExternalCorrelationId(kStepKind, &last);
@@ -174,7 +196,7 @@ void CuptiTracer::step(const engine::RunProfile& profile, uint32_t step) {
 
 std::string CuptiTracer::status() const {
   if (unavailable_) return "CUPTI refused " + why_unavailable_;
-  if (!enabled_) return "CUPTI not started (no traced step yet)";
+  if (!started_) return "CUPTI not started (no traced step yet)";
   Collected& c = collected();
   std::lock_guard lock(c.mutex);
   return "CUPTI records: " + std::to_string(c.kernel_records) + " kernels, " +
@@ -184,7 +206,10 @@ std::string CuptiTracer::status() const {
 }
 
 void CuptiTracer::finish(const engine::RunProfile& profile, cudaStream_t stream) {
-  if (!pushed_) return;
+  if (!pushed_) {
+    stop_activity();
+    return;
+  }
   uint64_t last = 0;
   cuptiActivityPopExternalCorrelationId(kStepKind, &last);
   pushed_ = false;
@@ -247,6 +272,8 @@ void CuptiTracer::finish(const engine::RunProfile& profile, cudaStream_t stream)
     ++matched_;
   }
   step_of_.clear();
+  // Off between traced runs: untraced runs pay nothing and leave no records to pile up.
+  stop_activity();
 }
 
 }  // namespace tensord::cuda

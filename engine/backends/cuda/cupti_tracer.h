@@ -35,6 +35,11 @@ class CuptiTracer {
   bool unavailable_ = false;  // CUPTI refused: profiles carry host spans only
   std::string why_unavailable_;  // the call CUPTI refused and its error
   bool pushed_ = false;
+  bool started_ = false;  // a traced step came
+  // CUPTI's activity kinds on from a run's first traced step to its finish (counted over the
+  // process's tracers: the switches are process-wide); false when CUPTI refused.
+  bool start_activity();
+  void stop_activity();
   uint64_t matched_ = 0, unpushed_ = 0;
   int64_t clock_offset_ = 0;                        // profiler time minus CUPTI time
   std::unordered_map<uint64_t, uint32_t> step_of_;  // external correlation id -> step
