@@ -131,6 +131,30 @@ double apply(Op op, const std::vector<double>& a, DType t) {
       return round_to(t, -a[0]);
     case Op::exp:
       return round_to(t, std::exp(a[0]));
+    case Op::cast:
+      return round_to(t, a[0]);
+    default:
+      break;
+  }
+  // The integer ops of the integer chain (int32 values, as kernels_binary_math.cpp defines
+  // them: x // 0 = x % 0 = 0, Python's signs, out-of-range shifts give 0, wrapping).
+  const auto x = static_cast<int32_t>(a[0]), y = a.size() > 1 ? static_cast<int32_t>(a[1]) : 0;
+  switch (op) {
+    case Op::floor_divide: {
+      if (y == 0) return 0;
+      int32_t q = x / y;
+      if (x % y != 0 && ((x < 0) != (y < 0))) --q;
+      return q;
+    }
+    case Op::remainder: {
+      if (y == 0) return 0;
+      int32_t r = x % y;
+      if (r != 0 && ((r < 0) != (y < 0))) r += y;
+      return r;
+    }
+    case Op::bitwise_left_shift:
+      if (y < 0 || y >= 32) return 0;
+      return static_cast<int32_t>(static_cast<uint32_t>(x) << y);
     default:
       throw std::runtime_error("reference: no " + std::string(ir::name(op)));
   }
