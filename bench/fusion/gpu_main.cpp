@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -104,6 +105,22 @@ Tensor replay_ops(Tensor y) {
   return y;
 }
 
+// Where a step's time goes on the daemon: `calls` more calls under a profile, the mean of each
+// stage and step span per call, on stderr (the figure above was measured without it).
+void print_stage_times(Session& s, const char* figure, int calls,
+                       const std::function<Tensor()>& make) {
+  tensord::Profile prof = s.profile();
+  for (int i = 0; i < calls; ++i) s.sync({make()});
+  prof.stop();
+  int shown = 0;
+  for (const tensord::profiler::KeyAverage& k : prof.key_averages()) {
+    if (shown++ == 12) break;
+    std::fprintf(stderr, "%s: %s: %-28s %6llu calls %9.1f us/call (self %.1f)\n", kProgram,
+                 figure, k.key.c_str(), static_cast<unsigned long long>(k.calls),
+                 k.total_ns / 1e3 / calls, k.self_ns / 1e3 / calls);
+  }
+}
+
 // Each figure's PyTorch lines carry its own name (torch_gpu_peer.py), so report() finds them.
 void run_all(GpuBench& b, const Args& args) {
   // --only gpu_chain8 runs gpu_chain8_256M; --only gpu_softmax_4096_vs_compile runs
@@ -155,6 +172,7 @@ void run_all(GpuBench& b, const Args& args) {
       s.set_compile_mode("reduce-overhead");
       const double us =
           1e6 * b.seconds_per_call(z.small_calls, [&] { return replay_ops(x); }) / kReplayNodes;
+      print_stage_times(s, "graph_replay_200", z.small_calls, [&] { return replay_ops(x); });
       const tensord::Explanation e = tensord::explain({replay_ops(x)});
       s.set_compile_mode("default");
       std::fprintf(stderr, "%s: graph_replay_200: %u kernels per run, %s\n", kProgram, e.steps,
@@ -181,6 +199,7 @@ void run_all(GpuBench& b, const Args& args) {
       };
       s.set_compile_mode("reduce-overhead");
       const double steps = 1.0 / b.seconds_per_call(z.small_calls, forward);
+      print_stage_times(s, "mlp_step_small", z.small_calls, forward);
       const tensord::Explanation e = tensord::explain({forward()});
       s.set_compile_mode("default");
       std::fprintf(stderr, "%s: mlp_step_small: %u kernels per step, %s\n", kProgram, e.steps,
