@@ -10,6 +10,7 @@
 
 #include "engine/codegen/emit_cuda_structure.h"
 #include "engine/codegen/emit_cuda_writer.h"
+#include "engine/codegen/storage_text.h"
 #include "engine/ir/error.h"
 
 namespace tensord::codegen {
@@ -115,6 +116,71 @@ void CudaWriter::pointwise() {
     decompose("lc", 0, r_, "lane", "n > 0");
     decompose("ls", 0, r_, "grp", "n > 0");
   }
+  if (vectorizable()) {
+    vector_pass();
+    start_ = "td_vn + lane";
+  }
   store_rows();
+}
+
+bool CudaWriter::vectorizable() const {
+  if (multi()) return false;
+  for (size_t r = 0; r < k_.outputs.size(); ++r) {
+    if (!row_output(r)) return false;
+  }
+  for (int o = 0; o < n_; ++o) {
+    const Access a = operand(o).access;
+    if (a != Access::Contiguous && !(o < ni_ && a == Access::Broadcast)) return false;
+  }
+  return true;
+}
+
+// [0, td_vn): TD_U consecutive elements per thread and step, loaded and stored as td_vec, when
+// every contiguous operand's address is aligned to its vector (td_vn = 0 otherwise).
+void CudaWriter::vector_pass() {
+  std::string aligned = "true";
+  for (int o = 0; o < n_; ++o) {
+    if (operand(o).access != Access::Contiguous) continue;
+    aligned += " && ((td_u64)q" + num(o) + " & (sizeof(td_vec<" + storage(operand(o).dtype) +
+               ">) - 1)) == 0";
+  }
+  // TD_U is a power of two: masks and shifts, no division.
+  line("  const td_i64 td_vn = (" + aligned + ") ? (n & ~(td_i64)(TD_U - 1)) : 0;");
+  line("  for (td_i64 ev = lane; ev * TD_U < td_vn; ev += grp) {");
+  const std::vector<bool> need = cone(row_results());
+  for (uint32_t v = 0; v < k_.body.size(); ++v) {
+    if (!need[v]) continue;
+    const Instr& in = k_.body[v];
+    if (in.kind != Kind::Load) {
+      row_instr(v);
+      continue;
+    }
+    const int o = static_cast<int>(in.arg);
+    const std::string a = value_name("v", v), t = ct(in.dtype), st = storage(operand(o).dtype);
+    line("      " + t + " " + a + "[TD_U];");
+    if (operand(o).access == Access::Broadcast) {
+      line("      " + a + "[0] = " + from_storage(operand(o).dtype, value_name("q", o) + "[0]") +
+           ";");
+      line("#pragma unroll");
+      line("      for (int u = 1; u < TD_U; ++u) " + a + "[u] = " + a + "[0];");
+      continue;
+    }
+    const std::string w = value_name("w", v);
+    line("      const td_vec<" + st + "> " + w + " = *(const td_vec<" + st + ">*)(" +
+         value_name("q", o) + " + ev * TD_U);");
+    line("#pragma unroll");
+    line("      for (int u = 0; u < TD_U; ++u) " + a +
+         "[u] = " + from_storage(operand(o).dtype, w + ".x[u]") + ";");
+  }
+  for (size_t r = 0; r < k_.outputs.size(); ++r) {
+    const int o = ni_ + static_cast<int>(r);
+    const std::string st = storage(operand(o).dtype), w = value_name("s", o);
+    line("      td_vec<" + st + "> " + w + ";");
+    line("#pragma unroll");
+    line("      for (int u = 0; u < TD_U; ++u) " + w +
+         ".x[u] = " + to_storage(operand(o).dtype, ref(k_.results[r])) + ";");
+    line("      *(td_vec<" + st + ">*)(" + value_name("q", o) + " + ev * TD_U) = " + w + ";");
+  }
+  line("  }");
 }
 }  // namespace tensord::codegen

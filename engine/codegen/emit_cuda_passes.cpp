@@ -172,7 +172,7 @@ void CudaWriter::pass(const std::vector<bool>& need, const std::vector<int>& sto
       s += std::string(d > d0 ? "," : "") + " k" + num(d) + " = lc" + num(d);
     line(s + ";");
   }
-  line("    for (td_i64 e0 = lane; e0 < n; e0 += grp * TD_U) {");
+  line("    for (td_i64 e0 = " + start_ + "; e0 < n; e0 += grp * TD_U) {");
   line("      td_i64 e[TD_U];");
   line("#pragma unroll");
   line("      for (int u = 0; u < TD_U; ++u) e[u] = e0 + u * grp;");

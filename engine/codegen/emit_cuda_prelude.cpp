@@ -83,6 +83,9 @@ typedef unsigned long long td_u64;
 typedef unsigned short td_u16;
 #define TD_U 4
 template <int N> struct td_params { td_i64 w[N]; };
+// TD_U consecutive elements as one aligned access (16 bytes of float32): the vector path of
+// contiguous pointwise kernels.
+template <class S> struct alignas(sizeof(S) * TD_U) td_vec { S x[TD_U]; };
 struct td_sum { template <class T> static __device__ __forceinline__ T f(T a, T b) { return a + b; } };
 struct td_prod { template <class T> static __device__ __forceinline__ T f(T a, T b) { return a * b; } };
 struct td_max {

@@ -12,6 +12,10 @@
 // unrolling). Multi-dimensional ranges follow the flat index with an odometer of coordinates
 // advanced by the constant step (additions and one compare per dimension, no division in the
 // loop); the divisions happen once per thread. A one-dimensional range indexes directly.
+// A one-dimensional pointwise kernel whose operands are all contiguous (inputs may also be
+// broadcast scalars) first takes TD_U consecutive elements per thread and step, each operand
+// read and written as one aligned vector (td_vec: 16 bytes of float32), while every pointer is
+// aligned to it; the pass then does the remainder (or everything, unaligned).
 //
 // Kernels with inner dimensions give each outer row to a group (td_group: up to 32 threads of
 // a warp for short rows, else the block), make one pass over the row per reduction
@@ -91,6 +95,8 @@ class CudaWriter {
   // emit_cuda.cpp
   void check() const;
   void pointwise();
+  bool vectorizable() const;
+  void vector_pass();
 
   // emit_cuda_passes.cpp
   bool row(uint32_t v) const;
@@ -125,6 +131,7 @@ class CudaWriter {
   int n_;
   CudaParamWords w_;
   std::vector<bool> only_stored_;  // only_stored(k_): values computed without rounding
+  std::string start_ = "lane";     // where a thread's first pass step begins
   std::string out_;
 };
 

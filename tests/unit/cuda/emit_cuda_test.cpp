@@ -174,6 +174,30 @@ TEST_CASE("one-dimensional passes index directly; others divide once per thread"
   }
 }
 
+TEST_CASE("contiguous one-dimensional pointwise kernels read and write aligned vectors first",
+          "[cuda][codegen]") {
+  auto emit = [](Access a, Access b, int outer) {
+    KernelBuilder k(outer, 0);
+    k.out(k.op(Op::add, {k.load(DType::Float16, a), k.load(DType::Float32, b)}, DType::Float32));
+    return CudaEmitter{}.emit(k.kernel()).source;
+  };
+  const std::string vec = emit(Access::Contiguous, Access::Broadcast, 1);
+  INFO(vec);
+  // Each contiguous operand's alignment is checked; the broadcast input is read as a scalar.
+  CHECK(vec.find("sizeof(td_vec<td_u16>)") != std::string::npos);
+  CHECK(vec.find("sizeof(td_vec<float>)") != std::string::npos);
+  CHECK(vec.find("*(const td_vec<float>*)") == std::string::npos);
+  CHECK(vec.find("*(td_vec<float>*)(q2 + ev * TD_U)") != std::string::npos);
+  // The scalar pass takes over where the vectors end.
+  CHECK(vec.find("for (td_i64 e0 = td_vn + lane;") != std::string::npos);
+  for (const std::string& plain : {emit(Access::Strided, Access::Contiguous, 1),
+                                   emit(Access::Contiguous, Access::Contiguous, 2)}) {
+    INFO(plain);
+    CHECK(plain.find("td_vec") == std::string::npos);
+    CHECK(plain.find("for (td_i64 e0 = lane;") != std::string::npos);
+  }
+}
+
 TEST_CASE("what the CUDA emitter cannot express is an Unsupported error", "[cuda][codegen]") {
   KernelBuilder k(1, 0);
   k.out(k.op(Op::sin, {k.load(DType::Complex64)}, DType::Complex64));
@@ -321,7 +345,10 @@ TEST_CASE("16-bit values only stored are not rounded before their store", "[cuda
     b.out(z).out(c).out(y);  // y is stored too: still rounded, for z
     const EmittedKernel e = CudaEmitter{}.emit(b.kernel());
     INFO(e.source);
-    CHECK(count(e.source, round) == 2);  // exp's result, and the cast's own
+    // Each formula is written once per pass: the vector pass, then the one that ends the range.
+    const size_t passes = count(e.source, "for (td_i64 e0") + count(e.source, "for (td_i64 ev");
+    CHECK(passes == 2);
+    CHECK(count(e.source, round) == 2 * passes);  // exp's result, and the cast's own
     CHECK(count(e.source, round + round) == 0);
     compile(CudaEmitter{}.unit(std::span<const EmittedKernel>(&e, 1)), "16-bit stores");
   }
