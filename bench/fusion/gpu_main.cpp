@@ -115,9 +115,9 @@ void print_stage_times(Session& s, const char* figure, int calls,
   int shown = 0;
   for (const tensord::profiler::KeyAverage& k : prof.key_averages()) {
     if (shown++ == 12) break;
-    std::fprintf(stderr, "%s: %s: %-28s %6llu calls %9.1f us/call (self %.1f)\n", kProgram,
-                 figure, k.key.c_str(), static_cast<unsigned long long>(k.calls),
-                 k.total_ns / 1e3 / calls, k.self_ns / 1e3 / calls);
+    std::fprintf(stderr, "%s: %s: %-28s %6llu calls %9.1f us/call (self %.1f)\n", kProgram, figure,
+                 k.key.c_str(), static_cast<unsigned long long>(k.calls), k.total_ns / 1e3 / calls,
+                 k.self_ns / 1e3 / calls);
   }
 }
 

@@ -469,8 +469,8 @@ void CudaBackend::fit_lt_layout(std::span<engine::TensorValue, 2> operands,
     if (!v.is_contiguous()) v = movement::dense(ctx, v, v.type.dtype);
   }
   if (fits()) return;
-  const size_t matrix_dims = (operands[0].type.shape.size() > 1 ? 1 : 0) +
-                             (operands[1].type.shape.size() > 1 ? 1 : 0);
+  const size_t matrix_dims =
+      (operands[0].type.shape.size() > 1 ? 1 : 0) + (operands[1].type.shape.size() > 1 ? 1 : 0);
   const size_t batch_dims = out_shape.size() - matrix_dims;
   for (engine::TensorValue& v : operands) {
     const size_t rank = v.type.shape.size();

@@ -33,9 +33,9 @@ struct DeviceWork {
 // until the tracer of its device takes it. This is that storage and nothing else.
 struct Collected {
   std::mutex mutex;
-  int enabled = 0;                                             // tracers with activity on
-  std::unordered_map<uint32_t, std::vector<DeviceWork>> work;  // by device
-  std::unordered_map<uint32_t, uint64_t> external;             // correlation -> step id
+  int enabled = 0;                                                      // tracers with activity on
+  std::unordered_map<uint32_t, std::vector<DeviceWork>> work;           // by device
+  std::unordered_map<uint32_t, uint64_t> external;                      // correlation -> step id
   uint64_t kernel_records = 0, copy_records = 0, external_records = 0;  // for status()
   bool callbacks = false;  // registered once for the process
 };
@@ -121,10 +121,10 @@ CuptiTracer::~CuptiTracer() {
 
 // The activity kinds a traced run needs. CUPTI writes an external correlation record for each
 // API record only: without the API kinds on, the H200 gave kernel records and no correlations.
-constexpr CUpti_ActivityKind kKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME,
-    CUPTI_ACTIVITY_KIND_DRIVER};
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                         CUPTI_ACTIVITY_KIND_MEMCPY,
+                                         CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+                                         CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
 
 bool CuptiTracer::start_activity() {
   Collected& c = collected();

@@ -32,7 +32,7 @@ class CuptiTracer {
  private:
   int device_;
   bool enabled_ = false;
-  bool unavailable_ = false;  // CUPTI refused: profiles carry host spans only
+  bool unavailable_ = false;     // CUPTI refused: profiles carry host spans only
   std::string why_unavailable_;  // the call CUPTI refused and its error
   bool pushed_ = false;
   bool started_ = false;  // a traced step came

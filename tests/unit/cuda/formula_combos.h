@@ -68,8 +68,8 @@ inline Table table() {
     for (DType d : in) what += std::string(ir::name(d)) + " ";
     what += ")";
     for (DType r : kReal) {
-      const bool want = excluded(op) ? in.size() == 1 && supported_alone(op, in[0], r)
-                                     : out && *out == r;
+      const bool want =
+          excluded(op) ? in.size() == 1 && supported_alone(op, in[0], r) : out && *out == r;
       if (cuda_op_supported(op, in, r) != want) {
         t.failures.push_back(what + " -> " + std::string(ir::name(r)) +
                              (want ? ": not supported"
