@@ -467,13 +467,20 @@ std::string binary(Op op, const std::string& x, const std::string& y, DType t) {
     if (f || t == DType::Bool) return cast_to(type, x + o + y);
     return cast_to(type, cat({"(", wrap(t), ")", paren(x), o, "(", wrap(t), ")", paren(y)}));
   };
+  // Float sums, differences and products round once each, as the eager kernels' do: the _rn
+  // intrinsics are never contracted into an FMA with a neighbouring op of a fused kernel (the
+  // H200's cuda-fused table found x * y + z one ulp off the CPU's with plain operators).
+  auto rounded = [&](const char* name, const char* o) {
+    if (!f) return infix(o);
+    return call(std::string(t == DType::Float64 ? "__d" : "__f") + name + "_rn", x, y);
+  };
   switch (op) {
     case Op::add:
-      return infix(" + ");
+      return rounded("add", " + ");
     case Op::sub:
-      return infix(" - ");
+      return rounded("sub", " - ");
     case Op::mul:
-      return infix(" * ");
+      return rounded("mul", " * ");
     case Op::div:
       return "(" + x + " / " + y + ")";
     case Op::pow:

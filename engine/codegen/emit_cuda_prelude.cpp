@@ -86,8 +86,17 @@ template <int N> struct td_params { td_i64 w[N]; };
 // TD_U consecutive elements as one aligned access (16 bytes of float32): the vector path of
 // contiguous pointwise kernels.
 template <class S> struct alignas(sizeof(S) * TD_U) td_vec { S x[TD_U]; };
-struct td_sum { template <class T> static __device__ __forceinline__ T f(T a, T b) { return a + b; } };
-struct td_prod { template <class T> static __device__ __forceinline__ T f(T a, T b) { return a * b; } };
+// Float folds round each step (no FMA with the value's producer), as the eager kernels do.
+struct td_sum {
+  template <class T> static __device__ __forceinline__ T f(T a, T b) { return a + b; }
+  static __device__ __forceinline__ float f(float a, float b) { return __fadd_rn(a, b); }
+  static __device__ __forceinline__ double f(double a, double b) { return __dadd_rn(a, b); }
+};
+struct td_prod {
+  template <class T> static __device__ __forceinline__ T f(T a, T b) { return a * b; }
+  static __device__ __forceinline__ float f(float a, float b) { return __fmul_rn(a, b); }
+  static __device__ __forceinline__ double f(double a, double b) { return __dmul_rn(a, b); }
+};
 struct td_max {
   template <class T> static __device__ __forceinline__ T f(T a, T b) { return a != a || a >= b ? a : b; }
 };

@@ -39,6 +39,21 @@ inline long long __double_as_longlong(double x) {
 inline float __fadd_rn(float a, float b) {
   return a + b;
 }
+inline float __fsub_rn(float a, float b) {
+  return a - b;
+}
+inline float __fmul_rn(float a, float b) {
+  return a * b;
+}
+inline double __dadd_rn(double a, double b) {
+  return a + b;
+}
+inline double __dsub_rn(double a, double b) {
+  return a - b;
+}
+inline double __dmul_rn(double a, double b) {
+  return a * b;
+}
 inline float __double2float_rz(double d) {
   float f = static_cast<float>(d);
   if (std::isfinite(d) && std::fabs(static_cast<double>(f)) > std::fabs(d)) {
