@@ -16,8 +16,9 @@
 //   nvrtc_compile_only_ms    NVRTC compile alone, one kernel; nvrtc_compile_plan_only_ms the
 //                            plan's batch without loads, per kernel; each also as CPU time
 //                            (_cpu_ms) (no device needed: --compile-only)
-//   h2d_pinned, d2h_pinned   client HostBuffer <-> GPU tensor of 256 MiB through the daemon's
-//                            pinned staging, GB/s, vs one cudaMemcpy from/to pinned memory
+//   h2d_pinned, d2h_pinned   client HostBuffer <-> GPU tensor of 256 MiB through the daemon (one
+//                            DMA from/to the client's shared buffer, page-locked once per
+//                            session), GB/s, vs one cudaMemcpy from/to pinned memory
 // and ours: d2d_copy_256MiB (-x, 64M float32, vs cudaMemcpy D2D), chain_exp_64M (exp(x*2+1)),
 // softmax_4096x4096 and layernorm_4096x4096 (GB/s), matmul_bf16_4096 (TFLOP/s), sum_64M (GB/s).
 // The kernel cache figures come from the backend's CudaKernelCache in this process

@@ -51,6 +51,7 @@ std::shared_ptr<void> CudaBackend::pin_host_memory(void* data, size_t bytes, boo
   }
   return std::shared_ptr<void>(data, [](void* p) { cudaHostUnregister(p); });
 }
+
 void CudaBackend::write(engine::Buffer& dst, size_t offset, const void* src, size_t n) {
   check_range(dst.bytes(), offset, n);
   if (n == 0) return;
