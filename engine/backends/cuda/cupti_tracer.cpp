@@ -39,9 +39,6 @@ struct Collected {
   uint64_t kernel_records = 0, copy_records = 0, external_records = 0;  // for status()
   bool callbacks = false;  // registered once for the process
 };
-bool callbacks_registered(const Collected& c) {
-  return c.callbacks;
-}
 Collected& collected() {
   static Collected c;
   return c;
@@ -143,7 +140,7 @@ bool CuptiTracer::start_activity() {
                    why_unavailable_.c_str(), device_);
       return true;
     };
-    if (!callbacks_registered(c) &&
+    if (!c.callbacks &&
         refused(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
                 "cuptiActivityRegisterCallbacks")) {
       return false;
