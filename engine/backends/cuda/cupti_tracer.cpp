@@ -140,9 +140,8 @@ bool CuptiTracer::start_activity() {
                    why_unavailable_.c_str(), device_);
       return true;
     };
-    if (!c.callbacks &&
-        refused(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
-                "cuptiActivityRegisterCallbacks")) {
+    if (!c.callbacks && refused(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
+                                "cuptiActivityRegisterCallbacks")) {
       return false;
     }
     c.callbacks = true;
