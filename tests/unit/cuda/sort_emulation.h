@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "engine/ir/half.h"
+// __device__, __forceinline__, the bit casts and the _rn arithmetic the formulas use too.
+#include "tests/unit/cuda/formulas_host_shim.h"
 
 using std::max;
 using std::min;
@@ -34,44 +36,9 @@ inline void __syncthreads() {
   emu_barrier->arrive_and_wait();
 }
 
-#define __device__
 #define __global__
-#define __forceinline__ inline
 #define __launch_bounds__(x)
 #define __shared__ static
-
-inline float __uint_as_float(unsigned u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-inline unsigned __float_as_uint(float f) {
-  unsigned u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-inline float __fadd_rn(float a, float b) {
-  return a + b;
-}
-inline double __longlong_as_double(long long u) {
-  double f;
-  std::memcpy(&f, &u, 8);
-  return f;
-}
-inline long long __double_as_longlong(double f) {
-  long long u;
-  std::memcpy(&u, &f, 8);
-  return u;
-}
-inline double __dmul_rn(double a, double b) {
-  return a * b;
-}
-inline double __dadd_rn(double a, double b) {
-  return a + b;
-}
-inline double __dsub_rn(double a, double b) {
-  return a - b;
-}
 
 // Worker threads kept across launches (creating a thousand threads per block would dominate
 // the test's time): run(block, job) runs job(t) on workers 0 .. block-1 and waits for them.
