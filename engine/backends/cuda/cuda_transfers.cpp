@@ -39,6 +39,15 @@ bool page_locked(const void* p, size_t n) {
   return true;
 }
 
+// One DMA on `copy` and a wait for it, when the host side is page-locked; false to stage.
+bool dma_if_page_locked(void* dst, const void* src, size_t n, const void* host, cudaMemcpyKind kind,
+                        cudaStream_t copy) {
+  if (!page_locked(host, n)) return false;
+  check(cudaMemcpyAsync(dst, src, n, kind, copy), "cudaMemcpyAsync (page-locked host)");
+  check(cudaStreamSynchronize(copy), "cudaStreamSynchronize (page-locked host)");
+  return true;
+}
+
 }  // namespace
 
 std::shared_ptr<void> CudaBackend::pin_host_memory(void* data, size_t bytes, bool read_only) {
@@ -59,12 +68,7 @@ void CudaBackend::write(engine::Buffer& dst, size_t offset, const void* src, siz
   cudaStream_t copy = copy_stream_after(dst);
   char* device = static_cast<char*>(dst.data()) + offset;
   const char* host = static_cast<const char*>(src);
-  if (page_locked(host, n)) {
-    check(cudaMemcpyAsync(device, host, n, cudaMemcpyHostToDevice, copy),
-          "cudaMemcpyAsync (page-locked host to device)");
-    check(cudaStreamSynchronize(copy), "cudaStreamSynchronize (host to device)");
-    return;
-  }
+  if (dma_if_page_locked(device, host, n, host, cudaMemcpyHostToDevice, copy)) return;
   Staging& staging = state_staging();
   StagingSteps steps;
   steps.wait = [&](size_t slot) {
@@ -89,12 +93,7 @@ void CudaBackend::read(const engine::Buffer& src, size_t offset, void* dst, size
   cudaStream_t copy = copy_stream_after(src);
   const char* device = static_cast<const char*>(src.data()) + offset;
   char* host = static_cast<char*>(dst);
-  if (page_locked(host, n)) {
-    check(cudaMemcpyAsync(host, device, n, cudaMemcpyDeviceToHost, copy),
-          "cudaMemcpyAsync (device to page-locked host)");
-    check(cudaStreamSynchronize(copy), "cudaStreamSynchronize (device to host)");
-    return;
-  }
+  if (dma_if_page_locked(host, device, n, host, cudaMemcpyDeviceToHost, copy)) return;
   Staging& staging = state_staging();
   StagingSteps steps;
   steps.wait = [&](size_t slot) {
