@@ -18,7 +18,7 @@
 @0xd0057a9e31298522;
 
 const protocolMajor :UInt16 = 1;
-const protocolMinor :UInt16 = 5;
+const protocolMinor :UInt16 = 6;
 
 # The largest `Data` any single message carries (upload chunks, reads, inline results).
 # Cap'n Proto refuses messages over 64 MiB; chunks stay far below that.
@@ -115,6 +115,9 @@ struct GraphInput {
   union {
     tensor @0 :Tensor;            # a tensor this daemon already holds (from run or upload)
     inline @1 :InlineTensor;      # at most maxChunkBytes of data
+    # (protocol 1.6) A parameter of a Session.function graph: each Function.call gives its
+    # value (its arguments, in the order of these inputs). Session.run refuses it.
+    argument @2 :Void;
   }
 }
 
@@ -278,6 +281,23 @@ interface Session {
   # already sent keep the precision they were sent with. The CPU always computes in float32.
   # Unknown names: invalidGraph.
   setFloat32MatmulPrecision @8 (precision :Text);
+
+  # (protocol 1.6) Validates `graph` once and keeps it as a Function whose calls skip the
+  # graph's transfer, translation, validation and plan lookup: what jax.jit and a replayed
+  # CUDA graph give a repeated step. The graph's `argument` inputs are the parameters (their
+  # input nodes' dtype and shape attributes are their types); its other inputs are captured
+  # (the function keeps those tensors alive). Errors as `run` would give for the graph.
+  function @9 (graph :Graph, outputs :List(Output)) -> (function :Function);
+}
+
+# (protocol 1.6) A graph kept by the daemon for repeated calls (Session.function). Calls run in
+# the session's current compile mode and float32 matmul precision, in order with its runs.
+interface Function {
+  # `arguments[i]` is the value of the graph's i-th `argument` input: a Tensor of this daemon
+  # or inline data (never `argument`), of exactly its dtype and shape. `fetch[i]` asks for
+  # output i's bytes inline, as Output.fetch does (missing entries: false). One Result per
+  # output of the function, in order.
+  call @0 (arguments :List(GraphInput), fetch :List(Bool)) -> (results :List(Result));
 }
 
 struct ProfileOptions {

@@ -154,6 +154,23 @@ InlineInput inline_from_wire(::InlineTensor::Reader t, const WireLimits& limits)
 
 }  // namespace
 
+WireInput input_from_wire(::GraphInput::Reader in, const std::string& what,
+                          const WireLimits& limits) {
+  switch (in.which()) {
+    case ::GraphInput::TENSOR:
+      return in.getTensor();
+    case ::GraphInput::INLINE:
+      try {
+        return inline_from_wire(in.getInline(), limits);
+      } catch (const Error& e) {
+        throw Error(e.code(), what + ": " + e.message());
+      }
+    case ::GraphInput::ARGUMENT:
+      return ArgumentInput{};
+  }
+  throw Error(ErrorCode::InvalidGraph, what + " is of an unknown kind");
+}
+
 WireGraph graph_from_wire(::Graph::Reader graph, const WireLimits& limits) {
   WireGraph out;
   ir::Graph& g = out.graph;
@@ -180,19 +197,7 @@ WireGraph graph_from_wire(::Graph::Reader graph, const WireLimits& limits) {
   auto inputs = graph.getInputs();
   out.inputs.reserve(inputs.size());
   for (uint32_t i = 0; i < inputs.size(); ++i) {
-    ::GraphInput::Reader in = inputs[i];
-    if (in.isTensor()) {
-      out.inputs.emplace_back(in.getTensor());
-    } else if (in.isInline()) {
-      try {
-        out.inputs.emplace_back(inline_from_wire(in.getInline(), limits));
-      } catch (const Error& e) {
-        throw Error(e.code(), "graph input " + std::to_string(i) + ": " + e.message());
-      }
-    } else {
-      throw Error(ErrorCode::InvalidGraph,
-                  "graph input " + std::to_string(i) + " is of an unknown kind");
-    }
+    out.inputs.push_back(input_from_wire(inputs[i], "graph input " + std::to_string(i), limits));
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -18,8 +19,12 @@ struct InlineInput {
   std::vector<uint8_t> data;
 };
 
-// Input i of a graph: a Tensor capability still to be resolved to one of ours, or bytes.
-using WireInput = std::variant<::Tensor::Client, InlineInput>;
+// A parameter of a Session.function graph: each Function.call gives its value.
+struct ArgumentInput {};
+
+// Input i of a graph: a Tensor capability still to be resolved to one of ours, bytes, or (in a
+// function's graph) a parameter.
+using WireInput = std::variant<::Tensor::Client, InlineInput, ArgumentInput>;
 
 struct WireGraph {
   ir::Graph graph;
@@ -36,6 +41,10 @@ struct WireLimits {
 // index out of range, or inline data whose size is wrong or over a chunk; Shape/OutOfMemory for
 // inline tensors with bad or too large shapes. Node errors name the node.
 WireGraph graph_from_wire(::Graph::Reader graph, const WireLimits& limits);
+
+// One GraphInput (`what` names it in errors: "graph input 3", "argument 0"). Errors as above.
+WireInput input_from_wire(::GraphInput::Reader input, const std::string& what,
+                          const WireLimits& limits);
 
 // The requested outputs. Range checks are the engine's (validate_outputs).
 std::vector<ir::ValueRef> outputs_from_wire(capnp::List<::Output>::Reader outputs);

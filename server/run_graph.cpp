@@ -1,70 +1,21 @@
 #include "server/run_graph.h"
 
-#include <optional>
 #include <string>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "engine/exec/explain.h"
 #include "engine/ir/error.h"
-#include "engine/profiler/record.h"
-#include "protocol/wire_error.h"
-#include "server/device_bytes.h"
 #include "server/exceptions.h"
 #include "server/graph_from_wire.h"
-#include "server/tensor_impl.h"
-#include "server/transfer_trace.h"
-#include "server/wire_types.h"
+#include "server/run_request.h"
 #include "server/worker_call.h"
 
 namespace tensord::server {
 namespace {
 
-// A graph input once its capability is resolved: a daemon tensor, or bytes still on the host.
-using InputSlot = std::variant<engine::TensorValue, InlineInput>;
-
-// Everything the worker needs: plain values only, never RPC objects.
-struct RunRequest {
-  ir::Graph graph;
-  std::vector<InputSlot> slots;
-  std::vector<ir::ValueRef> outputs;
-  std::vector<bool> fetch;
-  engine::CompileMode mode = engine::CompileMode::Default;
-  // Per slot: the staging ticket of its inline bytes while the session records memory.
-  std::vector<profiler::BlockTicket> inline_staging;
-};
-
-// A run on the event loop, while its Tensor capabilities resolve. The clients stay here, on the
-// event loop thread; the request moves to the worker once it is complete.
-struct PendingRun {
-  std::vector<WireInput> inputs;
-  RunRequest request;
-};
-
-// What the worker hands back: the output values, and the bytes of those fetched inline.
-struct RunOutcome {
-  std::vector<engine::TensorValue> values;
-  std::vector<std::optional<std::vector<uint8_t>>> data;
-  // The fetched bytes as host staging, until the reply is built (after `data`: freed first).
-  std::vector<profiler::BlockTicket> staging;
-  // Per output, the user's line that made it, when the run recorded memory (else empty): the
-  // published tensors keep it for the staging of their chunked reads.
-  std::vector<TensorImpl::SourceLine> lines;
-};
-
-// Inline input bytes wait on the host for the worker to copy them to the device: staging.
-void track_inline_inputs(const engine::RunProfile& profile, DaemonState& daemon, RunRequest& run) {
-  run.inline_staging.resize(run.slots.size());
-  for (size_t i = 0; i < run.slots.size(); ++i) {
-    if (const auto* bytes = std::get_if<InlineInput>(&run.slots[i])) {
-      run.inline_staging[i] = track_staging(profile.profiler, *daemon.memory, bytes->data.size(),
-                                            bytes->data.data(), "upload", profile.request);
-    }
-  }
-}
-
-// Run and explain requests carry the same graph and outputs.
+// Run and explain requests carry the same graph and outputs. A run has no parameters: an
+// `argument` input is for Session.function only.
 template <typename Params>
 std::shared_ptr<PendingRun> translate(Params params, const DaemonConfig& config) {
   auto run = std::make_shared<PendingRun>();
@@ -74,173 +25,21 @@ std::shared_ptr<PendingRun> translate(Params params, const DaemonConfig& config)
   request.graph = std::move(wire.graph);
   request.outputs = outputs_from_wire(params.getOutputs());
   for (::Output::Reader o : params.getOutputs()) request.fetch.push_back(o.getFetch());
-  for (WireInput& in : wire.inputs) {
+  for (size_t i = 0; i < wire.inputs.size(); ++i) {
+    WireInput& in = wire.inputs[i];
     if (auto* bytes = std::get_if<InlineInput>(&in)) {
       request.slots.emplace_back(std::move(*bytes));
-    } else {
+    } else if (auto* client = std::get_if<::Tensor::Client>(&in)) {
       request.slots.emplace_back(engine::TensorValue{});  // filled in by resolve()
+      run->tensors.push_back({i, kj::mv(*client), "graph input " + std::to_string(i)});
+    } else {
+      throw Error(ErrorCode::InvalidGraph,
+                  "graph input " + std::to_string(i) +
+                      " is a function argument; only Session.function takes those");
     }
   }
-  run->inputs = std::move(wire.inputs);
   return run;
 }
-
-// Turns each Tensor capability of the graph into the value of our TensorImpl behind it.
-kj::Promise<void> resolve(DaemonState& daemon, std::shared_ptr<PendingRun> run) {
-  kj::Vector<kj::Promise<void>> resolving;
-  for (size_t i = 0; i < run->inputs.size(); ++i) {
-    auto* client = std::get_if<::Tensor::Client>(&run->inputs[i]);
-    if (client == nullptr) continue;
-    resolving.add(
-        daemon.tensors.getLocalServer(*client).then([run, i](kj::Maybe<::Tensor::Server&> server) {
-          with_wire_errors([&] {
-            KJ_IF_MAYBE (s, server) {
-              run->request.slots[i] = kj::downcast<TensorImpl>(*s).value();
-            } else {
-              throw Error(ErrorCode::InvalidGraph,
-                          "graph input " + std::to_string(i) +
-                              " is a Tensor capability this daemon did not create");
-            }
-          });
-        }));
-  }
-  if (resolving.empty()) return kj::READY_NOW;
-  return kj::joinPromises(resolving.releaseAsArray());
-}
-
-void trace_transfer(profiler::Profiler& p, profiler::Stage stage, int64_t start, uint64_t request,
-                    uint64_t bytes, uint64_t hash) {
-  profiler::Record r;
-  r.stage = static_cast<uint8_t>(stage);
-  r.thread = profiler::kWorkerThread;
-  r.request = request;
-  r.start_ns = start;
-  r.dur_ns = p.now() - start;
-  r.bytes = bytes;
-  r.hash = hash;
-  p.add(r);
-}
-
-// An inline input copied to the device: a span with the content hash (to spot the same data
-// sent again) and the new buffer in the memory ledger.
-void trace_upload(const engine::RunProfile& profile, const engine::TensorValue& value,
-                  const std::vector<uint8_t>& bytes, int64_t start) {
-  if (profile.tracing()) {
-    trace_transfer(*profile.profiler, profiler::Stage::Upload, start, profile.request, bytes.size(),
-                   profiler::content_hash(bytes.data(), bytes.size()));
-  }
-  if (profile.memory()) {
-    profiler::AllocSite site;
-    site.profiler = profile.profiler;
-    site.request = profile.request;
-    site.op = "upload";
-    site.address = reinterpret_cast<uintptr_t>(value.buffer->data());
-    value.buffer->ticket = profile.ledger->track(value.buffer->bytes(), site);
-  }
-}
-
-// The most fetched bytes one reply carries inline. Each output may take up to maxChunkBytes, but
-// a reply must stay far below Cap'n Proto's 64 MiB limit, which readers also apply to the bytes
-// they traverse (each read of a Data field counts). Outputs past this budget come back with
-// fetched = false and the client reads them in chunks, as for any large output.
-constexpr uint64_t kMaxInlineReplyBytes = 4 * ::MAX_CHUNK_BYTES;
-
-// Worker side: device copies of inline inputs, the engine run, and the inline fetches.
-// `profile` is null unless the session profiles.
-RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_bytes,
-                   const engine::RunProfile* profile) {
-  std::vector<engine::TensorValue> inputs;
-  inputs.reserve(run.slots.size());
-  for (size_t i = 0; i < run.slots.size(); ++i) {
-    InputSlot& slot = run.slots[i];
-    if (auto* value = std::get_if<engine::TensorValue>(&slot)) {
-      inputs.push_back(std::move(*value));
-    } else {
-      auto& bytes = std::get<InlineInput>(slot);
-      int64_t t = profile ? profile->profiler->now() : 0;
-      inputs.push_back(upload_device_bytes(engine.backend(), bytes.type, bytes.data.data()));
-      if (profile) trace_upload(*profile, inputs.back(), bytes.data, t);
-      if (i < run.inline_staging.size()) run.inline_staging[i].reset();
-      bytes.data = {};
-    }
-  }
-  // The user's line of each output, for its fetch staging here and for the staging of the
-  // published tensor's chunked reads (the graph moves into the engine).
-  // The graph is not validated yet: an output or file out of range gets no line (the engine
-  // refuses the graph).
-  RunOutcome out;
-  std::vector<TensorImpl::SourceLine>& lines = out.lines;
-  if (profile && profile->memory()) [[unlikely]] {
-    for (ir::ValueRef v : run.outputs) {
-      TensorImpl::SourceLine& where = lines.emplace_back();
-      if (v.node >= run.graph.nodes.size()) continue;
-      const ir::NodeLocation& loc = run.graph.nodes[v.node].loc;
-      if (loc.file < run.graph.files.size()) where = {run.graph.files[loc.file], loc.line};
-    }
-  }
-  out.values = engine.run(std::move(run.graph), inputs, run.outputs, run.mode, profile);
-  out.data.resize(out.values.size());
-  if (!lines.empty()) out.staging.resize(out.values.size());
-  uint64_t budget = kMaxInlineReplyBytes;
-  for (size_t i = 0; i < out.values.size(); ++i) {
-    uint64_t n = out.values[i].nbytes();
-    if (run.fetch[i] && n <= max_chunk_bytes && n <= budget) {
-      int64_t t = profile ? profile->profiler->now() : 0;
-      out.data[i].emplace(n);
-      if (!lines.empty()) [[unlikely]] {
-        out.staging[i] = track_staging(profile->profiler, *profile->ledger, n, out.data[i]->data(),
-                                       "fetch", profile->request, lines[i].first, lines[i].second);
-      }
-      read_device_bytes_into(engine.backend(), out.values[i], 0, out.data[i]->data(), n);
-      if (profile && profile->tracing()) {
-        trace_transfer(*profile->profiler, profiler::Stage::Fetch, t, profile->request, n, 0);
-      }
-      budget -= n;
-    }
-  }
-  return out;
-}
-
-void publish(const std::shared_ptr<SessionCore>& session, RunOutcome outcome,
-             ::Session::RunResults::Builder results) {
-  // The outputs become the session's tensors: past its memory limit, the run fails instead
-  // (they are freed with `outcome`).
-  std::vector<std::pair<const void*, uint64_t>> buffers;
-  for (const engine::TensorValue& v : outcome.values)
-    buffers.emplace_back(v.buffer.get(), v.nbytes());
-  session->account()->check_room(session->account()->new_bytes(buffers),
-                                 "the run's " + std::to_string(outcome.values.size()) +
-                                     (outcome.values.size() == 1 ? " output" : " outputs"));
-  auto list = results.initResults(outcome.values.size());
-  for (size_t i = 0; i < outcome.values.size(); ++i) {
-    engine::TensorValue& value = outcome.values[i];
-    auto r = list[i];
-    r.setDtype(std::string(ir::name(value.type.dtype)));
-    shape_to_wire(value.type.shape, r.initShape(value.type.shape.size()));
-    if (const auto& bytes = outcome.data[i]) {
-      r.setData(kj::arrayPtr(bytes->data(), bytes->size()));
-      r.setFetched(true);
-    }
-    r.setTensor(TensorImpl::publish(
-        session, std::move(value),
-        i < outcome.lines.size() ? std::move(outcome.lines[i]) : TensorImpl::SourceLine{}));
-  }
-}
-
-// What the dashboard shows of a failed run: a tensord error's one-line summary
-// ("shape error in svd (node 1) at fit.py:12: ...").
-std::string run_error_text(const kj::Exception& e) {
-  if (auto error = protocol::decode_error(e.getDescription().cStr())) return error->what();
-  return e.getDescription().cStr();
-}
-
-// What the ActivityLog learns of a run as it goes: its size once the graph is read, and when a
-// device worker took it (set on the worker; read on the event loop after the run's promise,
-// which orders the two).
-struct RunMarks {
-  uint64_t nodes = 0;
-  std::optional<ActivityLog::Clock::time_point> on_worker;
-};
 
 // The run itself.
 kj::Promise<void> run_steps(std::shared_ptr<SessionCore> session, RunContext context,
@@ -254,68 +53,22 @@ kj::Promise<void> run_steps(std::shared_ptr<SessionCore> session, RunContext con
   }
   std::shared_ptr<PendingRun> run = translate(context.getParams(), session->config());
   context.releaseParams();  // inline bytes are copied; free the request early
-  const uint64_t nodes = marks->nodes = run->request.graph.nodes.size();
+  marks->nodes = run->request.graph.nodes.size();
   if (profile && profile->tracing()) {
     profile->profiler->span(profiler::Stage::Receive, arrived, profiler::kEventLoopThread,
                             profile->request);
   }
-  run->request.mode = session->compile_mode();
-  if (profile && profile->memory()) [[unlikely]] {
-    track_inline_inputs(*profile, session->daemon(), run->request);
-  }
-  uint64_t max_chunk = session->config().max_chunk_bytes;
-  return resolve(session->daemon(), run)
-      .then([session, run, max_chunk, profile, marks]() {
-        int64_t queued = profile ? profile->profiler->now() : 0;
-        return run_on_worker(
-            session->queue(), [request = std::move(run->request), max_chunk, profile, queued, marks,
-                               running = session->running_since()](engine::Engine& engine) mutable {
-              marks->on_worker = ActivityLog::Clock::now();
-              running->store(marks->on_worker->time_since_epoch().count());
-              KJ_DEFER(running->store(0));
-              if (profile && profile->tracing()) {
-                profile->profiler->span(profiler::Stage::QueueWait, queued, profiler::kWorkerThread,
-                                        profile->request);
-              }
-              return execute(engine, request, max_chunk, profile ? &*profile : nullptr);
-            });
-      })
-      .then([session, context, profile, arrived, nodes](kj::Own<RunOutcome> outcome) mutable {
-        KJ_DEFER(if (profile && profile->tracing()) {
-          profile->profiler->span(profiler::Stage::Request, arrived, profiler::kEventLoopThread,
-                                  profile->request);
-        });
-        with_wire_errors([&] {
-          size_t outputs = outcome->values.size();
-          publish(session, std::move(*outcome), context.getResults());
-          Logger& log = session->daemon().log;
-          if (log.enabled(LogLevel::Debug)) {
-            log.debug(session->label() + ": ran " + std::to_string(nodes) + " nodes, " +
-                      std::to_string(outputs) + " outputs");
-          }
-        });
-      });
+  return run_request(std::move(session), std::move(run), std::move(profile), arrived,
+                     std::move(marks),
+                     [context](unsigned n) mutable { return context.getResults().initResults(n); });
 }
 
 }  // namespace
 
 kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext context) {
-  // Every run that ends, well or not (a graph refused before it ran included), goes into the
-  // session's counts and the daemon's ActivityLog; a cancelled one does not end.
-  const auto started = ActivityLog::Clock::now();
-  auto marks = std::make_shared<RunMarks>();
-  auto finished = [session, started, marks](std::string error) {
-    const auto waited =
-        marks->on_worker ? *marks->on_worker - started : ActivityLog::Clock::duration{};
-    session->finished_run(started, waited, marks->nodes, std::move(error));
-  };
-  return kj::evalNow(
-             [&] { return with_wire_errors([&] { return run_steps(session, context, marks); }); })
-      .then([finished] { finished({}); },
-            [finished](kj::Exception&& e) {
-              finished(run_error_text(e));
-              kj::throwFatalException(kj::mv(e));
-            });
+  return counted_run(session, [session, context](std::shared_ptr<RunMarks> marks) mutable {
+    return run_steps(session, context, std::move(marks));
+  });
 }
 
 kj::Promise<void> explain_graph(std::shared_ptr<SessionCore> session, ExplainContext context) {

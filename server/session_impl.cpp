@@ -2,6 +2,7 @@
 
 #include "server/device_wire.h"
 #include "server/exceptions.h"
+#include "server/function_impl.h"
 #include "server/kernel_caches.h"
 #include "server/profile_stream.h"
 #include "server/run_graph.h"
@@ -14,6 +15,11 @@ namespace tensord::server {
 kj::Promise<void> SessionImpl::run(RunContext context) {
   context.allowCancellation();  // a client that hangs up or gives up frees its queue slot
   return with_wire_errors([&] { return run_graph(core_, context); });
+}
+
+kj::Promise<void> SessionImpl::function(FunctionContext context) {
+  context.allowCancellation();
+  return with_wire_errors([&] { return define_function(core_, context); });
 }
 
 kj::Promise<void> SessionImpl::upload(UploadContext context) {

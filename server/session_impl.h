@@ -25,6 +25,7 @@ class SessionImpl final : public ::Session::Server {
   kj::Promise<void> explain(ExplainContext context) override;
   kj::Promise<void> memoryStats(MemoryStatsContext context) override;
   kj::Promise<void> setFloat32MatmulPrecision(SetFloat32MatmulPrecisionContext context) override;
+  kj::Promise<void> function(FunctionContext context) override;
 
  private:
   std::shared_ptr<SessionCore> core_;

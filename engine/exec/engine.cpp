@@ -202,6 +202,13 @@ std::vector<TensorValue> Engine::run_planned(ir::Graph& graph,
                                              CompileMode mode, const RunProfile* profile) {
   PlanInfo info;
   std::shared_ptr<const Plan> plan = plan_for(graph, types, outputs, mode, &info, profile);
+  return execute_plan(plan, info, graph, inputs, mode, profile);
+}
+
+std::vector<TensorValue> Engine::execute_plan(const std::shared_ptr<const Plan>& plan,
+                                              const PlanInfo& info, const ir::Graph& graph,
+                                              std::span<const TensorValue> inputs, CompileMode mode,
+                                              const RunProfile* profile) {
   StageTimer timer(profile);
   const uint8_t device = backend_.on_gpu() ? profiler::kOnGpu : 0;
   // A profiled replay stays a replay (what the user runs is what the trace shows); its trace
@@ -247,6 +254,58 @@ std::vector<TensorValue> Engine::run(ir::Graph graph, std::span<const TensorValu
   } catch (const Error& e) {
     if (e.code() == ErrorCode::Internal && options_.on_internal_error) {
       options_.on_internal_error(reproducer_json(graph, types, outputs, mode, e.what()));
+    }
+    throw;
+  }
+}
+
+PreparedGraph Engine::prepare(ir::Graph graph, std::vector<ir::TensorType> input_types,
+                              std::vector<ir::ValueRef> outputs) {
+  ir::validate(graph, input_types, options_.limits);
+  ir::validate_outputs(graph, outputs);
+  PreparedGraph p;
+  p.data_dependent_ = has_data_dependent_op(graph);
+  p.graph_ = std::move(graph);
+  p.types_ = std::move(input_types);
+  p.outputs_ = std::move(outputs);
+  return p;
+}
+
+std::vector<TensorValue> Engine::run_prepared(PreparedGraph& prepared,
+                                              std::span<const TensorValue> inputs, CompileMode mode,
+                                              const RunProfile* profile) {
+  ++stats_.runs;
+  const std::vector<ir::TensorType> types = input_types(inputs);
+  if (types.size() != prepared.types_.size()) {
+    throw Error(ErrorCode::InvalidGraph, "the graph takes " +
+                                             std::to_string(prepared.types_.size()) +
+                                             " inputs, got " + std::to_string(types.size()));
+  }
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (types[i] != prepared.types_[i]) {
+      throw Error(ErrorCode::InvalidGraph, "input " + std::to_string(i) + " is " +
+                                               ir::to_string(types[i]) + "; the graph takes " +
+                                               ir::to_string(prepared.types_[i]));
+    }
+  }
+  try {
+    if (prepared.data_dependent_) [[unlikely]] {
+      return run_segmented(prepared.graph_, inputs, prepared.outputs_, mode, profile);
+    }
+    if (!prepared.plan_ || prepared.plan_mode_ != mode) {
+      prepared.plan_ =
+          plan_for(prepared.graph_, types, prepared.outputs_, mode, &prepared.plan_info_, profile);
+      prepared.plan_mode_ = mode;
+      prepared.plan_info_.plan_cached = true;  // the next runs find it here
+    } else {
+      ++stats_.plan_cache_hits;
+    }
+    return execute_plan(prepared.plan_, prepared.plan_info_, prepared.graph_, inputs, mode,
+                        profile);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::Internal && options_.on_internal_error) {
+      options_.on_internal_error(
+          reproducer_json(prepared.graph_, types, prepared.outputs_, mode, e.what()));
     }
     throw;
   }

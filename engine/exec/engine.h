@@ -48,6 +48,28 @@ struct EngineStats {
 };
 
 class PlanCache;
+class Engine;
+
+// A graph validated once and run many times with inputs of the same types (Session.function):
+// its runs skip validation and the plan cache's canonical hashing, and keep their plan (one per
+// compile mode, built at the first run in that mode) even when the plan cache evicts it.
+// A value type, but its runs belong to the engine that prepared it (its thread only).
+class PreparedGraph {
+ public:
+  const ir::Graph& graph() const { return graph_; }
+  const std::vector<ir::TensorType>& input_types() const { return types_; }
+  const std::vector<ir::ValueRef>& outputs() const { return outputs_; }
+
+ private:
+  friend class Engine;
+  ir::Graph graph_;
+  std::vector<ir::TensorType> types_;
+  std::vector<ir::ValueRef> outputs_;
+  bool data_dependent_ = false;  // runs as segments, each re-planned (Engine::run)
+  std::shared_ptr<const Plan> plan_;
+  CompileMode plan_mode_ = CompileMode::Default;
+  PlanInfo plan_info_;
+};
 
 // How run() cuts a graph with data-dependent ops into segments (engine_dynamic.cpp), for
 // explain. Only the first segment can be planned before the graph runs: the others are
@@ -88,6 +110,18 @@ class Engine {
                                CompileMode mode = CompileMode::Default,
                                const RunProfile* profile = nullptr);
 
+  // Validates `graph` for inputs of `input_types` and `outputs` as run() does (same errors),
+  // for run_prepared. Plans nothing yet: the compile mode is the run's.
+  PreparedGraph prepare(ir::Graph graph, std::vector<ir::TensorType> input_types,
+                        std::vector<ir::ValueRef> outputs);
+
+  // run() of a prepared graph. Throws InvalidGraph when an input's type is not the one it was
+  // prepared for (naming the input), else as run().
+  std::vector<TensorValue> run_prepared(PreparedGraph& prepared,
+                                        std::span<const TensorValue> inputs,
+                                        CompileMode mode = CompileMode::Default,
+                                        const RunProfile* profile = nullptr);
+
   // The plan run() would use for a graph with inputs of `input_types` (validated first;
   // compiled and cached as run() would, so kernels are built). For explain.
   std::shared_ptr<const Plan> plan_for(ir::Graph& graph,
@@ -115,6 +149,11 @@ class Engine {
                                        std::span<const TensorValue> inputs,
                                        std::span<const ir::ValueRef> outputs, CompileMode mode,
                                        const RunProfile* profile);
+  // The execute stage of run_planned: a replay of the plan's CUDA graph where there is one.
+  std::vector<TensorValue> execute_plan(const std::shared_ptr<const Plan>& plan,
+                                        const PlanInfo& info, const ir::Graph& graph,
+                                        std::span<const TensorValue> inputs, CompileMode mode,
+                                        const RunProfile* profile);
   // Graphs with data-dependent ops (engine_dynamic.cpp): a plan up to each such node, the
   // node itself, then the rest re-inferred with its actual size.
   std::vector<TensorValue> run_segmented(const ir::Graph& graph,

@@ -36,7 +36,9 @@ Explanation explain(const std::vector<Tensor>& tensors, std::source_location loc
   uint64_t inline_budget = s.chunk_bytes;
   for (unsigned i = 0; i < g.leaves.size(); ++i) {
     detail::TensorNode& leaf = *g.leaves[i].node;
-    if (leaf.state == detail::TensorNode::State::Materialized) {
+    if (leaf.state == detail::TensorNode::State::Parameter) {
+      detail::throw_traced_value(leaf);
+    } else if (leaf.state == detail::TensorNode::State::Materialized) {
       inputs[i].setTensor(*leaf.remote);
     } else if (leaf.host_bytes().size() <= inline_budget) {
       inline_budget -= leaf.host_bytes().size();

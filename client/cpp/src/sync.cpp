@@ -81,7 +81,9 @@ std::unordered_map<const TensorNode*, Bytes> run(
   try {
     for (; i < g.leaves.size(); ++i) {
       TensorNode& leaf = *g.leaves[i].node;
-      if (leaf.state == TensorNode::State::Materialized) {
+      if (leaf.state == TensorNode::State::Parameter) {
+        throw_traced_value(leaf);
+      } else if (leaf.state == TensorNode::State::Materialized) {
         inputs[i].setTensor(*leaf.remote);
       } else if (leaf.host_bytes().size() <= inline_budget) {
         inline_budget -= leaf.host_bytes().size();
@@ -191,6 +193,8 @@ std::vector<FetchedBytes> sync_point(SessionState& s, const std::vector<SyncRequ
     TensorNode& node = *r.node;
     if (auto it = fetched.find(&node); it != fetched.end()) {
       bytes[i].owned = it->second;
+    } else if (node.state == TensorNode::State::Parameter) {
+      throw_traced_value(node);
     } else if (node.state == TensorNode::State::Host) {
       auto host = node.host_bytes();
       bytes[i].owned.assign(host.begin(), host.end());

@@ -1,6 +1,9 @@
 #include "client/cpp/src/tensor_node.h"
 
+#include <optional>
 #include <utility>
+
+#include "client/cpp/src/recorder.h"
 
 namespace tensord::detail {
 
@@ -29,6 +32,13 @@ void TensorNode::materialize(wire::Tensor::Client tensor) {
   // Last: dropping the history may destroy other nodes.
   std::vector<std::shared_ptr<TensorNode>> history = std::move(inputs);
   inputs.clear();
+}
+
+void throw_traced_value(const TensorNode& parameter) {
+  throw Error(ErrorCode::InvalidGraph,
+              "this value depends on an argument of a tensord::Function while its body is traced; "
+              "only the function's results leave it",
+              std::nullopt, "input", where(parameter.loc));
 }
 
 }  // namespace tensord::detail

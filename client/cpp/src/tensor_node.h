@@ -18,7 +18,9 @@
 namespace tensord::detail {
 
 struct TensorNode : std::enable_shared_from_this<TensorNode> {
-  enum class State : uint8_t { Pending, Host, Materialized };
+  // Parameter: a stand-in for an argument of a Function while its body is traced; it has no
+  // value, and nothing depending on it can be synced.
+  enum class State : uint8_t { Pending, Host, Materialized, Parameter };
 
   TensorNode(std::shared_ptr<SessionState> session, ir::TensorType type, ir::Op op,
              std::source_location loc)
@@ -64,5 +66,9 @@ struct TensorNode : std::enable_shared_from_this<TensorNode> {
   // object inside, a cost every recorded op paid.
   std::optional<wire::Tensor::Client> remote;
 };
+
+// Throws tensord::Error(InvalidGraph): a sync point reached `parameter`, the stand-in for an
+// argument of a Function being traced.
+[[noreturn]] void throw_traced_value(const TensorNode& parameter);
 
 }  // namespace tensord::detail

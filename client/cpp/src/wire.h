@@ -17,5 +17,6 @@ using SharedMemory = ::SharedMemory;
 using Graph = ::Graph;
 using GraphInput = ::GraphInput;
 using Node = ::Node;
+using Function = ::Function;
 
 }  // namespace tensord::wire

@@ -43,10 +43,22 @@ void set_shape(capnp::List<int64_t>::Builder list, const std::vector<int64_t>& s
   return response.getSession();
 }
 
-capnp::Request<::Session::RunParams, ::Session::RunResults> run_request(::Session::Client& session,
-                                                                        const GraphSpec& spec) {
-  auto req = session.runRequest();
-  auto graph = req.initGraph();
+void write_input(const InputSpec& input, ::GraphInput::Builder out) {
+  if (auto* t = std::get_if<TensorInput>(&input)) {
+    out.setTensor(t->client);
+  } else if (auto* in = std::get_if<InlineSpec>(&input)) {
+    auto b = out.initInline();
+    b.setDtype(in->dtype);
+    set_shape(b.initShape(in->shape.size()), in->shape);
+    b.setData(kj::arrayPtr(in->data.data(), in->data.size()));
+  } else {
+    out.setArgument();
+  }
+}
+
+namespace {
+
+void write_graph(const GraphSpec& spec, ::Graph::Builder graph) {
   auto nodes = graph.initNodes(spec.nodes.size());
   for (size_t i = 0; i < spec.nodes.size(); ++i) {
     const NodeSpec& n = spec.nodes[i];
@@ -66,26 +78,35 @@ capnp::Request<::Session::RunParams, ::Session::RunResults> run_request(::Sessio
     node.setLine(n.line);
   }
   auto inputs = graph.initInputs(spec.inputs.size());
-  for (size_t i = 0; i < spec.inputs.size(); ++i) {
-    if (auto* t = std::get_if<TensorInput>(&spec.inputs[i])) {
-      inputs[i].setTensor(t->client);
-    } else {
-      const InlineSpec& in = std::get<InlineSpec>(spec.inputs[i]);
-      auto b = inputs[i].initInline();
-      b.setDtype(in.dtype);
-      set_shape(b.initShape(in.shape.size()), in.shape);
-      b.setData(kj::arrayPtr(in.data.data(), in.data.size()));
-    }
-  }
+  for (size_t i = 0; i < spec.inputs.size(); ++i) write_input(spec.inputs[i], inputs[i]);
   auto files = graph.initFiles(spec.files.size() + 1);
   files.set(0, "");
   for (size_t i = 0; i < spec.files.size(); ++i) files.set(i + 1, spec.files[i]);
-  auto outputs = req.initOutputs(spec.outputs.size());
+}
+
+void write_outputs(const GraphSpec& spec, capnp::List<::Output>::Builder outputs) {
   for (size_t i = 0; i < spec.outputs.size(); ++i) {
     outputs[i].initValue().setNode(spec.outputs[i].node);
     outputs[i].getValue().setOutput(spec.outputs[i].output);
     outputs[i].setFetch(spec.outputs[i].fetch);
   }
+}
+
+}  // namespace
+
+capnp::Request<::Session::RunParams, ::Session::RunResults> run_request(::Session::Client& session,
+                                                                        const GraphSpec& spec) {
+  auto req = session.runRequest();
+  write_graph(spec, req.initGraph());
+  write_outputs(spec, req.initOutputs(spec.outputs.size()));
+  return req;
+}
+
+capnp::Request<::Session::FunctionParams, ::Session::FunctionResults> function_request(
+    ::Session::Client& session, const GraphSpec& spec) {
+  auto req = session.functionRequest();
+  write_graph(spec, req.initGraph());
+  write_outputs(spec, req.initOutputs(spec.outputs.size()));
   return req;
 }
 

@@ -64,7 +64,9 @@ struct TensorInput {
   TensorInput(TensorInput&&) = default;
   mutable ::Tensor::Client client;
 };
-using InputSpec = std::variant<TensorInput, InlineSpec>;
+// A parameter of a Session.function graph (GraphInput.argument).
+struct ArgumentSpec {};
+using InputSpec = std::variant<TensorInput, InlineSpec, ArgumentSpec>;
 
 struct OutputSpec {
   uint32_t node;
@@ -81,6 +83,10 @@ struct GraphSpec {
 
 capnp::Request<::Session::RunParams, ::Session::RunResults> run_request(::Session::Client& session,
                                                                         const GraphSpec& graph);
+// Session.function of `graph` (its outputs' fetch flags are not sent).
+capnp::Request<::Session::FunctionParams, ::Session::FunctionResults> function_request(
+    ::Session::Client& session, const GraphSpec& graph);
+void write_input(const InputSpec& input, ::GraphInput::Builder out);
 
 template <typename T>
 std::vector<uint8_t> bytes_of(const std::vector<T>& values) {

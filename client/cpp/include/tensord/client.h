@@ -15,6 +15,7 @@
 #include "tensord/axes.h"
 #include "tensord/element.h"
 #include "tensord/explain.h"
+#include "tensord/function.h"
 #include "tensord/linalg.h"
 #include "tensord/ops.h"
 #include "tensord/scalar.h"

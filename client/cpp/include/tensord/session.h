@@ -13,6 +13,7 @@
 #include "engine/ir/error.h"
 #include "engine/ir/shape.h"
 #include "tensord/element.h"
+#include "tensord/function.h"
 #include "tensord/host_buffer.h"
 #include "tensord/profile.h"
 #include "tensord/scalar.h"
@@ -162,6 +163,10 @@ class Session {
   // The memory figures of every device the daemon runs, in the order of info().devices; read
   // at once, without waiting for this session's queued work.
   std::vector<DeviceMemoryStats> memory_stats();
+
+  // `body` kept on the daemon and called with new arguments (tensord/function.h). Needs a
+  // daemon with protocol 1.6; tensord::Error(Unsupported) at the first call otherwise.
+  Function function(Function::Body body);
 
   // Makes every tensor given materialized on the daemon, in one `run` for all of them.
   void sync(const std::vector<Tensor>& tensors, Loc loc = Loc::current());

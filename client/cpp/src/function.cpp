@@ -1,0 +1,244 @@
+// tensord::Function: traces a body per argument signature into a Session.function graph and
+// calls it with arguments only.
+#include "tensord/function.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "client/cpp/src/errors.h"
+#include "client/cpp/src/graph_builder.h"
+#include "client/cpp/src/recorder.h"
+#include "client/cpp/src/sync.h"
+#include "client/cpp/src/wire_graph.h"
+#include "engine/ir/dynamic.h"
+#include "tensord/session.h"
+
+namespace tensord::detail {
+
+// One signature's graph on the daemon.
+struct FunctionTrace {
+  std::vector<ir::TensorType> signature;
+  wire::Function::Client remote = nullptr;
+  std::vector<size_t> arguments;  // the call's arguments the graph reads, in its input order
+  std::vector<std::shared_ptr<TensorNode>> results;  // the traced results (types, ops, lines)
+};
+
+struct FunctionState {
+  // First member, so it is destroyed last: the capabilities need the session's event loop.
+  std::shared_ptr<SessionState> session;
+  Function::Body body;
+  std::vector<FunctionTrace> traces;  // few: searched in order
+};
+
+namespace {
+
+Error error_at(ErrorCode code, std::string message, std::source_location loc) {
+  return Error(code, std::move(message), std::nullopt, {}, where(loc));
+}
+
+// The traced result types hold kDynamic where a size depends on the data; a call learns it.
+bool result_fits(const ir::TensorType& traced, const ir::TensorType& got) {
+  if (traced.dtype != got.dtype || traced.shape.size() != got.shape.size()) return false;
+  for (size_t d = 0; d < got.shape.size(); ++d) {
+    if (traced.shape[d] == ir::kDynamic ? got.shape[d] < 0 : traced.shape[d] != got.shape[d]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Host data that will not fit in the request next to the rest becomes a daemon tensor first
+// (one run); pending values too.
+void send_what_cannot_ride_along(SessionState& s, std::span<TensorNode* const> nodes,
+                                 std::source_location loc) {
+  std::vector<SyncRequest> first;
+  uint64_t budget = s.chunk_bytes;
+  for (TensorNode* node : nodes) {
+    if (node->state == TensorNode::State::Pending) {
+      first.push_back({node->shared_from_this(), false});
+    } else if (node->state == TensorNode::State::Host) {
+      const size_t n = node->host_bytes().size();
+      if (n <= budget) {
+        budget -= n;
+      } else {
+        first.push_back({node->shared_from_this(), false});
+      }
+    }
+  }
+  if (!first.empty()) sync_point(s, first, loc);
+}
+
+FunctionTrace trace(FunctionState& f, std::vector<ir::TensorType> signature,
+                    std::source_location loc) {
+  SessionState& s = *f.session;
+  std::vector<Tensor> stand_ins;
+  std::vector<const TensorNode*> parameters;
+  for (const ir::TensorType& type : signature) {
+    auto node = std::make_shared<TensorNode>(f.session, type, ir::Op::input, loc);
+    node->state = TensorNode::State::Parameter;
+    parameters.push_back(node.get());
+    stand_ins.push_back(TensorAccess::wrap(std::move(node)));
+  }
+  const std::vector<Tensor> results = f.body(stand_ins);
+  if (results.empty()) {
+    throw error_at(ErrorCode::InvalidGraph, "a tensord::Function's body returned no tensors", loc);
+  }
+  FunctionTrace t;
+  t.signature = std::move(signature);
+  for (size_t k = 0; k < results.size(); ++k) {
+    const auto& node = TensorAccess::node(results[k], loc);
+    if (node->session != f.session) {
+      throw error_at(ErrorCode::InvalidGraph,
+                     "result " + std::to_string(k) +
+                         " of a tensord::Function's body is a "
+                         "tensor of another session",
+                     loc);
+    }
+    t.results.push_back(node);
+  }
+  {
+    std::vector<TensorNode*> leaves;
+    for (const PendingGraph::Leaf& leaf : collect_pending(t.results).leaves) {
+      leaves.push_back(leaf.node);
+    }
+    send_what_cannot_ride_along(s, leaves, loc);
+  }
+  PendingGraph g = collect_pending(t.results);
+  auto request = s.session.functionRequest();
+  auto graph = request.initGraph();
+  write_graph(g, graph);
+  auto inputs = graph.initInputs(static_cast<unsigned>(g.leaves.size()));
+  for (unsigned i = 0; i < g.leaves.size(); ++i) {
+    TensorNode& leaf = *g.leaves[i].node;
+    if (leaf.state == TensorNode::State::Parameter) {
+      auto it = std::find(parameters.begin(), parameters.end(), &leaf);
+      if (it == parameters.end()) throw_traced_value(leaf);  // another Function's stand-in
+      inputs[i].setArgument();
+      t.arguments.push_back(static_cast<size_t>(it - parameters.begin()));
+    } else if (leaf.state == TensorNode::State::Materialized) {
+      inputs[i].setTensor(*leaf.remote);
+    } else {
+      write_inline(leaf, inputs[i].initInline());
+    }
+  }
+  auto outputs = request.initOutputs(static_cast<unsigned>(t.results.size()));
+  for (unsigned k = 0; k < t.results.size(); ++k) {
+    const WireValue v = g.wire_index.at(t.results[k].get());
+    outputs[k].initValue().setNode(v.node);
+    outputs[k].getValue().setOutput(v.output);
+  }
+  try {
+    t.remote = request.send().wait(s.wait_scope()).getFunction();
+  } catch (const kj::Exception& e) {
+    throw translate(e, &g, loc);
+  }
+  // The traced values stay only as descriptions of the results (their history is not needed).
+  for (auto& r : t.results) {
+    auto described = std::make_shared<TensorNode>(f.session, r->type, r->op, r->loc);
+    described->state = TensorNode::State::Parameter;
+    r = std::move(described);
+  }
+  return t;
+}
+
+}  // namespace
+}  // namespace tensord::detail
+
+namespace tensord {
+
+using detail::TensorAccess;
+using detail::TensorNode;
+
+size_t Function::traces() const {
+  return state_->traces.size();
+}
+
+std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args, Loc loc) const {
+  detail::FunctionState& f = *state_;
+  detail::SessionState& s = *f.session;
+  s.check_thread();
+  if (s.info.protocol_major == 1 && s.info.protocol_minor < 6) {
+    throw detail::error_at(ErrorCode::Unsupported,
+                           "tensord::Function needs a daemon with protocol 1.6 or later; this "
+                           "one speaks 1." +
+                               std::to_string(s.info.protocol_minor),
+                           loc);
+  }
+  std::vector<TensorNode*> nodes;
+  std::vector<ir::TensorType> signature;
+  for (size_t k = 0; k < args.size(); ++k) {
+    const auto& node = TensorAccess::node(args[k], loc);
+    if (node->session != f.session) {
+      throw detail::error_at(ErrorCode::InvalidGraph,
+                             "argument " + std::to_string(k) + " is a tensor of another session",
+                             loc);
+    }
+    if (node->state == TensorNode::State::Parameter) detail::throw_traced_value(*node);
+    nodes.push_back(node.get());
+    signature.push_back(node->type);
+  }
+  detail::send_what_cannot_ride_along(s, nodes, loc);
+
+  auto found = std::find_if(f.traces.begin(), f.traces.end(), [&](const detail::FunctionTrace& t) {
+    return t.signature == signature;
+  });
+  if (found == f.traces.end()) {
+    f.traces.push_back(detail::trace(f, std::move(signature), loc));
+    found = f.traces.end() - 1;
+  }
+  detail::FunctionTrace& t = *found;
+
+  auto request = t.remote.callRequest();
+  auto list = request.initArguments(static_cast<unsigned>(t.arguments.size()));
+  for (unsigned k = 0; k < t.arguments.size(); ++k) {
+    TensorNode& arg = *nodes[t.arguments[k]];
+    if (arg.state == TensorNode::State::Materialized) {
+      list[k].setTensor(*arg.remote);
+    } else {
+      detail::write_inline(arg, list[k].initInline());
+    }
+  }
+  auto response = [&] {
+    try {
+      return request.send().wait(s.wait_scope());
+    } catch (const kj::Exception& e) {
+      throw detail::translate(e, nullptr, loc);
+    }
+  }();
+  auto results = response.getResults();
+  if (results.size() != t.results.size()) {
+    throw detail::error_at(ErrorCode::Internal,
+                           "the daemon returned " + std::to_string(results.size()) +
+                               " results for a function of " + std::to_string(t.results.size()),
+                           loc);
+  }
+  std::vector<Tensor> out;
+  out.reserve(results.size());
+  for (unsigned k = 0; k < results.size(); ++k) {
+    const TensorNode& traced = *t.results[k];
+    const auto dtype = ir::dtype_from_name(std::string(results[k].getDtype().cStr()));
+    ir::TensorType type{dtype.value_or(traced.type.dtype), {}};
+    for (int64_t d : results[k].getShape()) type.shape.push_back(d);
+    if (!dtype || !detail::result_fits(traced.type, type)) {
+      throw detail::error_at(ErrorCode::Internal,
+                             "the daemon returned " + ir::to_string(type) + " for result " +
+                                 std::to_string(k) + ", traced as " + ir::to_string(traced.type),
+                             loc);
+    }
+    auto node = std::make_shared<TensorNode>(f.session, std::move(type), traced.op, traced.loc);
+    node->materialize(results[k].getTensor());
+    out.push_back(TensorAccess::wrap(std::move(node)));
+  }
+  return out;
+}
+
+Function Session::function(Function::Body body) {
+  if (!body) throw Error(ErrorCode::InvalidGraph, "Session::function of an empty body");
+  auto state = std::make_shared<detail::FunctionState>();
+  state->session = state_;
+  state->body = std::move(body);
+  return Function(std::move(state));
+}
+
+}  // namespace tensord

@@ -1,0 +1,259 @@
+#include "server/run_request.h"
+
+#include <string>
+#include <utility>
+
+#include "engine/ir/error.h"
+#include "engine/profiler/record.h"
+#include "protocol/wire_error.h"
+#include "server/device_bytes.h"
+#include "server/exceptions.h"
+#include "server/tensor_impl.h"
+#include "server/transfer_trace.h"
+#include "server/wire_types.h"
+#include "server/worker_call.h"
+
+namespace tensord::server {
+namespace {
+
+// What the worker hands back: the output values, and the bytes of those fetched inline.
+struct RunOutcome {
+  std::vector<engine::TensorValue> values;
+  std::vector<std::optional<std::vector<uint8_t>>> data;
+  // The fetched bytes as host staging, until the reply is built (after `data`: freed first).
+  std::vector<profiler::BlockTicket> staging;
+  // Per output, the user's line that made it, when the run recorded memory (else empty): the
+  // published tensors keep it for the staging of their chunked reads.
+  std::vector<TensorImpl::SourceLine> lines;
+};
+
+// Inline input bytes wait on the host for the worker to copy them to the device: staging.
+void track_inline_inputs(const engine::RunProfile& profile, DaemonState& daemon, RunRequest& run) {
+  run.inline_staging.resize(run.slots.size());
+  for (size_t i = 0; i < run.slots.size(); ++i) {
+    if (const auto* bytes = std::get_if<InlineInput>(&run.slots[i])) {
+      run.inline_staging[i] = track_staging(profile.profiler, *daemon.memory, bytes->data.size(),
+                                            bytes->data.data(), "upload", profile.request);
+    }
+  }
+}
+
+void trace_transfer(profiler::Profiler& p, profiler::Stage stage, int64_t start, uint64_t request,
+                    uint64_t bytes, uint64_t hash) {
+  profiler::Record r;
+  r.stage = static_cast<uint8_t>(stage);
+  r.thread = profiler::kWorkerThread;
+  r.request = request;
+  r.start_ns = start;
+  r.dur_ns = p.now() - start;
+  r.bytes = bytes;
+  r.hash = hash;
+  p.add(r);
+}
+
+// An inline input copied to the device: a span with the content hash (to spot the same data
+// sent again) and the new buffer in the memory ledger.
+void trace_upload(const engine::RunProfile& profile, const engine::TensorValue& value,
+                  const std::vector<uint8_t>& bytes, int64_t start) {
+  if (profile.tracing()) {
+    trace_transfer(*profile.profiler, profiler::Stage::Upload, start, profile.request, bytes.size(),
+                   profiler::content_hash(bytes.data(), bytes.size()));
+  }
+  if (profile.memory()) {
+    profiler::AllocSite site;
+    site.profiler = profile.profiler;
+    site.request = profile.request;
+    site.op = "upload";
+    site.address = reinterpret_cast<uintptr_t>(value.buffer->data());
+    value.buffer->ticket = profile.ledger->track(value.buffer->bytes(), site);
+  }
+}
+
+// The most fetched bytes one reply carries inline. Each output may take up to maxChunkBytes, but
+// a reply must stay far below Cap'n Proto's 64 MiB limit, which readers also apply to the bytes
+// they traverse (each read of a Data field counts). Outputs past this budget come back with
+// fetched = false and the client reads them in chunks, as for any large output.
+constexpr uint64_t kMaxInlineReplyBytes = 4 * ::MAX_CHUNK_BYTES;
+
+// Worker side: device copies of inline inputs, the engine run, and the inline fetches.
+// `profile` is null unless the session profiles.
+RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_bytes,
+                   const engine::RunProfile* profile) {
+  std::vector<engine::TensorValue> inputs;
+  inputs.reserve(run.slots.size());
+  for (size_t i = 0; i < run.slots.size(); ++i) {
+    InputSlot& slot = run.slots[i];
+    if (auto* value = std::get_if<engine::TensorValue>(&slot)) {
+      inputs.push_back(std::move(*value));
+    } else {
+      auto& bytes = std::get<InlineInput>(slot);
+      int64_t t = profile ? profile->profiler->now() : 0;
+      inputs.push_back(upload_device_bytes(engine.backend(), bytes.type, bytes.data.data()));
+      if (profile) trace_upload(*profile, inputs.back(), bytes.data, t);
+      if (i < run.inline_staging.size()) run.inline_staging[i].reset();
+      bytes.data = {};
+    }
+  }
+  // The user's line of each output, for its fetch staging here and for the staging of the
+  // published tensor's chunked reads (the graph moves into the engine).
+  // The graph is not validated yet: an output or file out of range gets no line (the engine
+  // refuses the graph).
+  RunOutcome out;
+  std::vector<TensorImpl::SourceLine>& lines = out.lines;
+  if (profile && profile->memory()) [[unlikely]] {
+    const ir::Graph& graph = run.user_graph();
+    for (ir::ValueRef v : run.user_outputs()) {
+      TensorImpl::SourceLine& where = lines.emplace_back();
+      if (v.node >= graph.nodes.size()) continue;
+      const ir::NodeLocation& loc = graph.nodes[v.node].loc;
+      if (loc.file < graph.files.size()) where = {graph.files[loc.file], loc.line};
+    }
+  }
+  out.values = run.prepared
+                   ? engine.run_prepared(*run.prepared, inputs, run.mode, profile)
+                   : engine.run(std::move(run.graph), inputs, run.outputs, run.mode, profile);
+  out.data.resize(out.values.size());
+  if (!lines.empty()) out.staging.resize(out.values.size());
+  uint64_t budget = kMaxInlineReplyBytes;
+  for (size_t i = 0; i < out.values.size(); ++i) {
+    uint64_t n = out.values[i].nbytes();
+    if (i < run.fetch.size() && run.fetch[i] && n <= max_chunk_bytes && n <= budget) {
+      int64_t t = profile ? profile->profiler->now() : 0;
+      out.data[i].emplace(n);
+      if (!lines.empty()) [[unlikely]] {
+        out.staging[i] = track_staging(profile->profiler, *profile->ledger, n, out.data[i]->data(),
+                                       "fetch", profile->request, lines[i].first, lines[i].second);
+      }
+      read_device_bytes_into(engine.backend(), out.values[i], 0, out.data[i]->data(), n);
+      if (profile && profile->tracing()) {
+        trace_transfer(*profile->profiler, profiler::Stage::Fetch, t, profile->request, n, 0);
+      }
+      budget -= n;
+    }
+  }
+  return out;
+}
+
+void publish(const std::shared_ptr<SessionCore>& session, RunOutcome outcome,
+             ResultsInit& init_results) {
+  // The outputs become the session's tensors: past its memory limit, the run fails instead
+  // (they are freed with `outcome`).
+  std::vector<std::pair<const void*, uint64_t>> buffers;
+  for (const engine::TensorValue& v : outcome.values)
+    buffers.emplace_back(v.buffer.get(), v.nbytes());
+  session->account()->check_room(session->account()->new_bytes(buffers),
+                                 "the run's " + std::to_string(outcome.values.size()) +
+                                     (outcome.values.size() == 1 ? " output" : " outputs"));
+  auto list = init_results(static_cast<unsigned>(outcome.values.size()));
+  for (size_t i = 0; i < outcome.values.size(); ++i) {
+    engine::TensorValue& value = outcome.values[i];
+    auto r = list[i];
+    r.setDtype(std::string(ir::name(value.type.dtype)));
+    shape_to_wire(value.type.shape, r.initShape(value.type.shape.size()));
+    if (const auto& bytes = outcome.data[i]) {
+      r.setData(kj::arrayPtr(bytes->data(), bytes->size()));
+      r.setFetched(true);
+    }
+    r.setTensor(TensorImpl::publish(
+        session, std::move(value),
+        i < outcome.lines.size() ? std::move(outcome.lines[i]) : TensorImpl::SourceLine{}));
+  }
+}
+
+// What the dashboard shows of a failed run: a tensord error's one-line summary
+// ("shape error in svd (node 1) at fit.py:12: ...").
+std::string run_error_text(const kj::Exception& e) {
+  if (auto error = protocol::decode_error(e.getDescription().cStr())) return error->what();
+  return e.getDescription().cStr();
+}
+
+}  // namespace
+
+// Turns each Tensor capability of the graph into the value of our TensorImpl behind it.
+kj::Promise<void> resolve(DaemonState& daemon, std::shared_ptr<PendingRun> run) {
+  kj::Vector<kj::Promise<void>> resolving;
+  for (size_t k = 0; k < run->tensors.size(); ++k) {
+    resolving.add(daemon.tensors.getLocalServer(run->tensors[k].client)
+                      .then([run, k](kj::Maybe<::Tensor::Server&> server) {
+                        with_wire_errors([&] {
+                          const PendingTensor& t = run->tensors[k];
+                          KJ_IF_MAYBE (s, server) {
+                            engine::TensorValue value = kj::downcast<TensorImpl>(*s).value();
+                            if (t.expected && value.type != *t.expected) {
+                              throw Error(ErrorCode::InvalidGraph,
+                                          t.what + " is " + ir::to_string(value.type) +
+                                              "; the function takes " + ir::to_string(*t.expected));
+                            }
+                            run->request.slots[t.slot] = std::move(value);
+                          } else {
+                            throw Error(
+                                ErrorCode::InvalidGraph,
+                                t.what + " is a Tensor capability this daemon did not create");
+                          }
+                        });
+                      }));
+  }
+  if (resolving.empty()) return kj::READY_NOW;
+  return kj::joinPromises(resolving.releaseAsArray());
+}
+
+kj::Promise<void> run_request(std::shared_ptr<SessionCore> session, std::shared_ptr<PendingRun> run,
+                              std::optional<engine::RunProfile> profile, int64_t arrived,
+                              std::shared_ptr<RunMarks> marks, ResultsInit init_results) {
+  run->request.mode = session->compile_mode();
+  if (profile && profile->memory()) [[unlikely]] {
+    track_inline_inputs(*profile, session->daemon(), run->request);
+  }
+  uint64_t max_chunk = session->config().max_chunk_bytes;
+  return resolve(session->daemon(), run)
+      .then([session, run, max_chunk, profile, marks]() {
+        int64_t queued = profile ? profile->profiler->now() : 0;
+        return run_on_worker(
+            session->queue(), [request = std::move(run->request), max_chunk, profile, queued, marks,
+                               running = session->running_since()](engine::Engine& engine) mutable {
+              marks->on_worker = ActivityLog::Clock::now();
+              running->store(marks->on_worker->time_since_epoch().count());
+              KJ_DEFER(running->store(0));
+              if (profile && profile->tracing()) {
+                profile->profiler->span(profiler::Stage::QueueWait, queued, profiler::kWorkerThread,
+                                        profile->request);
+              }
+              return execute(engine, request, max_chunk, profile ? &*profile : nullptr);
+            });
+      })
+      .then([session, profile, arrived, nodes = marks->nodes,
+             init_results = kj::mv(init_results)](kj::Own<RunOutcome> outcome) mutable {
+        KJ_DEFER(if (profile && profile->tracing()) {
+          profile->profiler->span(profiler::Stage::Request, arrived, profiler::kEventLoopThread,
+                                  profile->request);
+        });
+        with_wire_errors([&] {
+          size_t outputs = outcome->values.size();
+          publish(session, std::move(*outcome), init_results);
+          Logger& log = session->daemon().log;
+          if (log.enabled(LogLevel::Debug)) {
+            log.debug(session->label() + ": ran " + std::to_string(nodes) + " nodes, " +
+                      std::to_string(outputs) + " outputs");
+          }
+        });
+      });
+}
+
+kj::Promise<void> counted_run(std::shared_ptr<SessionCore> session,
+                              kj::Function<kj::Promise<void>(std::shared_ptr<RunMarks>)> steps) {
+  const auto started = ActivityLog::Clock::now();
+  auto marks = std::make_shared<RunMarks>();
+  auto finished = [session, started, marks](std::string error) {
+    const auto waited =
+        marks->on_worker ? *marks->on_worker - started : ActivityLog::Clock::duration{};
+    session->finished_run(started, waited, marks->nodes, std::move(error));
+  };
+  return kj::evalNow([&] { return with_wire_errors([&] { return steps(marks); }); })
+      .then([finished] { finished({}); },
+            [finished](kj::Exception&& e) {
+              finished(run_error_text(e));
+              kj::throwFatalException(kj::mv(e));
+            });
+}
+
+}  // namespace tensord::server

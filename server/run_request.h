@@ -1,0 +1,84 @@
+// What Session.run and Function.call share: a request's Tensor capabilities resolved to our
+// tensors, its run on the session's worker (inline uploads, the engine, inline fetches), and
+// its outputs published as the session's tensors, counted in the session and ActivityLog.
+#pragma once
+
+#include <kj/async.h>
+#include <kj/function.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/exec/engine.h"
+#include "engine/profiler/memory_ledger.h"
+#include "server/graph_from_wire.h"
+#include "server/session_core.h"
+#include "tensord.capnp.h"
+
+namespace tensord::server {
+
+// A graph input once its capability is resolved: a daemon tensor, or bytes still on the host.
+using InputSlot = std::variant<engine::TensorValue, InlineInput>;
+
+// Everything the worker needs: plain values only, never RPC objects.
+struct RunRequest {
+  ir::Graph graph;  // Session.run's (moved into the engine); empty for a call
+  // Function.call's graph, validated once; touched on the session's worker only.
+  std::shared_ptr<engine::PreparedGraph> prepared;
+  std::vector<InputSlot> slots;
+  std::vector<ir::ValueRef> outputs;  // Session.run's; a call's are the prepared graph's
+  std::vector<bool> fetch;            // per output
+  engine::CompileMode mode = engine::CompileMode::Default;
+  // Per slot: the staging ticket of its inline bytes while the session records memory.
+  std::vector<profiler::BlockTicket> inline_staging;
+
+  const ir::Graph& user_graph() const { return prepared ? prepared->graph() : graph; }
+  const std::vector<ir::ValueRef>& user_outputs() const {
+    return prepared ? prepared->outputs() : outputs;
+  }
+};
+
+// A capability of the request still to be resolved into slot `slot`; `what` names it in
+// errors ("graph input 2", "argument 0"). A function's argument must be of `expected`.
+struct PendingTensor {
+  size_t slot;
+  ::Tensor::Client client;
+  std::string what;
+  std::optional<ir::TensorType> expected = std::nullopt;
+};
+
+// A request on the event loop, while its Tensor capabilities resolve. The clients stay here,
+// on the event loop thread; the request moves to the worker once it is complete.
+struct PendingRun {
+  std::vector<PendingTensor> tensors;
+  RunRequest request;
+};
+
+// Turns each Tensor capability of the request into the value of our TensorImpl behind it.
+kj::Promise<void> resolve(DaemonState& daemon, std::shared_ptr<PendingRun> run);
+
+// What a run of the ActivityLog learns as it goes: its size once the graph is read, and when a
+// device worker took it (set on the worker; read on the event loop after the run's promise,
+// which orders the two).
+struct RunMarks {
+  uint64_t nodes = 0;
+  std::optional<ActivityLog::Clock::time_point> on_worker;
+};
+
+// Counts `steps`'s run in the session and the daemon's ActivityLog when it ends, well or not (a
+// request refused before it ran included); a cancelled one does not end.
+kj::Promise<void> counted_run(std::shared_ptr<SessionCore> session,
+                              kj::Function<kj::Promise<void>(std::shared_ptr<RunMarks>)> steps);
+
+// Runs a resolved-to-be request: resolves its capabilities, queues it on the session's worker
+// (traced when `profile` is set; `arrived` is when the request came in, on its clock), and
+// publishes the outputs as Results through `init_results(count)`.
+using ResultsInit = kj::Function<capnp::List<::Result>::Builder(unsigned)>;
+kj::Promise<void> run_request(std::shared_ptr<SessionCore> session, std::shared_ptr<PendingRun> run,
+                              std::optional<engine::RunProfile> profile, int64_t arrived,
+                              std::shared_ptr<RunMarks> marks, ResultsInit init_results);
+
+}  // namespace tensord::server

@@ -1,0 +1,198 @@
+// tensord::Function against the real daemon: results equal the lazy run's, one trace per
+// signature, captured tensors, every kind of argument, and the errors of a misused trace.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "tests/integration/client/client_fixture.h"
+
+using tensord::Function;
+using tensord::Session;
+using tensord::Tensor;
+using tensord::test::ClientFixture;
+
+namespace {
+
+std::vector<float> ramp(size_t n, float scale) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<float>(i) * 0.37f) * scale;
+  return v;
+}
+
+// Two layers of a small MLP: what mlp_step_small times on a GPU.
+Tensor mlp(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2) {
+  return tensord::linear(tensord::relu(tensord::linear(x, w1, b1)), w2);
+}
+
+void check_close(const std::vector<float>& got, const std::vector<float>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).margin(1e-6));
+}
+
+}  // namespace
+
+TEST_CASE("a function computes what the recorded graph computes, traced once", "[function]") {
+  ClientFixture f;
+  Session& s = f.session;
+  Tensor w1 = s.from_vector(ramp(32 * 16, 0.3f), {32, 16});
+  Tensor b1 = s.from_vector(ramp(32, 0.1f), {32});
+  Tensor w2 = s.from_vector(ramp(8 * 32, 0.2f), {8, 32});
+  s.sync({w1, b1, w2});
+  Function step = s.function(
+      [&](const std::vector<Tensor>& a) { return std::vector<Tensor>{mlp(a[0], w1, b1, w2)}; });
+  const uint64_t runs = s.stats().runs;
+  for (int i = 0; i < 3; ++i) {
+    Tensor x = s.from_vector(ramp(4 * 16, 1.0f + i), {4, 16});
+    std::vector<Tensor> out = step({x});
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].materialized());
+    CHECK(out[0].shape() == tensord::ir::Shape{4, 8});
+    check_close(out[0].to_vector<float>(), mlp(x, w1, b1, w2).to_vector<float>());
+  }
+  CHECK(step.traces() == 1);
+  // Each call is one run; each check above one more (its lazy graph), and each read none
+  // (the call's results are read, the lazy ones come back inline).
+  CHECK(s.stats().runs == runs + 6);
+
+  // A new batch size is a new signature: traced again, the first one still served.
+  Tensor wide = s.from_vector(ramp(7 * 16, 2.0f), {7, 16});
+  check_close(step({wide})[0].to_vector<float>(), mlp(wide, w1, b1, w2).to_vector<float>());
+  CHECK(step.traces() == 2);
+  Tensor narrow = s.from_vector(ramp(4 * 16, 3.0f), {4, 16});
+  check_close(step({narrow})[0].to_vector<float>(), mlp(narrow, w1, b1, w2).to_vector<float>());
+  CHECK(step.traces() == 2);
+}
+
+TEST_CASE("a function takes daemon tensors, host data and pending values", "[function]") {
+  ClientFixture f;
+  Session& s = f.session;
+  Function axpy = s.function(
+      [](const std::vector<Tensor>& a) { return std::vector<Tensor>{a[0] * 2.0f + a[1]}; });
+  Tensor x = s.from_vector<float>({1, 2, 3});
+  Tensor y = s.from_vector<float>({10, 20, 30});
+  CHECK(axpy({x, y})[0].to_vector<float>() == std::vector<float>{12, 24, 36});  // both inline
+  s.sync({x});
+  CHECK(axpy({x, y})[0].to_vector<float>() == std::vector<float>{12, 24, 36});  // x on the daemon
+  Tensor pending = x + 1.0f;
+  CHECK(axpy({pending, y})[0].to_vector<float>() == std::vector<float>{14, 26, 38});
+  CHECK(pending.materialized());  // synced first
+  CHECK(axpy.traces() == 1);
+  // The results are ordinary tensors: they record on and feed other calls.
+  Tensor z = axpy({x, y})[0];
+  CHECK((z - 2.0f).to_vector<float>() == std::vector<float>{10, 22, 34});
+  CHECK(axpy({z, z})[0].to_vector<float>() == std::vector<float>{36, 72, 108});
+}
+
+TEST_CASE("captured tensors are fixed at the trace; arguments are not", "[function]") {
+  ClientFixture f;
+  Session& s = f.session;
+  Tensor scale = s.from_vector<float>({2, 3});
+  Function scaled =
+      s.function([&](const std::vector<Tensor>& a) { return std::vector<Tensor>{a[0] * scale}; });
+  Tensor ones = s.ones({2});
+  CHECK(scaled({ones})[0].to_vector<float>() == std::vector<float>{2, 3});
+  scale = s.from_vector<float>({5, 7});  // not seen: the trace captured the old value
+  CHECK(scaled({ones})[0].to_vector<float>() == std::vector<float>{2, 3});
+  // Dropping every handle of a captured tensor keeps it alive in the function.
+  scale = Tensor();
+  CHECK(scaled({ones})[0].to_vector<float>() == std::vector<float>{2, 3});
+}
+
+TEST_CASE("identity, constant, unused and multi-output functions", "[function]") {
+  ClientFixture f;
+  Session& s = f.session;
+  Tensor c = s.from_vector<float>({4, 5});
+  s.sync({c});
+  Function odd = s.function([&](const std::vector<Tensor>& a) {
+    // a[1] is unused; a[0] comes back as it is; c is a captured daemon tensor.
+    tensord::ValuesIndices top = tensord::topk(a[2], 2);
+    return std::vector<Tensor>{a[0], c, top.values, top.indices};
+  });
+  Tensor x = s.from_vector<float>({1, 2});
+  Tensor unused = s.from_vector<int32_t>({9});
+  Tensor v = s.from_vector<float>({3, 9, 1, 7});
+  std::vector<Tensor> out = odd({x, unused, v});
+  REQUIRE(out.size() == 4);
+  CHECK(out[0].to_vector<float>() == std::vector<float>{1, 2});
+  CHECK(out[1].to_vector<float>() == std::vector<float>{4, 5});
+  CHECK(out[2].to_vector<float>() == std::vector<float>{9, 7});
+  CHECK(out[3].to_vector<int64_t>() == std::vector<int64_t>{1, 3});
+}
+
+TEST_CASE("a function whose result size depends on the data", "[function]") {
+  ClientFixture f;
+  Session& s = f.session;
+  Function nz = s.function(
+      [](const std::vector<Tensor>& a) { return std::vector<Tensor>{tensord::nonzero(a[0])}; });
+  CHECK(nz({s.from_vector<float>({0, 1, 0, 2})})[0].shape() == tensord::ir::Shape{2, 1});
+  CHECK(nz({s.from_vector<float>({1, 1, 1, 0})})[0].shape() == tensord::ir::Shape{3, 1});
+  CHECK(nz.traces() == 1);
+}
+
+TEST_CASE("calls follow the session's compile mode", "[function]") {
+  ClientFixture f;
+  Session& s = f.session;
+  Function chain = s.function([](const std::vector<Tensor>& a) {
+    return std::vector<Tensor>{tensord::tanh(tensord::exp(-(a[0] * a[0])) * 2.0f + 1.0f)};
+  });
+  Tensor x = s.from_vector(ramp(100, 2.0f), {100});
+  const std::vector<float> fused = chain({x})[0].to_vector<float>();
+  s.set_compile_mode("eager");
+  check_close(chain({x})[0].to_vector<float>(), fused);
+  s.set_compile_mode("default");
+  check_close(chain({x})[0].to_vector<float>(), fused);
+}
+
+TEST_CASE("a traced value cannot be synced outside its trace", "[function][errors]") {
+  ClientFixture f;
+  Session& s = f.session;
+  Tensor escaped;
+  Function leaky = s.function([&](const std::vector<Tensor>& a) {
+    escaped = a[0] + 1.0f;
+    return std::vector<Tensor>{escaped * 2.0f};
+  });
+  CHECK(leaky({s.from_vector<float>({1})})[0].item<float>() == 4.0f);
+  try {
+    escaped.to_vector<float>();
+    FAIL("a traced value was synced");
+  } catch (const tensord::Error& e) {
+    CHECK(e.code() == tensord::ErrorCode::InvalidGraph);
+    CHECK_THAT(e.what(), Catch::Contains("tensord::Function"));
+  }
+  // The session goes on.
+  CHECK((s.from_vector<float>({1}) + 1.0f).item<float>() == 2.0f);
+}
+
+TEST_CASE("a function's errors: empty bodies, bad graphs, other sessions", "[function][errors]") {
+  ClientFixture f;
+  Session& s = f.session;
+  Tensor x = s.from_vector<float>({1, 2, 3});
+  Function nothing = s.function([](const std::vector<Tensor>&) { return std::vector<Tensor>{}; });
+  CHECK_THROWS_AS(nothing({x}), tensord::Error);
+
+  // A shape error inside the body is the body's, at its line, when traced.
+  Function bad = s.function([](const std::vector<Tensor>& a) {
+    return std::vector<Tensor>{a[0].reshape({3, 1})};
+  });
+  try {
+    bad({s.from_vector<float>({1, 2, 3, 4})});
+    FAIL("a (4,) vector reshaped to (3, 1)");
+  } catch (const tensord::Error& e) {
+    CHECK(e.code() == tensord::ErrorCode::Shape);
+    CHECK(e.where().file.find("test_function.cpp") != std::string::npos);
+  }
+  CHECK(bad.traces() == 0);  // a failed trace is not kept
+
+  // A body throwing its own exception: it propagates, nothing is kept.
+  Function throws = s.function([](const std::vector<Tensor>&) -> std::vector<Tensor> {
+    throw std::runtime_error("the body's own");
+  });
+  CHECK_THROWS_AS(throws({x}), std::runtime_error);
+  CHECK(throws.traces() == 0);
+
+  // An undefined argument.
+  Function id = s.function([](const std::vector<Tensor>& a) { return a; });
+  CHECK_THROWS_AS(id({Tensor()}), tensord::Error);
+  CHECK(id({x})[0].to_vector<float>() == std::vector<float>{1, 2, 3});
+}
