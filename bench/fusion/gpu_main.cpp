@@ -9,11 +9,15 @@
 //   gpu_layernorm_<cols>     4096, 32768, 262144; GB/s vs cudaMemcpy D2D of 256 MiB (goal
 //                            >= 0.85) and vs torch eager; *_vs_compile: vs torch.compile
 //   graph_replay_200         us per node of a 200-kernel plan on a [64, 64] tensor replayed in
-//                            reduce-overhead mode (goal <= 1.0; peer none), and vs torch eager
-//                            and a torch CUDA graph of the same ops (time / 200 on both sides)
+//                            reduce-overhead mode, called as a tensord::Function (goal <= 1.0),
+//                            vs torch eager and a torch CUDA graph of the same ops (time / 200
+//                            on both sides)
 //   mlp_step_small           forward of 8 linear layers 256 -> 256 (relu between) at batch 8
-//                            in reduce-overhead mode, steps/s, vs torch eager (goal >= 2)
+//                            in reduce-overhead mode, a tensord::Function, steps/s, vs torch
+//                            eager (goal >= 2)
 //   mlp_step_small_vs_cudagraph  the same vs the torch forward replayed as a CUDA graph (>= 0.8)
+//   *_lazy                   graph_replay_200 and mlp_step_small recorded again and sent as a
+//                            whole graph each call (Session::sync), vs the same torch lines
 //
 // Timing, both sides alike (bench/fusion/torch_gpu_peer.py does the same in PyTorch): inputs
 // are made and uploaded before timing and stay on the device, results stay there; a sample is
@@ -41,6 +45,7 @@
 #include <vector>
 
 #include "bench/common/bench_daemon.h"
+#include "bench/common/launch_bound.h"
 #include "bench/gpu/cuda_peer.h"
 #include "bench/gpu/harness.h"
 #include "tensord/client.h"
@@ -60,8 +65,12 @@ struct Sizes {
   int big_calls = 3;
   int small_calls = 100;
 };
-constexpr int kReplayNodes = 200;
-constexpr int kMlpLayers = 8, kMlpBatch = 8, kMlpWidth = 256;
+using tensord::bench::kMlpBatch;
+using tensord::bench::kMlpLayers;
+using tensord::bench::kMlpWidth;
+using tensord::bench::kReplaySegments;
+using tensord::bench::mlp_forward;
+using tensord::bench::replay_ops;
 
 struct Args {
   std::string address;    // empty: a daemon of our own
@@ -88,21 +97,6 @@ int usage() {
 Tensor chain8(const Tensor& x) {
   return tensord::tanh(tensord::exp(-(x * x)) * 2.0f + 1.0f) * 0.5f -
          tensord::sqrt(tensord::abs(x));
-}
-
-// kReplayNodes segments of five elementwise ops each (picked by the bits of the segment's
-// number), separated by transposes (views: fusion boundaries), so one kernel per segment.
-// torch_gpu_peer.py's replay_ops is the same computation.
-Tensor replay_ops(Tensor y) {
-  for (int i = 1; i <= kReplayNodes; ++i) {
-    y = (i & 1) ? tensord::tanh(y) : -y;
-    y = (i & 2) ? tensord::sin(y) : y * 0.5f;
-    y = (i & 4) ? tensord::cos(y) : y + 1.0f;
-    y = (i & 8) ? tensord::sigmoid(y) : y * y;
-    y = (i & 16) ? tensord::abs(y) : y - 0.25f;
-    y = tensord::transpose(y, 0, 1);
-  }
-  return y;
 }
 
 // Where a step's time goes on the daemon: `calls` more calls under a profile, the mean of each
@@ -170,14 +164,21 @@ void run_all(GpuBench& b, const Args& args) {
     b.workload("graph_replay_200", [&] {
       Tensor x = b.input({64, 64}, 5);
       s.set_compile_mode("reduce-overhead");
-      const double us =
-          1e6 * b.seconds_per_call(z.small_calls, [&] { return replay_ops(x); }) / kReplayNodes;
-      print_stage_times(s, "graph_replay_200", z.small_calls, [&] { return replay_ops(x); });
+      tensord::Function replay = s.function(
+          [](const std::vector<Tensor>& a) { return std::vector<Tensor>{replay_ops(a[0])}; });
+      const auto call = [&] { return replay({x})[0]; };
+      const double us = 1e6 * b.seconds_per_call(z.small_calls, call) / kReplaySegments;
+      const double lazy_us =
+          1e6 * b.seconds_per_call(z.small_calls, [&] { return replay_ops(x); }) / kReplaySegments;
+      print_stage_times(s, "graph_replay_200", z.small_calls, call);
       const tensord::Explanation e = tensord::explain({replay_ops(x)});
       s.set_compile_mode("default");
       std::fprintf(stderr, "%s: graph_replay_200: %u kernels per run, %s\n", kProgram, e.steps,
                    e.captured ? "replayed as a CUDA graph" : "NOT replayed as a CUDA graph");
       b.report("graph_replay_200", us, "us/node");
+      for (const char* impl : {"torch_eager", "torch_cuda_graph"}) {
+        b.report_against("graph_replay_200_lazy", lazy_us, "us/node", "graph_replay_200", impl);
+      }
     });
   }
   if (want("mlp_step_small")) {
@@ -189,23 +190,23 @@ void run_all(GpuBench& b, const Args& args) {
         bias.push_back(b.input({kMlpWidth}, 30 + i));
       }
       s.sync(w);
-      auto forward = [&] {
-        Tensor h = x;
-        for (int i = 0; i < kMlpLayers; ++i) {
-          h = tensord::linear(h, w[i], bias[i]);
-          if (i + 1 < kMlpLayers) h = tensord::relu(h);
-        }
-        return h;
-      };
       s.set_compile_mode("reduce-overhead");
-      const double steps = 1.0 / b.seconds_per_call(z.small_calls, forward);
-      print_stage_times(s, "mlp_step_small", z.small_calls, forward);
-      const tensord::Explanation e = tensord::explain({forward()});
+      tensord::Function step = s.function([&](const std::vector<Tensor>& a) {
+        return std::vector<Tensor>{mlp_forward(a[0], w, bias)};
+      });
+      const auto call = [&] { return step({x})[0]; };
+      const double steps = 1.0 / b.seconds_per_call(z.small_calls, call);
+      const double lazy_steps =
+          1.0 / b.seconds_per_call(z.small_calls, [&] { return mlp_forward(x, w, bias); });
+      print_stage_times(s, "mlp_step_small", z.small_calls, call);
+      const tensord::Explanation e = tensord::explain({mlp_forward(x, w, bias)});
       s.set_compile_mode("default");
       std::fprintf(stderr, "%s: mlp_step_small: %u kernels per step, %s\n", kProgram, e.steps,
                    e.captured ? "replayed as a CUDA graph" : "NOT replayed as a CUDA graph");
       b.report("mlp_step_small", steps, "steps/s");
       b.report("mlp_step_small_vs_cudagraph", steps, "steps/s");
+      b.report_against("mlp_step_small_lazy", lazy_steps, "steps/s", "mlp_step_small",
+                       "torch_eager");
     });
   }
 }

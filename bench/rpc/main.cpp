@@ -1,18 +1,28 @@
 // bench/rpc: what a sync point costs. Starts its own daemon (the real binary) unless
-// --address is given, and prints three figures as JSON lines (bench/common/figure.h):
+// --address is given, and prints five figures as JSON lines (bench/common/figure.h):
 //   roundtrip_1op       one tiny graph run + fetch, median us, vs a raw unix-socket ping-pong
 //   chain_1000_per_op   a 1000-op elementwise chain recorded, sent, run and fetched: us per op,
 //                       vs one round trip per op (what eager remote execution would pay)
 //   matmul_1024_f32     GFLOP/s through the daemon vs oneDNN called directly in this process
+//   replay_200_function the 200-kernel graph of bench/fusion's graph_replay_200 (1200 ops on a
+//                       [64, 64] tensor) called as a tensord::Function: us per kernel, vs the
+//                       same graph recorded and sent whole each call (Session::sync)
+//   mlp_step_small_function  bench/fusion's 8-layer MLP forward at batch 8 (256 wide) called
+//                       as a tensord::Function, steps/s, vs recorded and sent each call
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/common/bench_daemon.h"
 #include "bench/common/figure.h"
+#include "bench/common/launch_bound.h"
 #include "bench/rpc/peers.h"
 #include "tensord/client.h"
 
@@ -52,6 +62,55 @@ double matmul_gflops(tensord::Session& s, int n, int repeats) {
   return 2.0 * n * n * double(n) / seconds / 1e9;
 }
 
+// Median seconds per call of `calls` calls of make(), each synced (a Function's results are
+// already materialized; a recorded graph is sent and run). Samples of the two sides are taken
+// in turn so that both see the same load on a shared machine.
+std::pair<double, double> per_call_in_turn(tensord::Session& s, int calls, int repeats,
+                                           const std::function<tensord::Tensor()>& ours,
+                                           const std::function<tensord::Tensor()>& peer) {
+  std::vector<double> a, b;
+  auto sample = [&](const std::function<tensord::Tensor()>& make, std::vector<double>* into) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) s.sync({make()});
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (into) into->push_back(t / calls);
+  };
+  sample(ours, nullptr), sample(peer, nullptr);
+  for (int i = 0; i < repeats; ++i) sample(ours, &a), sample(peer, &b);
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return {a[a.size() / 2], b[b.size() / 2]};
+}
+
+void launch_bound_figures(tensord::Session& s) {
+  using tensord::Tensor;
+  namespace bench = tensord::bench;
+  Tensor x = s.rand({64, 64}, 5);
+  s.sync({x});
+  tensord::Function replay = s.function(
+      [](const std::vector<Tensor>& a) { return std::vector<Tensor>{bench::replay_ops(a[0])}; });
+  auto [fn, lazy] = per_call_in_turn(
+      s, 10, 9, [&] { return replay({x})[0]; }, [&] { return bench::replay_ops(x); });
+  print_figure("replay_200_function", fn * 1e6 / bench::kReplaySegments, "us/node", "lazy_run",
+               lazy * 1e6 / bench::kReplaySegments);
+
+  Tensor in = s.rand({bench::kMlpBatch, bench::kMlpWidth}, 6);
+  std::vector<Tensor> w, b;
+  for (int i = 0; i < bench::kMlpLayers; ++i) {
+    w.push_back(s.rand({bench::kMlpWidth, bench::kMlpWidth}, 10 + i) * (1.0f / 16));
+    b.push_back(s.rand({bench::kMlpWidth}, 30 + i));
+  }
+  s.sync({in});
+  s.sync(w);
+  s.sync(b);
+  tensord::Function step = s.function([&](const std::vector<Tensor>& a) {
+    return std::vector<Tensor>{bench::mlp_forward(a[0], w, b)};
+  });
+  auto [step_fn, step_lazy] = per_call_in_turn(
+      s, 50, 9, [&] { return step({in})[0]; }, [&] { return bench::mlp_forward(in, w, b); });
+  print_figure("mlp_step_small_function", 1.0 / step_fn, "steps/s", "lazy_run", 1.0 / step_lazy);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,6 +138,8 @@ int main(int argc, char** argv) {
     double ours = matmul_gflops(s, 1024, 21);
     double onednn = tensord::bench::onednn_matmul_gflops(1024, 21);
     print_figure("matmul_1024_f32", ours, "GFLOP/s", "onednn_direct", onednn);
+
+    launch_bound_figures(s);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tensord-bench-rpc: %s\n", e.what());
     return 1;

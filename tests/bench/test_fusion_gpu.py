@@ -207,7 +207,7 @@ def test_bench_smoke_runs_every_workload_on_the_cpu(tmp_path):
     lines = run_smoke(tmp_path)
     names = {j["bench"] for j in lines}
     want = {"gpu_chain8_256M", "gpu_chain8_vs_compile", "graph_replay_200", "mlp_step_small",
-            "mlp_step_small_vs_cudagraph"}
+            "mlp_step_small_vs_cudagraph", "graph_replay_200_lazy", "mlp_step_small_lazy"}
     for op in ("softmax", "layernorm"):
         for cols in (4096, 32768, 262144):
             want |= {f"gpu_{op}_{cols}", f"gpu_{op}_{cols}_vs_compile"}
@@ -228,3 +228,17 @@ def test_bench_reports_each_figure_against_its_torch_peer(tmp_path):
     j = by[("gpu_chain8_vs_compile", "torch_compile")]
     assert j["peer_value"] == 4.0
     assert j["ratio"] == pytest.approx(j["value"] / 4.0, rel=1e-3)
+
+
+def test_lazy_lines_compare_with_the_same_torch_peers(tmp_path):
+    # The Function figure and the recorded-each-call (_lazy) figure face the same PyTorch runs.
+    peers = tmp_path / "peers.jsonl"
+    peers.write_text(
+        '{"bench": "graph_replay_200", "impl": "torch_eager", "value": 50.0}\n'
+        '{"bench": "graph_replay_200", "impl": "torch_cuda_graph", "value": 6.0}\n')
+    lines = run_smoke(tmp_path, "--only", "graph_replay_200", "--torch-peers", str(peers))
+    by = {(j["bench"], j["peer"]): j for j in lines}
+    assert set(by) == {("graph_replay_200", "torch_eager"), ("graph_replay_200", "torch_cuda_graph"),
+                       ("graph_replay_200_lazy", "torch_eager"),
+                       ("graph_replay_200_lazy", "torch_cuda_graph")}
+    assert by[("graph_replay_200_lazy", "torch_cuda_graph")]["peer_value"] == 6.0
