@@ -1,6 +1,11 @@
-// Python bindings of fusion (issue 6): compile modes and explain.
+// Python bindings of fusion (issue 6): compile modes, explain, and functions kept on the
+// daemon (tensord.function).
+#include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+
+#include <source_location>
+#include <vector>
 
 #include "tensord/client.h"
 
@@ -28,6 +33,21 @@ void bind_fusion(py::module_& m) {
       .def_readonly("text", &Explanation::text)
       .def("__str__", [](const Explanation& e) { return e.text; });
   m.def("explain", [](const std::vector<Tensor>& tensors) { return explain(tensors); });
+  // The call waits for the daemon without the GIL; the body (traced at a new signature) is
+  // Python and takes it back.
+  py::class_<Function>(m, "Function")
+      .def("__call__",
+           [](const Function& f, const std::vector<Tensor>& args, std::source_location loc) {
+             py::gil_scoped_release unlocked;
+             return f(args, loc);
+           })
+      .def_property_readonly("traces", &Function::traces);
+  m.def("function", [](Session& s, py::function body) {
+    return s.function([body = std::move(body)](const std::vector<Tensor>& args) {
+      py::gil_scoped_acquire locked;
+      return body(args).cast<std::vector<Tensor>>();
+    });
+  });
   m.def("set_compile_mode", [](Session& s, const std::string& mode) { s.set_compile_mode(mode); });
   m.def("kernel_cache_stats", [](Session& s) {
     SessionStats st = s.stats();

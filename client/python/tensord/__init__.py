@@ -20,7 +20,7 @@ from ._dtypes import (DType, bfloat16, bool, finfo, float16, float32, float64, i
 from ._functions import *  # noqa: F401,F403 (the namespace's functions)
 from ._functions import sync
 from ._math import *  # noqa: F401,F403 (issue 4's elementwise math)
-from ._fusion import explain, kernel_cache_stats, set_compile_mode
+from ._fusion import Function, explain, function, kernel_cache_stats, set_compile_mode
 from ._device import get_float32_matmul_precision, memory_stats, set_float32_matmul_precision
 from ._session import connect, info, session
 from .profiler import profile
