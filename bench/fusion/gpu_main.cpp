@@ -22,7 +22,8 @@
 // Timing, both sides alike (bench/fusion/torch_gpu_peer.py does the same in PyTorch): inputs
 // are made and uploaded before timing and stay on the device, results stay there; a sample is
 // the wall-clock time of N back-to-back calls (each sent with Session::sync, which returns when
-// the run is queued on the device's stream) and one wait for the device at the end (a
+// the run is queued on the device's stream; a tensord::Function call returns once sent, its
+// run queued behind the previous one) and one wait for the device at the end (a
 // one-element read queued behind the last run; torch.cuda.synchronize() in PyTorch), divided
 // by N; the figure is the median over --repeats samples after --warmup untimed calls. N is 3
 // for the 256 MiB-and-larger workloads, 100 for graph_replay_200 and mlp_step_small. The
@@ -167,7 +168,7 @@ void run_all(GpuBench& b, const Args& args) {
       tensord::Function replay = s.function(
           [](const std::vector<Tensor>& a) { return std::vector<Tensor>{replay_ops(a[0])}; });
       const auto call = [&] { return replay({x})[0]; };
-      const double us = 1e6 * b.seconds_per_call(z.small_calls, call) / kReplaySegments;
+      const double us = 1e6 * b.seconds_per_function_call(z.small_calls, call) / kReplaySegments;
       const double lazy_us =
           1e6 * b.seconds_per_call(z.small_calls, [&] { return replay_ops(x); }) / kReplaySegments;
       print_stage_times(s, "graph_replay_200", z.small_calls, call);
@@ -195,7 +196,7 @@ void run_all(GpuBench& b, const Args& args) {
         return std::vector<Tensor>{mlp_forward(a[0], w, bias)};
       });
       const auto call = [&] { return step({x})[0]; };
-      const double steps = 1.0 / b.seconds_per_call(z.small_calls, call);
+      const double steps = 1.0 / b.seconds_per_function_call(z.small_calls, call);
       const double lazy_steps =
           1.0 / b.seconds_per_call(z.small_calls, [&] { return mlp_forward(x, w, bias); });
       print_stage_times(s, "mlp_step_small", z.small_calls, call);

@@ -92,6 +92,15 @@ double GpuBench::seconds_per_call(int calls, const std::function<Tensor()>& make
   return t / calls;
 }
 
+double GpuBench::seconds_per_function_call(int calls, const std::function<Tensor()>& call) {
+  const double t = median_seconds(warmup_, repeats_, [&] {
+    Tensor y;
+    for (int i = 0; i < calls; ++i) y = call();
+    wait_on_device(y);
+  });
+  return t / calls;
+}
+
 Tensor GpuBench::input(const ir::Shape& shape, uint32_t seed) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

@@ -53,6 +53,10 @@ class GpuBench {
   // the end: the same method as bench/fusion/torch_gpu_peer.py's wall clock, so that
   // launch-bound figures include what a caller pays per call and nothing else.
   double seconds_per_call(int calls, const std::function<Tensor()>& make);
+  // The same for calls of a tensord::Function, which return without waiting for the daemon
+  // (its calls queue in order, as torch's launches do): `calls` calls back to back, then the
+  // wait for the device behind the last.
+  double seconds_per_function_call(int calls, const std::function<Tensor()>& call);
 
   // A float32 tensor of `shape` from host values in [-2, 2), uploaded once and resident on the
   // device (needs no creation kernel).

@@ -62,21 +62,29 @@ double matmul_gflops(tensord::Session& s, int n, int repeats) {
   return 2.0 * n * n * double(n) / seconds / 1e9;
 }
 
-// Median seconds per call of `calls` calls of make(), each synced (a Function's results are
-// already materialized; a recorded graph is sent and run). Samples of the two sides are taken
-// in turn so that both see the same load on a shared machine.
+// Median seconds per call of `calls` calls of each side, then a wait for the last result.
+// A recorded graph is synced each call; a Function call returns once sent (its run queued
+// behind the previous one, as torch queues kernels), so only the last one is waited for.
+// Samples of the two sides are taken in turn so that both see the same load on a shared
+// machine.
 std::pair<double, double> per_call_in_turn(tensord::Session& s, int calls, int repeats,
-                                           const std::function<tensord::Tensor()>& ours,
-                                           const std::function<tensord::Tensor()>& peer) {
+                                           const std::function<tensord::Tensor()>& function_call,
+                                           const std::function<tensord::Tensor()>& recorded) {
   std::vector<double> a, b;
-  auto sample = [&](const std::function<tensord::Tensor()>& make, std::vector<double>* into) {
+  auto sample = [&](const std::function<tensord::Tensor()>& make, bool sync_each,
+                    std::vector<double>* into) {
     const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i) s.sync({make()});
+    tensord::Tensor y;
+    for (int i = 0; i < calls; ++i) {
+      y = make();
+      if (sync_each) s.sync({y});
+    }
+    s.sync({y});
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (into) into->push_back(t / calls);
   };
-  sample(ours, nullptr), sample(peer, nullptr);
-  for (int i = 0; i < repeats; ++i) sample(ours, &a), sample(peer, &b);
+  sample(function_call, false, nullptr), sample(recorded, true, nullptr);
+  for (int i = 0; i < repeats; ++i) sample(function_call, false, &a), sample(recorded, true, &b);
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   return {a[a.size() / 2], b[b.size() / 2]};

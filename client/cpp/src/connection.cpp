@@ -52,10 +52,13 @@ ServerInfo read_info(::ServerInfo::Reader in) {
 namespace detail {
 
 SessionState::SessionState(kj::AsyncIoContext io_context, std::string addr)
-    : io(std::move(io_context)), address(std::move(addr)), host_buffers(size_t{1} << 30) {}
+    : io(std::move(io_context)), address(std::move(addr)), host_buffers(size_t{1} << 30) {
+  calls_in_flight = kj::heap<kj::TaskSet>(call_errors);
+}
 
 SessionState::~SessionState() {
   // Members go in reverse order; spelled out because the order is the point.
+  calls_in_flight = nullptr;
   session = nullptr;
   rpc = nullptr;
   stream = nullptr;

@@ -28,6 +28,7 @@ Explanation explain(const std::vector<Tensor>& tensors, std::source_location loc
   s.check_thread();
   s.flush();
   detail::PendingGraph g = detail::collect_pending(roots);
+  for (const detail::PendingGraph::Leaf& leaf : g.leaves) detail::settle(*leaf.node);
   auto request = s.session.explainRequest();
   auto graph = request.initGraph();
   detail::write_graph(g, graph);

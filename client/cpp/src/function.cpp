@@ -69,6 +69,43 @@ void send_what_cannot_ride_along(SessionState& s, std::span<TensorNode* const> n
   if (!first.empty()) sync_point(s, first, loc);
 }
 
+ir::TensorType type_of(::Result::Reader r) {
+  const auto dtype = ir::dtype_from_name(std::string(r.getDtype().cStr()));
+  ir::TensorType type{dtype.value_or(ir::DType::Bool), {}};
+  for (int64_t d : r.getShape()) type.shape.push_back(d);
+  if (!dtype) type.shape.push_back(ir::kDynamic);  // fits no traced type
+  return type;
+}
+
+// The results of a call whose reply came: materialized tensors, their sizes learned.
+std::vector<Tensor> take_results(FunctionState& f, const FunctionTrace& t,
+                                 capnp::Response<wire::Function::CallResults> response,
+                                 std::source_location loc) {
+  auto results = response.getResults();
+  if (results.size() != t.results.size()) {
+    throw error_at(ErrorCode::Internal,
+                   "the daemon returned " + std::to_string(results.size()) +
+                       " results for a function of " + std::to_string(t.results.size()),
+                   loc);
+  }
+  std::vector<Tensor> out;
+  out.reserve(results.size());
+  for (unsigned k = 0; k < results.size(); ++k) {
+    const TensorNode& traced = *t.results[k];
+    ir::TensorType type = type_of(results[k]);
+    if (!result_fits(traced.type, type)) {
+      throw error_at(ErrorCode::Internal,
+                     "the daemon returned " + ir::to_string(type) + " for result " +
+                         std::to_string(k) + ", traced as " + ir::to_string(traced.type),
+                     loc);
+    }
+    auto node = std::make_shared<TensorNode>(f.session, std::move(type), traced.op, traced.loc);
+    node->materialize(results[k].getTensor());
+    out.push_back(TensorAccess::wrap(std::move(node)));
+  }
+  return out;
+}
+
 FunctionTrace trace(FunctionState& f, std::vector<ir::TensorType> signature,
                     std::source_location loc) {
   SessionState& s = *f.session;
@@ -105,6 +142,7 @@ FunctionTrace trace(FunctionState& f, std::vector<ir::TensorType> signature,
     send_what_cannot_ride_along(s, leaves, loc);
   }
   PendingGraph g = collect_pending(t.results);
+  for (const PendingGraph::Leaf& leaf : g.leaves) settle(*leaf.node);
   auto request = s.session.functionRequest();
   auto graph = request.initGraph();
   write_graph(g, graph);
@@ -175,6 +213,7 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args, Loc lo
                              loc);
     }
     if (node->state == TensorNode::State::Parameter) detail::throw_traced_value(*node);
+    detail::settle(*node);  // a result of a call still in flight
     nodes.push_back(node.get());
     signature.push_back(node->type);
   }
@@ -199,37 +238,57 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args, Loc lo
       detail::write_inline(arg, list[k].initInline());
     }
   }
-  auto response = [&] {
+  // The results are known without the reply unless a size depends on the data: then the call
+  // waits. Else it returns at once (the daemon runs calls in order, as torch queues kernels),
+  // and the reply materializes the results that are still referenced.
+  const bool sizes_known = std::none_of(t.results.begin(), t.results.end(), [](const auto& r) {
+    return std::find(r->type.shape.begin(), r->type.shape.end(), ir::kDynamic) !=
+           r->type.shape.end();
+  });
+  if (!sizes_known) {
     try {
-      return request.send().wait(s.wait_scope());
+      return detail::take_results(f, t, request.send().wait(s.wait_scope()), loc);
     } catch (const kj::Exception& e) {
       throw detail::translate(e, nullptr, loc);
     }
-  }();
-  auto results = response.getResults();
-  if (results.size() != t.results.size()) {
-    throw detail::error_at(ErrorCode::Internal,
-                           "the daemon returned " + std::to_string(results.size()) +
-                               " results for a function of " + std::to_string(t.results.size()),
-                           loc);
   }
+  auto call = std::make_shared<detail::CallInFlight>();
   std::vector<Tensor> out;
-  out.reserve(results.size());
-  for (unsigned k = 0; k < results.size(); ++k) {
-    const TensorNode& traced = *t.results[k];
-    const auto dtype = ir::dtype_from_name(std::string(results[k].getDtype().cStr()));
-    ir::TensorType type{dtype.value_or(traced.type.dtype), {}};
-    for (int64_t d : results[k].getShape()) type.shape.push_back(d);
-    if (!dtype || !detail::result_fits(traced.type, type)) {
-      throw detail::error_at(ErrorCode::Internal,
-                             "the daemon returned " + ir::to_string(type) + " for result " +
-                                 std::to_string(k) + ", traced as " + ir::to_string(traced.type),
-                             loc);
-    }
-    auto node = std::make_shared<TensorNode>(f.session, std::move(type), traced.op, traced.loc);
-    node->materialize(results[k].getTensor());
+  std::vector<std::weak_ptr<TensorNode>> pending;
+  for (const auto& traced : t.results) {
+    auto node = std::make_shared<TensorNode>(f.session, traced->type, traced->op, traced->loc);
+    node->state = TensorNode::State::InFlight;
+    node->in_flight = call;
+    pending.push_back(node);
     out.push_back(TensorAccess::wrap(std::move(node)));
   }
+  // The continuations hold the call weakly: it owns them (through `replied`).
+  std::weak_ptr<detail::CallInFlight> weak_call = call;
+  kj::Promise<void> replied = request.send().then(
+      [pending = std::move(pending), weak_call, loc](auto response) {
+        auto results = response.getResults();
+        for (unsigned k = 0; k < pending.size(); ++k) {
+          std::shared_ptr<TensorNode> node = pending[k].lock();
+          if (!node) continue;
+          if (k >= results.size() ||
+              !detail::result_fits(node->type, detail::type_of(results[k]))) {
+            if (auto c = weak_call.lock()) {
+              c->error = detail::error_at(ErrorCode::Internal,
+                                          "the daemon's reply to a function call does not match "
+                                          "its traced results",
+                                          loc);
+            }
+            return;
+          }
+          node->materialize(results[k].getTensor());
+        }
+      },
+      [weak_call, loc](kj::Exception&& e) {
+        if (auto c = weak_call.lock()) c->error = detail::translate(e, nullptr, loc);
+      });
+  kj::ForkedPromise<void> forked = replied.fork();
+  s.calls_in_flight->add(forked.addBranch());
+  call->replied = kj::mv(forked);
   return out;
 }
 

@@ -45,6 +45,16 @@ struct SessionState {
   TransferObserver on_transfer;
   // Memory for large transfers, reused across same-sized ones.
   HostBufferPool host_buffers;
+  // Replies of Function calls sent without waiting. Their promises never reject (a call's
+  // error is kept for its results), so the handler has nothing to do. Cleared first on
+  // destruction.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnon-virtual-dtor"  // never deleted through the base
+  struct CallErrors final : kj::TaskSet::ErrorHandler {
+    void taskFailed(kj::Exception&&) override {}
+  } call_errors;
+#pragma GCC diagnostic pop
+  kj::Own<kj::TaskSet> calls_in_flight;
 };
 
 }  // namespace tensord::detail

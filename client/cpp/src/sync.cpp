@@ -56,6 +56,7 @@ std::unordered_map<const TensorNode*, Bytes> run(
     SessionState& s, const std::vector<std::shared_ptr<TensorNode>>& roots,
     const std::unordered_set<const TensorNode*>& fetch, std::source_location loc) {
   PendingGraph g = collect_pending(roots);
+  for (const PendingGraph::Leaf& leaf : g.leaves) settle(*leaf.node);
 
   std::vector<RunOutput> outputs;
   std::unordered_set<const TensorNode*> is_output;
@@ -171,6 +172,7 @@ std::unordered_map<const TensorNode*, Bytes> run(
 std::vector<FetchedBytes> sync_point(SessionState& s, const std::vector<SyncRequest>& requests,
                                      std::source_location loc) {
   s.check_thread();
+  for (const SyncRequest& r : requests) settle(*r.node);
   std::vector<FetchedBytes> bytes(requests.size());
 
   // What the run must compute or send: pending values, and host data that is to stay on the

@@ -25,6 +25,7 @@ TensorNode::~TensorNode() {
 void TensorNode::materialize(wire::Tensor::Client tensor) {
   remote = std::move(tensor);
   state = State::Materialized;
+  in_flight.reset();
   attrs = {};
   siblings.clear();
   std::vector<std::byte>().swap(host);
@@ -32,6 +33,17 @@ void TensorNode::materialize(wire::Tensor::Client tensor) {
   // Last: dropping the history may destroy other nodes.
   std::vector<std::shared_ptr<TensorNode>> history = std::move(inputs);
   inputs.clear();
+}
+
+void settle(TensorNode& node) {
+  if (node.state != TensorNode::State::InFlight) return;
+  std::shared_ptr<CallInFlight> call = node.in_flight;  // the reply resets node.in_flight
+  call->replied.addBranch().wait(node.session->wait_scope());
+  if (call->error) throw *call->error;
+  if (node.state != TensorNode::State::Materialized) {
+    throw Error(ErrorCode::Internal, "a Function call's reply did not materialize its result",
+                std::nullopt, std::string(ir::name(node.op)), where(node.loc));
+  }
 }
 
 void throw_traced_value(const TensorNode& parameter) {

@@ -19,8 +19,9 @@ namespace tensord::detail {
 
 struct TensorNode : std::enable_shared_from_this<TensorNode> {
   // Parameter: a stand-in for an argument of a Function while its body is traced; it has no
-  // value, and nothing depending on it can be synced.
-  enum class State : uint8_t { Pending, Host, Materialized, Parameter };
+  // value, and nothing depending on it can be synced. InFlight: a result of a Function call
+  // sent without waiting (`in_flight`); its reply materializes it (settle()).
+  enum class State : uint8_t { Pending, Host, Materialized, Parameter, InFlight };
 
   TensorNode(std::shared_ptr<SessionState> session, ir::TensorType type, ir::Op op,
              std::source_location loc)
@@ -65,7 +66,20 @@ struct TensorNode : std::enable_shared_from_this<TensorNode> {
   // Optional rather than a null Client: Cap'n Proto builds a null capability with an exception
   // object inside, a cost every recorded op paid.
   std::optional<wire::Tensor::Client> remote;
+  // InFlight only.
+  std::shared_ptr<struct CallInFlight> in_flight;
 };
+
+// A Function call sent without waiting for its reply. The reply materializes the results
+// still referenced (or records the call's error); `replied` resolves after that.
+struct CallInFlight {
+  kj::ForkedPromise<void> replied = nullptr;
+  std::optional<Error> error;
+};
+
+// Waits for the reply of an InFlight node's call, after which the node is Materialized; throws
+// the call's error if it failed. Other nodes are left as they are.
+void settle(TensorNode& node);
 
 // Throws tensord::Error(InvalidGraph): a sync point reached `parameter`, the stand-in for an
 // argument of a Function being traced.

@@ -76,6 +76,8 @@ def function(fn):
     "reduce-overhead" mode, a CUDA graph replay), skipping the graph's recording, transfer,
     validation and plan lookup. Usable as a decorator.
 
+    A call returns once sent, as a torch kernel launch does; its results' values are waited
+    for when used, and a call that failed on the daemon raises its TensorError there.
     Arrays `fn` reads that are not arguments are captured as they are when it is traced;
     pass what changes between calls as arguments. Values recorded inside `fn` exist only as
     its results: syncing one that escaped raises TensorError."""

@@ -46,9 +46,9 @@ TEST_CASE("a function computes what the recorded graph computes, traced once", "
     Tensor x = s.from_vector(ramp(4 * 16, 1.0f + i), {4, 16});
     std::vector<Tensor> out = step({x});
     REQUIRE(out.size() == 1);
-    CHECK(out[0].materialized());
-    CHECK(out[0].shape() == tensord::ir::Shape{4, 8});
+    CHECK(out[0].shape() == tensord::ir::Shape{4, 8});  // known before the reply
     check_close(out[0].to_vector<float>(), mlp(x, w1, b1, w2).to_vector<float>());
+    CHECK(out[0].materialized());
   }
   CHECK(step.traces() == 1);
   // Each call is one run; each check above one more (its lazy graph), and each read none
@@ -195,4 +195,61 @@ TEST_CASE("a function's errors: empty bodies, bad graphs, other sessions", "[fun
   Function id = s.function([](const std::vector<Tensor>& a) { return a; });
   CHECK_THROWS_AS(id({Tensor()}), tensord::Error);
   CHECK(id({x})[0].to_vector<float>() == std::vector<float>{1, 2, 3});
+}
+
+TEST_CASE("calls do not wait for their runs; results settle when used", "[function]") {
+  ClientFixture f;
+  Session& s = f.session;
+  Function affine = s.function([](const std::vector<Tensor>& a) {
+    return std::vector<Tensor>{a[0] * 3.0f + 1.0f, a[0].sum()};
+  });
+  Tensor x = s.from_vector<float>({1, 2, 3});
+  s.sync({x});
+  std::vector<std::vector<Tensor>> calls;
+  for (int i = 0; i < 50; ++i) calls.push_back(affine({x}));
+  // Chained through their results: each call's argument is the previous call's result.
+  Tensor y = x;
+  for (int i = 0; i < 3; ++i) y = affine({y})[0];
+  for (const auto& c : calls) {
+    CHECK(c[0].to_vector<float>() == std::vector<float>{4, 7, 10});
+    CHECK(c[1].item<float>() == 6.0f);
+  }
+  CHECK(y.to_vector<float>() == std::vector<float>{40, 67, 94});  // ((3x+1)*3+1)*3+1
+
+  // Calls whose results are dropped at once still run, in order with the session's runs.
+  const uint64_t runs = s.stats().runs;
+  for (int i = 0; i < 10; ++i) affine({x});
+  CHECK((x + 1.0f).sum().item<float>() == 9.0f);  // queued behind the ten calls
+  CHECK(s.stats().runs == runs + 11);
+}
+
+TEST_CASE("a call that fails on the daemon raises when its results are used",
+          "[function][errors]") {
+  ClientFixture f;
+  Session& s = f.session;
+  Tensor table = s.from_vector<float>({1, 2, 3, 4, 5});
+  s.sync({table});
+  const uint32_t line = __LINE__ + 2;
+  Function pick = s.function([&](const std::vector<Tensor>& a) {
+    Tensor picked = table.index_select(0, a[0]);
+    return std::vector<Tensor>{picked * 2.0f, picked.sum()};
+  });
+  std::vector<Tensor> bad = pick({s.from_vector<int64_t>({0, 7})});  // 7 is out of bounds
+  std::vector<Tensor> good = pick({s.from_vector<int64_t>({4, 0})});
+  for (const Tensor& r : bad) {
+    try {
+      r.to_vector<float>();
+      FAIL("index 7 of 5 elements ran");
+    } catch (const tensord::Error& e) {
+      INFO(e.what());
+      CHECK(e.code() == tensord::ErrorCode::Shape);
+      CHECK(e.op() == "index_select");
+      CHECK(e.where().line == line);
+    }
+  }
+  CHECK(good[0].to_vector<float>() == std::vector<float>{10, 2});
+  CHECK(good[1].item<float>() == 6.0f);
+  // Used as an argument, a failed result raises the same error before anything is sent.
+  Function id = s.function([](const std::vector<Tensor>& a) { return a; });
+  CHECK_THROWS_AS(id({bad[0]}), tensord::Error);
 }

@@ -32,8 +32,11 @@ class Function {
   using Loc = std::source_location;
   using Body = std::function<std::vector<Tensor>(const std::vector<Tensor>& args)>;
 
-  // The results, as daemon tensors. Throws tensord::Error: the body's and the daemon's errors
-  // at the body's lines at a new signature, the daemon's at `loc` on a call.
+  // The results. The call returns once sent (the daemon runs a session's calls and runs in
+  // order); the results' types are known at once and their values when used: a read, a sync
+  // or an argument waits for the call's reply, and raises its error if the call failed (as the
+  // daemon attributed it, else at `loc`). Throws tensord::Error itself for a bad argument and
+  // for the body's and the daemon's errors at a new signature (traced at the body's lines).
   std::vector<Tensor> operator()(const std::vector<Tensor>& args, Loc loc = Loc::current()) const;
 
   // How many signatures were traced (each one graph on the daemon).
