@@ -297,7 +297,16 @@ interface Function {
   # or inline data (never `argument`), of exactly its dtype and shape. `fetch[i]` asks for
   # output i's bytes inline, as Output.fetch does (missing entries: false). One Result per
   # output of the function, in order.
-  call @0 (arguments :List(GraphInput), fetch :List(Bool)) -> (results :List(Result));
+  # `outputs` gives each result's Tensor again, for promise pipelining: a client that has not
+  # seen the reply yet can pass `outputs.get(i).tensor` (a promise) to its next call or run,
+  # which then starts as soon as this one is done, without a round trip in between.
+  call @0 (arguments :List(GraphInput), fetch :List(Bool))
+      -> (results :List(Result), outputs :CallOutputs);
+}
+
+# (protocol 1.6) The results of one Function.call, by index (list elements cannot be pipelined).
+interface CallOutputs {
+  get @0 (index :UInt32) -> (tensor :Tensor);  # index out of range: invalidGraph
 }
 
 struct ProfileOptions {

@@ -45,6 +45,29 @@ ir::TensorType declared_type(const ir::Graph& graph, size_t input) {
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
+// A call's published results again, for clients that pipeline on them.
+class CallOutputsImpl final : public ::CallOutputs::Server {
+ public:
+  explicit CallOutputsImpl(std::vector<::Tensor::Client> tensors) : tensors_(kj::mv(tensors)) {}
+
+ protected:
+  kj::Promise<void> get(GetContext context) override {
+    return with_wire_errors([&] {
+      const uint32_t index = context.getParams().getIndex();
+      if (index >= tensors_.size()) {
+        throw Error(ErrorCode::InvalidGraph, "result " + std::to_string(index) +
+                                                 " of a call with " +
+                                                 std::to_string(tensors_.size()) + " results");
+      }
+      context.getResults().setTensor(tensors_[index]);
+      return kj::READY_NOW;
+    });
+  }
+
+ private:
+  std::vector<::Tensor::Client> tensors_;
+};
+
 class FunctionImpl final : public ::Function::Server {
  public:
   FunctionImpl(std::shared_ptr<SessionCore> session, std::shared_ptr<const FunctionState> state)
@@ -112,8 +135,15 @@ class FunctionImpl final : public ::Function::Server {
                               profile->request);
     }
     return run_request(
-        std::move(session), std::move(run), std::move(profile), arrived, std::move(marks),
-        [context](unsigned n) mutable { return context.getResults().initResults(n); });
+               std::move(session), std::move(run), std::move(profile), arrived, std::move(marks),
+               [context](unsigned n) mutable { return context.getResults().initResults(n); })
+        .then([context]() mutable {
+          std::vector<::Tensor::Client> tensors;
+          for (::Result::Builder r : context.getResults().getResults()) {
+            tensors.push_back(r.getTensor());
+          }
+          context.getResults().setOutputs(kj::heap<CallOutputsImpl>(kj::mv(tensors)));
+        });
   }
 
   std::shared_ptr<SessionCore> session_;

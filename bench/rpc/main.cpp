@@ -1,5 +1,5 @@
 // bench/rpc: what a sync point costs. Starts its own daemon (the real binary) unless
-// --address is given, and prints five figures as JSON lines (bench/common/figure.h):
+// --address is given, and prints six figures as JSON lines (bench/common/figure.h):
 //   roundtrip_1op       one tiny graph run + fetch, median us, vs a raw unix-socket ping-pong
 //   chain_1000_per_op   a 1000-op elementwise chain recorded, sent, run and fetched: us per op,
 //                       vs one round trip per op (what eager remote execution would pay)
@@ -9,6 +9,9 @@
 //                       same graph recorded and sent whole each call (Session::sync)
 //   mlp_step_small_function  bench/fusion's 8-layer MLP forward at batch 8 (256 wide) called
 //                       as a tensord::Function, steps/s, vs recorded and sent each call
+//   function_chain_1op  y = f(y) for a one-op Function, 1000 calls each on the previous one's
+//                       result (pipelined: none waits for its reply), us per call, vs
+//                       roundtrip_1op (one op recorded, run and fetched per round trip)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -119,6 +122,21 @@ void launch_bound_figures(tensord::Session& s) {
   print_figure("mlp_step_small_function", 1.0 / step_fn, "steps/s", "lazy_run", 1.0 / step_lazy);
 }
 
+double function_chain_us(tensord::Session& s, int calls, int repeats) {
+  using tensord::Tensor;
+  Tensor x = s.from_vector<float>({1, 2, 3, 4}, {4});
+  s.sync({x});
+  tensord::Function f =
+      s.function([](const std::vector<Tensor>& a) { return std::vector<Tensor>{a[0] * 0.999f}; });
+  return median_seconds(2, repeats,
+                        [&] {
+                          Tensor y = x;
+                          for (int i = 0; i < calls; ++i) y = f({y})[0];
+                          y.to_vector<float>();
+                        }) *
+         1e6 / calls;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -148,6 +166,8 @@ int main(int argc, char** argv) {
     print_figure("matmul_1024_f32", ours, "GFLOP/s", "onednn_direct", onednn);
 
     launch_bound_figures(s);
+    print_figure("function_chain_1op", function_chain_us(s, 1000, 9), "us", "roundtrip_1op",
+                 roundtrip);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tensord-bench-rpc: %s\n", e.what());
     return 1;

@@ -213,7 +213,6 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args, Loc lo
                              loc);
     }
     if (node->state == TensorNode::State::Parameter) detail::throw_traced_value(*node);
-    detail::settle(*node);  // a result of a call still in flight
     nodes.push_back(node.get());
     signature.push_back(node->type);
   }
@@ -234,6 +233,8 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args, Loc lo
     TensorNode& arg = *nodes[t.arguments[k]];
     if (arg.state == TensorNode::State::Materialized) {
       list[k].setTensor(*arg.remote);
+    } else if (arg.state == TensorNode::State::InFlight) {
+      list[k].setTensor(detail::promised_tensor(arg));  // no wait for the call that makes it
     } else {
       detail::write_inline(arg, list[k].initInline());
     }
@@ -259,12 +260,15 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args, Loc lo
     auto node = std::make_shared<TensorNode>(f.session, traced->type, traced->op, traced->loc);
     node->state = TensorNode::State::InFlight;
     node->in_flight = call;
+    node->in_flight_index = static_cast<uint32_t>(pending.size());
     pending.push_back(node);
     out.push_back(TensorAccess::wrap(std::move(node)));
   }
   // The continuations hold the call weakly: it owns them (through `replied`).
   std::weak_ptr<detail::CallInFlight> weak_call = call;
-  kj::Promise<void> replied = request.send().then(
+  auto sent = request.send();
+  call->outputs = sent.getOutputs();
+  kj::Promise<void> replied = kj::mv(sent).then(
       [pending = std::move(pending), weak_call, loc](auto response) {
         auto results = response.getResults();
         for (unsigned k = 0; k < pending.size(); ++k) {

@@ -56,7 +56,6 @@ std::unordered_map<const TensorNode*, Bytes> run(
     SessionState& s, const std::vector<std::shared_ptr<TensorNode>>& roots,
     const std::unordered_set<const TensorNode*>& fetch, std::source_location loc) {
   PendingGraph g = collect_pending(roots);
-  for (const PendingGraph::Leaf& leaf : g.leaves) settle(*leaf.node);
 
   std::vector<RunOutput> outputs;
   std::unordered_set<const TensorNode*> is_output;
@@ -86,6 +85,8 @@ std::unordered_map<const TensorNode*, Bytes> run(
         throw_traced_value(leaf);
       } else if (leaf.state == TensorNode::State::Materialized) {
         inputs[i].setTensor(*leaf.remote);
+      } else if (leaf.state == TensorNode::State::InFlight) {
+        inputs[i].setTensor(promised_tensor(leaf));
       } else if (leaf.host_bytes().size() <= inline_budget) {
         inline_budget -= leaf.host_bytes().size();
         write_inline(leaf, inputs[i].initInline());

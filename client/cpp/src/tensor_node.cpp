@@ -46,6 +46,16 @@ void settle(TensorNode& node) {
   }
 }
 
+wire::Tensor::Client promised_tensor(TensorNode& node) {
+  if (node.in_flight->error) throw *node.in_flight->error;  // the reply came: it failed
+  if (!node.remote) {
+    auto request = node.in_flight->outputs.getRequest();
+    request.setIndex(node.in_flight_index);
+    node.remote = request.send().getTensor();
+  }
+  return *node.remote;
+}
+
 void throw_traced_value(const TensorNode& parameter) {
   throw Error(ErrorCode::InvalidGraph,
               "this value depends on an argument of a tensord::Function while its body is traced; "

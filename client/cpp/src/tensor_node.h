@@ -66,8 +66,10 @@ struct TensorNode : std::enable_shared_from_this<TensorNode> {
   // Optional rather than a null Client: Cap'n Proto builds a null capability with an exception
   // object inside, a cost every recorded op paid.
   std::optional<wire::Tensor::Client> remote;
-  // InFlight only.
+  // InFlight only: the call, and which of its results this is. `remote` may hold the result
+  // as a promise (promised_tensor()) until the reply.
   std::shared_ptr<struct CallInFlight> in_flight;
+  uint32_t in_flight_index = 0;
 };
 
 // A Function call sent without waiting for its reply. The reply materializes the results
@@ -75,7 +77,15 @@ struct TensorNode : std::enable_shared_from_this<TensorNode> {
 struct CallInFlight {
   kj::ForkedPromise<void> replied = nullptr;
   std::optional<Error> error;
+  // The call's results by index, pipelined on the call (CallOutputs in the protocol).
+  wire::CallOutputs::Client outputs = nullptr;
 };
+
+// An InFlight node's tensor as a promise that the daemon resolves when its call is done (Cap'n
+// Proto promise pipelining): an input of the next run or call without waiting for the reply.
+// If the call fails, so does whatever uses the promise, with the call's error; if it is known
+// to have failed already, this throws that error.
+wire::Tensor::Client promised_tensor(TensorNode& node);
 
 // Waits for the reply of an InFlight node's call, after which the node is Materialized; throws
 // the call's error if it failed. Other nodes are left as they are.

@@ -18,5 +18,6 @@ using Graph = ::Graph;
 using GraphInput = ::GraphInput;
 using Node = ::Node;
 using Function = ::Function;
+using CallOutputs = ::CallOutputs;
 
 }  // namespace tensord::wire

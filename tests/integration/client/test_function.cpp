@@ -249,7 +249,48 @@ TEST_CASE("a call that fails on the daemon raises when its results are used",
   }
   CHECK(good[0].to_vector<float>() == std::vector<float>{10, 2});
   CHECK(good[1].item<float>() == 6.0f);
-  // Used as an argument, a failed result raises the same error before anything is sent.
-  Function id = s.function([](const std::vector<Tensor>& a) { return a; });
-  CHECK_THROWS_AS(id({bad[0]}), tensord::Error);
+  // Used as an argument, a result known to have failed raises its error before anything is
+  // sent; one whose reply has not come yet fails the call it feeds, with its own error.
+  Function twice =
+      s.function([](const std::vector<Tensor>& a) { return std::vector<Tensor>{a[0] * 2.0f}; });
+  CHECK_THROWS_AS(twice({bad[0]}), tensord::Error);
+  try {
+    // Raises where the failure is first known: here, at an argument whose call's reply came
+    // while a new signature was traced, or when the last result is read.
+    Tensor chained = twice({twice({pick({s.from_vector<int64_t>({9})})[0]})[0]})[0];
+    chained.to_vector<float>();
+    FAIL("a chain through an out-of-bounds index ran");
+  } catch (const tensord::Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == tensord::ErrorCode::Shape);
+    CHECK(e.op() == "index_select");
+  }
+  CHECK(twice({good[0]})[0].to_vector<float>() == std::vector<float>{20, 4});  // goes on
+}
+
+TEST_CASE("a chain of calls on each other's results runs without waiting", "[function]") {
+  ClientFixture f;
+  Session& s = f.session;
+  Function step = s.function([](const std::vector<Tensor>& a) {
+    return std::vector<Tensor>{a[0] * 0.5f + a[1], a[1] + 1.0f};
+  });
+  Tensor x = s.from_vector<float>({8, 16});
+  Tensor k = s.from_vector<float>({0, 1});
+  // Each call's arguments are the previous call's results, still in flight: the daemon gets
+  // them as promises (pipelining) and runs the chain in order.
+  float want_x[2] = {8, 16}, want_k[2] = {0, 1};
+  for (int i = 0; i < 20; ++i) {
+    std::vector<Tensor> next = step({x, k});
+    x = next[0];
+    k = next[1];
+    CHECK_FALSE(x.materialized());
+    for (int j = 0; j < 2; ++j) {
+      want_x[j] = want_x[j] * 0.5f + want_k[j];
+      want_k[j] += 1;
+    }
+  }
+  // A recorded op on a result in flight is sent with the promise too.
+  Tensor total = (x + k).sum();
+  CHECK(total.item<float>() == Approx(want_x[0] + want_x[1] + want_k[0] + want_k[1]));
+  CHECK(x.to_vector<float>() == std::vector<float>{want_x[0], want_x[1]});
 }
