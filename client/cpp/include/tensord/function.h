@@ -33,9 +33,10 @@ class Function {
   using Body = std::function<std::vector<Tensor>(const std::vector<Tensor>& args)>;
 
   // The results. The call returns once sent (the daemon runs a session's calls and runs in
-  // order); the results' types are known at once and their values when used: a read, a sync
-  // or an argument waits for the call's reply, and raises its error if the call failed (as the
-  // daemon attributed it, else at `loc`). Throws tensord::Error itself for a bad argument and
+  // order); the results' types are known at once and their values when used: a read or a sync
+  // waits for the call's reply, and raises its error if the call failed (as the daemon
+  // attributed it, else at `loc`). As an argument of another call or an input of recorded ops
+  // a result goes as a promise, without waiting: a chain of dependent calls is pipelined. Throws tensord::Error itself for a bad argument and
   // for the body's and the daemon's errors at a new signature (traced at the body's lines).
   std::vector<Tensor> operator()(const std::vector<Tensor>& args, Loc loc = Loc::current()) const;
 
