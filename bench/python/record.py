@@ -4,6 +4,11 @@ format):
   python_record_per_op   us to record one elementwise op (y = y * b, y = y + b, ...) in a
                          20,000-op chain, nothing sent; vs NumPy running the same op on the
                          same 16-element arrays in this process
+  python_function_mlp_step  steps/s of an 8-layer MLP forward (256 wide, relu between, batch
+                         8) kept on the daemon with @td.function, each step on the previous
+                         step's result (pipelined, one wait at the end); vs NumPy running the
+                         same steps in this process, and (_vs_lazy) vs the same steps recorded
+                         and synced each step
 """
 import argparse
 import json
@@ -49,6 +54,58 @@ def per_op_us(a, b, finish=lambda y: None):
     return median(times[1:]) * 1e6 / OPS
 
 
+STEPS = 200
+LAYERS, WIDTH, BATCH = 8, 256, 8
+
+
+def mlp(h, weights, biases, relu, matmul):
+    for i, (w, b) in enumerate(zip(weights, biases)):
+        h = matmul(h, w) + b
+        if i + 1 < len(weights):
+            h = relu(h)
+    return h
+
+
+def steps_per_second(step, x, finish):
+    times = []
+    for _ in range(REPEATS + 1):
+        t0 = time.perf_counter()
+        h = x
+        for _ in range(STEPS):
+            h = step(h)
+        finish(h)
+        times.append(time.perf_counter() - t0)
+    return STEPS / median(times[1:])
+
+
+def function_figures(td):
+    rng = np.random.default_rng(0)
+    w_np = [rng.standard_normal((WIDTH, WIDTH), dtype=np.float32) / 16 for _ in range(LAYERS)]
+    b_np = [rng.standard_normal(WIDTH, dtype=np.float32) / 16 for _ in range(LAYERS)]
+    x_np = rng.standard_normal((BATCH, WIDTH), dtype=np.float32)
+    w = [td.asarray(v) for v in w_np]
+    b = [td.asarray(v) for v in b_np]
+    x = td.asarray(x_np)
+    td.sync(x, *w, *b)
+
+    def recorded(h):
+        return mlp(h, w, b, lambda v: td.maximum(v, 0), td.matmul)
+
+    kept = td.function(recorded)
+    ours = steps_per_second(kept, x, lambda h: td.sync(h))
+
+    def synced(h):
+        h = recorded(h)
+        td.sync(h)
+        return h
+
+    lazy = steps_per_second(synced, x, lambda h: None)
+    numpy = steps_per_second(lambda h: mlp(h, w_np, b_np, lambda v: np.maximum(v, 0), np.matmul),
+                             x_np, lambda h: None)
+    figure("python_function_mlp_step", ours, "steps/s", "numpy_local", numpy)
+    figure("python_function_mlp_step_vs_lazy", ours, "steps/s", "lazy_synced_each_step", lazy)
+
+
 def start_daemon():
     folder = tempfile.mkdtemp(prefix="tensord-bench-")
     address = "unix:" + os.path.join(folder, "tensord.sock")
@@ -78,6 +135,7 @@ def main():
         ours = per_op_us(a, b, finish=lambda y: td.sync(y))
         numpy = per_op_us(a_np, b_np)
         figure("python_record_per_op", ours, "us", "numpy_op_16", numpy)
+        function_figures(td)
     finally:
         if process is not None:
             process.terminate()

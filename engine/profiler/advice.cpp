@@ -163,8 +163,9 @@ void sync_in_loop(const Trace& t, std::vector<Recommendation>& out) {
     out.push_back({"sync_in_loop",
                    "host round trips inside a loop: the same tiny graph (ending at " + line +
                        ") was sent and synced " + std::to_string(p.n) +
-                       " times; record several iterations before a sync point, or batch them "
-                       "into one tensor op",
+                       " times; record several iterations before a sync point, keep the step "
+                       "on the daemon as a function (td.function, Session::function: calls "
+                       "that do not wait for each other), or batch them into one tensor op",
                    std::to_string(p.n) + " syncs of plan " + hex(hash) + ", each " +
                        std::to_string(p.steps / p.n) + " steps touching " +
                        std::to_string(p.bytes / p.n) +
