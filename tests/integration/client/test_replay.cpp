@@ -70,7 +70,7 @@ TEST_CASE("a kernel that does not compile leaves a reproducer that tensord-repla
     auto y2 = tensord::softmax(tensord::exp(x) * 2.0f, -1);
     CHECK(y2.to_vector<float>() == fused);
     REQUIRE(fs::exists(repro));
-    for (const auto& e : fs::directory_iterator(repro)) file = e.path().string();
+    for (const auto& entry : fs::directory_iterator(repro)) file = entry.path().string();
     REQUIRE(!file.empty());
     CHECK(file.ends_with(".json"));
     f.daemon.stop();
