@@ -71,7 +71,7 @@ def test_bad_uses_raise_clear_errors():
     def fine(x):
         return x + 1
 
-    with pytest.raises(TypeError, match="argument 0 is a list"):
+    with pytest.raises(TypeError, match="a list argument is neither a tensord array"):
         fine([1.0, 2.0])
 
     @td.function
@@ -92,3 +92,32 @@ def test_bad_uses_raise_clear_errors():
     with pytest.raises(td.TensorError, match="tensord::Function"):
         escaped[0].numpy()
     assert (td.ones(1) + 1).numpy().tolist() == [2.0]  # the session goes on
+
+
+def test_static_arguments_are_part_of_the_trace():
+    @td.function
+    def sgd(w, g, lr, nesterov=False):
+        step = g * lr
+        return w - (step * 2 if nesterov else step)
+
+    w, g = td.asarray([1.0, 2.0]), td.asarray([10.0, 20.0])
+    np.testing.assert_allclose(sgd(w, g, 0.1).numpy(), [0.0, 0.0], atol=1e-6)
+    np.testing.assert_allclose(sgd(w, g, 0.01).numpy(), [0.9, 1.8], rtol=1e-6)
+    np.testing.assert_allclose(sgd(w, g, 0.01, nesterov=True).numpy(), [0.8, 1.6], rtol=1e-6)
+    np.testing.assert_allclose(sgd(w, g=g, lr=0.01).numpy(), [0.9, 1.8], rtol=1e-6)
+    assert sgd.traces == 4  # three static layouts, g once by keyword
+    np.testing.assert_allclose(sgd(w, g, 0.1).numpy(), [0.0, 0.0], atol=1e-6)
+    assert sgd.traces == 4
+
+
+def test_a_chain_of_calls_on_results_in_flight():
+    @td.function
+    def step(x):
+        return x * 0.5 + 1
+
+    x = td.asarray([8.0, -8.0])
+    want = np.array([8.0, -8.0], np.float32)
+    for _ in range(30):
+        x = step(x)
+        want = want * 0.5 + 1
+    np.testing.assert_allclose(x.numpy(), want, rtol=1e-6)

@@ -29,44 +29,80 @@ def kernel_cache_stats():
     return _tensord.kernel_cache_stats(session())
 
 
+# Stands for an array argument in a call's layout; anything else there is a static argument.
+_ARRAY = object()
+
+
 class Function:
     """`fn` kept on the daemon: see `function`."""
 
     def __init__(self, fn):
         self._fn = fn
-        self._kept = None  # (session, _tensord.Function) of the session it was made on
-        self._structure = {}  # per signature: whether fn returned one array (not a sequence)
+        self._session = None
+        # Per layout of the arguments (which are arrays, and the values of the static ones):
+        # the daemon's function and, per signature, whether fn returned one array.
+        self._kept = {}
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__name__ = getattr(fn, "__name__", "function")
 
     @property
     def traces(self):
-        """How many argument signatures were traced (each one graph on the daemon)."""
-        return 0 if self._kept is None else self._kept[1].traces
+        """How many signatures were traced (each one graph on the daemon)."""
+        return sum(kept.traces for kept, _ in self._kept.values())
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         s = session()
-        if self._kept is None or self._kept[0] is not s:
-            self._kept = (s, _tensord.function(s, self._body))
-        for i, a in enumerate(args):
-            if not isinstance(a, Array):
-                raise TypeError(f"{self.__name__}: argument {i} is a {type(a).__name__}, "
-                                "not a tensord array (td.asarray makes one)")
-        results = self._kept[1]([a._t for a in args], caller())
-        signature = tuple((a.dtype, a.shape) for a in args)  # after the call: sizes known
-        arrays = [Array(t) for t in results]
-        return arrays[0] if self._structure.get(signature) else tuple(arrays)
+        if self._session is not s:
+            self._session, self._kept = s, {}
+        arrays = []
 
-    def _body(self, tensors):
-        out = self._fn(*[Array(t) for t in tensors])
-        single = isinstance(out, Array)
-        self._structure[tuple((Array(t).dtype, Array(t).shape) for t in tensors)] = single
-        outs = [out] if single else list(out) if isinstance(out, (tuple, list)) else [out]
+        def slot(value):
+            if isinstance(value, Array):
+                arrays.append(value)
+                return _ARRAY
+            return value
+
+        layout = (tuple(slot(a) for a in args),
+                  tuple((k, slot(v)) for k, v in sorted(kwargs.items())))
+        try:
+            kept = self._kept.get(layout)
+        except TypeError:
+            bad = next(v for v in list(args) + list(kwargs.values())
+                       if not isinstance(v, Array) and not _hashable(v))
+            raise TypeError(f"{self.__name__}: a {type(bad).__name__} argument is neither a "
+                            "tensord array (td.asarray makes one) nor a hashable value (other "
+                            "arguments are static: part of what is traced)") from None
+        if kept is None:
+            single = {}
+            kept = self._kept[layout] = (
+                _tensord.function(s, lambda tensors: self._body(tensors, layout, single)), single)
+        results = kept[0]([a._t for a in arrays], caller())
+        signature = tuple((a.dtype, a.shape) for a in arrays)  # after the call: sizes known
+        out = [Array(t) for t in results]
+        return out[0] if kept[1].get(signature) else tuple(out)
+
+    def _body(self, tensors, layout, single):
+        stand_ins = iter([Array(t) for t in tensors])
+        positional, keywords = layout
+        args = [next(stand_ins) if v is _ARRAY else v for v in positional]
+        kwargs = {k: next(stand_ins) if v is _ARRAY else v for k, v in keywords}
+        out = self._fn(*args, **kwargs)
+        signature = tuple((Array(t).dtype, Array(t).shape) for t in tensors)
+        single[signature] = isinstance(out, Array)
+        outs = [out] if isinstance(out, Array) or not isinstance(out, (tuple, list)) else list(out)
         for i, o in enumerate(outs):
             if not isinstance(o, Array):
                 raise TypeError(f"{self.__name__}: result {i} is a {type(o).__name__}, "
                                 "not a tensord array")
         return [o._t for o in outs]
+
+
+def _hashable(value):
+    try:
+        hash(value)
+        return True
+    except TypeError:
+        return False
 
 
 def function(fn):
@@ -76,8 +112,11 @@ def function(fn):
     "reduce-overhead" mode, a CUDA graph replay), skipping the graph's recording, transfer,
     validation and plan lookup. Usable as a decorator.
 
-    A call returns once sent, as a torch kernel launch does; its results' values are waited
-    for when used, and a call that failed on the daemon raises its TensorError there.
+    Arguments that are not arrays (numbers, strings, tuples: hashable values) are static: fn
+    sees them as they are when it is traced, and each new value is a new trace (jax's
+    static_argnums). A call returns once sent, as a torch kernel launch does; its results'
+    values are waited for when used, and a call that failed on the daemon raises its
+    TensorError there. An array result fed to another call goes as a promise, without waiting.
     Arrays `fn` reads that are not arguments are captured as they are when it is traced;
     pass what changes between calls as arguments. Values recorded inside `fn` exist only as
     its results: syncing one that escaped raises TensorError."""
