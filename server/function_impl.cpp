@@ -8,7 +8,6 @@
 
 #include "engine/exec/engine.h"
 #include "engine/ir/error.h"
-#include "engine/profiler/record.h"
 #include "server/device_bytes.h"
 #include "server/exceptions.h"
 #include "server/graph_from_wire.h"
@@ -88,12 +87,7 @@ class FunctionImpl final : public ::Function::Server {
   static kj::Promise<void> call_steps(std::shared_ptr<SessionCore> session,
                                       const FunctionState& state, CallContext context,
                                       std::shared_ptr<RunMarks> marks) {
-    std::optional<engine::RunProfile> profile;
-    int64_t arrived = 0;
-    if (session->profiler()->active()) [[unlikely]] {
-      profile = session->run_profile(session->profiler()->next_request());
-      arrived = profile->profiler->now();
-    }
+    RequestProfile profile(*session);
     auto run = std::make_shared<PendingRun>();
     RunRequest& request = run->request;
     request.prepared = state.prepared;
@@ -130,12 +124,9 @@ class FunctionImpl final : public ::Function::Server {
     }
     for (bool f : params.getFetch()) request.fetch.push_back(f);
     context.releaseParams();
-    if (profile && profile->tracing()) {
-      profile->profiler->span(profiler::Stage::Receive, arrived, profiler::kEventLoopThread,
-                              profile->request);
-    }
+    profile.received();
     return run_request(
-               std::move(session), std::move(run), std::move(profile), arrived, std::move(marks),
+               std::move(session), std::move(run), std::move(profile), std::move(marks),
                [context](unsigned n) mutable { return context.getResults().initResults(n); })
         .then([context]() mutable {
           std::vector<::Tensor::Client> tensors;

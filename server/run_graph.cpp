@@ -44,22 +44,12 @@ std::shared_ptr<PendingRun> translate(Params params, const DaemonConfig& config)
 // The run itself.
 kj::Promise<void> run_steps(std::shared_ptr<SessionCore> session, RunContext context,
                             std::shared_ptr<RunMarks> marks) {
-  // Profiling: one predictable branch when off; when on, the run carries its RunProfile.
-  std::optional<engine::RunProfile> profile;
-  int64_t arrived = 0;
-  if (session->profiler()->active()) [[unlikely]] {
-    profile = session->run_profile(session->profiler()->next_request());
-    arrived = profile->profiler->now();
-  }
+  RequestProfile profile(*session);
   std::shared_ptr<PendingRun> run = translate(context.getParams(), session->config());
   context.releaseParams();  // inline bytes are copied; free the request early
   marks->nodes = run->request.graph.nodes.size();
-  if (profile && profile->tracing()) {
-    profile->profiler->span(profiler::Stage::Receive, arrived, profiler::kEventLoopThread,
-                            profile->request);
-  }
-  return run_request(std::move(session), std::move(run), std::move(profile), arrived,
-                     std::move(marks),
+  profile.received();
+  return run_request(std::move(session), std::move(run), std::move(profile), std::move(marks),
                      [context](unsigned n) mutable { return context.getResults().initResults(n); });
 }
 

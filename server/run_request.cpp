@@ -197,9 +197,25 @@ kj::Promise<void> resolve(DaemonState& daemon, std::shared_ptr<PendingRun> run) 
   return kj::joinPromises(resolving.releaseAsArray());
 }
 
+RequestProfile::RequestProfile(SessionCore& session) {
+  if (session.profiler()->active()) [[unlikely]] {
+    profile = session.run_profile(session.profiler()->next_request());
+    arrived = profile->profiler->now();
+  }
+}
+
+void RequestProfile::received() const {
+  if (profile && profile->tracing()) {
+    profile->profiler->span(profiler::Stage::Receive, arrived, profiler::kEventLoopThread,
+                            profile->request);
+  }
+}
+
 kj::Promise<void> run_request(std::shared_ptr<SessionCore> session, std::shared_ptr<PendingRun> run,
-                              std::optional<engine::RunProfile> profile, int64_t arrived,
-                              std::shared_ptr<RunMarks> marks, ResultsInit init_results) {
+                              RequestProfile request_profile, std::shared_ptr<RunMarks> marks,
+                              ResultsInit init_results) {
+  std::optional<engine::RunProfile> profile = std::move(request_profile.profile);
+  const int64_t arrived = request_profile.arrived;
   run->request.mode = session->compile_mode();
   if (profile && profile->memory()) [[unlikely]] {
     track_inline_inputs(*profile, session->daemon(), run->request);

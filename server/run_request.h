@@ -73,12 +73,23 @@ struct RunMarks {
 kj::Promise<void> counted_run(std::shared_ptr<SessionCore> session,
                               kj::Function<kj::Promise<void>(std::shared_ptr<RunMarks>)> steps);
 
-// Runs a resolved-to-be request: resolves its capabilities, queues it on the session's worker
-// (traced when `profile` is set; `arrived` is when the request came in, on its clock), and
-// publishes the outputs as Results through `init_results(count)`.
+// The profile a request runs under while its session profiles (none otherwise; one predictable
+// branch), and when it arrived on the profiler's clock.
+struct RequestProfile {
+  explicit RequestProfile(SessionCore& session);
+  // The Receive span, from the arrival to now: call once the request is translated.
+  void received() const;
+
+  std::optional<engine::RunProfile> profile;
+  int64_t arrived = 0;
+};
+
+// Runs a translated request: resolves its capabilities, queues it on the session's worker
+// (traced under `profile`), and publishes the outputs as Results through
+// `init_results(count)`.
 using ResultsInit = kj::Function<capnp::List<::Result>::Builder(unsigned)>;
 kj::Promise<void> run_request(std::shared_ptr<SessionCore> session, std::shared_ptr<PendingRun> run,
-                              std::optional<engine::RunProfile> profile, int64_t arrived,
-                              std::shared_ptr<RunMarks> marks, ResultsInit init_results);
+                              RequestProfile profile, std::shared_ptr<RunMarks> marks,
+                              ResultsInit init_results);
 
 }  // namespace tensord::server

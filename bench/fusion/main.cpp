@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bench/common/figure.h"
+#include "bench/common/launch_bound.h"
 #include "bench/fusion/onednn_peer.h"
 #include "tensord/client.h"
 #include "tests/support/daemon/daemon_process.h"
@@ -81,19 +82,9 @@ std::pair<double, double> fused_and_eager_gbps(Session& s, double bytes, F f) {
   return {bytes / tensord::bench::median(fused) / 1e9, bytes / tensord::bench::median(eager) / 1e9};
 }
 
-// 30 segments of five elementwise ops each, picked by the bits of the segment's number so that
-// every segment is a different kernel, separated by transposes (views: fusion boundaries).
+// 30 segments of five elementwise ops each, every segment a different kernel (replay_ops).
 Tensor thirty_kernels(Session& s) {
-  Tensor y = s.rand({64, 64}, 7);
-  for (int i = 1; i <= 30; ++i) {
-    y = (i & 1) ? tensord::tanh(y) : -y;
-    y = (i & 2) ? tensord::sin(y) : y * 0.5f;
-    y = (i & 4) ? tensord::cos(y) : y + 1.0f;
-    y = (i & 8) ? tensord::sigmoid(y) : y * y;
-    y = (i & 16) ? tensord::abs(y) : y - 0.25f;
-    y = tensord::transpose(y, 0, 1);
-  }
-  return y;
+  return tensord::bench::replay_ops(s.rand({64, 64}, 7), 30);
 }
 
 // chain8, softmax and layer_norm, against NumPy and eager.
