@@ -16,12 +16,27 @@
 
 namespace tensord::detail {
 
+// What a call's result is known to be before the reply: the traced value's type (kDynamic
+// where a size depends on the data), and the op and line that made it, for errors.
+struct TracedResult {
+  ir::TensorType type;
+  ir::Op op;
+  std::source_location loc;
+};
+
 // One signature's graph on the daemon.
 struct FunctionTrace {
   std::vector<ir::TensorType> signature;
   wire::Function::Client remote = nullptr;
   std::vector<size_t> arguments;  // the call's arguments the graph reads, in its input order
-  std::vector<std::shared_ptr<TensorNode>> results;  // the traced results (types, ops, lines)
+  std::vector<TracedResult> results;
+
+  bool sizes_known() const {
+    return std::none_of(results.begin(), results.end(), [](const TracedResult& r) {
+      return std::find(r.type.shape.begin(), r.type.shape.end(), ir::kDynamic) !=
+             r.type.shape.end();
+    });
+  }
 };
 
 struct FunctionState {
@@ -91,7 +106,7 @@ std::vector<Tensor> take_results(FunctionState& f, const FunctionTrace& t,
   std::vector<Tensor> out;
   out.reserve(results.size());
   for (unsigned k = 0; k < results.size(); ++k) {
-    const TensorNode& traced = *t.results[k];
+    const TracedResult& traced = t.results[k];
     ir::TensorType type = type_of(results[k]);
     if (!result_fits(traced.type, type)) {
       throw error_at(ErrorCode::Internal,
@@ -123,25 +138,26 @@ FunctionTrace trace(FunctionState& f, std::vector<ir::TensorType> signature,
   }
   FunctionTrace t;
   t.signature = std::move(signature);
+  std::vector<std::shared_ptr<TensorNode>> roots;
   for (size_t k = 0; k < results.size(); ++k) {
     const auto& node = TensorAccess::node(results[k], loc);
     if (node->session != f.session) {
       throw error_at(ErrorCode::InvalidGraph,
                      "result " + std::to_string(k) +
-                         " of a tensord::Function's body is a "
-                         "tensor of another session",
+                         " of a tensord::Function's body is a tensor of another session",
                      loc);
     }
-    t.results.push_back(node);
+    roots.push_back(node);
+    t.results.push_back({node->type, node->op, node->loc});
   }
   {
     std::vector<TensorNode*> leaves;
-    for (const PendingGraph::Leaf& leaf : collect_pending(t.results).leaves) {
+    for (const PendingGraph::Leaf& leaf : collect_pending(roots).leaves) {
       leaves.push_back(leaf.node);
     }
     send_what_cannot_ride_along(s, leaves, loc);
   }
-  PendingGraph g = collect_pending(t.results);
+  PendingGraph g = collect_pending(roots);
   for (const PendingGraph::Leaf& leaf : g.leaves) settle(*leaf.node);
   auto request = s.session.functionRequest();
   auto graph = request.initGraph();
@@ -160,9 +176,9 @@ FunctionTrace trace(FunctionState& f, std::vector<ir::TensorType> signature,
       write_inline(leaf, inputs[i].initInline());
     }
   }
-  auto outputs = request.initOutputs(static_cast<unsigned>(t.results.size()));
-  for (unsigned k = 0; k < t.results.size(); ++k) {
-    const WireValue v = g.wire_index.at(t.results[k].get());
+  auto outputs = request.initOutputs(static_cast<unsigned>(roots.size()));
+  for (unsigned k = 0; k < roots.size(); ++k) {
+    const WireValue v = g.wire_index.at(roots[k].get());
     outputs[k].initValue().setNode(v.node);
     outputs[k].getValue().setOutput(v.output);
   }
@@ -170,12 +186,6 @@ FunctionTrace trace(FunctionState& f, std::vector<ir::TensorType> signature,
     t.remote = request.send().wait(s.wait_scope()).getFunction();
   } catch (const kj::Exception& e) {
     throw translate(e, &g, loc);
-  }
-  // The traced values stay only as descriptions of the results (their history is not needed).
-  for (auto& r : t.results) {
-    auto described = std::make_shared<TensorNode>(f.session, r->type, r->op, r->loc);
-    described->state = TensorNode::State::Parameter;
-    r = std::move(described);
   }
   return t;
 }
@@ -242,11 +252,7 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args, Loc lo
   // The results are known without the reply unless a size depends on the data: then the call
   // waits. Else it returns at once (the daemon runs calls in order, as torch queues kernels),
   // and the reply materializes the results that are still referenced.
-  const bool sizes_known = std::none_of(t.results.begin(), t.results.end(), [](const auto& r) {
-    return std::find(r->type.shape.begin(), r->type.shape.end(), ir::kDynamic) !=
-           r->type.shape.end();
-  });
-  if (!sizes_known) {
+  if (!t.sizes_known()) {
     try {
       return detail::take_results(f, t, request.send().wait(s.wait_scope()), loc);
     } catch (const kj::Exception& e) {
@@ -256,8 +262,8 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args, Loc lo
   auto call = std::make_shared<detail::CallInFlight>();
   std::vector<Tensor> out;
   std::vector<std::weak_ptr<TensorNode>> pending;
-  for (const auto& traced : t.results) {
-    auto node = std::make_shared<TensorNode>(f.session, traced->type, traced->op, traced->loc);
+  for (const detail::TracedResult& traced : t.results) {
+    auto node = std::make_shared<TensorNode>(f.session, traced.type, traced.op, traced.loc);
     node->state = TensorNode::State::InFlight;
     node->in_flight = call;
     node->in_flight_index = static_cast<uint32_t>(pending.size());

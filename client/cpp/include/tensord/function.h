@@ -36,7 +36,9 @@ class Function {
   // order); the results' types are known at once and their values when used: a read or a sync
   // waits for the call's reply, and raises its error if the call failed (as the daemon
   // attributed it, else at `loc`). As an argument of another call or an input of recorded ops
-  // a result goes as a promise, without waiting: a chain of dependent calls is pipelined. Throws tensord::Error itself for a bad argument and
+  // a result goes as a promise, without waiting: a chain of dependent calls is pipelined. A
+  // call whose results are all dropped before its reply still runs; its error, if any, reaches
+  // only what depended on it. Throws tensord::Error itself for a bad argument and
   // for the body's and the daemon's errors at a new signature (traced at the body's lines).
   std::vector<Tensor> operator()(const std::vector<Tensor>& args, Loc loc = Loc::current()) const;
 
