@@ -296,7 +296,6 @@ std::vector<TensorValue> Engine::run_prepared(PreparedGraph& prepared,
       prepared.plan_ =
           plan_for(prepared.graph_, types, prepared.outputs_, mode, &prepared.plan_info_, profile);
       prepared.plan_mode_ = mode;
-      prepared.plan_info_.plan_cached = true;  // the next runs find it here
     } else {
       ++stats_.plan_cache_hits;
     }
