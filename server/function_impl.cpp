@@ -8,6 +8,7 @@
 
 #include "engine/exec/engine.h"
 #include "engine/ir/error.h"
+#include "server/accounting.h"
 #include "server/device_bytes.h"
 #include "server/exceptions.h"
 #include "server/graph_from_wire.h"
@@ -25,7 +26,21 @@ struct FunctionState {
   std::vector<std::optional<engine::TensorValue>> captured;
   std::vector<size_t> parameters;  // the graph input of each argument, in order
   std::vector<ir::TensorType> parameter_types;
+  // The captured values count as the session's tensors while the function keeps them (their
+  // handles on the client may be gone); a buffer a tensor holds too counts once.
+  std::vector<Charge> charges;
 };
+
+// Charges the captured values to the session, or throws Quota when they do not fit its limit.
+void charge_captured(SessionCore& session, FunctionState& state) {
+  std::vector<std::pair<const void*, uint64_t>> buffers;
+  for (const auto& value : state.captured) {
+    if (value) buffers.emplace_back(value->buffer.get(), value->nbytes());
+  }
+  const std::shared_ptr<Account>& account = session.account();
+  account->check_room(account->new_bytes(buffers), "the function's captured tensors");
+  for (const auto& [buffer, bytes] : buffers) state.charges.emplace_back(account, buffer, bytes);
+}
 
 // The type a parameter's input node declares (validate() checks the node itself later).
 ir::TensorType declared_type(const ir::Graph& graph, size_t input) {
@@ -191,6 +206,7 @@ kj::Promise<void> define_function(std::shared_ptr<SessionCore> session, Function
         });
       })
       .then([session, state, context](kj::Own<bool>) mutable {
+        with_wire_errors([&] { charge_captured(*session, *state); });
         context.getResults().setFunction(kj::heap<FunctionImpl>(session, state));
       });
 }

@@ -294,3 +294,40 @@ TEST_CASE("a chain of calls on each other's results runs without waiting", "[fun
   CHECK(total.item<float>() == Approx(want_x[0] + want_x[1] + want_k[0] + want_k[1]));
   CHECK(x.to_vector<float>() == std::vector<float>{want_x[0], want_x[1]});
 }
+
+TEST_CASE("a function's captured tensors count in the session's memory while it lives",
+          "[function]") {
+  ClientFixture f(tensord::test::DaemonOptions::with_args({"--session-memory-limit", "2000000"}));
+  Session& s = f.session;
+  Tensor big = s.full({100000}, 1.0f);  // 400 kB
+  s.sync({big});
+  const uint64_t before = s.stats().live_bytes;
+  {
+    Function add_big =
+        s.function([&](const std::vector<Tensor>& a) { return std::vector<Tensor>{a[0] + big}; });
+    Tensor zeros = s.zeros({100000});
+    CHECK(add_big({zeros})[0].sum().item<float>() == 100000.0f);
+    big = Tensor();  // the function still holds it: `zeros` and `big` stay charged
+    CHECK(f.live_tensors_eventually(2) == 2);
+    CHECK(s.stats().live_bytes == 800000);
+
+    // A function capturing more than the session may hold is refused, naming what: 800 kB
+    // inline in the definition, next to `big` (400 kB, in add_big), `zeros` (400 kB) and the
+    // argument (800 kB), under a 2 MB limit.
+    std::vector<float> host(200000, 2.0f);
+    Tensor constant = s.from_vector(host, {200000});
+    Function too_big = s.function(
+        [&](const std::vector<Tensor>& a) { return std::vector<Tensor>{a[0] * constant}; });
+    try {
+      too_big({s.zeros({200000})});
+      FAIL("2.4 MB held under a 2 MB limit");
+    } catch (const tensord::Error& e) {
+      CHECK(e.code() == tensord::ErrorCode::Quota);
+      CHECK_THAT(e.what(), Catch::Contains("captured"));
+    }
+  }
+  // The function is gone: so is its charge.
+  CHECK(f.live_tensors_eventually(0) == 0);
+  CHECK(s.stats().live_bytes == 0);
+  CHECK(before == 400000);
+}
