@@ -302,6 +302,10 @@ interface Function {
   # which then starts as soon as this one is done, without a round trip in between.
   call @0 (arguments :List(GraphInput), fetch :List(Bool))
       -> (results :List(Result), outputs :CallOutputs);
+
+  # The plan a call would use now (the session's compile mode), as Session.explain gives it:
+  # fused groups, boundaries, whether it is cached and replayed as a CUDA graph. Runs nothing.
+  explain @1 () -> (explanation :Explanation);
 }
 
 # (protocol 1.6) The results of one Function.call, by index (list elements cannot be pipelined).

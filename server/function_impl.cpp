@@ -12,6 +12,7 @@
 #include "server/device_bytes.h"
 #include "server/exceptions.h"
 #include "server/graph_from_wire.h"
+#include "server/run_graph.h"
 #include "server/run_request.h"
 #include "server/worker_call.h"
 
@@ -96,6 +97,20 @@ class FunctionImpl final : public ::Function::Server {
         return call_steps(std::move(session), *state, context, std::move(marks));
       });
     });
+  }
+
+  kj::Promise<void> explain(ExplainContext context) override {
+    const engine::CompileMode mode = session_->compile_mode();
+    return run_on_worker(session_->queue(),
+                         [state = state_, mode](engine::Engine& engine) {
+                           const engine::PreparedGraph& p = *state->prepared;
+                           return engine::explain(engine, p.graph(), p.input_types(), p.outputs(),
+                                                  mode);
+                         })
+        .then([context](kj::Own<engine::Explanation> e) mutable {
+          with_wire_errors(
+              [&] { explanation_to_wire(*e, context.getResults().initExplanation()); });
+        });
   }
 
  private:

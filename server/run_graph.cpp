@@ -81,31 +81,32 @@ kj::Promise<void> explain_graph(std::shared_ptr<SessionCore> session, ExplainCon
         });
       })
       .then([context](kj::Own<engine::Explanation> e) mutable {
-        with_wire_errors([&] {
-          auto out = context.getResults().initExplanation();
-          out.setMode(std::string(engine::name(e->mode)));
-          out.setSteps(e->steps);
-          out.setPlanCached(e->plan_cached);
-          out.setKernelsCached(e->kernels_cached);
-          out.setCaptured(e->captured);
-          out.setText(e->text());
-          auto groups = out.initGroups(static_cast<unsigned>(e->groups.size()));
-          for (size_t i = 0; i < e->groups.size(); ++i) {
-            const engine::ExplainedGroup& g = e->groups[i];
-            groups[i].setKernel(g.kernel);
-            auto ops = groups[i].initOps(static_cast<unsigned>(g.ops.size()));
-            for (size_t k = 0; k < g.ops.size(); ++k) ops.set(k, g.ops[k]);
-            auto nodes = groups[i].initNodes(static_cast<unsigned>(g.nodes.size()));
-            for (size_t k = 0; k < g.nodes.size(); ++k) nodes.set(k, g.nodes[k]);
-          }
-          auto bounds = out.initBoundaries(static_cast<unsigned>(e->boundaries.size()));
-          for (size_t i = 0; i < e->boundaries.size(); ++i) {
-            bounds[i].setNode(e->boundaries[i].node);
-            bounds[i].setOp(e->boundaries[i].op);
-            bounds[i].setReason(e->boundaries[i].reason);
-          }
-        });
+        with_wire_errors([&] { explanation_to_wire(*e, context.getResults().initExplanation()); });
       });
+}
+
+void explanation_to_wire(const engine::Explanation& e, ::Explanation::Builder out) {
+  out.setMode(std::string(engine::name(e.mode)));
+  out.setSteps(e.steps);
+  out.setPlanCached(e.plan_cached);
+  out.setKernelsCached(e.kernels_cached);
+  out.setCaptured(e.captured);
+  out.setText(e.text());
+  auto groups = out.initGroups(static_cast<unsigned>(e.groups.size()));
+  for (size_t i = 0; i < e.groups.size(); ++i) {
+    const engine::ExplainedGroup& g = e.groups[i];
+    groups[i].setKernel(g.kernel);
+    auto ops = groups[i].initOps(static_cast<unsigned>(g.ops.size()));
+    for (size_t k = 0; k < g.ops.size(); ++k) ops.set(k, g.ops[k]);
+    auto nodes = groups[i].initNodes(static_cast<unsigned>(g.nodes.size()));
+    for (size_t k = 0; k < g.nodes.size(); ++k) nodes.set(k, g.nodes[k]);
+  }
+  auto bounds = out.initBoundaries(static_cast<unsigned>(e.boundaries.size()));
+  for (size_t i = 0; i < e.boundaries.size(); ++i) {
+    bounds[i].setNode(e.boundaries[i].node);
+    bounds[i].setOp(e.boundaries[i].op);
+    bounds[i].setReason(e.boundaries[i].reason);
+  }
 }
 
 }  // namespace tensord::server

@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "engine/exec/explain.h"
 #include "server/session_core.h"
 #include "tensord.capnp.h"
 
@@ -18,5 +19,8 @@ kj::Promise<void> run_graph(std::shared_ptr<SessionCore> session, RunContext con
 // Session.explain: the same translation, then the engine's explain on the session's worker.
 using ExplainContext = capnp::CallContext<::Session::ExplainParams, ::Session::ExplainResults>;
 kj::Promise<void> explain_graph(std::shared_ptr<SessionCore> session, ExplainContext context);
+
+// The engine's explanation as the protocol's (Session.explain, Function.explain).
+void explanation_to_wire(const engine::Explanation& e, ::Explanation::Builder out);
 
 }  // namespace tensord::server

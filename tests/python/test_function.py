@@ -121,3 +121,16 @@ def test_a_chain_of_calls_on_results_in_flight():
         x = step(x)
         want = want * 0.5 + 1
     np.testing.assert_allclose(x.numpy(), want, rtol=1e-6)
+
+
+def test_a_function_explains_its_plan():
+    @td.function
+    def chain(x, scale):
+        return td.tanh(td.exp(-x * x) * scale + 1)
+
+    x = td.asarray(np.linspace(-1, 1, 50, dtype=np.float32))
+    e = chain.explain(x, 2.0)
+    assert e.steps == 1 and len(e.groups) == 1 and "exp" in e.groups[0].ops
+    assert chain.traces == 1
+    chain(x, 2.0).numpy()
+    assert chain.explain(x, 2.0).plan_cached

@@ -2,6 +2,7 @@
 #include "tensord/explain.h"
 
 #include "client/cpp/src/errors.h"
+#include "client/cpp/src/explain_wire.h"
 #include "client/cpp/src/graph_builder.h"
 #include "client/cpp/src/recorder.h"
 #include "client/cpp/src/session_state.h"
@@ -10,6 +11,27 @@
 #include "tensord/session.h"
 
 namespace tensord {
+
+Explanation detail::explanation_from_wire(::Explanation::Reader e) {
+  Explanation out;
+  out.mode = e.getMode();
+  out.steps = e.getSteps();
+  out.plan_cached = e.getPlanCached();
+  out.kernels_cached = e.getKernelsCached();
+  out.captured = e.getCaptured();
+  out.text = e.getText();
+  for (auto grp : e.getGroups()) {
+    ExplainedGroup eg;
+    eg.kernel = grp.getKernel();
+    for (auto op : grp.getOps()) eg.ops.emplace_back(op);
+    for (uint32_t n : grp.getNodes()) eg.nodes.push_back(n);
+    out.groups.push_back(std::move(eg));
+  }
+  for (auto b : e.getBoundaries()) {
+    out.boundaries.push_back({b.getNode(), b.getOp(), b.getReason()});
+  }
+  return out;
+}
 
 Explanation explain(const std::vector<Tensor>& tensors, std::source_location loc) {
   std::vector<std::shared_ptr<detail::TensorNode>> roots;
@@ -57,26 +79,7 @@ Explanation explain(const std::vector<Tensor>& tensors, std::source_location loc
     value.setOutput(v.output);
   }
   try {
-    auto response = request.send().wait(s.wait_scope());
-    auto e = response.getExplanation();
-    Explanation out;
-    out.mode = e.getMode();
-    out.steps = e.getSteps();
-    out.plan_cached = e.getPlanCached();
-    out.kernels_cached = e.getKernelsCached();
-    out.captured = e.getCaptured();
-    out.text = e.getText();
-    for (auto grp : e.getGroups()) {
-      ExplainedGroup eg;
-      eg.kernel = grp.getKernel();
-      for (auto op : grp.getOps()) eg.ops.emplace_back(op);
-      for (uint32_t n : grp.getNodes()) eg.nodes.push_back(n);
-      out.groups.push_back(std::move(eg));
-    }
-    for (auto b : e.getBoundaries()) {
-      out.boundaries.push_back({b.getNode(), b.getOp(), b.getReason()});
-    }
-    return out;
+    return detail::explanation_from_wire(request.send().wait(s.wait_scope()).getExplanation());
   } catch (const kj::Exception& e) {
     // Upload chunks reference the leaves' bytes in place: they finish (or fail) before the
     // leaves may go.

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "client/cpp/src/errors.h"
+#include "client/cpp/src/explain_wire.h"
 #include "client/cpp/src/graph_builder.h"
 #include "client/cpp/src/recorder.h"
 #include "client/cpp/src/sync.h"
@@ -202,7 +203,10 @@ size_t Function::traces() const {
   return state_->traces.size();
 }
 
-std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args, Loc loc) const {
+// The trace of `args`' signature (traced now if new); `nodes` gets the arguments' nodes, each
+// on the daemon or small enough to go inline.
+detail::FunctionTrace& Function::trace_for(const std::vector<Tensor>& args,
+                                           std::vector<detail::TensorNode*>& nodes, Loc loc) const {
   detail::FunctionState& f = *state_;
   detail::SessionState& s = *f.session;
   s.check_thread();
@@ -213,7 +217,6 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args, Loc lo
                                std::to_string(s.info.protocol_minor),
                            loc);
   }
-  std::vector<TensorNode*> nodes;
   std::vector<ir::TensorType> signature;
   for (size_t k = 0; k < args.size(); ++k) {
     const auto& node = TensorAccess::node(args[k], loc);
@@ -235,7 +238,14 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args, Loc lo
     f.traces.push_back(detail::trace(f, std::move(signature), loc));
     found = f.traces.end() - 1;
   }
-  detail::FunctionTrace& t = *found;
+  return *found;
+}
+
+std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args, Loc loc) const {
+  detail::FunctionState& f = *state_;
+  detail::SessionState& s = *f.session;
+  std::vector<TensorNode*> nodes;
+  detail::FunctionTrace& t = trace_for(args, nodes, loc);
 
   auto request = t.remote.callRequest();
   auto list = request.initArguments(static_cast<unsigned>(t.arguments.size()));
@@ -300,6 +310,17 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args, Loc lo
   s.calls_in_flight->add(forked.addBranch());
   call->replied = kj::mv(forked);
   return out;
+}
+
+Explanation Function::explain(const std::vector<Tensor>& args, Loc loc) const {
+  std::vector<TensorNode*> nodes;
+  detail::FunctionTrace& t = trace_for(args, nodes, loc);
+  try {
+    return detail::explanation_from_wire(
+        t.remote.explainRequest().send().wait(state_->session->wait_scope()).getExplanation());
+  } catch (const kj::Exception& e) {
+    throw detail::translate(e, nullptr, loc);
+  }
 }
 
 Function Session::function(Function::Body body) {

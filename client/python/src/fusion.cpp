@@ -41,6 +41,8 @@ void bind_fusion(py::module_& m) {
              py::gil_scoped_release unlocked;
              return f(args, loc);
            })
+      .def("explain", [](const Function& f, const std::vector<Tensor>& args,
+                         std::source_location loc) { return f.explain(args, loc); })
       .def_property_readonly("traces", &Function::traces);
   m.def("function", [](Session& s, py::function body) {
     return s.function([body = std::move(body)](const std::vector<Tensor>& args) {

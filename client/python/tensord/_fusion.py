@@ -51,6 +51,21 @@ class Function:
         return sum(kept.traces for kept, _ in self._kept.values())
 
     def __call__(self, *args, **kwargs):
+        kept, arrays = self._kept_for(args, kwargs)
+        results = kept[0]([a._t for a in arrays], caller())
+        signature = tuple((a.dtype, a.shape) for a in arrays)  # after the call: sizes known
+        out = [Array(t) for t in results]
+        return out[0] if kept[1].get(signature) else tuple(out)
+
+    def explain(self, *args, **kwargs):
+        """The plan a call with these arguments would use now (traced first if new), as
+        `td.explain` shows it: fused groups, boundaries, caches, CUDA-graph replay. Runs
+        nothing."""
+        kept, arrays = self._kept_for(args, kwargs)
+        return kept[0].explain([a._t for a in arrays], caller())
+
+    def _kept_for(self, args, kwargs):
+        """The daemon's function for this layout of arguments, and the array arguments."""
         s = session()
         if self._session is not s:
             self._session, self._kept = s, {}
@@ -76,10 +91,7 @@ class Function:
             single = {}
             kept = self._kept[layout] = (
                 _tensord.function(s, lambda tensors: self._body(tensors, layout, single)), single)
-        results = kept[0]([a._t for a in arrays], caller())
-        signature = tuple((a.dtype, a.shape) for a in arrays)  # after the call: sizes known
-        out = [Array(t) for t in results]
-        return out[0] if kept[1].get(signature) else tuple(out)
+        return kept, arrays
 
     def _body(self, tensors, layout, single):
         stand_ins = iter([Array(t) for t in tensors])

@@ -331,3 +331,27 @@ TEST_CASE("a function's captured tensors count in the session's memory while it 
   CHECK(s.stats().live_bytes == 0);
   CHECK(before == 400000);
 }
+
+TEST_CASE("a function explains the plan its calls use", "[function]") {
+  ClientFixture f;
+  Session& s = f.session;
+  Function chain = s.function([](const std::vector<Tensor>& a) {
+    return std::vector<Tensor>{tensord::tanh(tensord::exp(-(a[0] * a[0])) * 2.0f + 1.0f)};
+  });
+  Tensor x = s.from_vector(ramp(100, 2.0f), {100});
+  tensord::Explanation before = chain.explain({x});  // traces; runs nothing
+  CHECK(chain.traces() == 1);
+  CHECK(before.mode == "default");
+  CHECK(before.steps == 1);  // the chain is one fused kernel
+  REQUIRE(before.groups.size() == 1);
+  CHECK(std::find(before.groups[0].ops.begin(), before.groups[0].ops.end(), "exp") !=
+        before.groups[0].ops.end());
+  CHECK_FALSE(before.captured);  // never on the CPU
+  (void)chain({x})[0].to_vector<float>();
+  CHECK(chain.explain({x}).plan_cached);
+  s.set_compile_mode("eager");
+  tensord::Explanation eager = chain.explain({x});
+  CHECK(eager.mode == "eager");
+  CHECK(eager.groups.empty());
+  CHECK(eager.steps > 1);
+}

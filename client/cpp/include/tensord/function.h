@@ -7,13 +7,16 @@
 #include <source_location>
 #include <vector>
 
+#include "tensord/explain.h"
 #include "tensord/tensor.h"
 
 namespace tensord {
 
 namespace detail {
 struct FunctionState;
-}
+struct FunctionTrace;
+struct TensorNode;
+}  // namespace detail
 
 // A function of tensors traced once per argument signature (dtypes and shapes) and kept on the
 // daemon (Session.function, protocol 1.6): each call sends only its arguments and runs the
@@ -42,11 +45,17 @@ class Function {
   // for the body's and the daemon's errors at a new signature (traced at the body's lines).
   std::vector<Tensor> operator()(const std::vector<Tensor>& args, Loc loc = Loc::current()) const;
 
+  // The plan a call with `args` would use now (tracing it first at a new signature), as
+  // tensord::explain gives it: fused groups, boundaries, caches, CUDA-graph replay. Runs nothing.
+  Explanation explain(const std::vector<Tensor>& args, Loc loc = Loc::current()) const;
+
   // How many signatures were traced (each one graph on the daemon).
   size_t traces() const;
 
  private:
   friend class Session;
+  detail::FunctionTrace& trace_for(const std::vector<Tensor>& args,
+                                   std::vector<detail::TensorNode*>& nodes, Loc loc) const;
   explicit Function(std::shared_ptr<detail::FunctionState> state) : state_(std::move(state)) {}
   std::shared_ptr<detail::FunctionState> state_;
 };
