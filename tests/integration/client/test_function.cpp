@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "tests/integration/client/client_fixture.h"
@@ -354,4 +356,30 @@ TEST_CASE("a function explains the plan its calls use", "[function]") {
   CHECK(eager.mode == "eager");
   CHECK(eager.groups.empty());
   CHECK(eager.steps > 1);
+}
+
+TEST_CASE("profiled calls trace their requests and kernels, without validation", "[function]") {
+  ClientFixture f;
+  Session& s = f.session;
+  Function chain = s.function([](const std::vector<Tensor>& a) {
+    return std::vector<Tensor>{tensord::tanh(tensord::exp(-(a[0] * a[0])) * 2.0f + 1.0f)};
+  });
+  Tensor x = s.from_vector(ramp(1000, 2.0f), {1000});
+  (void)chain({x})[0].to_vector<float>();  // traced and planned before the profile
+  tensord::Profile prof = s.profile();
+  Tensor y;
+  for (int i = 0; i < 5; ++i) y = chain({x})[0];
+  (void)y.to_vector<float>();
+  prof.stop();
+  std::map<std::string, uint64_t> calls;
+  for (const tensord::profiler::KeyAverage& k : prof.key_averages()) calls[k.key] = k.calls;
+  CHECK(calls["[request]"] >= 5);
+  CHECK(calls["[execute]"] == 5);
+  CHECK(calls["[queue_wait]"] >= 5);
+  // A call brings no graph: nothing to validate or look up.
+  CHECK(calls.count("[validate]") == 0);
+  CHECK(calls.count("[plan_lookup]") == 0);
+  bool kernel = false;
+  for (const auto& [key, n] : calls) kernel = kernel || (key.starts_with("fused:") && n == 5);
+  CHECK(kernel);
 }
