@@ -41,6 +41,17 @@ struct CudaLaunchConfig {
 CudaLaunchConfig cuda_launch_config(const LoopKernel& kernel, const LaunchShape& launch,
                                     int sm_count);
 
+// Rows whose row-level inputs several passes read (softmax: max, sum, store; layer_norm: mean,
+// variance, store) keep what the first pass loaded in dynamic shared memory when a block takes
+// the row and the copy fits in this many bytes, so the row leaves DRAM (or L2) once. Under the
+// 48 KiB a launch gets without opting in, with room for td_reduce's static slots.
+inline constexpr int64_t kCudaRowCacheBytes = int64_t{40} << 10;
+
+// The dynamic shared memory a block needs to cache a row of `n` elements of `kernel` (each cached
+// input in its storage type, 16-byte aligned), or 0 if its kernels read no row input twice.
+// The kernel computes the same sum and caches only when the launch gave it that much.
+int64_t cuda_row_cache_bytes(const LoopKernel& kernel, int64_t n);
+
 // The parameter block of one launch; `ptrs` are the operands' device addresses, inputs then
 // outputs.
 std::vector<uint64_t> cuda_params(const LoopKernel& kernel, const LaunchShape& launch,

@@ -48,7 +48,7 @@ CudaLaunchConfig cuda_launch_config(const LoopKernel& kernel, const LaunchShape&
   const int64_t sm = std::max(1, sm_count);
   const int64_t cap = sm * 32;
   CudaLaunchConfig c;
-  c.shared_bytes = 0;  // the reduction slots are static shared memory
+  c.shared_bytes = 0;  // the reduction slots are static shared memory; row caches below
   if (kernel.inner_rank == 0) {
     int64_t total = 1;
     for (int64_t s : launch.sizes) total *= s;
@@ -92,6 +92,8 @@ CudaLaunchConfig cuda_launch_config(const LoopKernel& kernel, const LaunchShape&
     c.block = block;
     c.threads_per_unit = block;
     c.grid = static_cast<unsigned>(std::min(rows, cap));
+    const int64_t cache = cuda_row_cache_bytes(kernel, n);
+    if (cache > 0 && cache <= kCudaRowCacheBytes) c.shared_bytes = static_cast<size_t>(cache);
   }
   return c;
 }

@@ -149,7 +149,22 @@ void CudaWriter::row_instr(uint32_t v) {
   const std::string a = value_name("v", v);
   line("      " + t + " " + a + "[TD_U];");
   line("#pragma unroll");
-  if (in.kind == Kind::Load) {
+  const int slot = v < cache_slot_.size() ? cache_slot_[v] : -1;
+  if (in.kind == Kind::Load && slot >= 0) {
+    // A cached row input: the first pass that reads it keeps it, later ones read it back.
+    const DType st = k_.inputs[in.arg].dtype;
+    const std::string memory = value_name("q", in.arg) + "[" + at(static_cast<int>(in.arg)) + "]";
+    const std::string rc = value_name("rc", slot) + "[e[u]]";
+    if (cache_filled_[v]) {
+      line("      for (int u = 0; u < TD_U; ++u) " + a + "[u] = e[u] < n ? " +
+           from_storage(st, "(rcached ? " + rc + " : " + memory + ")") + " : (" + t + ")0;");
+    } else {
+      line("      for (int u = 0; u < TD_U; ++u) { if (e[u] < n) { const " + storage(st) +
+           " s = " + memory + "; if (rcached) " + rc + " = s; " + a +
+           "[u] = " + from_storage(st, "s") + "; } else " + a + "[u] = (" + t + ")0; }");
+      cache_filled_[v] = true;
+    }
+  } else if (in.kind == Kind::Load) {
     const std::string x =
         from_storage(k_.inputs[in.arg].dtype,
                      value_name("q", in.arg) + "[" + at(static_cast<int>(in.arg)) + "]");

@@ -154,6 +154,16 @@ template <class R, class T> static __device__ __forceinline__ T td_reduce(T x, i
   for (int w = 1; w < warps; ++w) x = R::f(x, s[w]);
   return x;
 }
+// A block's dynamic shared memory and its size (the row caches of emit_cuda_rows.cpp).
+static __device__ __forceinline__ unsigned char* td_dyn_smem() {
+  extern __shared__ __align__(16) unsigned char td_dyn[];
+  return td_dyn;
+}
+static __device__ __forceinline__ unsigned td_dyn_smem_bytes() {
+  unsigned b;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(b));
+  return b;
+}
 static __device__ __forceinline__ int td_group(td_i64 n, td_i64 rows, bool strided) {
   if (strided && rows >= 1024) return n <= 1 ? 1 : n <= 2 ? 2 : 4;
   if (n <= 128 || (n <= 1024 && rows >= 1024)) {

@@ -1,6 +1,9 @@
 // Kernels with inner dimensions (LoopKernel::inner_rank > 0, not columns): each outer row goes to
 // a group of threads, one pass over the row per reduction, a group reduction (td_reduce), then
-// the outer values and a last pass for the row outputs.
+// the outer values and a last pass for the row outputs. Row inputs that several of those passes
+// read are kept in shared memory by the first (row_cache).
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -52,6 +55,7 @@ void CudaWriter::rows() {
     decompose("lc", ro, r_, "lane", "n > 0");
     decompose("ls", ro, r_, "grp", "n > 0");
   }
+  row_cache();
   line("  for (td_i64 r = row0; r < rows; r += rstep) {");
   for (int o = 0; o < n_; ++o) {
     std::string b = ro == 1 ? "r * " + stride(o, 0) : "0";
@@ -81,6 +85,57 @@ void CudaWriter::rows() {
   }
   if (ro > 1) line("  " + advance("oc", "os", 0, ro));
   line("  }");
+}
+
+std::vector<uint32_t> CudaWriter::cached_loads() const {
+  if (k_.inner_rank == 0 || k_.columns) return {};
+  std::vector<std::vector<bool>> passes;  // the row values each pass computes (rows())
+  for (const Instr& in : k_.body) {
+    if (in.level == Level::Outer && in.kind == Kind::Reduce) passes.push_back(cone({in.args[0]}));
+  }
+  if (!row_results().empty()) passes.push_back(cone(row_results()));
+  std::vector<uint32_t> loads;
+  for (uint32_t v = 0; v < k_.body.size(); ++v) {
+    const Instr& in = k_.body[v];
+    if (in.kind != Kind::Load || !row(v)) continue;
+    if (k_.inputs[in.arg].access == Access::Broadcast) continue;
+    const auto readers = std::count_if(passes.begin(), passes.end(),
+                                       [&](const std::vector<bool>& need) { return need[v]; });
+    if (readers >= 2) loads.push_back(v);
+  }
+  return loads;
+}
+
+// Declares rc<slot>, each cached load's row in dynamic shared memory (cuda_row_cache_bytes's
+// layout), and rcached: whether this block took the whole row and the launch gave it room (the
+// host's rule, kCudaRowCacheBytes, decides; the kernel only checks). Each thread reads back
+// only the elements it wrote itself (every pass steps alike), so no barrier is needed, not even
+// between rows.
+void CudaWriter::row_cache() {
+  cache_slot_.assign(k_.body.size(), -1);
+  cache_filled_.assign(k_.body.size(), false);
+  const std::vector<uint32_t> loads = cached_loads();
+  if (loads.empty()) return;
+  line("  td_i64 rc_end = 0;");
+  for (size_t j = 0; j < loads.size(); ++j) {
+    const uint32_t v = loads[j];
+    const DType t = k_.inputs[k_.body[v].arg].dtype;
+    const std::string s = storage(t), rc = value_name("rc", static_cast<int64_t>(j));
+    line("  " + s + "* " + rc + " = (" + s + "*)(td_dyn_smem() + rc_end);");
+    line("  rc_end += (n * " + num(static_cast<int64_t>(ir::itemsize(t))) + " + 15) & ~15LL;");
+    cache_slot_[v] = static_cast<int>(j);
+  }
+  line("  const bool rcached = blk && n < (1LL << 32) && rc_end <= (td_i64)td_dyn_smem_bytes();");
+}
+
+int64_t cuda_row_cache_bytes(const LoopKernel& kernel, int64_t n) {
+  int64_t bytes = 0;
+  for (uint32_t v : CudaWriter(kernel).cached_loads()) {
+    const auto size = static_cast<int64_t>(ir::itemsize(kernel.inputs[kernel.body[v].arg].dtype));
+    if (n >= (int64_t{1} << 32)) return INT64_MAX;
+    bytes += (n * size + 15) & ~int64_t{15};
+  }
+  return bytes;
 }
 
 void CudaWriter::reduction(uint32_t v) {

@@ -21,7 +21,8 @@
 // a warp for short rows, else the block), make one pass over the row per reduction
 // (recomputing its row-level producers, as the C++ emitter does), reduce within the group,
 // compute the outer values, then make one pass storing the row-level outputs; the group's
-// first thread stores the outer-level outputs.
+// first thread stores the outer-level outputs. A row input that several passes read is kept in
+// shared memory by the first when the block has room for the row (row_cache).
 #pragma once
 
 #include <algorithm>
@@ -65,6 +66,10 @@ class CudaWriter {
         only_stored_(only_stored(k)) {}
 
   std::string body();
+
+  // The row-level loads of a kernel with rows that more than one pass reads (not broadcast
+  // ones, which read one element): what a row cache keeps (cuda_row_cache_bytes).
+  std::vector<uint32_t> cached_loads() const;
 
  private:
   using DType = ir::DType;
@@ -118,6 +123,7 @@ class CudaWriter {
 
   // emit_cuda_rows.cpp
   void rows();
+  void row_cache();
   void reduction(uint32_t v);
   void arg_reduction(uint32_t v);
 
@@ -130,8 +136,10 @@ class CudaWriter {
   int ni_;
   int n_;
   CudaParamWords w_;
-  std::vector<bool> only_stored_;  // only_stored(k_): values computed without rounding
-  std::string start_ = "lane";     // where a thread's first pass step begins
+  std::vector<bool> only_stored_;   // only_stored(k_): values computed without rounding
+  std::string start_ = "lane";      // where a thread's first pass step begins
+  std::vector<int> cache_slot_;     // per instruction: its row cache (rc<slot>), or -1
+  std::vector<bool> cache_filled_;  // per instruction: a pass has written its row cache
   std::string out_;
 };
 

@@ -22,6 +22,10 @@ struct Harness {
                   [this](size_t bytes) { return cpu.allocate(bytes); }};
 };
 
+// The dynamic shared memory a loop-IR kernel's last emulated launch used (what a block left
+// there), or null for other kernels (movement_emulation.cpp).
+const unsigned char* emulated_shared_memory(cudaKernel_t kernel);
+
 // One per test binary (device memory is the CPU backend's).
 inline Harness& h() {
   static Harness harness;

@@ -98,7 +98,9 @@ template <typename... A> static void td_invoke(void (*f)(A...), void** a) {
 // The same for the loop-IR emitter's units (engine/codegen/emit_cuda*.cpp): the formula
 // prelude's host stand-ins (formulas_host_shim.h) and a launch of one thread. That one thread
 // walks the whole grid-stride range of a pointwise kernel; in a kernel with rows, td_group is
-// made to give every row one thread (loop_unit_for_host), so that td_reduce shuffles nothing.
+// made to give every row a block of that one thread (loop_unit_for_host), whose td_reduce
+// returns its value, and the block's dynamic shared memory (a row cache) is a buffer here of
+// the size the launch asked for.
 constexpr const char* kLoopShim = R"(// CUDA built-ins for host C++ (loop-IR units)
 #include "tests/unit/cuda/formulas_host_shim.h"
 #include <cstddef>
@@ -115,6 +117,10 @@ static inline void __syncthreads() {}
 template <class T> static inline T __shfl_xor_sync(unsigned, T x, int) { abort(); return x; }
 extern "C" void td_emu_launch(unsigned, unsigned, void*) {}
 extern "C" void td_emu_thread(unsigned, unsigned) {}
+alignas(16) static unsigned char td_emu_dyn[1 << 16];
+static size_t td_emu_dyn_bytes = 0;
+extern "C" void td_emu_shared(size_t bytes) { td_emu_dyn_bytes = bytes <= sizeof td_emu_dyn ? bytes : 0; }
+extern "C" const unsigned char* td_emu_shared_data() { return td_emu_dyn; }
 template <typename... A, std::size_t... I>
 static void td_call(void (*f)(A...), void** a, std::index_sequence<I...>) {
   f(*static_cast<std::remove_cv_t<std::remove_reference_t<A>>*>(a[I])...);
@@ -124,16 +130,34 @@ template <typename... A> static void td_invoke(void (*f)(A...), void** a) {
 }
 )";
 
-// A loop-IR unit with td_group answering 1 (one thread per row); an error if the prelude no
-// longer has the function as written here (the kernels would then loop forever).
+// `head` found in a loop-IR unit, or an error saying that the prelude changed under the
+// emulation (whose kernels would then loop forever or touch shared memory that is not there).
+size_t find_in_prelude(const std::string& text, const std::string& head) {
+  const size_t at = text.find(head);
+  if (at == std::string::npos) {
+    throw Error(ErrorCode::Internal, "emulation: the loop-IR prelude has no `" + head + "`");
+  }
+  return at;
+}
+
+// A loop-IR unit with td_group answering 0 (a block per row: of one thread here), td_reduce
+// returning a one-thread block's value, and the dynamic shared memory functions (device code:
+// an extern __shared__ array and a PTX register) answering with td_emu_dyn.
 std::string loop_unit_for_host(std::string text) {
   const std::string group =
       "static __device__ __forceinline__ int td_group(td_i64 n, td_i64 rows, bool strided) {";
-  const size_t at = text.find(group);
-  if (at == std::string::npos) {
-    throw Error(ErrorCode::Internal, "emulation: the loop-IR prelude has no td_group to replace");
-  }
-  text.insert(at + group.size(), " return 1;");
+  text.insert(find_in_prelude(text, group) + group.size(), " return 0;");
+  const std::string reduce =
+      "template <class R, class T> static __device__ __forceinline__ T td_reduce(T x, int g, bool "
+      "blk) {";
+  text.insert(find_in_prelude(text, reduce) + reduce.size(),
+              " if (blk && blockDim.x == 1) return x;");
+  const size_t begin =
+      find_in_prelude(text, "static __device__ __forceinline__ unsigned char* td_dyn_smem() {");
+  const size_t end = find_in_prelude(text, group);
+  text.replace(begin, end - begin,
+               "static unsigned char* td_dyn_smem() { return td_emu_dyn; }\n"
+               "static unsigned td_dyn_smem_bytes() { return (unsigned)td_emu_dyn_bytes; }\n");
   return text;
 }
 
@@ -141,6 +165,8 @@ struct EmuLibrary {
   void* handle = nullptr;
   void (*launch)(unsigned, unsigned, std::barrier<>*) = nullptr;
   void (*thread)(unsigned, unsigned) = nullptr;
+  void (*shared)(size_t) = nullptr;  // loop-IR units: the launch's dynamic shared memory
+  const unsigned char* (*shared_data)() = nullptr;
 };
 
 std::mutex g_mutex;
@@ -232,6 +258,9 @@ const EmuLibrary& library(const std::string& text, std::span<const std::string> 
   lib.launch = reinterpret_cast<void (*)(unsigned, unsigned, std::barrier<>*)>(
       dlsym(lib.handle, "td_emu_launch"));
   lib.thread = reinterpret_cast<void (*)(unsigned, unsigned)>(dlsym(lib.handle, "td_emu_thread"));
+  lib.shared = reinterpret_cast<void (*)(size_t)>(dlsym(lib.handle, "td_emu_shared"));
+  lib.shared_data =
+      reinterpret_cast<const unsigned char* (*)()>(dlsym(lib.handle, "td_emu_shared_data"));
   return g_libraries.emplace(text, lib).first->second;
 }
 
@@ -262,11 +291,12 @@ cudaKernel_t CudaKernelCache::kernel(const std::string& source, const std::strin
   return load(source, names).front();
 }
 
-void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t, cudaStream_t,
-            const char* what) {
+void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared_bytes,
+            cudaStream_t, const char* what) {
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
   auto* f = reinterpret_cast<void (*)(void**)>(kernel);
   const EmuLibrary* lib = g_kernel_library.at(reinterpret_cast<void*>(kernel));
+  if (lib->shared != nullptr) lib->shared(shared_bytes);
   const unsigned threads = block.x * block.y;
   const bool block_kernel = g_block_kernels.count(reinterpret_cast<void*>(kernel)) > 0;
   if (threads <= 1 || (block.y == 1 && !block_kernel)) {  // grid-stride: one thread walks all
@@ -289,6 +319,13 @@ void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t, cud
   for (std::thread& t : pool) t.join();
   (void)what;
 }
+
+namespace test {
+const unsigned char* emulated_shared_memory(cudaKernel_t kernel) {
+  const EmuLibrary* lib = g_kernel_library.at(reinterpret_cast<void*>(kernel));
+  return lib->shared_data != nullptr ? lib->shared_data() : nullptr;
+}
+}  // namespace test
 
 void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess) throw Error(ErrorCode::Internal, std::string(what) + " failed");

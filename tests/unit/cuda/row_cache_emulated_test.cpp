@@ -1,0 +1,166 @@
+// The row cache of the CUDA emitter's row kernels (emit_cuda_rows.cpp): a row input that several
+// passes read is kept in dynamic shared memory by the first pass when the launch gives the
+// block room for it. Run on the host (movement_emulation.cpp: a block of one thread per row,
+// the launch's dynamic shared memory a buffer): the same kernel launched with and without that
+// memory must give the same bits, and the host's rule (cuda_launch_config) must ask for it
+// exactly when the row fits.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "engine/backends/cuda/loop_ir_launch.h"
+#include "engine/codegen/emit_cuda.h"
+#include "engine/ir/half.h"
+#include "tests/unit/cuda/emulated_harness.h"
+#include "tests/unit/cuda/loop_kernels.h"
+
+namespace tensord::cuda::test {
+namespace {
+
+using codegen::Access;
+using codegen::LoopKernel;
+using engine::TensorValue;
+using ir::DType;
+using ir::Op;
+
+TensorValue tensor(DType t, int64_t n) {
+  ir::TensorType type{t, ir::Shape{n}};
+  return TensorValue::contiguous(h().cpu.allocate(std::max<size_t>(8, type.nbytes())), type);
+}
+
+engine::FusedGroup group(const LoopKernel& kernel, std::vector<int64_t> sizes,
+                         std::vector<int64_t> strides) {
+  engine::FusedGroup g;
+  g.kernel = kernel;
+  g.launch.inner_rank = kernel.inner_rank;
+  g.launch.sizes = std::move(sizes);
+  g.launch.strides = std::move(strides);
+  g.launch.constants = {1.0};
+  return g;
+}
+
+// Launches `g` with the dynamic shared memory its launch configuration asks for, or none.
+void run(const engine::FusedGroup& g, const std::vector<void*>& ptrs, bool with_cache) {
+  const cudaKernel_t k = loop_kernel(h().ctx, g.kernel);
+  const codegen::CudaLaunchConfig c = codegen::cuda_launch_config(g.kernel, g.launch, 132);
+  std::vector<uint64_t> params = codegen::cuda_params(g.kernel, g.launch, ptrs);
+  void* args[] = {params.data()};
+  launch(k, dim3(c.grid), dim3(c.block), args, with_cache ? c.shared_bytes : 0, nullptr,
+         "a row-cache test kernel");
+}
+
+// softmax over the last dimension: max, sum of exp, then the store pass (x read three times).
+LoopKernel softmax(DType t, Access a) {
+  codegen::test::KernelBuilder k(1, 1);
+  const uint32_t x = k.load(t, a);
+  const uint32_t m = k.reduce(Op::max, x, t);
+  const uint32_t e = k.op(Op::exp, {k.op(Op::sub, {x, m}, t)}, t);
+  const uint32_t s = k.reduce(Op::sum, e, t);
+  k.out(k.op(Op::div, {e, s}, t));
+  return k.kernel();
+}
+
+}  // namespace
+
+TEST_CASE("the host asks for a row cache only for inputs read by several passes") {
+  const LoopKernel soft = softmax(DType::Float32, Access::Contiguous);
+  CHECK(codegen::cuda_row_cache_bytes(soft, 300) == 1200);
+  CHECK(codegen::cuda_row_cache_bytes(soft, 301) == 1216);  // 16-byte aligned
+  codegen::test::KernelBuilder sum(1, 1);
+  sum.out(sum.reduce(Op::sum, sum.load(DType::Float32), DType::Float32));
+  CHECK(codegen::cuda_row_cache_bytes(sum.kernel(), 300) == 0);  // one pass
+  codegen::test::KernelBuilder bcast(1, 1);
+  const uint32_t b = bcast.load(DType::Float32, Access::Broadcast);
+  const uint32_t x = bcast.load(DType::Float32);
+  const uint32_t y = bcast.op(Op::mul, {x, b}, DType::Float32);
+  bcast.out(bcast.op(Op::sub, {y, bcast.reduce(Op::max, y, DType::Float32)}, DType::Float32));
+  CHECK(codegen::cuda_row_cache_bytes(bcast.kernel(), 300) == 1200);  // x only
+
+  // A block per row (512 threads at 4096): the row fits at 4096 floats, not at 16384.
+  engine::FusedGroup g = group(soft, {64, 4096}, {4096, 1, 4096, 1});
+  CHECK(codegen::cuda_launch_config(soft, g.launch, 132).shared_bytes == 4096 * 4);
+  g = group(soft, {8, 16384}, {16384, 1, 16384, 1});
+  CHECK(codegen::cuda_launch_config(soft, g.launch, 132).shared_bytes == 0);
+  g = group(soft, {4096, 64}, {64, 1, 64, 1});  // short rows go to warps: no block to cache for
+  CHECK(codegen::cuda_launch_config(soft, g.launch, 132).shared_bytes == 0);
+}
+
+TEST_CASE("emulated: softmax rows read back from the row cache equal rows read from memory") {
+  for (const int64_t n : {int64_t{300}, int64_t{2000}, int64_t{10240}, int64_t{12000}}) {
+    INFO("n = " << n);
+    const int64_t rows = 3;
+    const LoopKernel k = softmax(DType::Float32, Access::Contiguous);
+    const engine::FusedGroup g = group(k, {rows, n}, {n, 1, n, 1});
+    TensorValue x = tensor(DType::Float32, rows * n);
+    for (int64_t i = 0; i < rows * n; ++i) {
+      x.data<float>()[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)) * 6.0);
+    }
+    TensorValue cached = tensor(DType::Float32, rows * n), plain = tensor(DType::Float32, rows * n);
+    const bool fits = n * 4 <= codegen::kCudaRowCacheBytes;
+    CHECK((codegen::cuda_launch_config(k, g.launch, 132).shared_bytes > 0) == fits);
+    run(g, {x.raw(), cached.raw()}, true);
+    if (fits) {  // the one emulated block left the last row it cached there
+      const unsigned char* smem = emulated_shared_memory(loop_kernel(h().ctx, k));
+      REQUIRE(smem != nullptr);
+      CHECK(std::memcmp(smem, x.data<float>() + (rows - 1) * n, static_cast<size_t>(n * 4)) == 0);
+    }
+    run(g, {x.raw(), plain.raw()}, false);
+    CHECK(std::memcmp(cached.raw(), plain.raw(), static_cast<size_t>(rows * n * 4)) == 0);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* v = x.data<float>() + r * n;
+      double m = v[0], s = 0;
+      for (int64_t i = 1; i < n; ++i) m = std::max(m, static_cast<double>(v[i]));
+      for (int64_t i = 0; i < n; ++i) s += std::exp(v[i] - m);
+      for (int64_t i = 0; i < n; i += 97) {
+        const double want = std::exp(v[i] - m) / s;
+        CHECK(std::fabs(cached.data<float>()[r * n + i] - want) <= 1e-5 * want + 1e-12);
+      }
+    }
+  }
+}
+
+// Two cached inputs of different widths (a float16 one read strided, a float64 one), first
+// read by different passes: x by the max pass, y by the sum pass, both by the store pass.
+TEST_CASE("emulated: two row caches of different dtypes, filled by different passes") {
+  const int64_t rows = 4, n = 777;
+  codegen::test::KernelBuilder kb(1, 1);
+  const uint32_t x = kb.load(DType::Float16, Access::Strided);
+  const uint32_t y = kb.load(DType::Float64);
+  const uint32_t m = kb.reduce(Op::max, x, DType::Float16);
+  const uint32_t s = kb.reduce(Op::sum, y, DType::Float64);
+  const uint32_t xd = kb.op(Op::cast, {kb.op(Op::sub, {x, m}, DType::Float16)}, DType::Float64);
+  kb.out(kb.op(Op::mul, {xd, kb.op(Op::div, {y, s}, DType::Float64)}, DType::Float64));
+  const LoopKernel& k = kb.kernel();
+  CHECK(codegen::cuda_row_cache_bytes(k, n) == ((n * 2 + 15) & ~15) + ((n * 8 + 15) & ~15));
+  // x is [n, rows] read along its columns (stride rows), y and the output are [rows, n].
+  const engine::FusedGroup g = group(k, {rows, n}, {1, rows, n, 1, n, 1});
+  TensorValue xs = tensor(DType::Float16, rows * n), ys = tensor(DType::Float64, rows * n);
+  for (int64_t i = 0; i < rows * n; ++i) {
+    xs.data<uint16_t>()[i] =
+        ir::Float16::from_float(static_cast<float>((i * 37) % 101) / 8.0f - 6.0f);
+    ys.data<double>()[i] = 1.0 + static_cast<double>((i * 13) % 17);
+  }
+  TensorValue cached = tensor(DType::Float64, rows * n), plain = tensor(DType::Float64, rows * n);
+  REQUIRE(codegen::cuda_launch_config(k, g.launch, 132).shared_bytes > 0);
+  run(g, {xs.raw(), ys.raw(), cached.raw()}, true);
+  run(g, {xs.raw(), ys.raw(), plain.raw()}, false);
+  CHECK(std::memcmp(cached.raw(), plain.raw(), static_cast<size_t>(rows * n * 8)) == 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    float mx = -INFINITY;
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      mx = std::max(mx, ir::Float16::to_float(xs.data<uint16_t>()[i * rows + r]));
+      sum += ys.data<double>()[r * n + i];
+    }
+    for (int64_t i = 0; i < n; i += 31) {
+      const float d = ir::Float16::to_float(
+          ir::Float16::from_float(ir::Float16::to_float(xs.data<uint16_t>()[i * rows + r]) - mx));
+      const double want = static_cast<double>(d) * (ys.data<double>()[r * n + i] / sum);
+      CHECK(cached.data<double>()[r * n + i] == want);
+    }
+  }
+}
+
+}  // namespace tensord::cuda::test
