@@ -127,8 +127,9 @@ void run_all(GpuBench& b, const Args& args) {
   // The D2D copy of `bytes` (none in --smoke: it may run without CUDA).
   const auto d2d = [&](int64_t bytes) -> std::vector<std::pair<std::string, double>> {
     if (args.smoke) return {};
-    return {{"cudaMemcpy_d2d",
-             tensord::bench::memcpy_d2d_gbps(static_cast<size_t>(bytes), b.warmup(), b.repeats())}};
+    return {
+        {"cudaMemcpy_d2d", tensord::bench::memcpy_d2d_gbps(static_cast<size_t>(bytes), b.warmup(),
+                                                           b.repeats(), z.big_calls)}};
   };
   if (want("gpu_chain8_256M")) {
     b.workload("gpu_chain8_256M", [&] {

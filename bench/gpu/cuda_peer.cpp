@@ -1,5 +1,6 @@
 #include "bench/gpu/cuda_peer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -66,7 +67,8 @@ CudaProbe probe_cuda() {
   return p;
 }
 
-double memcpy_d2d_gbps(size_t bytes, int warmup, int repeats) {
+double memcpy_d2d_gbps(size_t bytes, int warmup, int repeats, int calls) {
+  calls = std::max(1, calls);
   check(cudaSetDevice(0), "cudaSetDevice");
   PeerResources r;
   check(cudaMalloc(&r.src, bytes), "cudaMalloc");
@@ -83,13 +85,15 @@ double memcpy_d2d_gbps(size_t bytes, int warmup, int repeats) {
   std::vector<double> seconds;
   for (int i = 0; i < repeats; ++i) {
     check(cudaEventRecord(r.start, r.stream), "cudaEventRecord");
-    check(cudaMemcpyAsync(r.dst, r.src, bytes, cudaMemcpyDeviceToDevice, r.stream),
-          "cudaMemcpyAsync");
+    for (int c = 0; c < calls; ++c) {
+      check(cudaMemcpyAsync(r.dst, r.src, bytes, cudaMemcpyDeviceToDevice, r.stream),
+            "cudaMemcpyAsync");
+    }
     check(cudaEventRecord(r.stop, r.stream), "cudaEventRecord");
     check(cudaEventSynchronize(r.stop), "cudaEventSynchronize");
     float ms = 0;
     check(cudaEventElapsedTime(&ms, r.start, r.stop), "cudaEventElapsedTime");
-    seconds.push_back(ms * 1e-3);
+    seconds.push_back(ms * 1e-3 / calls);
   }
   return 2.0 * static_cast<double>(bytes) / median(seconds) / 1e9;
 }
@@ -132,7 +136,7 @@ CudaProbe probe_cuda() {
   return p;
 }
 
-double memcpy_d2d_gbps(size_t, int, int) {
+double memcpy_d2d_gbps(size_t, int, int, int) {
   throw std::runtime_error("this build has no CUDA backend");
 }
 

@@ -18,9 +18,10 @@ struct CudaProbe {
 CudaProbe probe_cuda();
 
 // Median GB/s (bytes read + bytes written, as for a kernel) of cudaMemcpyAsync
-// device-to-device of `bytes` on device 0, timed with CUDA events; throws std::runtime_error
-// naming the failing CUDA call.
-double memcpy_d2d_gbps(size_t bytes, int warmup, int repeats);
+// device-to-device of `bytes` on device 0: CUDA events around `calls` copies queued back to
+// back (as many as the figure it is the peer of makes), the time divided by `calls`; throws
+// std::runtime_error naming the failing CUDA call.
+double memcpy_d2d_gbps(size_t bytes, int warmup, int repeats, int calls);
 
 // Median GB/s of one cudaMemcpyAsync of `bytes` between pinned host memory (cudaHostAlloc) and
 // device 0, host to device or device to host, timed with CUDA events: the bus's speed, the

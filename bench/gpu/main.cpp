@@ -27,7 +27,8 @@
 // file written by bench/gpu/torch_peer.py (--torch-peers FILE), one line per peer; without it
 // the peer is "none". tensord's figures are end to end: one sync point per repeat (the request,
 // the kernels, and a one-element read that waits for them on the device's stream), so the
-// ratio to PyTorch's kernel time (CUDA events) includes the round trips. Medians over
+// ratio to PyTorch's kernel time (CUDA events around as many back-to-back calls, torch_peer.py
+// --calls) includes the round trips. Medians over
 // --repeats repeats after --warmup untimed ones.
 //
 // Exit codes: 0 all figures measured; 1 some workload failed (its error on stderr, the others
@@ -74,7 +75,7 @@ constexpr double kBigBytes = static_cast<double>(kBig) * 4;
 // wait for the device is shared by all. With 4 the H200 measured a 1 GiB copy at 0.89 of
 // cudaMemcpy and a 4096^3 bf16 matmul (one call a repeat) at 0.56 of torch.matmul: the wait
 // (~0.2 ms) against kernels of 0.2-1.4 ms.
-constexpr int kCallsPerRepeat = 16;
+constexpr int kCallsPerRepeat = 16;  // torch_peer.py --calls defaults to the same
 constexpr double kCompileGoalMs = 50, kCacheHitGoalUs = 200;  // issue 5's goals
 
 struct Args {
@@ -177,8 +178,8 @@ void run_all(GpuBench& b) {
   // Issue 5: our D2D copy and one generated elementwise kernel against cudaMemcpy D2D, 1 GiB.
   double d2d_big = 0;
   b.workload("copy_bandwidth", [&] {
-    d2d_big =
-        tensord::bench::memcpy_d2d_gbps(static_cast<size_t>(kBigBytes), b.warmup(), b.repeats());
+    d2d_big = tensord::bench::memcpy_d2d_gbps(static_cast<size_t>(kBigBytes), b.warmup(),
+                                              b.repeats(), kCallsPerRepeat);
     // An offset view (128 bytes in, aligned) is no view of a buffer's start, so contiguous()
     // copies it: one cudaMemcpyAsync D2D in the backend (movement::copy).
     Tensor x = b.input({kBig + 32}, 13);
@@ -188,8 +189,8 @@ void run_all(GpuBench& b) {
   });
   b.workload("elementwise_bandwidth", [&] {
     if (d2d_big == 0) {
-      d2d_big =
-          tensord::bench::memcpy_d2d_gbps(static_cast<size_t>(kBigBytes), b.warmup(), b.repeats());
+      d2d_big = tensord::bench::memcpy_d2d_gbps(static_cast<size_t>(kBigBytes), b.warmup(),
+                                                b.repeats(), kCallsPerRepeat);
     }
     Tensor x = b.input({kBig}, 14);
     const double t = b.seconds_per_call(kCallsPerRepeat, [&] { return -x; });
@@ -227,8 +228,8 @@ void run_all(GpuBench& b) {
 
   // Ours.
   b.workload("d2d_copy_256MiB", [&] {
-    const double peer =
-        tensord::bench::memcpy_d2d_gbps(static_cast<size_t>(kBytes), b.warmup(), b.repeats());
+    const double peer = tensord::bench::memcpy_d2d_gbps(static_cast<size_t>(kBytes), b.warmup(),
+                                                        b.repeats(), kCallsPerRepeat);
     Tensor x = b.input({kElems}, 1);
     bandwidth(b, "d2d_copy_256MiB", 2 * kBytes, [&] { return -x; }, {{"cudaMemcpy_d2d", peer}});
   });

@@ -4,16 +4,19 @@ names, each in PyTorch eager mode, under torch.compile and replayed as a CUDA gr
 (torch.cuda.graphs). Prints one JSON line per (workload, implementation):
 
     {"bench": "softmax_4096x4096", "impl": "torch_eager", "value": 2510.3, "unit": "GB/s",
-     "median_ms": 0.053, "repeats": 20}
+     "median_ms": 0.053, "repeats": 20, "calls": 16}
 
-Kernel time only: CUDA events around each call on the current stream, median over --repeats
-after --warmup untimed calls (torch.compile compiles during the warm-up). Units as in
+Kernel time only: CUDA events around --calls back-to-back calls on the current stream (16, as
+tensord-bench-gpu's kCallsPerRepeat: the device runs both sides' work back to back, warm, with
+no idle gap between calls to let its clocks recover; one call for the transfers, which
+tensord-bench-gpu times one at a time too), the time divided by the calls, median over
+--repeats after --warmup untimed calls (torch.compile compiles during the warm-up). Units as in
 tensord-bench-gpu: GB/s counts bytes read + written once, TFLOP/s 2*n^3 per matmul; the
 transfers (h2d_pinned, d2h_pinned) copy from and to pinned host memory, eager only. A failing
 (workload, implementation) prints {"bench", "impl", "error"} and the others go on.
 
 Exit codes: 0 done; 1 some measurement failed; 77 no PyTorch or no CUDA device.
-Usage: python3 bench/gpu/torch_peer.py [--repeats N] [--warmup N] [--only NAME[,NAME]]
+Usage: python3 bench/gpu/torch_peer.py [--repeats N] [--warmup N] [--calls N] [--only NAME[,NAME]]
        [--impls torch_eager,torch_compile,torch_cuda_graph]
 """
 import argparse
@@ -30,8 +33,9 @@ def emit(**fields):
     print(json.dumps(fields), flush=True)
 
 
-def time_ms(torch, fn, warmup, repeats):
-    """Median milliseconds of fn() on the current stream, CUDA events around each call."""
+def time_ms(torch, fn, warmup, repeats, calls):
+    """Median milliseconds a call of fn() on the current stream: CUDA events around `calls`
+    calls made back to back, divided by `calls`."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
@@ -40,10 +44,11 @@ def time_ms(torch, fn, warmup, repeats):
     times = []
     for _ in range(repeats):
         start.record()
-        fn()
+        for _ in range(calls):
+            fn()
         stop.record()
         stop.synchronize()
-        times.append(start.elapsed_time(stop))
+        times.append(start.elapsed_time(stop) / calls)
     return statistics.median(times)
 
 
@@ -167,6 +172,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--calls", type=int, default=16,
+                        help="back-to-back calls a timed repeat (transfers: 1)")
     parser.add_argument("--only", default="", help="comma-separated workload names")
     parser.add_argument("--impls", default="torch_eager,torch_compile,torch_cuda_graph")
     args = parser.parse_args()
@@ -200,9 +207,10 @@ def main():
                     run = as_graph(torch, fn)
                 else:
                     raise ValueError(f"unknown implementation {impl}")
-                ms = time_ms(torch, run, args.warmup, args.repeats)
+                calls = 1 if w.eager_only else max(1, args.calls)
+                ms = time_ms(torch, run, args.warmup, args.repeats, calls)
                 emit(bench=name, impl=impl, value=w.amount / (ms * 1e-3), unit=w.unit,
-                     median_ms=ms, repeats=args.repeats)
+                     median_ms=ms, repeats=args.repeats, calls=calls)
             except Exception as e:  # noqa: BLE001 (report and go on)
                 emit(bench=name, impl=impl, error=f"{type(e).__name__}: {e}")
                 failures += 1
