@@ -100,22 +100,6 @@ Tensor chain8(const Tensor& x) {
          tensord::sqrt(tensord::abs(x));
 }
 
-// Where a step's time goes on the daemon: `calls` more calls under a profile, the mean of each
-// stage and step span per call, on stderr (the figure above was measured without it).
-void print_stage_times(Session& s, const char* figure, int calls,
-                       const std::function<Tensor()>& make) {
-  tensord::Profile prof = s.profile();
-  for (int i = 0; i < calls; ++i) s.sync({make()});
-  prof.stop();
-  int shown = 0;
-  for (const tensord::profiler::KeyAverage& k : prof.key_averages()) {
-    if (shown++ == 12) break;
-    std::fprintf(stderr, "%s: %s: %-28s %6llu calls %9.1f us/call (self %.1f)\n", kProgram, figure,
-                 k.key.c_str(), static_cast<unsigned long long>(k.calls), k.total_ns / 1e3 / calls,
-                 k.self_ns / 1e3 / calls);
-  }
-}
-
 // Each figure's PyTorch lines carry its own name (torch_gpu_peer.py), so report() finds them.
 void run_all(GpuBench& b, const Args& args) {
   // --only gpu_chain8 runs gpu_chain8_256M; --only gpu_softmax_4096_vs_compile runs
@@ -137,6 +121,7 @@ void run_all(GpuBench& b, const Args& args) {
       const auto copy = d2d(z.chain_elems * 4);
       Tensor x = b.input({z.chain_elems}, 1);
       const double gbps = bytes / b.seconds_per_call(z.big_calls, [&] { return chain8(x); }) / 1e9;
+      b.print_stage_times("gpu_chain8_256M", z.big_calls, [&] { return chain8(x); });
       b.report("gpu_chain8_256M", gbps, "GB/s", copy);
       b.report("gpu_chain8_vs_compile", gbps, "GB/s");
     });
@@ -152,9 +137,11 @@ void run_all(GpuBench& b, const Args& args) {
         Tensor m = b.input({rows, cols}, 2);
         Tensor w = b.input({cols}, 3), bias = b.input({cols}, 4);
         const bool softmax = std::string(op) == "softmax";
-        const double t = b.seconds_per_call(z.big_calls, [&] {
+        const auto make = [&] {
           return softmax ? tensord::softmax(m, -1) : tensord::layer_norm(m, 1, w, bias);
-        });
+        };
+        const double t = b.seconds_per_call(z.big_calls, make);
+        b.print_stage_times(name, z.big_calls, make);
         const double gbps = 2.0 * static_cast<double>(rows * cols) * 4 / t / 1e9;
         b.report(name, gbps, "GB/s", *copy);
         b.report(name + "_vs_compile", gbps, "GB/s");
@@ -172,7 +159,7 @@ void run_all(GpuBench& b, const Args& args) {
       const double us = 1e6 * b.seconds_per_function_call(z.small_calls, call) / kReplaySegments;
       const double lazy_us =
           1e6 * b.seconds_per_call(z.small_calls, [&] { return replay_ops(x); }) / kReplaySegments;
-      print_stage_times(s, "graph_replay_200", z.small_calls, call);
+      b.print_stage_times("graph_replay_200", z.small_calls, call);
       const tensord::Explanation e = tensord::explain({replay_ops(x)});
       s.set_compile_mode("default");
       std::fprintf(stderr, "%s: graph_replay_200: %u kernels per run, %s\n", kProgram, e.steps,
@@ -200,7 +187,7 @@ void run_all(GpuBench& b, const Args& args) {
       const double steps = 1.0 / b.seconds_per_function_call(z.small_calls, call);
       const double lazy_steps =
           1.0 / b.seconds_per_call(z.small_calls, [&] { return mlp_forward(x, w, bias); });
-      print_stage_times(s, "mlp_step_small", z.small_calls, call);
+      b.print_stage_times("mlp_step_small", z.small_calls, call);
       const tensord::Explanation e = tensord::explain({mlp_forward(x, w, bias)});
       s.set_compile_mode("default");
       std::fprintf(stderr, "%s: mlp_step_small: %u kernels per step, %s\n", kProgram, e.steps,

@@ -101,6 +101,20 @@ double GpuBench::seconds_per_function_call(int calls, const std::function<Tensor
   return t / calls;
 }
 
+void GpuBench::print_stage_times(const std::string& figure, int calls,
+                                 const std::function<Tensor()>& make) {
+  tensord::Profile prof = s_.profile();
+  for (int i = 0; i < calls; ++i) s_.sync({make()});
+  prof.stop();
+  int shown = 0;
+  for (const tensord::profiler::KeyAverage& k : prof.key_averages()) {
+    if (shown++ == 12) break;
+    std::fprintf(stderr, "%s: %s: %-28s %6llu calls %9.1f us/call (self %.1f)\n", program_.c_str(),
+                 figure.c_str(), k.key.c_str(), static_cast<unsigned long long>(k.calls),
+                 k.total_ns / 1e3 / calls, k.self_ns / 1e3 / calls);
+  }
+}
+
 Tensor GpuBench::input(const ir::Shape& shape, uint32_t seed) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

@@ -58,6 +58,11 @@ class GpuBench {
   // wait for the device behind the last.
   double seconds_per_function_call(int calls, const std::function<Tensor()>& call);
 
+  // Where a call's time goes, on stderr (the figures are measured without it): `calls` more
+  // calls of make() under a profile, the mean per call of each stage, step and (on a GPU, from
+  // CUPTI) kernel or copy, the longest twelve.
+  void print_stage_times(const std::string& figure, int calls, const std::function<Tensor()>& make);
+
   // A float32 tensor of `shape` from host values in [-2, 2), uploaded once and resident on the
   // device (needs no creation kernel).
   Tensor input(const ir::Shape& shape, uint32_t seed);

@@ -168,6 +168,7 @@ void matmul_figure(GpuBench& b, const std::string& name, int64_t n, DType dtype,
     }
     s.set_float32_matmul_precision(precision);
     const double t = b.seconds_per_call(kCallsPerRepeat, [&] { return tensord::matmul(a, c); });
+    b.print_stage_times(name, 4, [&] { return tensord::matmul(a, c); });
     s.set_float32_matmul_precision("highest");
     b.report(name, 2.0 * n * n * n / t / 1e12, "TFLOP/s");
   });
@@ -213,6 +214,8 @@ void run_all(GpuBench& b) {
       // A one-element read: it waits for the upload's copies on the device's stream.
       (void)x.slice(0, 0, 1).to_vector<float>();
     });
+    b.print_stage_times("h2d_pinned", 4,
+                        [&] { return s.from_buffer(DType::Float32, {kElems}, frozen); });
     const double peer = tensord::bench::memcpy_pinned_gbps(static_cast<size_t>(kBytes), true,
                                                            b.warmup(), b.repeats());
     b.report("h2d_pinned", kBytes / t / 1e9, "GB/s", {{"cudaMemcpy_pinned_h2d", peer}});

@@ -160,7 +160,7 @@ def test_peer_without_pytorch_exits_77(tmp_path):
 
 def test_peer_prints_every_figure_the_benchmark_reads(tmp_path):
     pytest.importorskip("numpy")
-    r = run_peer(tmp_path, FAKE_TORCH, "--repeats", "2", "--warmup", "1")
+    r = run_peer(tmp_path, FAKE_TORCH, "--repeats", "2", "--warmup", "1", "--calls", "1")
     assert r.returncode == 0, r.stdout + r.stderr
     lines = [json.loads(line) for line in r.stdout.splitlines()]
     got = {(j["bench"], j["impl"]): j for j in lines}
@@ -179,6 +179,19 @@ def test_peer_prints_every_figure_the_benchmark_reads(tmp_path):
         2 * (256 << 20) * 4 / 1e6)
     assert got[("h2d_pinned", "torch_eager")]["unit"] == "GB/s"
     assert got[("matmul_bf16_8192", "torch_eager")]["unit"] == "TFLOP/s"
+
+
+def test_peer_times_back_to_back_calls_as_the_benchmark_does(tmp_path):
+    # The fake's events are 1 ms apart whatever ran between them: a call is 1/16 ms when 16
+    # ran (tensord-bench-gpu's kCallsPerRepeat), 1 ms for the transfers (one a repeat).
+    pytest.importorskip("numpy")
+    r = run_peer(tmp_path, FAKE_TORCH, "--repeats", "2", "--warmup", "1",
+                 "--only", "matmul_bf16_8192,h2d_pinned")
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = {(j["bench"], j["impl"]): j for j in map(json.loads, r.stdout.splitlines())}
+    matmul, upload = got[("matmul_bf16_8192", "torch_eager")], got[("h2d_pinned", "torch_eager")]
+    assert matmul["calls"] == 16 and matmul["median_ms"] == pytest.approx(1 / 16)
+    assert upload["calls"] == 1 and upload["median_ms"] == 1.0
 
 
 def test_peer_sets_the_precision_of_each_matmul(tmp_path):
