@@ -25,10 +25,11 @@
 // the run is queued on the device's stream; a tensord::Function call returns once sent, its
 // run queued behind the previous one) and one wait for the device at the end (a
 // one-element read queued behind the last run; torch.cuda.synchronize() in PyTorch), divided
-// by N; the figure is the median over --repeats samples after --warmup untimed calls. N is 3
-// for the 256 MiB-and-larger workloads, 100 for graph_replay_200 and mlp_step_small. The
-// cudaMemcpy D2D peer is the copy's own time between CUDA events (bench/gpu/cuda_peer.h): the
-// device's ceiling, without a round trip.
+// by N; the figure is the median over --repeats samples after --warmup untimed calls. N is 16
+// for the 256 MiB-and-larger workloads (as bench/gpu's device figures; 3 until 2026-11-28,
+// when the first call's round trip, which no later kernel hides, weighed a third), 100 for
+// graph_replay_200 and mlp_step_small. The cudaMemcpy D2D peer is the time of N copies between
+// CUDA events, divided by N (bench/gpu/cuda_peer.h): the device's ceiling, without a round trip.
 //
 // --smoke runs every workload tiny on whatever device the daemon has, without the cudaMemcpy
 // peer (tests/bench tests the program on the CPU with it); its figures mean nothing.
@@ -63,7 +64,7 @@ constexpr const char* kProgram = "tensord-bench-fusion-gpu";
 struct Sizes {
   int64_t chain_elems = int64_t{256} << 20;  // 256M float32: 1 GiB
   int64_t rows_elems = int64_t{64} << 20;    // 64M float32: 256 MiB
-  int big_calls = 3;
+  int big_calls = 16;
   int small_calls = 100;
 };
 using tensord::bench::kMlpBatch;

@@ -4,11 +4,11 @@ on the same GPU, one JSON line per (figure, implementation), named as the figure
 peer of:
 
     {"bench": "gpu_chain8_vs_compile", "impl": "torch_compile", "value": 2901.4,
-     "unit": "GB/s", "median_ms": 0.74, "calls": 3, "repeats": 10}
+     "unit": "GB/s", "median_ms": 0.74, "calls": 16, "repeats": 10}
 
 Timing as tensord-bench-fusion-gpu's (its header comment): inputs made before timing and
 resident on the device; a sample is the wall-clock time of N back-to-back calls and one
-torch.cuda.synchronize() at the end, divided by N (N = 3 for the 256 MiB-and-larger workloads,
+torch.cuda.synchronize() at the end, divided by N (N = 16 for the 256 MiB-and-larger workloads,
 100 for graph_replay_200 and mlp_step_small); the figure is the median over --repeats samples
 after --warmup untimed calls (torch.compile compiles during the warm-up). A failing
 (figure, implementation) prints {"bench", "impl", "error"} and the others go on.
@@ -28,7 +28,7 @@ from torch_peer import as_graph, cuda_torch  # noqa: E402  (shared by both GPU b
 
 CHAIN_ELEMS = 256 << 20  # 1 GiB of float32
 ROWS_ELEMS = 64 << 20  # 256 MiB of float32
-BIG_CALLS, SMALL_CALLS = 3, 100
+BIG_CALLS, SMALL_CALLS = 16, 100  # gpu_main.cpp's Sizes
 REPLAY_NODES = 200
 MLP_LAYERS, MLP_BATCH, MLP_WIDTH = 8, 8, 256
 
