@@ -282,6 +282,15 @@ std::string cpp_expr(const LoopKernel& k, const Instr& in, bool round) {
     case Op::pow:
       e = "__builtin_pow" + f + "(" + x + ", " + y + ")";
       break;
+    case Op::fmod:
+      e = "__builtin_fmod" + f + "(" + x + ", " + y + ")";
+      break;
+    case Op::remainder:
+      e = (t == "float" ? "td_remf(" : "td_remd(") + x + ", " + y + ")";
+      break;
+    case Op::floor_divide:
+      e = "(" + t + ")td_floordiv((double)" + x + ", (double)" + y + ")";
+      break;
     default:
       e = "/* unsupported */";
       break;

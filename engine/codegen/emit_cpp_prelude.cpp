@@ -51,6 +51,29 @@ static inline double td_seld(bool c, double a, double b) {
 }
 static inline float td_rh(float x) { return td_h2f(td_f2h(x)); }
 static inline float td_rb(float x) { return td_b2f(td_f2b(x)); }
+// Python's % and // on floats, as the eager kernels (kernels_binary_math.cpp, docs/ops.md):
+// fmod, then the divisor's sign; the quotient in double for every float dtype (PyTorch's
+// div_floor_floating), rounded once by the caller.
+static inline float td_remf(float a, float b) {
+  float r = __builtin_fmodf(a, b);
+  if (r != 0 && ((r < 0) != (b < 0))) r = r + b;
+  return r;
+}
+static inline double td_remd(double a, double b) {
+  double r = __builtin_fmod(a, b);
+  if (r != 0 && ((r < 0) != (b < 0))) r = r + b;
+  return r;
+}
+static inline double td_floordiv(double a, double b) {
+  if (b == 0) return a / b;
+  const double mod = __builtin_fmod(a, b);
+  double div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+  if (div == 0) return __builtin_copysign(0.0, a / b);
+  double floor_div = __builtin_floor(div);
+  if (div - floor_div > 0.5) floor_div += 1;
+  return floor_div;
+}
 )";
   constexpr std::string_view functions = R"(
 #if defined(__AVX512F__)

@@ -143,6 +143,9 @@ bool expressible(Op op, std::span<const DType> in, DType out) {
     case Op::maximum:
     case Op::minimum:
     case Op::pow:
+    case Op::fmod:
+    case Op::remainder:
+    case Op::floor_divide:
       return ir::is_floating(out);
     case Op::where:
       return in[0] == DType::Bool;

@@ -92,6 +92,25 @@ void add_integer_chains(std::vector<Case>& out) {
   }
 }
 
+// Python's // and % and C's fmod on floats inside a chain: x / 0, signed zeros, infinities and
+// NaNs (Special), small divisors of either sign.
+void add_float_division_chains(std::vector<Case>& out) {
+  using V = Values;
+  const Shape s{7, 19};
+  for (DType t : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+    out.push_back(
+        chain(Op::floor_divide,
+              {in(t, s, Layout::Contiguous, V::Special), in(t, s, Layout::Contiguous, V::Small)},
+              {{Op::remainder, {}, in(t, {19}, Layout::Contiguous, V::Small)},
+               {Op::fmod, {}, in(t, s, Layout::Permuted, V::Mixed)},
+               {Op::neg}}));
+    out.push_back(
+        chain(Op::remainder,
+              {in(t, s, Layout::Contiguous, V::Mixed), in(t, s, Layout::Contiguous, V::Special)},
+              {{Op::floor_divide, {}, in(t, {7, 1}, Layout::Contiguous, V::Small)}, {Op::abs}}));
+  }
+}
+
 void add_reduction_chains(std::vector<Case>& out) {
   using V = Values;
   const Attrs last{{Attr::axis, int64_t{-1}}, {Attr::keepdim, true}};
@@ -123,21 +142,21 @@ void add_reduction_chains(std::vector<Case>& out) {
     // empty reductions to a constant, and the fused softmax then reduces that constant (its
     // kernel named an undeclared value and did not compile; found by running random graphs).
     for (const Shape& shape : {Shape{0, 3}, Shape{2, 3}}) {
-      Case c = chain(Op::logsumexp, {in(t, shape)},
-                     {{Op::softmax, {{Attr::axis, int64_t{-1}}}}}, Accuracy::Transcendental);
+      Case c = chain(Op::logsumexp, {in(t, shape)}, {{Op::softmax, {{Attr::axis, int64_t{-1}}}}},
+                     Accuracy::Transcendental);
       c.attrs = {{Attr::keepdim, true}};
       out.push_back(std::move(c));
     }
     // A reduction without keepdim read by a row value of a square domain: (5,) broadcasts along
     // the columns, and a fused kernel read it per row instead (wrong values, found by random
     // graphs: x * x.sum(1)).
-    out.push_back(chain(Op::abs, {in(t, {5, 5})},
-                        {{Op::sum, {{Attr::axes, std::vector<int64_t>{1}}}},
-                         {Op::mul, {}, in(t, {5, 5})}},
-                        f ? Accuracy::Accumulated : Accuracy::Exact));
-    out.push_back(chain(Op::neg, {in(t, {4, 4, 4})},
-                        {{Op::max, {{Attr::axes, std::vector<int64_t>{2}}}},
-                         {Op::sub, {}, in(t, {4, 4, 4})}}));
+    out.push_back(
+        chain(Op::abs, {in(t, {5, 5})},
+              {{Op::sum, {{Attr::axes, std::vector<int64_t>{1}}}}, {Op::mul, {}, in(t, {5, 5})}},
+              f ? Accuracy::Accumulated : Accuracy::Exact));
+    out.push_back(chain(
+        Op::neg, {in(t, {4, 4, 4})},
+        {{Op::max, {{Attr::axes, std::vector<int64_t>{2}}}}, {Op::sub, {}, in(t, {4, 4, 4})}}));
     // signbit after abs of a rounded 16-bit value: GCC 12 stopped with an internal compiler
     // error on the kernel that called __builtin_signbit here (random graphs found it).
     if (f) out.push_back(chain(Op::selu, {in(t, {3, 37})}, {{Op::abs}, {Op::signbit}}));
@@ -219,6 +238,7 @@ void add_view_and_column_chains(std::vector<Case>& out) {
 
 void add_fused_chain_cases(std::vector<Case>& out) {
   add_integer_chains(out);
+  add_float_division_chains(out);
   add_reduction_chains(out);
   add_view_and_column_chains(out);
 }

@@ -1,4 +1,5 @@
-// Integer elementwise ops and prod/argmax/argmin in generated kernels (issue 6): what the code
+// Integer elementwise ops (and the division family, //, % and fmod, on floats too) and
+// prod/argmax/argmin in generated kernels (issue 6): what the code
 // generators can express, that such chains become one kernel, that the kernel gives the eager
 // kernels' bits (division by zero, MIN / -1, out-of-range shifts, saturating casts, first index
 // on ties, the first NaN), and the reasons explain gives where they still cannot fuse.
@@ -112,11 +113,11 @@ TEST_CASE("integer ops, prod, argmax and argmin are expressible; what is not sta
   CHECK(expressible(Op::neg, i64, DType::Int64));
   const DType f32[] = {DType::Float32};
   CHECK(expressible(Op::cast, f32, DType::UInt8));
-  // Wrong result dtypes, float-only ops on integers, float floor_divide and complex stay out.
+  // Wrong result dtypes, float-only ops on integers and complex stay out.
   CHECK_FALSE(expressible(Op::add, i32, DType::Int64));
   CHECK_FALSE(expressible(Op::exp, i64, DType::Float32));
   const DType f32x2[] = {DType::Float32, DType::Float32};
-  CHECK_FALSE(expressible(Op::floor_divide, f32x2, DType::Float32));
+  CHECK_FALSE(expressible(Op::floor_divide, f32x2, DType::Int32));
   const DType c64[] = {DType::Complex64};
   CHECK_FALSE(expressible(Op::neg, c64, DType::Complex64));
 
@@ -200,6 +201,68 @@ TEST_CASE(
   CHECK(fq[3] == -4);  // -7 // 2
   CHECK(fr[3] == 1);   // -7 % 2
   CHECK(fr[4] == -1);  // 7 % -2
+}
+
+// Python's // and % and C's fmod on floats: the quotient in double, rounded once; x / 0, signed
+// zeros, infinities and NaNs as eager gives them (docs/ops.md).
+TEST_CASE("float floor_divide, remainder and fmod fuse with eager's bits", "[fusion]") {
+  for (DType t : {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64}) {
+    INFO(ir::name(t));
+    const DType in[] = {t, t};
+    CHECK(codegen::expressible(Op::floor_divide, in, t));
+    CHECK(codegen::expressible(Op::remainder, in, t));
+    CHECK(codegen::expressible(Op::fmod, in, t));
+    CHECK(codegen::cuda_expressible(Op::floor_divide, in, t));
+    CHECK(codegen::cuda_expressible(Op::remainder, in, t));
+    CHECK(codegen::cuda_expressible(Op::fmod, in, t));
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> a{7,    -7,  7, -7,   5.5,    -0.0, 0.0, 1,    -1,  inf,
+                              -inf, nan, 3, 1e30, -1e-30, 7.5,  2.5, -2.5, 0.1, 123456.789};
+  const std::vector<double> b{2, 2, -2,  -2, 0.0, 3,    -3,  0.0, -0.0, 2,
+                              3, 1, inf, 3,  7,   -inf, 0.5, 0.5, 0.03, -0.7};
+  for (DType t : {DType::Float32, DType::Float16, DType::Float64}) {
+    INFO(ir::name(t));
+    FusedEngine f;
+    RawGraph g;
+    const auto n = static_cast<int64_t>(a.size());
+    ir::ValueRef x, y;
+    if (t == DType::Float64) {
+      x = g.input(t, {n}, a);
+      y = g.input(t, {n}, b);
+    } else {  // float32 inputs, cast inside the graph
+      std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
+      x = g.cast(g.input(DType::Float32, {n}, af), t);
+      y = g.cast(g.input(DType::Float32, {n}, bf), t);
+    }
+    ir::ValueRef q = g.add(Op::floor_divide, {x, y});
+    ir::ValueRef r = g.add(Op::remainder, {x, y});
+    ir::ValueRef m = g.add(Op::fmod, {g.add(Op::mul, {x, q}), y});
+    ir::ValueRef z = g.add(Op::add, {g.add(Op::remainder, {r, g.add(Op::abs, {y})}), m});
+    const std::vector<ir::ValueRef> outs{q, r, m, z};
+    const auto plan = plan_of(f.engine, g, outs);
+    INFO(reasons(*plan));
+    CHECK(plan->groups.size() == 1);
+    CHECK(plan->fusion_breaks.empty());
+    const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
+    const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
+    REQUIRE(fused.size() == eager.size());
+    for (size_t i = 0; i < fused.size(); ++i) {
+      INFO("output " << i);
+      CHECK(fused[i] == eager[i]);
+    }
+    if (t == DType::Float64) {  // Python's answers
+      const auto fq = as<double>(fused[0]), fr = as<double>(fused[1]);
+      CHECK(fq[1] == -4);          // -7 // 2
+      CHECK(fr[1] == 1);           // -7 % 2
+      CHECK(fr[2] == -1);          // 7 % -2
+      CHECK(std::isinf(fq[4]));    // 5.5 // 0
+      CHECK(std::isnan(fr[4]));    // 5.5 % 0
+      CHECK(std::signbit(fq[5]));  // -0.0 // 3
+      CHECK(fq[16] == 5);          // 2.5 // 0.5
+    }
+  }
 }
 
 TEST_CASE("prod, argmax and argmin fuse with their producers and match eager", "[fusion]") {
