@@ -73,7 +73,46 @@ bool int_expressible(Op op, std::span<const DType> in, DType out) {
   }
 }
 
+// Unary float functions: a float input, its own dtype out.
+bool float_function(Op op) {
+  switch (op) {
+    case Op::neg:
+    case Op::abs:
+    case Op::exp:
+    case Op::log:
+    case Op::sqrt:
+    case Op::rsqrt:
+    case Op::sin:
+    case Op::cos:
+    case Op::tanh:
+    case Op::sigmoid:
+    case Op::relu:
+    case Op::erf:
+    case Op::floor:
+    case Op::ceil:
+    case Op::round:
+    case Op::sign:
+    case Op::square:
+    case Op::reciprocal:
+    case Op::trunc:
+    case Op::frac:
+    case Op::exp2:
+    case Op::expm1:
+    case Op::log2:
+    case Op::log10:
+    case Op::log1p:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
+
+bool casts_input_first(Op op, std::span<const DType> in, DType out) {
+  return in.size() == 1 && (ir::is_integral(in[0]) || in[0] == DType::Bool) &&
+         ir::is_floating(out) && float_function(op);
+}
 
 int64_t LaunchShape::outer_count() const {
   int64_t n = 1;
@@ -103,34 +142,10 @@ bool expressible(Op op, std::span<const DType> in, DType out) {
     default:
       break;
   }
+  if (casts_input_first(op, in, out)) return true;  // the cast, then the float function
   if (!all_float_or_bool(in) || !float_or_bool(out)) return int_expressible(op, in, out);
+  if (float_function(op)) return ir::is_floating(in[0]) && out == in[0];
   switch (op) {
-    case Op::neg:
-    case Op::abs:
-    case Op::exp:
-    case Op::log:
-    case Op::sqrt:
-    case Op::rsqrt:
-    case Op::sin:
-    case Op::cos:
-    case Op::tanh:
-    case Op::sigmoid:
-    case Op::relu:
-    case Op::erf:
-    case Op::floor:
-    case Op::ceil:
-    case Op::round:
-    case Op::sign:
-    case Op::square:
-    case Op::reciprocal:
-    case Op::trunc:
-    case Op::frac:
-    case Op::exp2:
-    case Op::expm1:
-    case Op::log2:
-    case Op::log10:
-    case Op::log1p:
-      return ir::is_floating(in[0]) && out == in[0];
     case Op::isnan:
     case Op::isinf:
     case Op::isfinite:

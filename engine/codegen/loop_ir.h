@@ -89,10 +89,14 @@ struct LaunchShape {
 // Whether the code generators can express `op` on these dtypes (inputs, then the result),
 // with the eager kernels' results (integers bit for bit: wrapping, x // 0 = x % 0 = 0, MIN // -1
 // wrapping, out-of-range shifts; argmax/argmin: first index on ties, the first NaN wins). Ops
-// they cannot are fusion boundaries: complex dtypes, float functions of integer inputs (exp of an
-// int32), float floor_divide/remainder/fmod, reductions of bools.
+// they cannot are fusion boundaries: complex dtypes, reductions of bools.
 bool expressible(ir::Op op, std::span<const ir::DType> inputs, ir::DType result);
 bool expressible_reduction(ir::Op op, ir::DType input, ir::DType result);
+
+// A float function of an integer or bool input (exp of an int32): the eager kernel converts the
+// input to the result's dtype first and computes there, so a lowered group does the same with
+// a cast instruction before the op (lower_group.cpp); expressible() counts on it.
+bool casts_input_first(ir::Op op, std::span<const ir::DType> inputs, ir::DType result);
 
 // Per value of k.body: whether nothing but stores of outputs of its own dtype reads it (no
 // instruction takes it as an argument). Such a 16-bit value needs no rounding where it is

@@ -168,6 +168,19 @@ class Lowering {
       if (const std::optional<double> a = codegen::attribute_operand(n)) {
         in.args.push_back(add_attribute(k, *a));
       }
+      if (in.kind == Instr::Kind::Op && in.args.size() == 1) {
+        const ir::DType from[] = {k.body[in.args[0]].dtype};
+        if (codegen::casts_input_first(n.op, from, in.dtype)) {  // as the eager kernel converts
+          Instr cast;
+          cast.kind = Instr::Kind::Op;
+          cast.op = ir::Op::cast;
+          cast.dtype = in.dtype;
+          cast.level = in.level;
+          cast.args = {in.args[0]};
+          in.args[0] = static_cast<uint32_t>(k.body.size());
+          k.body.push_back(std::move(cast));
+        }
+      }
       value_of[m] = static_cast<int32_t>(k.body.size());
       k.body.push_back(std::move(in));
     }

@@ -85,6 +85,9 @@ void add_integer_chains(std::vector<Case>& out) {
     out.push_back(
         chain(Op::div, {arg(t, s, V::Special), arg(t, s, V::Small)},
               {{Op::cast, {{Attr::dtype, t}}}, {Op::remainder, {}, arg(t, s, V::Small)}}));
+    // Float functions of an integer: converted to float32 first, as eager does.
+    out.push_back(chain(Op::sub, {arg(t, s, V::Small), arg(t, s, V::Mixed)},
+                        {{Op::tanh}, {Op::exp}}, Accuracy::Transcendental));
     // Mixed integer and float operands: the integer converts with the cast rules first.
     out.push_back(
         chain(Op::mul, {arg(t, s, V::Special), arg(DType::BFloat16, s, V::Small)},

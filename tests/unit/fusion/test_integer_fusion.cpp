@@ -115,7 +115,8 @@ TEST_CASE("integer ops, prod, argmax and argmin are expressible; what is not sta
   CHECK(expressible(Op::cast, f32, DType::UInt8));
   // Wrong result dtypes, float-only ops on integers and complex stay out.
   CHECK_FALSE(expressible(Op::add, i32, DType::Int64));
-  CHECK_FALSE(expressible(Op::exp, i64, DType::Float32));
+  CHECK_FALSE(expressible(Op::exp, i64, DType::Int64));
+  CHECK(expressible(Op::exp, i64, DType::Float32));  // converted first, as eager does
   const DType f32x2[] = {DType::Float32, DType::Float32};
   CHECK_FALSE(expressible(Op::floor_divide, f32x2, DType::Int32));
   const DType c64[] = {DType::Complex64};
@@ -265,6 +266,43 @@ TEST_CASE("float floor_divide, remainder and fmod fuse with eager's bits", "[fus
   }
 }
 
+// exp of an int32 and the like: eager converts the input to the float result first, a fused
+// kernel does the same with a cast instruction (lower_group.cpp).
+TEST_CASE("float functions of integer and bool inputs fuse with eager's bits", "[fusion]") {
+  const std::vector<int32_t> ints{0,          1, -1, 2, -7, 100, -100, 3, 16777217, -2147483647 - 1,
+                                  2147483647, 42};
+  const std::vector<uint8_t> bools{0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 1, 1};
+  const auto n = static_cast<int64_t>(ints.size());
+  int fused_ops = 0;
+  for (Op op : {Op::exp, Op::log, Op::sqrt, Op::rsqrt, Op::sin, Op::cos, Op::tanh, Op::sigmoid,
+                Op::erf, Op::reciprocal, Op::exp2, Op::expm1, Op::log2, Op::log10, Op::log1p}) {
+    for (DType t : {DType::Int32, DType::Int64, DType::UInt8, DType::Bool}) {
+      INFO(ir::name(op) << " of " << ir::name(t));
+      FusedEngine f;
+      RawGraph g;
+      ir::ValueRef x = t == DType::Bool ? g.input(DType::Bool, {n}, bools)
+                                        : g.cast(g.input(DType::Int32, {n}, ints), t);
+      ir::ValueRef y = g.add(op, {x});
+      if (!ir::is_floating(g.graph.type(y).dtype)) continue;  // an integer function
+      // A consumer in the same kernel, and a 16-bit result from an int64 (rounded once).
+      ir::ValueRef z = g.add(Op::mul, {y, g.add(op, {g.cast(x, DType::Float16)})});
+      const std::vector<ir::ValueRef> outs{y, z};
+      const auto plan = plan_of(f.engine, g, outs);
+      INFO(reasons(*plan));
+      CHECK(plan->fusion_breaks.empty());
+      const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
+      const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
+      REQUIRE(fused.size() == eager.size());
+      for (size_t i = 0; i < fused.size(); ++i) {
+        INFO("output " << i);
+        CHECK(fused[i] == eager[i]);
+      }
+      ++fused_ops;
+    }
+  }
+  CHECK(fused_ops >= 40);
+}
+
 TEST_CASE("prod, argmax and argmin fuse with their producers and match eager", "[fusion]") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (int64_t cols : {int64_t{5}, int64_t{16}, int64_t{37}}) {
@@ -342,8 +380,9 @@ TEST_CASE("explain says why integer ops and arg reductions still break a chain",
   ir::ValueRef y = g.add(Op::add, {x, x});
   // A constant a double cannot hold.
   ir::ValueRef big = g.add(Op::add, {y, g.constant(DType::Int64, (int64_t{1} << 60) + 1)});
-  // A float-only op on an integer: not taken.
-  ir::ValueRef ex = g.add(Op::exp, {g.add(Op::mul, {y, y})});
+  // A reduction of bools: not taken.
+  ir::ValueRef ex = g.add(Op::sum, {g.add(Op::lt, {g.add(Op::mul, {y, y}), x})},
+                          {{Attr::axes, std::vector<int64_t>{1}}});
   // argmax over the leading axis: not the trailing ones (sum/max/min/prod form columns).
   ir::ValueRef lead = g.add(Op::argmax, {g.add(Op::sub, {y, x})}, {{Attr::axis, int64_t{0}}});
   const std::vector<ir::ValueRef> outs{big, ex, lead};
@@ -351,7 +390,7 @@ TEST_CASE("explain says why integer ops and arg reductions still break a chain",
   const std::string why = reasons(*plan);
   INFO(why);
   CHECK(why.find("beyond 2^53") != std::string::npos);
-  CHECK(why.find("exp on int64 is not expressible") != std::string::npos);
+  CHECK(why.find("sum on bool is not expressible") != std::string::npos);
   CHECK(why.find("argmax/argmin over axes that are not the trailing ones") != std::string::npos);
   const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
   const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
