@@ -88,7 +88,7 @@ void CppWriter::columns() {
     const std::string a = value_name("o", v);
     if (in.kind == Kind::Reduce) {
       const DType xt = k_.body[in.args[0]].dtype;
-      const bool wrap = (in.op == Op::sum || in.op == Op::prod) && ir::is_integral(xt);
+      const bool wrap = wraps_in_uint64(in.op, xt);
       std::string x;  // appended: GCC 12 warns (-Wrestrict, falsely) on "(" + string
       if (wrap) {
         x += "(";
@@ -125,7 +125,7 @@ void CppWriter::column_accumulator(uint32_t v, bool init) {
   const Instr& in = k_.body[v];
   const DType xt = k_.body[in.args[0]].dtype;
   const bool sum = in.op == Op::sum, prod = in.op == Op::prod;
-  const bool wrap = (sum || prod) && ir::is_integral(xt);
+  const bool wrap = wraps_in_uint64(in.op, xt);
   const std::string t = wrap ? "unsigned long long" : ct(in.dtype);
   const std::string a = value_name("a", v) + "_";
   if (init) {

@@ -21,7 +21,7 @@ void CppWriter::reduction(uint32_t v) {
   const DType xt = k_.body[in.args[0]].dtype;
   const bool sum = in.op == Op::sum, prod = in.op == Op::prod;
   // Integer sums and products wrap in uint64 and give int64, in any order the same bits.
-  const bool wrap = (sum || prod) && ir::is_integral(xt);
+  const bool wrap = wraps_in_uint64(in.op, xt);
   const std::string t = wrap ? "unsigned long long" : ct(in.dtype);
   const std::string a = "a" + num(v) + "_";
   const std::string vt = "td_a" + num(v);

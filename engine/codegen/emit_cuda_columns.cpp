@@ -84,8 +84,7 @@ void CudaWriter::columns() {
     const Instr& in = k_.body[v];
     if (in.level != Level::Outer || in.kind == Kind::Const || in.kind == Kind::Load) continue;
     if (in.kind == Kind::Reduce) {
-      const bool int_sum =
-          (in.op == Op::sum || in.op == Op::prod) && !ir::is_floating(k_.body[in.args[0]].dtype);
+      const bool int_sum = wraps_in_uint64(in.op, k_.body[in.args[0]].dtype);
       const std::string res = ct(in.dtype);
       line("  const " + res + " o" + num(v) + " = " +
            result(v, "(" + res + ")" + (int_sum ? "(td_i64)" : "") + value_name("acc", v)) + ";");
@@ -107,7 +106,7 @@ void CudaWriter::column_accumulator(uint32_t v, bool init) {
   const Instr& in = k_.body[v];
   const uint32_t arg = in.args[0];
   const DType x = k_.body[arg].dtype;
-  const bool int_sum = (in.op == Op::sum || in.op == Op::prod) && !ir::is_floating(x);
+  const bool int_sum = wraps_in_uint64(in.op, x);
   const bool product = in.op == Op::prod;
   const std::string acc = int_sum ? "td_u64" : in.op == Op::sum || product ? ct(in.dtype) : ct(x);
   const std::string r = in.op == Op::sum   ? "td_sum"

@@ -143,8 +143,7 @@ void CudaWriter::reduction(uint32_t v) {
   const uint32_t arg = in.args[0];
   const DType x = k_.body[arg].dtype;
   if (in.op == Op::argmax || in.op == Op::argmin) return arg_reduction(v);
-  const bool int_sum =
-      (in.op == Op::sum || in.op == Op::prod) && !ir::is_floating(x) && !ir::is_complex(x);
+  const bool int_sum = wraps_in_uint64(in.op, x);
   // Complex sums accumulate in complex128, as the CPU's do.
   const bool product = in.op == Op::prod;
   const std::string acc = int_sum                       ? "td_u64"

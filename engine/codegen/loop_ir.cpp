@@ -185,9 +185,14 @@ std::optional<double> attribute_operand(const ir::Node& node) {
   }
 }
 
+bool wraps_in_uint64(Op op, DType input) {
+  return (op == Op::sum || op == Op::prod) && (ir::is_integral(input) || input == DType::Bool);
+}
+
 bool expressible_reduction(Op op, DType input, DType result) {
+  if (input == DType::Bool) return wraps_in_uint64(op, input) && result == DType::Int64;
   const bool f = ir::is_floating(input);
-  if (!f && !ir::is_integral(input)) return false;  // bool and complex inputs are not fused
+  if (!f && !ir::is_integral(input)) return false;  // complex inputs are not fused
   switch (op) {
     case Op::sum:
     case Op::prod:  // integers accumulate in wrapping uint64 and give int64, as eager

@@ -89,9 +89,13 @@ struct LaunchShape {
 // Whether the code generators can express `op` on these dtypes (inputs, then the result),
 // with the eager kernels' results (integers bit for bit: wrapping, x // 0 = x % 0 = 0, MIN // -1
 // wrapping, out-of-range shifts; argmax/argmin: first index on ties, the first NaN wins). Ops
-// they cannot are fusion boundaries: complex dtypes, reductions of bools.
+// they cannot are fusion boundaries: complex dtypes, reductions of bools other than sum/prod.
 bool expressible(ir::Op op, std::span<const ir::DType> inputs, ir::DType result);
 bool expressible_reduction(ir::Op op, ir::DType input, ir::DType result);
+
+// Whether a reduction of `input` accumulates in wrapping uint64 and gives int64: sum and prod
+// of integers and bools (a count of trues), as the eager kernels do; in any order the same bits.
+bool wraps_in_uint64(ir::Op op, ir::DType input);
 
 // A float function of an integer or bool input (exp of an int32): the eager kernel converts the
 // input to the result's dtype first and computes there, so a lowered group does the same with

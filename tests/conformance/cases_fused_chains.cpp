@@ -118,6 +118,18 @@ void add_reduction_chains(std::vector<Case>& out) {
   using V = Values;
   const Attrs last{{Attr::axis, int64_t{-1}}, {Attr::keepdim, true}};
   const Attrs row{{Attr::axes, std::vector<int64_t>{1}}, {Attr::keepdim, true}};
+  // Counts of trues (sum of bools: int64) over rows and over columns, and prod of bools.
+  for (const Attrs& axes : {row, Attrs{{Attr::axes, std::vector<int64_t>{0}}}}) {
+    out.push_back(chain(Op::lt,
+                        {in(DType::Float32, {9, 37}, Layout::Contiguous, V::Mixed),
+                         in(DType::Float32, {9, 37}, Layout::Permuted, V::Special)},
+                        {{Op::sum, axes}, {Op::neg}}));
+    out.push_back(chain(
+        Op::ne,
+        {in(DType::Int32, {9, 37}, Layout::Contiguous, V::Small),
+         in(DType::Int32, {37}, Layout::Contiguous, V::Small)},
+        {{Op::prod, axes}, {Op::add, {}, in(DType::Int64, {1}, Layout::Contiguous, V::Small)}}));
+  }
   for (DType t : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64, DType::Int8,
                   DType::Int32, DType::Int64}) {
     const bool f = ir::is_floating(t);

@@ -78,6 +78,19 @@ std::vector<NamedKernel> structure_kernels() {
     ks.push_back({std::string(ir::name(t)) + " copy, rank 1", copy(t, 1, C)});
     ks.push_back({std::string(ir::name(t)) + " strided copy, rank 2", copy(t, 2, S)});
   }
+  {
+    // A count of trues per row and a product of bools per column (int64, wrapping uint64).
+    KernelBuilder k(1, 1);
+    const uint32_t x = k.load(f32);
+    const uint32_t m = k.op(Op::lt, {x, k.load(f32, S)}, DType::Bool);
+    k.out(k.reduce(Op::sum, m, DType::Int64));
+    ks.push_back({"bool count of a row", k.kernel()});
+    KernelBuilder c(1, 1);
+    c.columns();
+    c.out(
+        c.reduce(Op::prod, c.op(Op::ne, {c.load(f32), c.load(f32, B)}, DType::Bool), DType::Int64));
+    ks.push_back({"bool product of a column", c.kernel()});
+  }
   ks.push_back({"f32 softmax, 1 + 1", softmax(f32, 1, 1, C)});
   ks.push_back({"f16 softmax, 2 + 1", softmax(DType::Float16, 2, 1, C)});
   ks.push_back({"bf16 softmax, 1 + 2, strided", softmax(DType::BFloat16, 1, 2, S)});

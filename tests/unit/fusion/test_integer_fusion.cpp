@@ -129,6 +129,7 @@ TEST_CASE("integer ops, prod, argmax and argmin are expressible; what is not sta
   CHECK(expressible_reduction(Op::argmax, DType::Float16, DType::Int64));
   CHECK(expressible_reduction(Op::argmin, DType::UInt8, DType::Int64));
   CHECK_FALSE(expressible_reduction(Op::argmax, DType::Bool, DType::Int64));
+  CHECK(expressible_reduction(Op::sum, DType::Bool, DType::Int64));
   CHECK_FALSE(expressible_reduction(Op::prod, DType::Int32, DType::Int32));
   CHECK_FALSE(expressible_reduction(Op::any, DType::Bool, DType::Bool));
 
@@ -303,6 +304,41 @@ TEST_CASE("float functions of integer and bool inputs fuse with eager's bits", "
   CHECK(fused_ops >= 40);
 }
 
+// sum and prod of bools: a count of trues (and whether all are), int64 as eager gives them.
+TEST_CASE("sums and products of bools fuse with their producers and match eager", "[fusion]") {
+  CHECK(codegen::expressible_reduction(Op::sum, DType::Bool, DType::Int64));
+  CHECK(codegen::expressible_reduction(Op::prod, DType::Bool, DType::Int64));
+  CHECK_FALSE(codegen::expressible_reduction(Op::max, DType::Bool, DType::Bool));
+  CHECK(codegen::cuda_expressible_reduction(Op::sum, DType::Bool, DType::Int64));
+  const int64_t rows = 37, cols = 53;
+  std::vector<float> a(rows * cols), b(rows * cols);
+  for (int64_t i = 0; i < rows * cols; ++i) {
+    a[i] = static_cast<float>((i * 37) % 11) - 5;
+    b[i] = static_cast<float>((i * 13) % 7) - 3;
+  }
+  for (const std::vector<int64_t>& axes :
+       {std::vector<int64_t>{1}, std::vector<int64_t>{0}, std::vector<int64_t>{0, 1}}) {
+    for (Op op : {Op::sum, Op::prod}) {
+      INFO(ir::name(op) << " over " << axes.size() << " axes, first " << axes[0]);
+      FusedEngine f;
+      RawGraph g;
+      ir::ValueRef x = g.input(DType::Float32, {rows, cols}, a);
+      ir::ValueRef y = g.input(DType::Float32, {rows, cols}, b);
+      ir::ValueRef m = g.add(op == Op::sum ? Op::lt : Op::ne, {g.add(Op::mul, {x, y}), y});
+      ir::ValueRef r = g.add(op, {m}, {{Attr::axes, axes}});
+      REQUIRE(g.graph.type(r).dtype == DType::Int64);
+      ir::ValueRef out = g.add(Op::mul, {r, g.constant(DType::Int64, int64_t{3})});
+      const std::vector<ir::ValueRef> outs{out};
+      const auto plan = plan_of(f.engine, g, outs);
+      INFO(reasons(*plan));
+      CHECK(plan->groups.size() == 1);
+      const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
+      const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
+      CHECK(fused == eager);
+    }
+  }
+}
+
 TEST_CASE("prod, argmax and argmin fuse with their producers and match eager", "[fusion]") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (int64_t cols : {int64_t{5}, int64_t{16}, int64_t{37}}) {
@@ -380,9 +416,8 @@ TEST_CASE("explain says why integer ops and arg reductions still break a chain",
   ir::ValueRef y = g.add(Op::add, {x, x});
   // A constant a double cannot hold.
   ir::ValueRef big = g.add(Op::add, {y, g.constant(DType::Int64, (int64_t{1} << 60) + 1)});
-  // A reduction of bools: not taken.
-  ir::ValueRef ex = g.add(Op::sum, {g.add(Op::lt, {g.add(Op::mul, {y, y}), x})},
-                          {{Attr::axes, std::vector<int64_t>{1}}});
+  // A complex result: not taken.
+  ir::ValueRef ex = g.add(Op::neg, {g.cast(g.add(Op::mul, {y, y}), DType::Complex64)});
   // argmax over the leading axis: not the trailing ones (sum/max/min/prod form columns).
   ir::ValueRef lead = g.add(Op::argmax, {g.add(Op::sub, {y, x})}, {{Attr::axis, int64_t{0}}});
   const std::vector<ir::ValueRef> outs{big, ex, lead};
@@ -390,7 +425,7 @@ TEST_CASE("explain says why integer ops and arg reductions still break a chain",
   const std::string why = reasons(*plan);
   INFO(why);
   CHECK(why.find("beyond 2^53") != std::string::npos);
-  CHECK(why.find("sum on bool is not expressible") != std::string::npos);
+  CHECK(why.find("cast on int64 is not expressible") != std::string::npos);
   CHECK(why.find("argmax/argmin over axes that are not the trailing ones") != std::string::npos);
   const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
   const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
