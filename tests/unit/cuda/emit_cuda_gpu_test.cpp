@@ -133,6 +133,10 @@ double apply(Op op, const std::vector<double>& a, DType t) {
       return round_to(t, std::exp(a[0]));
     case Op::cast:
       return round_to(t, a[0]);
+    case Op::lt:
+      return a[0] < a[1] ? 1 : 0;
+    case Op::ne:
+      return a[0] != a[1] ? 1 : 0;
     default:
       break;
   }

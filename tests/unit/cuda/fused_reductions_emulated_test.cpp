@@ -235,3 +235,47 @@ TEST_CASE("emulated: column kernels reduce leading axes per outer cell (odd size
 }
 
 }  // namespace tensord::cuda::test
+
+namespace tensord::cuda::test {
+
+// A count of trues per row (sum of bools: int64 through the wrapping uint64 accumulator) and
+// a product of bools per column, as the structure and column kernels of loop_kernels.cpp.
+TEST_CASE("emulated: fused counts of trues per row and products of bools per column") {
+  const int64_t rows = 5, n = 301;
+  TensorValue x = tensor(DType::Float32, rows * n), y = tensor(DType::Float32, rows * n);
+  for (int64_t i = 0; i < rows * n; ++i) {
+    x.data<float>()[i] = static_cast<float>((i * 37) % 17) - 8;
+    y.data<float>()[i] = static_cast<float>((i * 11) % 13) - 6;
+  }
+  codegen::LoopKernel count;
+  for (const auto& nk : codegen::test::structure_kernels()) {
+    if (nk.what == "bool count of a row") count = nk.kernel;
+  }
+  REQUIRE(count.outer_rank == 1);
+  TensorValue counts = tensor(DType::Int64, rows);
+  // x is [rows, n]; y is read as its transpose's rows: y[e * rows + r].
+  launch(count, {rows, n}, {n, 1, 1, rows, 1, 0}, {x.raw(), y.raw(), counts.raw()});
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t want = 0;
+    for (int64_t e = 0; e < n; ++e)
+      want += x.data<float>()[r * n + e] < y.data<float>()[e * rows + r];
+    CHECK(counts.data<int64_t>()[r] == want);
+  }
+  codegen::LoopKernel all;
+  for (const auto& nk : codegen::test::column_kernels()) {
+    if (nk.what == "bool column product, 1 + 1") all = nk.kernel;
+  }
+  REQUIRE(all.columns);
+  // [rows, n] row-major, reduced over rows per column: the domain is [n | rows].
+  TensorValue w = tensor(DType::Float32, n), prods = tensor(DType::Int64, n);
+  for (int64_t c = 0; c < n; ++c) w.data<float>()[c] = c % 4 == 0 ? x.data<float>()[c] : 100.0f;
+  launch(all, {n, rows}, {1, n, 1, 0, 1, 0}, {x.raw(), w.raw(), prods.raw()});
+  for (int64_t c = 0; c < n; ++c) {
+    int64_t want = 1;
+    for (int64_t r = 0; r < rows; ++r) want *= x.data<float>()[r * n + c] != w.data<float>()[c];
+    INFO("column " << c);
+    CHECK(prods.data<int64_t>()[c] == want);
+  }
+}
+
+}  // namespace tensord::cuda::test

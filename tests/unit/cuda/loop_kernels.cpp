@@ -79,17 +79,12 @@ std::vector<NamedKernel> structure_kernels() {
     ks.push_back({std::string(ir::name(t)) + " strided copy, rank 2", copy(t, 2, S)});
   }
   {
-    // A count of trues per row and a product of bools per column (int64, wrapping uint64).
+    // A count of trues per row (int64, wrapping uint64).
     KernelBuilder k(1, 1);
     const uint32_t x = k.load(f32);
     const uint32_t m = k.op(Op::lt, {x, k.load(f32, S)}, DType::Bool);
     k.out(k.reduce(Op::sum, m, DType::Int64));
     ks.push_back({"bool count of a row", k.kernel()});
-    KernelBuilder c(1, 1);
-    c.columns();
-    c.out(
-        c.reduce(Op::prod, c.op(Op::ne, {c.load(f32), c.load(f32, B)}, DType::Bool), DType::Int64));
-    ks.push_back({"bool product of a column", c.kernel()});
   }
   ks.push_back({"f32 softmax, 1 + 1", softmax(f32, 1, 1, C)});
   ks.push_back({"f16 softmax, 2 + 1", softmax(DType::Float16, 2, 1, C)});
@@ -301,6 +296,15 @@ std::vector<NamedKernel> column_kernels() {
     const uint32_t x = k.op(Op::exp, {k.load(DType::Float16)}, DType::Float16);
     k.out(k.reduce(Op::min, x, DType::Float16)).out(k.reduce(Op::prod, x, DType::Float16));
     ks.push_back({"f16 column min and prod of exp, 1 + 1", k.kernel()});
+  }
+  {
+    // Whether every element of a column differs from the column's own value: a product of bools.
+    KernelBuilder k(1, 1);
+    k.columns();
+    const uint32_t ne =
+        k.op(Op::ne, {k.load(f32), k.load(f32, Access::Contiguous, Level::Outer)}, DType::Bool);
+    k.out(k.reduce(Op::prod, ne, DType::Int64));
+    ks.push_back({"bool column product, 1 + 1", k.kernel()});
   }
   return ks;
 }
