@@ -11,7 +11,11 @@
 // figure instead:
 //   profile_overhead_replay  a 200-kernel plan replayed as a CUDA graph (reduce-overhead mode)
 //                            per sync, on vs off (goal ratio <= 1.05): what tracing costs when
-//                            a run is one graph launch and CUPTI records its kernels
+//                            a run is one graph launch and CUPTI records its kernels. The plan
+//                            is bench/common/launch_bound.h's replay_ops since 2026-11-28: the
+//                            one before (tanh or an affine op, then a transpose, 100 times) had
+//                            become a few kernels once views fused into their consumers, and
+//                            the H200's 1.50-1.64 were measured on it
 // On and off runs alternate, so that drift of a shared machine hits both alike. The chain runs
 // in "eager" mode, one step (and one step record) per op: fused, 1000 ops would be a couple of
 // kernels and the profiler's per-op cost would not show.
@@ -33,6 +37,7 @@
 
 #include "bench/common/bench_daemon.h"
 #include "bench/common/figure.h"
+#include "bench/common/launch_bound.h"
 #include "bench/gpu/cuda_peer.h"
 #include "engine/profiler/chrome.h"
 #include "tensord/client.h"
@@ -170,17 +175,6 @@ Pair off_overhead(const std::string& address, int repeats, int ops) {
   return {median(b), median(a)};
 }
 
-// 100 stages of an elementwise op and a transpose (a view the fusion pass does not cross): a
-// plan of about 200 kernels on a [64, 64] tensor, launch-bound, so that replaying it as one
-// CUDA graph is what the figure times.
-tensord::Tensor replay_plan(tensord::Tensor y) {
-  for (int i = 0; i < 100; ++i) {
-    y = (i % 2 == 0) ? tensord::tanh(y) : y * 0.5f + 0.25f;
-    y = tensord::transpose(y, 0, 1);
-  }
-  return y;
-}
-
 // profile_overhead_replay on a daemon of its own on the GPU (or the one at `address`).
 int run_gpu(std::string address) {
   const tensord::bench::CudaProbe probe = tensord::bench::probe_cuda();
@@ -201,8 +195,8 @@ int run_gpu(std::string address) {
   s.set_compile_mode("reduce-overhead");
   auto x = s.rand({64, 64}, 1);
   s.sync({x});
-  auto run = [&] { s.sync({replay_plan(x)}); };
-  const tensord::Explanation e = tensord::explain({replay_plan(x)});
+  auto run = [&] { s.sync({tensord::bench::replay_ops(x)}); };
+  const tensord::Explanation e = tensord::explain({tensord::bench::replay_ops(x)});
   std::fprintf(stderr, "tensord-bench-profiler: %s, %u kernels per run, %s\n",
                devices[0].name.c_str(), e.steps,
                e.captured ? "replayed as a CUDA graph" : "NOT replayed as a CUDA graph");
