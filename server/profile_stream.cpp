@@ -7,6 +7,7 @@
 #include "engine/ir/error.h"
 #include "engine/profiler/compact.h"
 #include "server/exceptions.h"
+#include "server/worker_call.h"
 
 namespace tensord::server {
 namespace {
@@ -73,12 +74,31 @@ ProfileHandleImpl::~ProfileHandleImpl() noexcept(false) {
   stream_->request_stop();
 }
 
+namespace {
+
+// The device records of the session's traced runs, which a GPU backend collects in batches
+// (Backend::trace_flush): in the profile before it stops. Runs on the session's worker after
+// its earlier jobs; a closed session has nothing left to wait for.
+kj::Promise<void> flush_device_traces(SessionCore& session) {
+  return run_on_worker(session.queue(),
+                       [](engine::Engine& e) {
+                         e.backend().trace_flush();
+                         return true;
+                       })
+      .ignoreResult()
+      .catch_([](kj::Exception&&) {});
+}
+
+}  // namespace
+
 kj::Promise<void> ProfileHandleImpl::stop(StopContext context) {
-  return stream_->stopped().then([this, context]() mutable {
-    auto results = context.getResults();
-    results.setRecorded(stream_->recorded());
-    results.setDropped(stream_->dropped());
-  });
+  return flush_device_traces(*session_)
+      .then([this] { return stream_->stopped(); })
+      .then([this, context]() mutable {
+        auto results = context.getResults();
+        results.setRecorded(stream_->recorded());
+        results.setDropped(stream_->dropped());
+      });
 }
 
 kj::Promise<void> ProfileHandleImpl::snapshot(SnapshotContext context) {

@@ -108,10 +108,14 @@ class Backend {
 
   // Device-side tracing of a profiled run: trace_step() before each step (the device work it
   // enqueues belongs to that step), trace_end() after the last one (the backend adds what ran
-  // on the device, kernels and copies with their times, to the profile). Backends whose work
-  // is the host's own (the CPU) have nothing to add.
+  // on the device, kernels and copies with their times, to the profile, then or later: a GPU's
+  // records come once its work ran, so the CUDA backend collects them in batches instead of
+  // waiting for each run), trace_flush() before a profile stops (every record of the runs
+  // traced so far is in the profiles when it returns). Backends whose work is the host's own
+  // (the CPU) have nothing to add.
   virtual void trace_step(const RunProfile& profile, uint32_t step) {}
   virtual void trace_end(const RunProfile& profile) {}
+  virtual void trace_flush() {}
 
   // Device-to-device bytes, in order with the backend's other work.
   virtual void copy(Buffer& dst, size_t dst_offset, const Buffer& src, size_t src_offset,

@@ -242,9 +242,16 @@ void CudaBackend::synchronize() {
 void CudaBackend::set_session(uint64_t session) {
   DeviceGuard guard(device_);
   state_->streams.select(session);
+  // Records of traced runs no profile stop collected (a dropped profile handle): not kept
+  // waiting, with CUPTI on, past their age bound.
+  if (tracer_ && tracer_->pending()) tracer_->flush_if_stale();
 }
 
 void CudaBackend::end_session(uint64_t session) {
+  if (tracer_ && tracer_->pending()) {
+    DeviceGuard guard(device_);
+    tracer_->flush();
+  }
   state_->streams.end(session);
 }
 
@@ -348,6 +355,11 @@ std::string CudaBackend::device_trace_status() const {
 void CudaBackend::trace_end(const engine::RunProfile& profile) {
   DeviceGuard guard(device_);
   if (tracer_) tracer_->finish(profile, stream());
+}
+
+void CudaBackend::trace_flush() {
+  DeviceGuard guard(device_);
+  if (tracer_) tracer_->flush();
 }
 
 void CudaBackend::copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src,

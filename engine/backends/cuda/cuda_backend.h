@@ -86,6 +86,7 @@ class CudaBackend final : public engine::Backend {
   void replay(engine::CapturedRun& run) override;
   void trace_step(const engine::RunProfile& profile, uint32_t step) override;
   void trace_end(const engine::RunProfile& profile) override;
+  void trace_flush() override;
   // cudaHostRegister (portable; read-only where the mapping is): write() and read() then DMA
   // straight from and to the memory.
   std::shared_ptr<void> pin_host_memory(void* data, size_t bytes, bool read_only) override;

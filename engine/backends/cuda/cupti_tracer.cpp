@@ -203,14 +203,36 @@ std::string CuptiTracer::status() const {
 
 void CuptiTracer::finish(const engine::RunProfile& profile, cudaStream_t stream) {
   if (!pushed_) {
-    stop_activity();
+    if (pending_.empty()) stop_activity();
     return;
   }
   uint64_t last = 0;
   cuptiActivityPopExternalCorrelationId(kStepKind, &last);
   pushed_ = false;
-  cudaStreamSynchronize(stream);
-  // Forced: buffers still being filled are flushed too, so this run's records are all here.
+  if (pending_.empty()) oldest_pending_ = std::chrono::steady_clock::now();
+  pending_.push_back(
+      PendingRun{profile.profiler, profile.request, clock_offset_, std::move(step_of_)});
+  step_of_.clear();
+  if (std::find(pending_streams_.begin(), pending_streams_.end(), stream) ==
+      pending_streams_.end()) {
+    pending_streams_.push_back(stream);
+  }
+  if (pending_.size() >= kMaxPendingRuns ||
+      std::chrono::steady_clock::now() - oldest_pending_ >= kMaxPendingAge) {
+    flush();
+  }
+}
+
+void CuptiTracer::flush_if_stale() {
+  if (!pending_.empty() && std::chrono::steady_clock::now() - oldest_pending_ >= kMaxPendingAge) {
+    flush();
+  }
+}
+
+void CuptiTracer::flush() {
+  if (pending_.empty()) return;
+  for (cudaStream_t s : pending_streams_) cudaStreamSynchronize(s);
+  // Forced: buffers still being filled are flushed too, so the pending runs' records are all here.
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::vector<DeviceWork> work;
   std::unordered_map<uint32_t, uint64_t> external;
@@ -225,18 +247,24 @@ void CuptiTracer::finish(const engine::RunProfile& profile, cudaStream_t stream)
       }
     }
   }
-  profiler::Profiler& p = *profile.profiler;
+  // External id -> (pending run, step).
+  std::unordered_map<uint64_t, std::pair<size_t, uint32_t>> owner;
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    for (const auto& [id, step] : pending_[i].step_of) owner.emplace(id, std::make_pair(i, step));
+  }
   for (const DeviceWork& w : work) {
     const auto ext = external.find(w.correlation);
     if (ext == external.end()) continue;  // not launched by a traced step of this backend
-    const auto step = step_of_.find(ext->second);
-    if (step == step_of_.end()) continue;
+    const auto at = owner.find(ext->second);
+    if (at == owner.end()) continue;
+    const PendingRun& run = pending_[at->second.first];
+    profiler::Profiler& p = *run.profiler;
     profiler::Record r;
     r.flags = profiler::kOnGpu;
     r.thread = profiler::kGpuStreamThread + (w.stream % 1024);
-    r.request = profile.request;
-    r.id = step->second;
-    r.start_ns = static_cast<int64_t>(w.start) + clock_offset_;
+    r.request = run.request;
+    r.id = at->second.second;
+    r.start_ns = static_cast<int64_t>(w.start) + run.clock_offset;
     r.dur_ns = static_cast<int64_t>(w.end - w.start);
     if (w.kernel) {
       r.kind = profiler::RecordKind::Kernel;
@@ -267,9 +295,10 @@ void CuptiTracer::finish(const engine::RunProfile& profile, cudaStream_t stream)
     p.add(r);
     ++matched_;
   }
-  step_of_.clear();
-  // Off between traced runs: untraced runs pay nothing and leave no records to pile up.
-  stop_activity();
+  pending_.clear();
+  pending_streams_.clear();
+  // Off until the next traced run: untraced runs pay nothing and leave no records to pile up.
+  if (!pushed_) stop_activity();
 }
 
 }  // namespace tensord::cuda

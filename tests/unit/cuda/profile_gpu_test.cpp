@@ -1,6 +1,7 @@
 // A profiled run on a GPU: CUPTI's records of the kernels each step launched reach the
 // profile with the step and request that launched them, on the GPU stream's thread, and with
-// device times inside the run.
+// device times inside the run, once the backend's traces are flushed (as a profile's stop
+// does: CuptiTracer collects them in batches).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -32,13 +33,23 @@ TEST_CASE("kernels of a profiled run carry their step, geometry and device times
   profile.request = profile.profiler->next_request();
   const int64_t before = profile.profiler->now();
   engine.run(g, in, outs, engine::CompileMode::Eager, &profile);
+  // A second run of another request: records are collected in batches, both by one flush
+  // (what a profile's stop does), each with its own request.
+  engine::RunProfile second = profile;
+  second.request = profile.profiler->next_request();
+  engine.run(g, in, outs, engine::CompileMode::Eager, &second);
+  cuda.trace_flush();
   const int64_t after = profile.profiler->now();
 
   profiler::Pending pending;
   profile.profiler->drain(pending, 1 << 20);
-  int kernels = 0;
+  int kernels = 0, second_kernels = 0;
   for (const profiler::Record& r : pending.records) {
     if (r.kind != profiler::RecordKind::Kernel) continue;
+    if (r.request == second.request) {
+      ++second_kernels;
+      continue;
+    }
     ++kernels;
     INFO("kernel " << pending.strings.at(r.name - pending.first_string));
     CHECK(r.request == profile.request);
@@ -54,6 +65,7 @@ TEST_CASE("kernels of a profiled run carry their step, geometry and device times
   }
   INFO(cuda.device_trace_status());
   CHECK(kernels == 3);  // neg, exp, sum: one kernel each in eager mode
+  CHECK(second_kernels == 3);
 }
 
 }  // namespace
