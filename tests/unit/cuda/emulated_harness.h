@@ -3,6 +3,8 @@
 // kernel cache and launches movement_emulation.cpp runs on the host.
 #pragma once
 
+#include <algorithm>
+
 #include "engine/backends/cpu/cpu_backend.h"
 #include "engine/backends/cuda/cuda_ops.h"
 
@@ -30,6 +32,13 @@ const unsigned char* emulated_shared_memory(cudaKernel_t kernel);
 inline Harness& h() {
   static Harness harness;
   return harness;
+}
+
+// A contiguous vector of `n` elements in the emulated device's memory (never a null buffer).
+inline engine::TensorValue emulated_vector(ir::DType t, int64_t n) {
+  ir::TensorType type{t, ir::Shape{n}};
+  return engine::TensorValue::contiguous(h().cpu.allocate(std::max<size_t>(8, type.nbytes())),
+                                         type);
 }
 
 }  // namespace tensord::cuda::test

@@ -23,11 +23,6 @@ using engine::TensorValue;
 using ir::DType;
 using ir::Op;
 
-TensorValue tensor(DType t, int64_t n) {
-  ir::TensorType type{t, ir::Shape{n}};
-  return TensorValue::contiguous(h().cpu.allocate(std::max<size_t>(8, type.nbytes())), type);
-}
-
 // Runs `kernel` over `sizes` with `strides` (per operand, rank each) on `ptrs`.
 void launch(const codegen::LoopKernel& kernel, std::vector<int64_t> sizes,
             std::vector<int64_t> strides, std::vector<void*> ptrs) {
@@ -64,7 +59,7 @@ TEST_CASE("emulated: fused argmax, argmin and prod of a row (ties, NaN, several 
     kb.out(kb.reduce(Op::argmax, e, DType::Int64))
         .out(kb.reduce(Op::argmin, e, DType::Int64))
         .out(kb.reduce(Op::prod, e, DType::Float32));
-    TensorValue in = tensor(DType::Float32, rows * n);
+    TensorValue in = emulated_vector(DType::Float32, rows * n);
     float* v = in.data<float>();
     for (int64_t i = 0; i < rows * n; ++i) v[i] = 0.5f * static_cast<float>((i * 7) % 5) + 0.75f;
     for (int64_t i = 0; i < n; ++i) v[1 * n + i] = 1;  // all ties: index 0 for both
@@ -72,8 +67,9 @@ TEST_CASE("emulated: fused argmax, argmin and prod of a row (ties, NaN, several 
     v[3 * n + 2] = nan;                                // the first of two NaNs
     v[3 * n + n - 3] = nan;
     v[4 * n + n - 1] = 9;  // a unique max in the last lane of the tail
-    TensorValue amax = tensor(DType::Int64, rows), amin = tensor(DType::Int64, rows),
-                prod = tensor(DType::Float32, rows);
+    TensorValue amax = emulated_vector(DType::Int64, rows),
+                amin = emulated_vector(DType::Int64, rows),
+                prod = emulated_vector(DType::Float32, rows);
     std::vector<int64_t> sizes{rows}, strides;
     if (inner == 1) {
       sizes.push_back(n);
@@ -109,10 +105,11 @@ TEST_CASE("emulated: a fused integer product wraps like eager's uint64 accumulat
   const uint32_t x = kb.load(DType::Int32);
   const uint32_t y = kb.op(Op::add, {x, x}, DType::Int32);  // wraps at 2^31
   kb.out(kb.reduce(Op::prod, y, DType::Int64)).out(kb.reduce(Op::argmin, y, DType::Int64));
-  TensorValue in = tensor(DType::Int32, rows * n);
+  TensorValue in = emulated_vector(DType::Int32, rows * n);
   int32_t* v = in.data<int32_t>();
   for (int64_t i = 0; i < rows * n; ++i) v[i] = static_cast<int32_t>((i * 2654435761u) >> 3);
-  TensorValue prod = tensor(DType::Int64, rows), amin = tensor(DType::Int64, rows);
+  TensorValue prod = emulated_vector(DType::Int64, rows),
+              amin = emulated_vector(DType::Int64, rows);
   launch(kb.kernel(), {rows, n}, {n, 1, 1, 0, 1, 0}, {in.raw(), prod.raw(), amin.raw()});
   for (int64_t r = 0; r < rows; ++r) {
     uint64_t p = 1;
@@ -139,13 +136,13 @@ TEST_CASE("emulated: fused integer floor division, remainder and shifts keep eag
       .out(kb.op(Op::remainder, {x, y}, DType::Int32))
       .out(kb.op(Op::bitwise_left_shift, {x, y}, DType::Int32))
       .out(kb.op(Op::bitwise_right_shift, {x, y}, DType::Int32));
-  TensorValue ta = tensor(DType::Int32, n), tb = tensor(DType::Int32, n);
+  TensorValue ta = emulated_vector(DType::Int32, n), tb = emulated_vector(DType::Int32, n);
   std::memcpy(ta.raw(), a.data(), a.size() * 4);
   std::memcpy(tb.raw(), b.data(), b.size() * 4);
   std::vector<TensorValue> outs;
   std::vector<void*> ptrs{ta.raw(), tb.raw()};
   for (int i = 0; i < 4; ++i) {
-    outs.push_back(tensor(DType::Int32, n));
+    outs.push_back(emulated_vector(DType::Int32, n));
     ptrs.push_back(outs.back().raw());
   }
   launch(kb.kernel(), {n}, {1, 1, 1, 1, 1, 1}, ptrs);
@@ -167,13 +164,15 @@ TEST_CASE("emulated: column kernels reduce leading axes per outer cell (odd size
   {
     // [rows, cols] row-major: the kernel's domain is [cols | rows].
     const int64_t rows = 23, cols = 37;
-    TensorValue x = tensor(DType::Float32, rows * cols), w = tensor(DType::Float32, cols);
+    TensorValue x = emulated_vector(DType::Float32, rows * cols),
+                w = emulated_vector(DType::Float32, cols);
     float* xv = x.data<float>();
     for (int64_t i = 0; i < rows * cols; ++i) xv[i] = 0.25f * static_cast<float>((i * 7) % 13) - 1;
     xv[5 * cols + 3] = std::numeric_limits<float>::quiet_NaN();  // column 3's max is NaN
     for (int64_t c = 0; c < cols; ++c) w.data<float>()[c] = 1.0f + 0.5f * static_cast<float>(c % 3);
-    TensorValue sum = tensor(DType::Float32, cols), mx = tensor(DType::Float32, cols),
-                e = tensor(DType::Float32, rows * cols);
+    TensorValue sum = emulated_vector(DType::Float32, cols),
+                mx = emulated_vector(DType::Float32, cols),
+                e = emulated_vector(DType::Float32, rows * cols);
     engine::FusedGroup group;
     group.kernel = ks[0].kernel;
     group.launch.inner_rank = 1;
@@ -207,7 +206,8 @@ TEST_CASE("emulated: column kernels reduce leading axes per outer cell (odd size
     // int32 [a, b, c, d] summed over axes 0 and 2 into int64 (wrapping): kernel domain
     // [b, d | a, c], every input stride doubled (a strided view).
     const int64_t a = 3, b = 5, c = 4, d = 19;
-    TensorValue x = tensor(DType::Int32, 2 * a * b * c * d), out = tensor(DType::Int64, b * d);
+    TensorValue x = emulated_vector(DType::Int32, 2 * a * b * c * d),
+                out = emulated_vector(DType::Int64, b * d);
     int32_t* xv = x.data<int32_t>();
     for (int64_t i = 0; i < 2 * a * b * c * d; ++i)
       xv[i] = static_cast<int32_t>(static_cast<uint32_t>(i) * 2654435761u);
@@ -242,7 +242,8 @@ namespace tensord::cuda::test {
 // a product of bools per column, as the structure and column kernels of loop_kernels.cpp.
 TEST_CASE("emulated: fused counts of trues per row and products of bools per column") {
   const int64_t rows = 5, n = 301;
-  TensorValue x = tensor(DType::Float32, rows * n), y = tensor(DType::Float32, rows * n);
+  TensorValue x = emulated_vector(DType::Float32, rows * n),
+              y = emulated_vector(DType::Float32, rows * n);
   for (int64_t i = 0; i < rows * n; ++i) {
     x.data<float>()[i] = static_cast<float>((i * 37) % 17) - 8;
     y.data<float>()[i] = static_cast<float>((i * 11) % 13) - 6;
@@ -252,7 +253,7 @@ TEST_CASE("emulated: fused counts of trues per row and products of bools per col
     if (nk.what == "bool count of a row") count = nk.kernel;
   }
   REQUIRE(count.outer_rank == 1);
-  TensorValue counts = tensor(DType::Int64, rows);
+  TensorValue counts = emulated_vector(DType::Int64, rows);
   // x is [rows, n]; y is read as its transpose's rows: y[e * rows + r].
   launch(count, {rows, n}, {n, 1, 1, rows, 1, 0}, {x.raw(), y.raw(), counts.raw()});
   for (int64_t r = 0; r < rows; ++r) {
@@ -267,7 +268,7 @@ TEST_CASE("emulated: fused counts of trues per row and products of bools per col
   }
   REQUIRE(all.columns);
   // [rows, n] row-major, reduced over rows per column: the domain is [n | rows].
-  TensorValue w = tensor(DType::Float32, n), prods = tensor(DType::Int64, n);
+  TensorValue w = emulated_vector(DType::Float32, n), prods = emulated_vector(DType::Int64, n);
   for (int64_t c = 0; c < n; ++c) w.data<float>()[c] = c % 4 == 0 ? x.data<float>()[c] : 100.0f;
   launch(all, {n, rows}, {1, n, 1, 0, 1, 0}, {x.raw(), w.raw(), prods.raw()});
   for (int64_t c = 0; c < n; ++c) {

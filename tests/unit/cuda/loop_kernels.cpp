@@ -11,17 +11,6 @@ constexpr Access C = Access::Contiguous;
 constexpr Access B = Access::Broadcast;
 constexpr Access S = Access::Strided;
 
-// y = x - max(x); e = exp(y); out = e / sum(e) over the inner dimensions.
-LoopKernel softmax(DType t, int outer, int inner, Access a) {
-  KernelBuilder k(outer, inner);
-  const uint32_t x = k.load(t, a);
-  const uint32_t m = k.reduce(Op::max, x, t);
-  const uint32_t e = k.op(Op::exp, {k.op(Op::sub, {x, m}, t)}, t);
-  const uint32_t s = k.reduce(Op::sum, e, t);
-  k.out(k.op(Op::div, {e, s}, t));
-  return k.kernel();
-}
-
 LoopKernel copy(DType t, int rank, Access a) {
   KernelBuilder k(rank, 0);
   k.out(k.load(t, a));
@@ -35,6 +24,16 @@ LoopKernel reduction(Op op, DType in, DType out, int outer, int inner, Access a)
 }
 
 }  // namespace
+
+LoopKernel softmax(DType t, int outer, int inner, Access a) {
+  KernelBuilder k(outer, inner);
+  const uint32_t x = k.load(t, a);
+  const uint32_t m = k.reduce(Op::max, x, t);
+  const uint32_t e = k.op(Op::exp, {k.op(Op::sub, {x, m}, t)}, t);
+  const uint32_t s = k.reduce(Op::sum, e, t);
+  k.out(k.op(Op::div, {e, s}, t));
+  return k.kernel();
+}
 
 std::vector<NamedKernel> structure_kernels() {
   std::vector<NamedKernel> ks;

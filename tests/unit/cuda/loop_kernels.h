@@ -79,8 +79,13 @@ struct NamedKernel {
   LoopKernel kernel;
 };
 
-// Kernels using only float add/sub/mul/div/neg/exp (the first formula table) besides loads,
-// stores, constants and reductions, which the structure writes for every real dtype.
+// softmax over the inner dimensions: m = max(x); e = exp(x - m); out = e / sum(e) (three
+// passes over each row, x read by all of them).
+LoopKernel softmax(ir::DType t, int outer, int inner, Access a);
+
+// Kernels using only float add/sub/mul/div/neg/exp (the first formula table) and the
+// comparisons lt and ne besides loads, stores, constants and reductions, which the structure
+// writes for every real dtype.
 std::vector<NamedKernel> structure_kernels();
 
 // Issue 6's column kernels (LoopKernel::columns: reductions over leading or middle axes), kept

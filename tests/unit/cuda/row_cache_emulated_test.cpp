@@ -25,11 +25,6 @@ using engine::TensorValue;
 using ir::DType;
 using ir::Op;
 
-TensorValue tensor(DType t, int64_t n) {
-  ir::TensorType type{t, ir::Shape{n}};
-  return TensorValue::contiguous(h().cpu.allocate(std::max<size_t>(8, type.nbytes())), type);
-}
-
 engine::FusedGroup group(const LoopKernel& kernel, std::vector<int64_t> sizes,
                          std::vector<int64_t> strides) {
   engine::FusedGroup g;
@@ -51,21 +46,10 @@ void run(const engine::FusedGroup& g, const std::vector<void*>& ptrs, bool with_
          "a row-cache test kernel");
 }
 
-// softmax over the last dimension: max, sum of exp, then the store pass (x read three times).
-LoopKernel softmax(DType t, Access a) {
-  codegen::test::KernelBuilder k(1, 1);
-  const uint32_t x = k.load(t, a);
-  const uint32_t m = k.reduce(Op::max, x, t);
-  const uint32_t e = k.op(Op::exp, {k.op(Op::sub, {x, m}, t)}, t);
-  const uint32_t s = k.reduce(Op::sum, e, t);
-  k.out(k.op(Op::div, {e, s}, t));
-  return k.kernel();
-}
-
 }  // namespace
 
 TEST_CASE("the host asks for a row cache only for inputs read by several passes") {
-  const LoopKernel soft = softmax(DType::Float32, Access::Contiguous);
+  const LoopKernel soft = codegen::test::softmax(DType::Float32, 1, 1, Access::Contiguous);
   CHECK(codegen::cuda_row_cache_bytes(soft, 300) == 1200);
   CHECK(codegen::cuda_row_cache_bytes(soft, 301) == 1216);  // 16-byte aligned
   codegen::test::KernelBuilder sum(1, 1);
@@ -91,13 +75,14 @@ TEST_CASE("emulated: softmax rows read back from the row cache equal rows read f
   for (const int64_t n : {int64_t{300}, int64_t{2000}, int64_t{10240}, int64_t{12000}}) {
     INFO("n = " << n);
     const int64_t rows = 3;
-    const LoopKernel k = softmax(DType::Float32, Access::Contiguous);
+    const LoopKernel k = codegen::test::softmax(DType::Float32, 1, 1, Access::Contiguous);
     const engine::FusedGroup g = group(k, {rows, n}, {n, 1, n, 1});
-    TensorValue x = tensor(DType::Float32, rows * n);
+    TensorValue x = emulated_vector(DType::Float32, rows * n);
     for (int64_t i = 0; i < rows * n; ++i) {
       x.data<float>()[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)) * 6.0);
     }
-    TensorValue cached = tensor(DType::Float32, rows * n), plain = tensor(DType::Float32, rows * n);
+    TensorValue cached = emulated_vector(DType::Float32, rows * n),
+                plain = emulated_vector(DType::Float32, rows * n);
     const bool fits = n * 4 <= codegen::kCudaRowCacheBytes;
     CHECK((codegen::cuda_launch_config(k, g.launch, 132).shared_bytes > 0) == fits);
     run(g, {x.raw(), cached.raw()}, true);
@@ -136,13 +121,15 @@ TEST_CASE("emulated: two row caches of different dtypes, filled by different pas
   CHECK(codegen::cuda_row_cache_bytes(k, n) == ((n * 2 + 15) & ~15) + ((n * 8 + 15) & ~15));
   // x is [n, rows] read along its columns (stride rows), y and the output are [rows, n].
   const engine::FusedGroup g = group(k, {rows, n}, {1, rows, n, 1, n, 1});
-  TensorValue xs = tensor(DType::Float16, rows * n), ys = tensor(DType::Float64, rows * n);
+  TensorValue xs = emulated_vector(DType::Float16, rows * n),
+              ys = emulated_vector(DType::Float64, rows * n);
   for (int64_t i = 0; i < rows * n; ++i) {
     xs.data<uint16_t>()[i] =
         ir::Float16::from_float(static_cast<float>((i * 37) % 101) / 8.0f - 6.0f);
     ys.data<double>()[i] = 1.0 + static_cast<double>((i * 13) % 17);
   }
-  TensorValue cached = tensor(DType::Float64, rows * n), plain = tensor(DType::Float64, rows * n);
+  TensorValue cached = emulated_vector(DType::Float64, rows * n),
+              plain = emulated_vector(DType::Float64, rows * n);
   REQUIRE(codegen::cuda_launch_config(k, g.launch, 132).shared_bytes > 0);
   run(g, {xs.raw(), ys.raw(), cached.raw()}, true);
   run(g, {xs.raw(), ys.raw(), plain.raw()}, false);

@@ -81,6 +81,19 @@ std::vector<T> as(const std::vector<char>& b) {
   return v;
 }
 
+// Runs `outs` fused and eager and checks that every output has the same bytes; the fused ones.
+std::vector<std::vector<char>> fused_like_eager(engine::Engine& e, const RawGraph& g,
+                                                const std::vector<ir::ValueRef>& outs) {
+  const auto fused = run_raw(e, g, outs, CompileMode::Default);
+  const auto eager = run_raw(e, g, outs, CompileMode::Eager);
+  REQUIRE(fused.size() == eager.size());
+  for (size_t i = 0; i < fused.size(); ++i) {
+    INFO("output " << i);
+    CHECK(fused[i] == eager[i]);
+  }
+  return fused;
+}
+
 // Every boundary reason of a plan, one per line.
 std::string reasons(const engine::Plan& p) {
   std::string s;
@@ -188,13 +201,7 @@ TEST_CASE(
   INFO(reasons(*plan));
   CHECK(plan->groups.size() == 1);
   CHECK(plan->fusion_breaks.empty());
-  const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
-  const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
-  REQUIRE(fused.size() == eager.size());
-  for (size_t i = 0; i < fused.size(); ++i) {
-    INFO("output " << i);
-    CHECK(fused[i] == eager[i]);
-  }
+  const auto fused = fused_like_eager(f.engine, g, outs);
   // Python's semantics, with the defined cases: MIN // -1 wraps to MIN, x // 0 = x % 0 = 0.
   const auto fq = as<int32_t>(fused[2]), fr = as<int32_t>(fused[3]);
   CHECK(fq[0] == kMin32);
@@ -247,13 +254,7 @@ TEST_CASE("float floor_divide, remainder and fmod fuse with eager's bits", "[fus
     INFO(reasons(*plan));
     CHECK(plan->groups.size() == 1);
     CHECK(plan->fusion_breaks.empty());
-    const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
-    const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
-    REQUIRE(fused.size() == eager.size());
-    for (size_t i = 0; i < fused.size(); ++i) {
-      INFO("output " << i);
-      CHECK(fused[i] == eager[i]);
-    }
+    const auto fused = fused_like_eager(f.engine, g, outs);
     if (t == DType::Float64) {  // Python's answers
       const auto fq = as<double>(fused[0]), fr = as<double>(fused[1]);
       CHECK(fq[1] == -4);          // -7 // 2
@@ -291,13 +292,7 @@ TEST_CASE("float functions of integer and bool inputs fuse with eager's bits", "
       const auto plan = plan_of(f.engine, g, outs);
       INFO(reasons(*plan));
       CHECK(plan->fusion_breaks.empty());
-      const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
-      const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
-      REQUIRE(fused.size() == eager.size());
-      for (size_t i = 0; i < fused.size(); ++i) {
-        INFO("output " << i);
-        CHECK(fused[i] == eager[i]);
-      }
+      fused_like_eager(f.engine, g, outs);
       ++fused_ops;
     }
   }
@@ -332,9 +327,7 @@ TEST_CASE("sums and products of bools fuse with their producers and match eager"
       const auto plan = plan_of(f.engine, g, outs);
       INFO(reasons(*plan));
       CHECK(plan->groups.size() == 1);
-      const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
-      const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
-      CHECK(fused == eager);
+      fused_like_eager(f.engine, g, outs);
     }
   }
 }
@@ -427,9 +420,7 @@ TEST_CASE("explain says why integer ops and arg reductions still break a chain",
   CHECK(why.find("beyond 2^53") != std::string::npos);
   CHECK(why.find("cast on int64 is not expressible") != std::string::npos);
   CHECK(why.find("argmax/argmin over axes that are not the trailing ones") != std::string::npos);
-  const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
-  const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
-  CHECK(fused == eager);
+  const auto fused = fused_like_eager(f.engine, g, outs);
   CHECK(as<int64_t>(fused[0])[0] == (int64_t{1} << 60) + 7);
 }
 
@@ -448,9 +439,7 @@ TEST_CASE("integer constants enter kernels as eager's full makes them: wrapped o
   const auto plan = plan_of(f.engine, g, outs);
   INFO(reasons(*plan));
   CHECK(plan->groups.size() == 3);  // three chains, each into its output
-  const auto fused = run_raw(f.engine, g, outs, CompileMode::Default);
-  const auto eager = run_raw(f.engine, g, outs, CompileMode::Eager);
-  CHECK(fused == eager);
+  const auto fused = fused_like_eager(f.engine, g, outs);
   CHECK(as<int8_t>(fused[0])[0] == 39);  // -5 + 44
   CHECK(as<uint8_t>(fused[1])[0] == 5);  // max(~250, 0)
   CHECK(as<uint8_t>(fused[2])[0] == 6);  // min(-250 mod 256, 255)
