@@ -106,6 +106,31 @@ TEST_CASE("emulated: softmax rows read back from the row cache equal rows read f
   }
 }
 
+// Rows of two inner dimensions read through a permutation (the offsets an odometer computes):
+// the cache is indexed by the element's place in the row, not by its address.
+TEST_CASE("emulated: a row of two permuted inner dimensions through the row cache") {
+  const int64_t rows = 4, a = 13, b = 17, n = a * b;
+  const LoopKernel k = codegen::test::softmax(DType::Float32, 1, 2, Access::Strided);
+  // x is [rows, b, a] in memory, read as [rows, a, b]; the output is [rows, a, b].
+  const engine::FusedGroup g = group(k, {rows, a, b}, {n, 1, a, n, b, 1});
+  REQUIRE(codegen::cuda_launch_config(k, g.launch, 132).shared_bytes > 0);
+  TensorValue x = emulated_vector(DType::Float32, rows * n);
+  for (int64_t i = 0; i < rows * n; ++i) x.data<float>()[i] = static_cast<float>((i * 29) % 23) / 4;
+  TensorValue cached = emulated_vector(DType::Float32, rows * n),
+              plain = emulated_vector(DType::Float32, rows * n);
+  run(g, {x.raw(), cached.raw()}, true);
+  // The last row's elements in row order: x[r, j, i] for (i, j) in [a, b].
+  const unsigned char* smem = emulated_shared_memory(loop_kernel(h().ctx, k));
+  REQUIRE(smem != nullptr);
+  std::vector<float> last(static_cast<size_t>(n));
+  for (int64_t i = 0; i < a; ++i) {
+    for (int64_t j = 0; j < b; ++j) last[i * b + j] = x.data<float>()[(rows - 1) * n + j * a + i];
+  }
+  CHECK(std::memcmp(smem, last.data(), static_cast<size_t>(n * 4)) == 0);
+  run(g, {x.raw(), plain.raw()}, false);
+  CHECK(std::memcmp(cached.raw(), plain.raw(), static_cast<size_t>(rows * n * 4)) == 0);
+}
+
 // Two cached inputs of different widths (a float16 one read strided, a float64 one), first
 // read by different passes: x by the max pass, y by the sum pass, both by the store pass.
 TEST_CASE("emulated: two row caches of different dtypes, filled by different passes") {
