@@ -205,6 +205,13 @@ Rewritten decompose(const Graph& g, std::span<const ValueRef> outputs) {
     const Node& node = g.nodes[i];
     inputs.clear();
     for (ValueRef v : node.inputs) inputs.push_back(remap(v));
+    if (node.op == Op::pow) {
+      Expansion e(out, i, node.loc);
+      if (std::optional<ValueRef> products = power_by_products(e, node, inputs)) {
+        moved[i] = *products;
+        continue;
+      }
+    }
     if (op_info(node.op).kind != OpKind::Composite) {
       // Already inferred: copied as is, without running inference again.
       moved[i] = ValueRef{static_cast<uint32_t>(out.graph.nodes.size()), 0};

@@ -3,7 +3,6 @@
 // in the compute dtype (float16/bfloat16 in float32) and round once.
 #include <cmath>
 #include <limits>
-#include <optional>
 
 #include "engine/ir/expansion.h"
 
@@ -64,19 +63,12 @@ ValueRef norm(Expansion& e, ValueRef x, const Over& o, double p) {
   if (p == 2)
     return e.unary(Op::sqrt, e.reduce(Op::sum, e.binary(Op::mul, x, x), o.axes, o.keepdim));
   ValueRef a = e.unary(Op::abs, x);
-  std::optional<ValueRef> powered;
-  if (p == std::trunc(p) && p >= 3 && p <= 16) {
-    // |x|^p by squaring and multiplying: the fused loop's pow is a scalar libm call per element
-    // (norm(ord 3) took 15x NumPy's time); a few roundings stay far within the tolerance.
-    ValueRef square = a;
-    for (auto n = static_cast<int>(p); n > 0; n >>= 1) {
-      if (n & 1) powered = powered ? e.binary(Op::mul, *powered, square) : square;
-      if (n > 1) square = e.binary(Op::mul, square, square);
-    }
-  } else {
-    powered = e.binary(Op::pow, a, e.scalar(p, c));
-  }
-  return e.binary(Op::pow, e.reduce(Op::sum, *powered, o.axes, o.keepdim), e.scalar(1 / p, c));
+  // |x|^p by squaring and multiplying: the fused loop's pow is a scalar libm call per element
+  // (norm(ord 3) took 15x NumPy's time); a few roundings stay far within the tolerance.
+  const ValueRef powered = p == std::trunc(p) && p >= 3 && p <= 16
+                               ? integer_power(e, a, static_cast<int>(p))
+                               : e.binary(Op::pow, a, e.scalar(p, c));
+  return e.binary(Op::pow, e.reduce(Op::sum, powered, o.axes, o.keepdim), e.scalar(1 / p, c));
 }
 
 ValueRef reduction(Expansion& e, const Node& node, ValueRef in) {

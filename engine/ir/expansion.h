@@ -3,6 +3,7 @@
 // location and origin.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -30,6 +31,7 @@ class Expansion {
     return v;
   }
   const TensorType& type(ValueRef v) const { return out_.graph.type(v); }
+  const Node& producer(ValueRef v) const { return out_.graph.nodes[v.node]; }
 
   ValueRef full(Shape shape, AttrValue value, DType t) {
     return add(
@@ -88,6 +90,12 @@ ValueRef expand_shape_op(Expansion& e, const Node& node, std::span<const ValueRe
 ValueRef expand_linalg(Expansion& e, const Node& node, std::span<const ValueRef> in);
 ValueRef expand_index_more(Expansion& e, const Node& node, std::span<const ValueRef> in);
 ValueRef expand_nn(Expansion& e, const Node& node, std::span<const ValueRef> in);  // decompose_nn
+// x to the power n >= 1 by squaring and multiplying (decompose_power.cpp).
+ValueRef integer_power(Expansion& e, ValueRef x, int n);
+// pow(x, 2) and pow(x, 3) of a constant exponent that neither broadcasts nor promotes x, as
+// products of x; nullopt for any other pow (decompose_power.cpp).
+std::optional<ValueRef> power_by_products(Expansion& e, const Node& node,
+                                          std::span<const ValueRef> in);
 // Every composite (decompose.cpp), for Expansion::call.
 ValueRef expand_any(Expansion& e, const Node& node, std::span<const ValueRef> in);
 

@@ -26,6 +26,10 @@ struct InputSpec {
   Values values = Values::Mixed;
   int64_t bound = 0;                    // Values::Index: indices in [-bound, bound)
   std::vector<double> explicit_values;  // Values::Explicit (repeated to fill the tensor)
+  // Recorded as a `full` node of explicit_values[0], as a client records a Python or C++ scalar
+  // operand (x ** 2), instead of an input the runner uploads: rewrites that look at constants
+  // (decompose_power.cpp) see what users send.
+  bool constant = false;
 };
 
 // An extra check of the output (moments of random tensors); returns "" or what is wrong.
@@ -80,6 +84,9 @@ inline InputSpec in_values(DType t, Shape s, std::vector<double> values) {
 }
 inline InputSpec in_index(DType t, Shape s, int64_t bound) {
   return InputSpec{t, std::move(s), Layout::Contiguous, Values::Index, bound, {}};
+}
+inline InputSpec in_constant(DType t, double value) {
+  return InputSpec{t, {}, Layout::Contiguous, Values::Explicit, 0, {value}, true};
 }
 
 std::string describe(const Case& c);  // "add float16(5, 7)[permuted] float16(7)  {axis=1}"

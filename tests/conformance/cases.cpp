@@ -31,6 +31,10 @@ std::string describe(const Case& c) {
     // Appends rather than `" " + std::string(...)`: GCC 12 flags those (-Wrestrict, a false
     // positive) depending on how this function is inlined.
     s.append(" ").append(ir::name(in.dtype)).append(shape_str(in.shape));
+    if (in.constant) {
+      s.append("=").append(attr_value_str(ir::AttrValue{in.explicit_values.at(0)}));
+      continue;
+    }
     std::string tags;
     if (in.layout != Layout::Contiguous) tags += name(in.layout);
     if (in.values != Values::Mixed && in.values != Values::Explicit) {

@@ -107,6 +107,35 @@ void add_where_cases(std::vector<Case>& out) {
   out.push_back(std::move(bad));
 }
 
+// pow of a constant scalar exponent, as clients record `x ** 2`: exponents 2 and 3 become
+// products (engine/ir/decompose_power.cpp), others and promoting ones stay pow.
+void add_constant_power_cases(std::vector<Case>& out) {
+  const auto pow_case = [](InputSpec x, InputSpec exponent, std::string note) {
+    Case c;
+    c.op = Op::pow;
+    c.inputs = {std::move(x), std::move(exponent)};
+    c.accuracy = Accuracy::Transcendental;
+    c.note = std::move(note);
+    return c;
+  };
+  for (DType t : kAllDTypes) {
+    if (t == DType::Bool) continue;
+    for (double p : {2.0, 3.0}) {
+      out.push_back(pow_case(in(t, {5, 7}, Layout::Contiguous, Values::Special),
+                             in_constant(t, p), "a product"));
+      out.push_back(
+          pow_case(in(t, {4, 6}, Layout::Permuted, Values::Small), in_constant(t, p), "a product"));
+    }
+    if (ir::is_floating(t)) {
+      out.push_back(pow_case(in(t, {9}, Layout::Contiguous, Values::Positive), in_constant(t, 2.5),
+                             "stays pow"));
+    }
+  }
+  // The exponent promotes: float32 ** 2 of an int32 stays pow.
+  out.push_back(pow_case(in(DType::Int32, {6}, Layout::Contiguous, Values::Small),
+                         in_constant(DType::Float32, 2), "promoted, stays pow"));
+}
+
 }  // namespace
 
 void add_binary_cases(std::vector<Case>& out) {
@@ -167,6 +196,7 @@ void add_binary_cases(std::vector<Case>& out) {
     out.push_back(std::move(c));
   }
   add_where_cases(out);
+  add_constant_power_cases(out);
 }
 
 }  // namespace tensord::conformance

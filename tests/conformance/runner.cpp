@@ -157,14 +157,27 @@ Verdict judge(const Case& c, const std::vector<MaterializedInput>& inputs) {
   return v;
 }
 
-// Input nodes, their layout views, then the op. Returns nullopt when graph.add rejected the op
+// A constant input's `full` node: an integer value for integer dtypes, as clients record it.
+ir::Attrs constant_attrs(const InputSpec& spec) {
+  const double v = spec.explicit_values.at(0);
+  ir::AttrValue value = v;
+  if (!ir::is_floating(spec.dtype) && spec.dtype != DType::Bool) value = static_cast<int64_t>(v);
+  return {{ir::Attr::shape, Shape{}}, {ir::Attr::value, value}, {ir::Attr::dtype, spec.dtype}};
+}
+
+// Input nodes (constants as `full` nodes), their layout views, then the op. Returns nullopt when graph.add rejected the op
 // as the reference expects.
 std::optional<ir::ValueRef> build_graph(const Case& c, const std::vector<MaterializedInput>& inputs,
                                         const Verdict& verdict, ir::Graph& graph) {
   std::vector<ir::ValueRef> op_inputs;
+  uint32_t uploaded = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     try {
-      ir::ValueRef v = graph.add_input(static_cast<uint32_t>(i),
+      if (c.inputs[i].constant) {
+        op_inputs.push_back(graph.add(ir::Op::full, {}, constant_attrs(c.inputs[i])));
+        continue;
+      }
+      ir::ValueRef v = graph.add_input(uploaded++,
                                        ir::TensorType{c.inputs[i].dtype, inputs[i].plan.base});
       for (const ViewStep& step : inputs[i].plan.steps) v = graph.add(step.op, {v}, step.attrs);
       op_inputs.push_back(v);
@@ -245,7 +258,9 @@ bool Runner::run_case(const Case& c) {
   if (!out) return false;
 
   std::vector<engine::TensorValue> values;
-  for (const MaterializedInput& in : inputs) values.push_back(upload(in.base));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!c.inputs[i].constant) values.push_back(upload(inputs[i].base));
+  }
 
   std::vector<ir::ValueRef> outputs = {*out};
   if (c.identities) {  // every output, the row's own first

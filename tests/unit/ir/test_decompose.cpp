@@ -225,5 +225,70 @@ TEST_CASE("decompose copies primitives unchanged and remaps references", "[decom
   }
 }
 
+// x ** c as a client records it: an input, a 0-d `full` of the exponent, pow.
+Rewritten decomposed_power(TensorType x, TensorType exponent, AttrValue c) {
+  Graph g;
+  const uint32_t file = g.intern_file("model.py");
+  const ValueRef in = g.add_input(0, x, NodeLocation{file, 1});
+  const ValueRef p = g.add(Op::full, {},
+                           {{Attr::shape, exponent.shape}, {Attr::value, c},
+                            {Attr::dtype, exponent.dtype}},
+                           NodeLocation{file, 2});
+  const ValueRef y = g.add(Op::pow, {in, p}, {}, NodeLocation{file, 3});
+  std::vector<ValueRef> outs{y};
+  Rewritten r = decompose(g, outs);
+  CHECK(r.graph.type(r.outputs[0]) == g.type(y));
+  for (size_t i = 0; i < r.graph.nodes.size(); ++i) {
+    if (r.graph.nodes[i].op == Op::mul) CHECK(r.graph.nodes[i].loc.line == 3);
+  }
+  return r;
+}
+
+TEST_CASE("decompose: pow by a constant 2 or 3 multiplies", "[decompose]") {
+  for (D t : {D::Int8, D::UInt8, D::Int32, D::Int64, D::Float32, D::Float64}) {
+    INFO(name(t));
+    const TensorType x = T(t, {2, 3});
+    for (AttrValue two : {AttrValue{int64_t{2}}, AttrValue{2.0}}) {
+      Rewritten r = decomposed_power(x, T(t, {}), two);
+      CHECK(count_ops(r.graph, Op::pow) == 0);
+      CHECK(count_ops(r.graph, Op::mul) == 1);
+      CHECK(count_ops(r.graph, Op::cast) == 0);
+      const Node& mul = r.graph.nodes[r.outputs[0].node];
+      REQUIRE(mul.op == Op::mul);
+      CHECK(mul.inputs[0] == ValueRef{0, 0});
+      CHECK(mul.inputs[1] == ValueRef{0, 0});
+    }
+    Rewritten r = decomposed_power(x, T(t, {}), int64_t{3});
+    CHECK(count_ops(r.graph, Op::pow) == 0);
+    CHECK(count_ops(r.graph, Op::mul) == 2);
+  }
+  // 16-bit floats multiply in float32 and round once.
+  for (D t : {D::Float16, D::BFloat16}) {
+    Rewritten r = decomposed_power(T(t, {4}), T(t, {}), 3.0);
+    CHECK(count_ops(r.graph, Op::pow) == 0);
+    CHECK(count_ops(r.graph, Op::cast) == 2);
+    for (const Node& n : r.graph.nodes) {
+      if (n.op == Op::mul) CHECK(n.outputs[0].dtype == D::Float32);
+    }
+  }
+}
+
+TEST_CASE("decompose: other pows stay pow", "[decompose]") {
+  const auto kept = [](const Rewritten& r) { return count_ops(r.graph, Op::pow) == 1; };
+  CHECK(kept(decomposed_power(F32({3}), F32({}), 2.5)));
+  CHECK(kept(decomposed_power(F32({3}), F32({}), 4.0)));
+  CHECK(kept(decomposed_power(F32({3}), F32({}), -1.0)));
+  // The exponent broadcasts x, or promotes it.
+  CHECK(kept(decomposed_power(F32({3}), F32({2, 3}), 2.0)));
+  CHECK(kept(decomposed_power(T(D::Int32, {3}), F32({}), 2.0)));
+  CHECK(kept(decomposed_power(F32({3}), T(D::Float64, {}), 2.0)));
+  // An exponent that is not a constant.
+  Graph g;
+  const ValueRef x = g.add_input(0, F32({3}));
+  const ValueRef y = g.add(Op::pow, {x, g.add_input(1, F32({}))});
+  std::vector<ValueRef> outs{y};
+  CHECK(count_ops(decompose(g, outs).graph, Op::pow) == 1);
+}
+
 }  // namespace
 }  // namespace tensord::ir
