@@ -121,8 +121,8 @@ void add_constant_power_cases(std::vector<Case>& out) {
   for (DType t : kAllDTypes) {
     if (t == DType::Bool) continue;
     for (double p : {2.0, 3.0}) {
-      out.push_back(pow_case(in(t, {5, 7}, Layout::Contiguous, Values::Special),
-                             in_constant(t, p), "a product"));
+      out.push_back(pow_case(in(t, {5, 7}, Layout::Contiguous, Values::Special), in_constant(t, p),
+                             "a product"));
       out.push_back(
           pow_case(in(t, {4, 6}, Layout::Permuted, Values::Small), in_constant(t, p), "a product"));
     }

@@ -165,8 +165,8 @@ ir::Attrs constant_attrs(const InputSpec& spec) {
   return {{ir::Attr::shape, Shape{}}, {ir::Attr::value, value}, {ir::Attr::dtype, spec.dtype}};
 }
 
-// Input nodes (constants as `full` nodes), their layout views, then the op. Returns nullopt when graph.add rejected the op
-// as the reference expects.
+// Input nodes (constants as `full` nodes), their layout views, then the op. Returns nullopt
+// when graph.add rejected the op as the reference expects.
 std::optional<ir::ValueRef> build_graph(const Case& c, const std::vector<MaterializedInput>& inputs,
                                         const Verdict& verdict, ir::Graph& graph) {
   std::vector<ir::ValueRef> op_inputs;
@@ -177,8 +177,8 @@ std::optional<ir::ValueRef> build_graph(const Case& c, const std::vector<Materia
         op_inputs.push_back(graph.add(ir::Op::full, {}, constant_attrs(c.inputs[i])));
         continue;
       }
-      ir::ValueRef v = graph.add_input(uploaded++,
-                                       ir::TensorType{c.inputs[i].dtype, inputs[i].plan.base});
+      ir::ValueRef v =
+          graph.add_input(uploaded++, ir::TensorType{c.inputs[i].dtype, inputs[i].plan.base});
       for (const ViewStep& step : inputs[i].plan.steps) v = graph.add(step.op, {v}, step.attrs);
       op_inputs.push_back(v);
     } catch (const Error& e) {

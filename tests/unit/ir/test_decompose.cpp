@@ -230,10 +230,10 @@ Rewritten decomposed_power(TensorType x, TensorType exponent, AttrValue c) {
   Graph g;
   const uint32_t file = g.intern_file("model.py");
   const ValueRef in = g.add_input(0, x, NodeLocation{file, 1});
-  const ValueRef p = g.add(Op::full, {},
-                           {{Attr::shape, exponent.shape}, {Attr::value, c},
-                            {Attr::dtype, exponent.dtype}},
-                           NodeLocation{file, 2});
+  const ValueRef p =
+      g.add(Op::full, {},
+            {{Attr::shape, exponent.shape}, {Attr::value, c}, {Attr::dtype, exponent.dtype}},
+            NodeLocation{file, 2});
   const ValueRef y = g.add(Op::pow, {in, p}, {}, NodeLocation{file, 3});
   std::vector<ValueRef> outs{y};
   Rewritten r = decompose(g, outs);
