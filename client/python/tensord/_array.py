@@ -5,11 +5,13 @@ import numpy as np
 
 from . import _dtypes, _indexing, _repr, _tensord, _transfer
 from ._location import caller
+from ._methods import ArrayMethods
 
 
-class Array:
+class Array(ArrayMethods):
     """A tensor recorded on a tensord session. Ops record nodes; nothing is sent until a sync
-    point (`numpy()`, `item()`, `repr`, `td.sync`, `np.asarray`)."""
+    point (`numpy()`, `item()`, `repr`, `td.sync`, `np.asarray`). NumPy's ndarray methods
+    (x.sum(), x.reshape(...), ...) come from ArrayMethods."""
 
     __slots__ = ("_t", "__weakref__")
     __array_priority__ = 1000  # NumPy defers `ndarray + Array` to Array.__radd__
