@@ -1,5 +1,7 @@
 // Table rows for the reductions: sum, prod, max, min, mean, var (over axes) and argmax,
 // argmin (over one axis or the flattened tensor).
+#include <cmath>
+
 #include "tests/conformance/case.h"
 #include "tests/conformance/sweep.h"
 
@@ -96,6 +98,8 @@ std::vector<Variant> axis_variants() {
       {shape_only(big_shape()), axis(0)},
       {shape_only({67}, Layout::Contiguous, Values::Special), flat},
       {shape_only({5, 13}, Layout::Contiguous, Values::Special), axis(1)},
+      // Rows past two 64-byte vectors of every dtype (arg_scan.h): NaN, infinities, +-0.
+      {shape_only({4, 300}, Layout::Contiguous, Values::Special), axis(1)},
       {shape_only({3, 4, 5}), axis(3), ErrorCode::Shape},
       {shape_only({}), axis(0), ErrorCode::Shape},  // 0-d has no axes
   };
@@ -106,9 +110,40 @@ std::vector<Variant> axis_variants() {
   return v;
 }
 
+// argmax/argmin rows long enough for the vector scan (engine/backends/cpu/arg_scan.h) whose
+// answer sits where its blocks end: the extreme in the scalar tail, zeros of both signs tied
+// from the first element, the first of two NaNs late in the row.
+void add_arg_scan_cases(std::vector<Case>& out) {
+  constexpr int64_t n = 261;  // 4 vectors of float32 and 5 elements; 2 vectors and 5 of int8
+  for (Op op : {Op::argmax, Op::argmin}) {
+    const double extreme = op == Op::argmax ? 5 : -5;
+    for (DType t : kAllDTypes) {
+      if (t == DType::Bool) continue;
+      std::vector<double> tail(n), zeros(n), nans(n);
+      for (int64_t i = 0; i < n; ++i) {
+        tail[i] = static_cast<double>(i % 7) - 3;
+        zeros[i] = i % 2 == 0 ? -0.0 : 0.0;
+        nans[i] = static_cast<double>(i % 5) - 2;
+      }
+      tail[n - 2] = extreme;
+      nans[n - 70] = nans[n - 3] = std::nan("");
+      std::vector<std::vector<double>> rows = {tail, zeros};
+      if (ir::is_floating(t)) rows.push_back(nans);
+      for (const std::vector<double>& values : rows) {
+        Case c;
+        c.op = op;
+        c.attrs = {{Attr::axis, int64_t{-1}}};
+        c.inputs = {in_values(t, {2, n}, values)};
+        out.push_back(std::move(c));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void add_reduce_cases(std::vector<Case>& out) {
+  add_arg_scan_cases(out);
   using A = Accuracy;
   using V = Values;
   const ReduceRow kRows[] = {

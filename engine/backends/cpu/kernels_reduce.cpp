@@ -9,9 +9,11 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "engine/backends/cpu/arg_scan.h"
 #include "engine/backends/cpu/convert.h"
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
@@ -274,7 +276,7 @@ void reduce_columns(const KernelContext& ctx, const DimGroup& kept, const DimGro
 // ---- argmax, argmin ----
 
 template <class R>
-std::pair<ComputeT<typename R::In>, int64_t> arg_row(const typename R::In* x, int64_t n) {
+std::pair<ComputeT<typename R::In>, int64_t> arg_row_serial(const typename R::In* x, int64_t n) {
   ComputeT<typename R::In> best = x[0];
   int64_t at = 0;
   for (int64_t i = 1; i < n; ++i) {
@@ -282,6 +284,18 @@ std::pair<ComputeT<typename R::In>, int64_t> arg_row(const typename R::In* x, in
     if (R::better(v, best)) best = v, at = i;
   }
   return {best, at};
+}
+
+// Rows of a type the vector scan takes go there: not bool (rejected before it runs) nor the
+// 16-bit floats (computed in float).
+template <class R>
+std::pair<ComputeT<typename R::In>, int64_t> arg_row(const typename R::In* x, int64_t n) {
+  using In = typename R::In;
+  if constexpr (std::is_arithmetic_v<In> && !std::is_same_v<In, bool>) {
+    return first_extreme<R::kMax>(x, n);
+  } else {
+    return arg_row_serial<R>(x, n);
+  }
 }
 
 template <class R>

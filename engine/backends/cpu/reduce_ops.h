@@ -85,10 +85,11 @@ struct MinOp {
 };
 
 // argmax/argmin: `better(v, best)` says whether v replaces the best so far. Ties keep the
-// first index; the first NaN wins and nothing replaces it.
+// first index; the first NaN wins and nothing replaces it. kMax picks arg_scan.h's scan.
 template <typename T>
 struct ArgMaxOp {
   using In = T;
+  static constexpr bool kMax = true;
   static bool better(ComputeT<T> v, ComputeT<T> best) {
     return v > best || (v != v && best == best);
   }
@@ -97,6 +98,7 @@ struct ArgMaxOp {
 template <typename T>
 struct ArgMinOp {
   using In = T;
+  static constexpr bool kMax = false;
   static bool better(ComputeT<T> v, ComputeT<T> best) {
     return v < best || (v != v && best == best);
   }
