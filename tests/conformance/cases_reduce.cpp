@@ -140,10 +140,28 @@ void add_arg_scan_cases(std::vector<Case>& out) {
   }
 }
 
+// Reductions over the outer axes of an input whose innermost axis is kept but strided
+// (x[:, ::2].sum(0)): the kernel copies it in its own order, then reduces columns.
+void add_strided_kept_cases(std::vector<Case>& out) {
+  for (Op op : {Op::sum, Op::prod, Op::max, Op::min, Op::argmax, Op::argmin}) {
+    const bool arg = op == Op::argmax || op == Op::argmin;
+    for (DType t : {DType::Float32, DType::Float64, DType::Int32, DType::Float16}) {
+      Case c;
+      c.op = op;
+      c.attrs = arg ? Attrs{{Attr::axis, int64_t{0}}} : Attrs{{Attr::axes, Axes{0, 1}}};
+      c.inputs = {in(t, arg ? Shape{40, 9} : Shape{4, 10, 9}, Layout::Strided,
+                     op == Op::prod ? Values::NearOne : Values::Halves)};
+      c.accuracy = op == Op::sum || op == Op::prod ? Accuracy::Accumulated : Accuracy::Exact;
+      out.push_back(std::move(c));
+    }
+  }
+}
+
 }  // namespace
 
 void add_reduce_cases(std::vector<Case>& out) {
   add_arg_scan_cases(out);
+  add_strided_kept_cases(out);
   using A = Accuracy;
   using V = Values;
   const ReduceRow kRows[] = {
