@@ -19,6 +19,7 @@
 #include "engine/backends/cpu/dispatch.h"
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
+#include "engine/backends/cpu/nonzero_scan.h"
 #include "engine/ir/dynamic.h"
 
 namespace tensord::cpu {
@@ -505,24 +506,15 @@ std::vector<TensorValue> run_unique(const KernelContext& ctx, const TensorValue&
   return out;
 }
 
-// Flat indices of the non-zero elements (NaN counts as non-zero).
+// Flat indices of the non-zero elements (NaN counts as non-zero; nonzero_scan.h).
 std::vector<int64_t> nonzero_flat(const KernelContext& ctx, const TensorValue& in) {
-  const bool floats = ir::is_floating(in.type.dtype);
-  TensorValue x = dense(ctx, in, floats ? DType::Float64 : DType::Int64);
-  std::vector<int64_t> hits;
+  const TensorValue x = dense(ctx, in, in.type.dtype);
   const int64_t n = x.type.numel();
-  if (floats) {
-    const double* p = x.data<double>();
-    for (int64_t k = 0; k < n; ++k) {
-      if (p[k] != 0) hits.push_back(k);  // NaN != 0 holds
-    }
-  } else {
-    const int64_t* p = x.data<int64_t>();
-    for (int64_t k = 0; k < n; ++k) {
-      if (p[k] != 0) hits.push_back(k);
-    }
-  }
-  return hits;
+  return visit_dtype(x.type.dtype, [&]<typename T>(TypeTag<T>) {
+    return nonzero_positions(x.data<T>(), n, ctx.threads, [](T v) -> int64_t {
+      return static_cast<ComputeT<T>>(v) != ComputeT<T>(0);
+    });
+  });
 }
 
 TensorValue select_rows(const KernelContext& ctx, const TensorValue& in, int64_t axis,
