@@ -92,6 +92,28 @@ std::vector<ir::ValueRef> boundary_values(const ir::Graph& g, uint32_t d,
   return boundary;
 }
 
+// The node that sizes a segment runs outside any plan: a Step span of its own, so that a
+// profile shows where the time went (a 30 ms flatnonzero was a gap in the trace). `id` is the
+// node's index in its segment's graph, since it is no plan's step.
+void trace_data_dependent(const RunProfile& profile, const ir::Graph& g, uint32_t d, int64_t start,
+                          std::span<const TensorValue> inputs, std::span<const TensorValue> made) {
+  profiler::Profiler& p = *profile.profiler;
+  profiler::Record r;
+  r.stage = static_cast<uint8_t>(profiler::Stage::Step);
+  r.thread = profiler::kWorkerThread;
+  r.request = profile.request;
+  r.name = p.intern(ir::name(g.nodes[d].op));
+  const uint32_t file = g.nodes[d].loc.file;
+  r.file = file != 0 ? p.intern(g.files[file]) : 0;
+  r.line = g.nodes[d].loc.line;
+  r.id = d;
+  r.start_ns = start;
+  r.dur_ns = p.now() - start;
+  for (const TensorValue& v : inputs) r.bytes += v.nbytes();
+  for (const TensorValue& v : made) r.bytes += v.nbytes();
+  p.add(r);
+}
+
 }  // namespace
 
 bool has_data_dependent_op(const ir::Graph& graph) {
@@ -176,7 +198,12 @@ std::vector<TensorValue> Engine::run_segmented(const ir::Graph& user_graph,
       }
       {
         StepSiteScope scratch(backend_, site ? &*site : nullptr);
+        const int64_t start =
+            profile != nullptr && profile->tracing() ? profile->profiler->now() : 0;
         made = backend_.run_data_dependent(g.nodes[d], d_inputs);
+        if (profile != nullptr && profile->tracing()) [[unlikely]] {
+          trace_data_dependent(*profile, g, d, start, d_inputs, made);
+        }
       }
       // Its outputs are the session's tensors from here on; a backend that tracks them itself
       // (CUDA: device-owned, docs/profiler.md) keeps its ticket.

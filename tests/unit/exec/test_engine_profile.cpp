@@ -246,3 +246,38 @@ TEST_CASE("kernel scratch of planned and data-dependent steps is in the ledger, 
   engine.run(g, std::vector{at, vt}, std::vector{d, u}, CompileMode::Default, nullptr);
   CHECK(profile.ledger->totals().allocs == allocs);
 }
+
+TEST_CASE("the node that sizes a segment is traced as a step at the user's line") {
+  tensord::cpu::CpuBackend backend(1);
+  Engine engine(backend);
+  RunProfile profile{std::make_shared<profiler::Profiler>(1),
+                     std::make_shared<profiler::MemoryLedger>(), 7};
+  profile.profiler->start({.trace = true, .memory = false});
+  ir::Graph g;
+  const uint32_t file = g.intern_file("mask.py");
+  auto x = g.add_input(0, {ir::DType::Float32, {4, 8}}, {file, 1});
+  auto zero = g.add(ir::Op::full, {}, full_attrs({}, 0.0), {file, 2});
+  auto mask = g.add(ir::Op::gt, {x, zero}, {}, {file, 2});
+  auto where = g.add(ir::Op::flatnonzero, {mask}, {}, {file, 3});
+  auto y = g.add(ir::Op::sum, {where}, {}, {file, 4});
+  TensorValue in =
+      TensorValue::contiguous(backend.allocate(4 * 8 * 4), {ir::DType::Float32, {4, 8}});
+  std::vector<float> values(32);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = i % 3 == 0 ? 1.0f : -1.0f;
+  backend.write(*in.buffer, 0, values.data(), values.size() * 4);
+  auto out = engine.run(g, std::vector{in}, std::vector{y}, CompileMode::Default, &profile);
+  REQUIRE(out.size() == 1);
+  profiler::Trace t = drain(*profile.profiler);
+  const profiler::Record* sizing = nullptr;
+  for (const auto& r : t.records) {
+    if (is(r, profiler::Stage::Step) && t.str(r.name) == "flatnonzero") sizing = &r;
+  }
+  REQUIRE(sizing != nullptr);
+  CHECK(sizing->request == 7);
+  CHECK(t.str(sizing->file) == "mask.py");
+  CHECK(sizing->line == 3);
+  CHECK(sizing->dur_ns >= 0);
+  CHECK(sizing->bytes == 32 + 11 * 8);  // the mask in, 11 positions out
+  auto check = tensord::test::check_chrome_trace(profiler::chrome_trace_json(t));
+  CHECK(check.errors == std::vector<std::string>{});
+}
