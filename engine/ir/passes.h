@@ -18,9 +18,9 @@ struct Rewritten {
   std::vector<uint32_t> origin;
 };
 
-// Replaces composite ops by primitives (softmax -> max, sub, exp, sum, div; ...). Source
-// locations are kept on every node a composite expands into. float16/bfloat16 composites
-// compute in float32 and cast back.
+// Replaces composite ops by primitives (softmax -> max, sub, exp, sum, div; ...), and pow by a
+// constant 2 or 3 by products (decompose_power.cpp). Source locations are kept on every node a
+// composite expands into. float16/bfloat16 composites compute in float32 and cast back.
 Rewritten decompose(const Graph& g, std::span<const ValueRef> outputs);
 
 // Common subexpression elimination then dead code elimination: nodes with equal op, inputs and
