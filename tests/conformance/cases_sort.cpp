@@ -78,6 +78,24 @@ void add_sort_rows(std::vector<Case>& out) {
       out.push_back(c);
       c.attrs = {};
       out.push_back(std::move(c));
+      // The same past engine/backends/cpu/radix_sort.h's kRadixMinLine, in two lines.
+      Case long_line = make(
+          op, {in_values(t, {2, 131}, {0.0, -0.0, 1.0, -0.0, 0.0, NAN, -INFINITY, INFINITY, -2.5})},
+          {{Attr::axis, int64_t{1}}});
+      long_line.note = "signed zeros, radix";
+      out.push_back(long_line);
+      long_line.attrs.set(Attr::descending, true);
+      out.push_back(std::move(long_line));
+    }
+    // Integers of every width around the sign bit, in lines long enough for the radix sort.
+    for (DType t :
+         {DType::Int8, DType::UInt8, DType::Int16, DType::Int32, DType::Int64, DType::Bool}) {
+      for (bool descending : {false, true}) {
+        Case c = make(op, {in(t, {3, 97}, Layout::Contiguous, Values::Special)},
+                      {{Attr::axis, int64_t{-1}}, {Attr::descending, descending}});
+        c.note = "radix";
+        out.push_back(std::move(c));
+      }
     }
   }
 }

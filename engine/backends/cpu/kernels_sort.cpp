@@ -1,7 +1,8 @@
 // Sorting along an axis (docs/ops.md): sort, argsort, quantile, nanquantile, median, nanmedian.
-// The input is made contiguous; every line along the axis is sorted on its own (std::stable_sort
-// of the line's indices, NaN the largest value), lines split across threads. quantile sorts
-// each line in float64; median and nanmedian select with std::nth_element over all elements.
+// The input is made contiguous; every line along the axis is sorted on its own (line_sort.h: a
+// stable order of its positions, NaN the largest value), lines split across threads. quantile
+// sorts each line in float64; median and nanmedian select with std::nth_element over all
+// elements.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -10,6 +11,7 @@
 
 #include "engine/backends/cpu/dispatch.h"
 #include "engine/backends/cpu/kernels.h"
+#include "engine/backends/cpu/line_sort.h"
 #include "engine/backends/cpu/parallel.h"
 #include "engine/ir/error.h"
 
@@ -19,34 +21,6 @@ namespace {
 using ir::Attr;
 using ir::Node;
 using ir::Op;
-
-template <typename K>
-bool is_nan(K v) {
-  if constexpr (std::is_floating_point_v<K>)
-    return v != v;
-  else
-    return false;
-}
-
-// a before b in ascending order with NaN the largest value.
-template <typename K>
-bool less_nan_last(K a, K b) {
-  if (is_nan(a)) return false;
-  if (is_nan(b)) return true;
-  return a < b;
-}
-
-template <typename T>
-using Key =
-    std::conditional_t<kIsHalf<T>, float, std::conditional_t<std::is_same_v<T, bool>, int, T>>;
-
-template <typename T>
-Key<T> key_of(T v) {
-  if constexpr (kIsHalf<T>)
-    return static_cast<float>(v);
-  else
-    return static_cast<Key<T>>(v);
-}
 
 struct Lines {
   int64_t outer = 1, n = 1, inner = 1;
@@ -75,20 +49,14 @@ void sort_lines(const KernelContext& ctx, const Node& node, const T* x, const Te
   const bool descending = node.attrs.get_bool(Attr::descending, false);
   const bool want_values = node.op == Op::sort;
   parallel_for(l.count(), grain_for(l.n), ctx.threads, [&](int64_t begin, int64_t end) {
-    ScratchVector<Key<T>> keys(ctx.scratch, static_cast<size_t>(l.n));
+    ScratchVector<SortKey<T>> keys(ctx.scratch, static_cast<size_t>(l.n));
     ScratchVector<int64_t> idx(ctx.scratch, static_cast<size_t>(l.n));
+    LineSort<SortKey<T>> sorter(ctx.scratch, l.n);
     for (int64_t line = begin; line < end; ++line) {
-      for (int64_t k = 0; k < l.n; ++k) keys[k] = key_of(x[l.at(line, k)]);
-      std::iota(idx.begin(), idx.end(), int64_t{0});
+      for (int64_t k = 0; k < l.n; ++k) keys[k] = sort_key(x[l.at(line, k)]);
       // Stable in both directions: equal keys keep their order (descending is not a reversed
       // ascending sort).
-      if (descending) {
-        std::stable_sort(idx.begin(), idx.end(),
-                         [&](int64_t a, int64_t b) { return less_nan_last(keys[b], keys[a]); });
-      } else {
-        std::stable_sort(idx.begin(), idx.end(),
-                         [&](int64_t a, int64_t b) { return less_nan_last(keys[a], keys[b]); });
-      }
+      sorter.sort(keys.data(), l.n, descending, idx.data());
       if (want_values) {
         T* y = out.data<T>();
         for (int64_t k = 0; k < l.n; ++k) y[l.at(line, k)] = x[l.at(line, idx[k])];
@@ -207,14 +175,14 @@ void quantile(const KernelContext& ctx, const Node& node, const TensorValue& in,
 
 template <typename T>
 void median(const KernelContext& ctx, const Node& node, const T* x, int64_t n, T* y) {
-  std::vector<Key<T>> v(static_cast<size_t>(n));
-  for (int64_t k = 0; k < n; ++k) v[k] = key_of(x[k]);
-  auto nan_end = std::partition(v.begin(), v.end(), [](Key<T> e) { return !is_nan(e); });
+  std::vector<SortKey<T>> v(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) v[k] = sort_key(x[k]);
+  auto nan_end = std::partition(v.begin(), v.end(), [](SortKey<T> e) { return !is_nan_key(e); });
   const auto finite = nan_end - v.begin();
   if (finite == 0 || (finite < n && node.op == Op::median)) {
     *y = x[0];  // every element is NaN, or median of a tensor with a NaN: a NaN of x
     for (int64_t k = 0; k < n; ++k) {
-      if (is_nan(key_of(x[k]))) *y = x[k];
+      if (is_nan_key(sort_key(x[k]))) *y = x[k];
     }
     return;
   }
@@ -222,7 +190,7 @@ void median(const KernelContext& ctx, const Node& node, const T* x, int64_t n, T
   std::nth_element(v.begin(), mid, nan_end);
   // Write back an element of x equal to the median (no conversion from the key).
   for (int64_t k = 0; k < n; ++k) {
-    if (key_of(x[k]) == *mid) {
+    if (sort_key(x[k]) == *mid) {
       *y = x[k];
       return;
     }

@@ -1,7 +1,8 @@
 // The (values, indices) ops of sorting (docs/ops.md): sort, topk, kthvalue, median_axis,
 // nanmedian_axis, mode, cummax, cummin. The input is made contiguous; each line along the axis
-// is handled on its own (a stable sort of its positions, NaN the largest value), lines split
-// across threads; output 0 holds values of x's dtype, output 1 int64 positions along the axis.
+// is handled on its own (a stable sort of its positions, line_sort.h, NaN the largest value),
+// lines split across threads; output 0 holds values of x's dtype, output 1 int64 positions
+// along the axis.
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "engine/backends/cpu/dispatch.h"
 #include "engine/backends/cpu/kernels.h"
+#include "engine/backends/cpu/line_sort.h"
 #include "engine/backends/cpu/parallel.h"
 #include "engine/ir/error.h"
 
@@ -19,36 +21,9 @@ using ir::Attr;
 using ir::Op;
 
 template <typename K>
-bool nan_key(K v) {
-  if constexpr (std::is_floating_point_v<K>)
-    return v != v;
-  else
-    return false;
-}
-
-template <typename K>
-bool key_less(K a, K b) {  // ascending, NaN the largest
-  if (nan_key(a)) return false;
-  if (nan_key(b)) return true;
-  return a < b;
-}
-
-template <typename K>
 bool key_equal(K a, K b) {  // NaN equals NaN (mode counts them as one value)
-  if (nan_key(a) || nan_key(b)) return nan_key(a) && nan_key(b);
+  if (is_nan_key(a) || is_nan_key(b)) return is_nan_key(a) && is_nan_key(b);
   return a == b;
-}
-
-template <typename T>
-using KeyT =
-    std::conditional_t<kIsHalf<T>, float, std::conditional_t<std::is_same_v<T, bool>, int, T>>;
-
-template <typename T>
-KeyT<T> key(T v) {
-  if constexpr (kIsHalf<T>)
-    return static_cast<float>(v);
-  else
-    return static_cast<KeyT<T>>(v);
 }
 
 // Input lines: `outer` blocks of `n` steps of `inner` adjacent lines; output lines have `m`
@@ -74,8 +49,8 @@ bool select(Op op, const Geometry& g, const ScratchVector<K>& keys, ScratchVecto
             int64_t kth, bool descending, Put put) {
   auto before = [&](int64_t a, int64_t b) {
     const K ka = keys[a], kb = keys[b];
-    if (descending) return key_less(kb, ka) || (!key_less(ka, kb) && a < b);
-    return key_less(ka, kb) || (!key_less(kb, ka) && a < b);
+    if (descending) return nan_last_less(kb, ka) || (!nan_last_less(ka, kb) && a < b);
+    return nan_last_less(ka, kb) || (!nan_last_less(kb, ka) && a < b);
   };
   switch (op) {
     case Op::topk:
@@ -91,7 +66,7 @@ bool select(Op op, const Geometry& g, const ScratchVector<K>& keys, ScratchVecto
     case Op::nanmedian_axis: {
       int64_t finite = 0, first_nan = -1;
       for (int64_t k = 0; k < g.n; ++k) {
-        if (!nan_key(keys[k]))
+        if (!is_nan_key(keys[k]))
           ++finite;
         else if (first_nan < 0)
           first_nan = k;
@@ -119,10 +94,11 @@ void run_lines(const KernelContext& ctx, const ir::Node& node, const T* x, T* va
   const int64_t kth = op == Op::kthvalue ? node.attrs.get_int(Attr::k) : 0;
   const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.n));
   parallel_for(g.count(), grain, ctx.threads, [&](int64_t begin, int64_t end) {
-    ScratchVector<KeyT<T>> keys(ctx.scratch, static_cast<size_t>(g.n));
+    ScratchVector<SortKey<T>> keys(ctx.scratch, static_cast<size_t>(g.n));
     ScratchVector<int64_t> idx(ctx.scratch, static_cast<size_t>(g.n));
+    LineSort<SortKey<T>> sorter(ctx.scratch, g.n);
     for (int64_t line = begin; line < end; ++line) {
-      for (int64_t k = 0; k < g.n; ++k) keys[k] = key(x[g.in_at(line, k)]);
+      for (int64_t k = 0; k < g.n; ++k) keys[k] = sort_key(x[g.in_at(line, k)]);
       auto put = [&](int64_t slot, int64_t pos) {
         values[g.out_at(line, slot)] = x[g.in_at(line, pos)];
         indices[g.out_at(line, slot)] = pos;
@@ -134,7 +110,7 @@ void run_lines(const KernelContext& ctx, const ir::Node& node, const T* x, T* va
         for (int64_t k = 0; k < g.n; ++k) {
           const auto v = keys[k], b = keys[best];
           const bool take =
-              k == 0 || nan_key(v) || (!nan_key(b) && (op == Op::cummax ? v >= b : v <= b));
+              k == 0 || is_nan_key(v) || (!is_nan_key(b) && (op == Op::cummax ? v >= b : v <= b));
           if (take) best = k;
           values[g.out_at(line, k)] = x[g.in_at(line, best)];
           indices[g.out_at(line, k)] = best;
@@ -143,13 +119,7 @@ void run_lines(const KernelContext& ctx, const ir::Node& node, const T* x, T* va
       }
       std::iota(idx.begin(), idx.end(), int64_t{0});
       if (select(op, g, keys, idx, kth, descending, put)) continue;
-      if (descending) {
-        std::stable_sort(idx.begin(), idx.end(),
-                         [&](int64_t a, int64_t b) { return key_less(keys[b], keys[a]); });
-      } else {
-        std::stable_sort(idx.begin(), idx.end(),
-                         [&](int64_t a, int64_t b) { return key_less(keys[a], keys[b]); });
-      }
+      sorter.sort(keys.data(), g.n, descending, idx.data());
       switch (op) {
         case Op::sort:
         case Op::topk:
@@ -161,7 +131,7 @@ void run_lines(const KernelContext& ctx, const ir::Node& node, const T* x, T* va
         case Op::median_axis:
         case Op::nanmedian_axis: {
           int64_t finite = g.n;
-          while (finite > 0 && nan_key(keys[idx[finite - 1]])) --finite;
+          while (finite > 0 && is_nan_key(keys[idx[finite - 1]])) --finite;
           if (finite == 0 || (finite < g.n && op == Op::median_axis)) {
             put(0, idx[finite]);  // the first NaN (stable: in input order)
           } else {
