@@ -82,6 +82,10 @@ typedef float td_vf __attribute__((vector_size(64)));
 #define TD_VM(name) extern "C" td_vf TD_MVEC(name)(td_vf); \
   static inline void td_v##name(const float* x, float* y) { \
     td_vf v; __builtin_memcpy(&v, x, 64); v = TD_MVEC(name)(v); __builtin_memcpy(y, &v, 64); }
+extern "C" td_vf _ZGVeN16vv_powf(td_vf, td_vf);
+static inline void td_vpow(const float* x, const float* y, float* z) {
+  td_vf a, b; __builtin_memcpy(&a, x, 64); __builtin_memcpy(&b, y, 64);
+  a = _ZGVeN16vv_powf(a, b); __builtin_memcpy(z, &a, 64); }
 #elif defined(__AVX2__)
 typedef float td_vf __attribute__((vector_size(32)));
 #define TD_MVEC(name) _ZGVdN8v_##name##f
@@ -90,9 +94,16 @@ typedef float td_vf __attribute__((vector_size(32)));
     for (int h = 0; h < TD_B; h += 8) { \
       td_vf v; __builtin_memcpy(&v, x + h, 32); v = TD_MVEC(name)(v); \
       __builtin_memcpy(y + h, &v, 32); } }
+extern "C" td_vf _ZGVdN8vv_powf(td_vf, td_vf);
+static inline void td_vpow(const float* x, const float* y, float* z) {
+  for (int h = 0; h < TD_B; h += 8) {
+    td_vf a, b; __builtin_memcpy(&a, x + h, 32); __builtin_memcpy(&b, y + h, 32);
+    a = _ZGVdN8vv_powf(a, b); __builtin_memcpy(z + h, &a, 32); } }
 #else
 #define TD_VM(name) static inline void td_v##name(const float* x, float* y) { \
     for (int j = 0; j < TD_B; ++j) y[j] = __builtin_##name##f(x[j]); }
+static inline void td_vpow(const float* x, const float* y, float* z) {
+  for (int j = 0; j < TD_B; ++j) z[j] = __builtin_powf(x[j], y[j]); }
 #endif
 #if defined(TD_HAVE_EXPF16)
 static inline void td_vexp(const float* x, float* y) {

@@ -20,6 +20,12 @@ bool vector_call(ir::Op op) {
 
 }  // namespace
 
+// A pow computed in float from float arguments (16-bit floats widened): td_vpow's.
+bool CppWriter::vector_pow(const Instr& in) const {
+  return ct(in.dtype) == "float" && ct(k_.body[in.args[0]].dtype) == "float" &&
+         ct(k_.body[in.args[1]].dtype) == "float";
+}
+
 // Row instruction v inside a block.
 void CppWriter::row_instr(uint32_t v) {
   const Instr& in = k_.body[v];
@@ -50,6 +56,25 @@ void CppWriter::row_instr(uint32_t v) {
       line("    if (full) { for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + ld + "; }");
     }
     line("    else { for (int j = 0; j < TD_B; ++j) " + a + "[j] = j < m ? " + ld + " : 0; }");
+    return;
+  }
+  if (in.op == Op::pow && vector_pow(in)) {
+    // Both arguments as blocks (an outer value or constant repeated), one libmvec call, as the
+    // eager kernel computes float32 pow (kernels_binary.cpp).
+    std::string arg[2];
+    for (int i = 0; i < 2; ++i) {
+      const uint32_t x = in.args[i];
+      arg[i] = "v" + num(x);
+      if (k_.body[x].level == Level::Row && k_.body[x].kind != Kind::Const) continue;
+      arg[i] = a + "_" + std::to_string(i);
+      line("    float " + arg[i] + "[TD_B];");
+      line("    for (int j = 0; j < TD_B; ++j) " + arg[i] + "[j] = " + ref(x) + ";");
+    }
+    line("    td_vpow(" + arg[0] + ", " + arg[1] + ", " + a + ");");
+    if ((in.dtype == DType::Float16 || in.dtype == DType::BFloat16) && !only_stored_[v]) {
+      line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + rounded(in.dtype, a + "[j]") +
+           ";");
+    }
     return;
   }
   const bool is_float = in.dtype != DType::Bool && in.dtype != DType::Float64;

@@ -63,6 +63,7 @@ class CppWriter {
   // emit_cpp_rows.cpp: a kernel with inner dimensions, its passes and their pieces.
   void rows();
   void row_instr(uint32_t v);
+  bool vector_pow(const Instr& in) const;
   std::vector<bool> cone(const std::vector<uint32_t>& targets) const;
   void plan_scratch();
   std::vector<std::vector<uint32_t>> pass_targets() const;

@@ -7,6 +7,7 @@
 #include "engine/backends/cpu/elementwise.h"
 #include "engine/backends/cpu/kernels.h"
 #include "engine/backends/cpu/kernels_complex.h"
+#include "engine/backends/cpu/vector_math.h"
 
 namespace tensord::cpu {
 namespace {
@@ -68,6 +69,12 @@ struct Pow {
       return std::pow(a, b);
     }
   }
+  // float32 a block at a time through libmvec, as the fused loops do (td_vpow), so that they
+  // agree; a libm call per element took 4.6 ms for 1000 x 1000, 4.7x NumPy's. float64 stays
+  // with libm in both.
+  template <typename C>
+  requires std::is_same_v<C, float>
+  void block(const C* a, const C* b, C* out, int64_t n) const { vmath::pow(a, b, out, n); }
 };
 struct Maximum {  // NaN propagates from either side
   template <typename C>

@@ -1,8 +1,9 @@
-// Vectorized transcendental functions for the unary float ops (and atan2, hypot): glibc's libmvec
-// (its AVX-512 or AVX2 variants, picked at compile time, so with TENSORD_NATIVE) on whole blocks of
-// floats, and plain libm loops where neither instruction set is enabled. libmvec results are within
-// a few ulp of libm's; NaN, infinities, overflow and underflow come out the same. float32 exp with
-// AVX-512 is our own (engine/codegen/cpu_expf.inc), the one generated kernels embed.
+// Vectorized transcendental functions for the unary float ops (and atan2, hypot, pow): glibc's
+// libmvec (its AVX-512 or AVX2 variants, picked at compile time, so with TENSORD_NATIVE) on whole
+// blocks of floats, and plain libm loops where neither instruction set is enabled. libmvec
+// results are within a few ulp of libm's; NaN, infinities, overflow and underflow come out the
+// same. float32 exp with AVX-512 is our own (engine/codegen/cpu_expf.inc), the one generated
+// kernels embed.
 #pragma once
 
 #include <cmath>
@@ -95,6 +96,7 @@ TENSORD_DECLARE(erfc)
   DoubleVec TENSORD_MVEC2_D(name)(DoubleVec, DoubleVec) noexcept;
 TENSORD_DECLARE2(atan2)
 TENSORD_DECLARE2(hypot)
+TENSORD_DECLARE2(pow)
 #undef TENSORD_DECLARE2
 }
 
@@ -206,6 +208,7 @@ TENSORD_VECTOR_FN(atanh)
 TENSORD_VECTOR_FN(erfc)
 TENSORD_VECTOR_FN2(atan2)
 TENSORD_VECTOR_FN2(hypot)
+TENSORD_VECTOR_FN2(pow)
 #undef TENSORD_VECTOR_FN
 #undef TENSORD_VECTOR_FN_D
 #undef TENSORD_VECTOR_FN2

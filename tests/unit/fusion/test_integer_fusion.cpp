@@ -463,3 +463,39 @@ TEST_CASE("a group reading two outputs of one node loads each of them", "[fusion
   const auto fused = as<float>(run_raw(e, g, {y}, CompileMode::Default)[0]);
   CHECK(fused == std::vector<float>{8.0f, -3.0f, 0.0f, 0.375f, 1e-3f});
 }
+
+// float32 pow goes through libmvec in both the eager kernel and the fused loop (td_vpow): the
+// same bits, for tensor exponents, a constant exponent, a constant base, 16-bit floats, and
+// special values (negative bases, zeros, infinities, NaN).
+TEST_CASE("float pow fuses with eager's bits", "[fusion]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<float> a, b;
+  for (int i = 0; i < 40; ++i) {  // past one block of the fused loop, with a tail
+    a.push_back(0.37f * static_cast<float>(i) - 3.0f);
+    b.push_back(0.21f * static_cast<float>(i % 13) - 1.1f);
+  }
+  const float special_a[] = {
+      -2, -0.0f, 0, 1, static_cast<float>(inf), static_cast<float>(-inf), static_cast<float>(nan),
+      2};
+  const float special_b[] = {3,  -1, 0.5f, static_cast<float>(nan),
+                             -2, 3,  0,    static_cast<float>(inf)};
+  a.insert(a.end(), std::begin(special_a), std::end(special_a));
+  b.insert(b.end(), std::begin(special_b), std::end(special_b));
+  const auto n = static_cast<int64_t>(a.size());
+  for (DType t : {DType::Float32, DType::Float16, DType::BFloat16}) {
+    INFO(ir::name(t));
+    FusedEngine f;
+    RawGraph g;
+    const ir::ValueRef x = g.cast(g.input(DType::Float32, {n}, a), t);
+    const ir::ValueRef y = g.cast(g.input(DType::Float32, {n}, b), t);
+    const ir::ValueRef abs_x = g.add(Op::abs, {x});
+    const std::vector<ir::ValueRef> outs{
+        g.add(Op::pow, {x, y}), g.add(Op::pow, {abs_x, g.constant(t, 1.5)}),
+        g.add(Op::pow, {g.constant(t, 2.5), y}), g.add(Op::add, {g.add(Op::pow, {abs_x, y}), x})};
+    const auto plan = plan_of(f.engine, g, outs);
+    INFO(reasons(*plan));
+    CHECK(plan->groups.size() == 1);
+    fused_like_eager(f.engine, g, outs);
+  }
+}
