@@ -599,16 +599,15 @@ TensorValue run_one_output(const KernelContext& ctx, const ir::Node& node,
       const Shape shape = ir::broadcast_shapes(in.type.shape, inputs[1].type.shape);
       TensorValue x = dense(ctx, in, in.type.dtype, &shape);
       TensorValue mask = dense(ctx, inputs[1], DType::Bool, &shape);
-      const bool* m = mask.data<bool>();
-      const int64_t n = x.type.numel();
-      const int64_t hits = std::count(m, m + n, true);
-      TensorValue out = allocate(in.type.dtype, {hits});
-      const size_t item = ir::itemsize(in.type.dtype);
-      const char* src = static_cast<const char*>(x.raw());
-      char* dst = static_cast<char*>(out.raw());
-      for (int64_t k = 0; k < n; ++k) {
-        if (m[k]) std::memcpy(dst, src + k * item, item), dst += item;
-      }
+      // The selected positions (nonzero_scan.h), then one gather of elements of their size.
+      const std::vector<int64_t> hits = nonzero_positions(
+          mask.data<bool>(), x.type.numel(), ctx.threads, [](bool v) -> int64_t { return v; });
+      TensorValue out = allocate(in.type.dtype, {static_cast<int64_t>(hits.size())});
+      visit_itemsize(ir::itemsize(in.type.dtype), [&]<typename U>(TypeTag<U>) {
+        const U* src = static_cast<const U*>(x.raw());
+        U* dst = static_cast<U*>(out.raw());
+        for (size_t h = 0; h < hits.size(); ++h) dst[h] = src[hits[h]];
+      });
       return out;
     }
     case Op::repeat_interleave_tensor: {
