@@ -33,6 +33,10 @@ std::vector<OpCase> math_cases() {
       {"atanh", "", [](I in) { return atanh(in.unit); }},
       {"reciprocal", "", [](I in) { return reciprocal(in.pos); }},
       {"square", "", [](I in) { return square(in.x); }},
+      // x ** 2 and x ** 3 as clients record them (a scalar exponent), and one pow keeps
+      {"pow_2", "", [](I in) { return pow(in.x, 2.0f); }},
+      {"pow_3", "", [](I in) { return pow(in.x, 3.0f); }},
+      {"pow_1_5", "", [](I in) { return pow(in.pos, 1.5f); }},
       {"trunc", "", [](I in) { return trunc(in.x); }},
       {"frac", "", [](I in) { return frac(in.x); }},
       {"isnan", "", [](I in) { return isnan(in.x); }},

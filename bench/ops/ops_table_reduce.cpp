@@ -16,6 +16,8 @@ std::vector<OpCase> reduction_cases() {
       {"any", "", [rows](I in) { return any(in.x, rows); }},
       {"count_nonzero", "", [rows](I in) { return count_nonzero(in.x, rows); }},
       {"amax", "", [rows](I in) { return amax(in.x, rows); }},
+      {"argmax", "", [](I in) { return argmax(in.x, 1); }},
+      {"argmin", "", [](I in) { return argmin(in.x, 1); }},
       {"amin", "", [rows](I in) { return amin(in.x, rows); }},
       {"nansum", "", [rows](I in) { return nansum(in.x, rows); }},
       {"nanmean", "", [rows](I in) { return nanmean(in.x, rows); }},

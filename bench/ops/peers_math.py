@@ -31,6 +31,7 @@ def numpy_ops(i):
         "asinh": lambda: np.arcsinh(x), "acosh": lambda: np.arccosh(pos + F(1)),
         "atanh": lambda: np.arctanh(unit), "reciprocal": lambda: np.reciprocal(pos),
         "square": lambda: np.square(x), "trunc": lambda: np.trunc(x),
+        "pow_2": lambda: x ** F(2), "pow_3": lambda: x ** F(3), "pow_1_5": lambda: pos ** F(1.5),
         "frac": lambda: np.modf(x)[0], "isnan": lambda: np.isnan(x),
         "isinf": lambda: np.isinf(x), "isfinite": lambda: np.isfinite(x),
         "signbit": lambda: np.signbit(x), "nan_to_num": lambda: np.nan_to_num(x),

@@ -41,6 +41,7 @@ def numpy_ops(i):
         "all": lambda: np.all(x, axis=1), "any": lambda: np.any(x, axis=1),
         "count_nonzero": lambda: np.count_nonzero(x, axis=1),
         "amax": lambda: np.amax(x, axis=1), "amin": lambda: np.amin(x, axis=1),
+        "argmax": lambda: np.argmax(x, axis=1), "argmin": lambda: np.argmin(x, axis=1),
         "nansum": lambda: np.nansum(x, axis=1), "nanmean": lambda: np.nanmean(x, axis=1),
         "std": lambda: np.std(x, axis=1), "logsumexp": lambda: logsumexp(x),
         "norm2": lambda: np.linalg.norm(x, 2, axis=1),
