@@ -41,6 +41,7 @@ std::vector<int64_t> nonzero_positions(const T* p, int64_t n, int threads, NonZe
           local[w] = k;
           w += nonzero(p[k]);
         }
+        if (w == 0) continue;  // `out` may be null: no hits at all
         std::memcpy(out, local, static_cast<size_t>(w) * sizeof(int64_t));
         out += w;
       }
