@@ -582,10 +582,25 @@ TensorValue run_one_output(const KernelContext& ctx, const ir::Node& node,
       const std::vector<int64_t> hits = nonzero_flat(ctx, in);
       const int64_t rank = in.type.rank();
       TensorValue out = allocate(DType::Int64, {static_cast<int64_t>(hits.size()), rank});
+      if (rank == 0 || hits.empty()) return out;
+      // Hits ascend: a hit in the same innermost row as the last one moves its last coordinate
+      // only; the others are divided out (two divisions per hit took most of nonzero's time).
+      const Shape& shape = in.type.shape;
       int64_t* o = out.data<int64_t>();
-      const std::vector<int64_t> strides = ir::contiguous_strides(in.type.shape);
+      std::vector<int64_t> coord(static_cast<size_t>(rank), 0);
+      int64_t at = 0;  // the flat position of coord
       for (int64_t h : hits) {
-        for (int64_t d = 0; d < rank; ++d) *o++ = (h / strides[d]) % in.type.shape[d];
+        coord.back() += h - at;
+        at = h;
+        if (coord.back() >= shape.back()) {
+          int64_t q = h;
+          for (int64_t d = rank - 1; d >= 0; --d) {
+            coord[static_cast<size_t>(d)] = q % shape[d];
+            q /= shape[d];
+          }
+        }
+        std::memcpy(o, coord.data(), static_cast<size_t>(rank) * sizeof(int64_t));
+        o += rank;
       }
       return out;
     }
