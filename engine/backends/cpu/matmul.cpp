@@ -254,7 +254,9 @@ void Matmul::run(const KernelContext& ctx, const TensorValue& a, const TensorVal
   bool dnnl_dtype =
       dtype == ir::DType::Float32 || dtype == ir::DType::BFloat16 || dtype == ir::DType::Float16;
   if (dnnl_dtype) return run_dnnl_or_float32(ctx, x, y, out);
-  matmul_reference(ctx, describe_matmul(x, y, out));
+  const MatmulProblem p = describe_matmul(x, y, out);
+  if (p.k > 0 && matmul_blas(ctx, p)) return;
+  matmul_reference(ctx, p);
 }
 
 bool Matmul::run_epilogue(const KernelContext& ctx, std::span<const TensorValue> in,

@@ -35,8 +35,12 @@ struct MatmulProblem {
 // Describes out = matmul(a, b) for operands already of out's dtype; out is contiguous.
 MatmulProblem describe_matmul(const TensorValue& a, const TensorValue& b, const TensorValue& out);
 
-// Our own kernels: float64 and integers (wrapping), and every other dtype for completeness.
+// Our own kernels: integers (wrapping), float64 operands OpenBLAS cannot take, and every other
+// dtype for completeness.
 void matmul_reference(const KernelContext& ctx, const MatmulProblem& p);
+
+// float64 through OpenBLAS's dgemm (matmul_blas.cpp); false when the operands are not plain.
+bool matmul_blas(const KernelContext& ctx, const MatmulProblem& p);
 
 class DnnlMatmul;
 
