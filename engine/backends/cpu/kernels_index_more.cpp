@@ -19,6 +19,7 @@
 #include "engine/backends/cpu/dispatch.h"
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
+#include "engine/backends/cpu/line_sort.h"
 #include "engine/backends/cpu/nonzero_scan.h"
 #include "engine/ir/dynamic.h"
 
@@ -431,11 +432,10 @@ void run_unfold(const KernelContext& ctx, const ir::Node& node, const TensorValu
 // Group ids of the sorted distinct values: order (stable, NaN last) and, per position of
 // `order`, whether it starts a new group. NaNs never equal anything, so each is its own value.
 template <typename C>
-std::pair<std::vector<int64_t>, std::vector<bool>> sorted_groups(const C* v, int64_t n) {
+std::pair<std::vector<int64_t>, std::vector<bool>> sorted_groups(const KernelContext& ctx,
+                                                                 const C* v, int64_t n) {
   std::vector<int64_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t a, int64_t b) { return less(v[a], v[b]); });
+  LineSort<C>(ctx.scratch, n).sort(v, n, /*descending=*/false, order.data());
   std::vector<bool> starts(static_cast<size_t>(n), true);
   for (int64_t k = 1; k < n; ++k) starts[k] = !(v[order[k]] == v[order[k - 1]]);
   return {std::move(order), std::move(starts)};
@@ -454,8 +454,8 @@ Groups groups_of(const KernelContext& ctx, const TensorValue& in) {
   const bool floats = ir::is_floating(in.type.dtype);
   g.values = dense(ctx, in, floats ? DType::Float64 : DType::Int64);
   const int64_t n = g.values.type.numel();
-  auto [order, starts] = floats ? sorted_groups(g.values.data<double>(), n)
-                                : sorted_groups(g.values.data<int64_t>(), n);
+  auto [order, starts] = floats ? sorted_groups(ctx, g.values.data<double>(), n)
+                                : sorted_groups(ctx, g.values.data<int64_t>(), n);
   g.order = std::move(order);
   g.starts = std::move(starts);
   g.order_ticket = ctx.scratch.track(g.order.size() * sizeof(int64_t), g.order.data());
