@@ -15,7 +15,7 @@ TEST_CASE("every op is found by its name, and nothing else is") {
     CHECK(*op == info.op);
     // Near misses (a prefix, the name with one more letter: erfc + x is erfcx) find only an op
     // of exactly that name; another case finds none.
-    for (const std::string near :
+    for (const std::string& near :
          {std::string(info.name.substr(0, info.name.size() - 1)), std::string(info.name) + "x"}) {
       const std::optional<Op> other = op_from_name(near);
       CHECK((!other || op_info(*other).name == near));
