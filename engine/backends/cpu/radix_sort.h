@@ -1,7 +1,8 @@
 // A stable sort of (key, index) pairs by unsigned keys: LSD radix over bytes, each pass a
-// histogram and a scatter, passes whose byte every key shares skipped. sort and argsort use it
-// for lines of at least kRadixMinLine elements: std::stable_sort of the line's indices with a
-// NaN-aware comparison took 30 ms for 2048 lines of 1024 float32 (2.2x NumPy's sort).
+// histogram and a scatter, passes whose byte every key shares skipped. line_sort.h uses it for
+// lines of at least kRadixMinLine elements: std::stable_sort of a line's positions with a
+// NaN-aware comparison took 59 ms for tensord-bench-ops' argsort of 1000 x 1000 float32 (NumPy's
+// 48); this, 9-12 ms.
 //
 // ordered_key maps a value to an unsigned key whose order is the sort's: ascending with NaN the
 // largest and -0 equal to +0 (so that they keep their order, as the comparison sort did);
