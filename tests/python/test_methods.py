@@ -14,6 +14,7 @@ def both(a=A):
 
 @pytest.mark.parametrize("call", [
     lambda x: x.reshape(4, 6), lambda x: x.reshape((3, -1)), lambda x: x.reshape(-1),
+    lambda x: x.reshape(np.int64(24)), lambda x: x.transpose(np.int32(2), 0, 1),
     lambda x: x.transpose(), lambda x: x.transpose(1, 0, 2), lambda x: x.transpose((2, 0, 1)),
     lambda x: x.swapaxes(0, 2), lambda x: x.swapaxes(-1, 1), lambda x: x.flatten(),
     lambda x: x.ravel(), lambda x: x.reshape(1, 24, 1).squeeze(),

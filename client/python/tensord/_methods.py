@@ -13,8 +13,8 @@ def _td():
 
 
 def _shape_args(args):
-    """reshape(2, 3) and reshape((2, 3)) alike, as NumPy takes both."""
-    if len(args) == 1 and not isinstance(args[0], int):
+    """reshape(2, 3) and reshape((2, 3)) alike, as NumPy takes both (NumPy integers too)."""
+    if len(args) == 1 and not hasattr(args[0], "__index__"):
         return tuple(args[0])
     return tuple(args)
 
