@@ -3,14 +3,12 @@
 // against NumPy's 5.8 and 22.6 through the same library (now 5.7 and 21.0, equal bits). One
 // dgemm per batch matrix, on the backend's threads; operands must be plain (one unit stride),
 // as for oneDNN.
-#include <cblas.h>
+#include <cblas.h>  // OpenBLAS's: also declares openblas_set_num_threads
 
 #include <algorithm>
 #include <climits>
 
 #include "engine/backends/cpu/matmul.h"
-
-extern "C" void openblas_set_num_threads(int num_threads);
 
 namespace tensord::cpu {
 namespace {
