@@ -19,6 +19,11 @@ def _shape_args(args):
     return tuple(args)
 
 
+def _in_dtype(x, dtype):
+    """NumPy's `dtype=` of mean, std and var: the dtype the reduction computes in."""
+    return x if dtype is None else _td().astype(x, dtype)
+
+
 class ArrayMethods:
     __slots__ = ()
 
@@ -63,16 +68,13 @@ class ArrayMethods:
         return _td().prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def mean(self, axis=None, dtype=None, keepdims=False):
-        x = self if dtype is None else _td().astype(self, dtype)
-        return _td().mean(x, axis=axis, keepdims=keepdims)
+        return _td().mean(_in_dtype(self, dtype), axis=axis, keepdims=keepdims)
 
     def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
-        x = self if dtype is None else _td().astype(self, dtype)
-        return _td().std(x, axis=axis, correction=ddof, keepdims=keepdims)
+        return _td().std(_in_dtype(self, dtype), axis=axis, correction=ddof, keepdims=keepdims)
 
     def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
-        x = self if dtype is None else _td().astype(self, dtype)
-        return _td().var(x, axis=axis, correction=ddof, keepdims=keepdims)
+        return _td().var(_in_dtype(self, dtype), axis=axis, correction=ddof, keepdims=keepdims)
 
     def max(self, axis=None, keepdims=False):
         return _td().max(self, axis=axis, keepdims=keepdims)
