@@ -1,4 +1,5 @@
-// Copies between host bytes and device tensors. Worker thread only: these touch device memory.
+// Copies between host bytes and device tensors. Worker thread only (these touch device memory),
+// except read_host_bytes_into.
 #pragma once
 
 #include <cstdint>
@@ -16,5 +17,13 @@ engine::TensorValue upload_device_bytes(engine::Backend& backend, const ir::Tens
 // strided one.
 void read_device_bytes_into(engine::Backend& backend, const engine::TensorValue& value,
                             uint64_t offset, uint8_t* out, uint64_t length);
+
+// Whether a device's tensors live in host memory (the CPU backend): then a finished tensor's
+// bytes can be read from any thread, since nothing writes a tensor once its run has ended.
+bool in_host_memory(const engine::DeviceInfo& device);
+
+// read_device_bytes_into for a tensor in host memory, on any thread.
+void read_host_bytes_into(const engine::TensorValue& value, uint64_t offset, uint8_t* out,
+                          uint64_t length);
 
 }  // namespace tensord::server

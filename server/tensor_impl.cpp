@@ -11,6 +11,12 @@
 #include "server/worker_call.h"
 
 namespace tensord::server {
+namespace {
+
+// Reads up to this size from host memory are copied on the event loop (a few microseconds).
+constexpr uint64_t kEventLoopReadBytes = 64 << 10;
+
+}  // namespace
 
 TensorImpl::TensorImpl(std::shared_ptr<SessionCore> session, engine::TensorValue value,
                        SourceLine made_at)
@@ -52,8 +58,6 @@ kj::Promise<void> TensorImpl::read(ReadContext context) {
                                                std::to_string(size) + "-byte tensor");
     }
     if (length == 0) return kj::READY_NOW;
-    // Device memory is the worker's: it copies the range straight into the reply, in order with
-    // the session's runs. Not cancellable, so the reply outlives the job writing into it.
     uint8_t* out = context.getResults().initData(static_cast<unsigned>(length)).begin();
     // The reply holds the bytes on the host until it is sent: fetch staging, at the line that
     // made the tensor (no request: the read is not part of a run).
@@ -62,6 +66,17 @@ kj::Promise<void> TensorImpl::read(ReadContext context) {
                       made_at_.first, made_at_.second);
     std::shared_ptr<profiler::Profiler> prof;
     if (session_->profiler()->tracing()) prof = session_->profiler();
+    // A small read of host memory is a memcpy shorter than the two thread wake-ups a turn on
+    // the worker costs (and that turn would wait behind the session's queued runs).
+    const auto& device = session_->daemon().scheduler->device_info(session_->queue().device());
+    if (length <= kEventLoopReadBytes && in_host_memory(device)) {
+      int64_t t = prof ? prof->now() : 0;
+      read_host_bytes_into(value_, offset, out, length);
+      if (prof) trace_fetch(*prof, length, t, profiler::kEventLoopThread);
+      return kj::Promise<void>(kj::READY_NOW).attach(kj::mv(staging));
+    }
+    // Device memory is the worker's: it copies the range straight into the reply, in order with
+    // the session's runs. Not cancellable, so the reply outlives the job writing into it.
     return run_on_worker(session_->queue(),
                          [value = value_, offset, length, out, prof](engine::Engine& engine) {
                            int64_t t = prof ? prof->now() : 0;

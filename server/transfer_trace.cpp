@@ -26,10 +26,10 @@ void trace_upload(const std::shared_ptr<profiler::Profiler>& prof, profiler::Mem
   }
 }
 
-void trace_fetch(profiler::Profiler& prof, uint64_t bytes, int64_t start) {
+void trace_fetch(profiler::Profiler& prof, uint64_t bytes, int64_t start, uint32_t thread) {
   profiler::Record r;
   r.stage = static_cast<uint8_t>(profiler::Stage::Fetch);
-  r.thread = profiler::kWorkerThread;
+  r.thread = thread;
   r.start_ns = start;
   r.dur_ns = prof.now() - start;
   r.bytes = bytes;

@@ -1,6 +1,7 @@
 // What a profile records of transfers, shared by the chunked and the shared-memory paths: an
 // upload span with a content hash (so repeated transfers of the same data are visible) and the
-// new tensor in the memory ledger; a fetch span with its bytes. Called on the device worker.
+// new tensor in the memory ledger; a fetch span with its bytes. Called on the device worker (a
+// fetch from host memory may run on the event loop: `thread` says which).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,8 @@ namespace tensord::server {
 void trace_upload(const std::shared_ptr<profiler::Profiler>& prof, profiler::MemoryLedger& ledger,
                   const engine::TensorValue& value, const uint8_t* bytes, int64_t start);
 
-void trace_fetch(profiler::Profiler& prof, uint64_t bytes, int64_t start);
+void trace_fetch(profiler::Profiler& prof, uint64_t bytes, int64_t start,
+                 uint32_t thread = profiler::kWorkerThread);
 
 // Host staging (issue 7): bytes the daemon holds on the host while they move between a client
 // and the device (a fetch's reply, inline input bytes waiting for the worker, a converted copy of

@@ -1,5 +1,5 @@
 // bench/rpc: what a sync point costs. Starts its own daemon (the real binary) unless
-// --address is given, and prints six figures as JSON lines (bench/common/figure.h):
+// --address is given, and prints seven figures as JSON lines (bench/common/figure.h):
 //   roundtrip_1op       one tiny graph run + fetch, median us, vs a raw unix-socket ping-pong
 //   chain_1000_per_op   a 1000-op elementwise chain recorded, sent, run and fetched: us per op,
 //                       vs one round trip per op (what eager remote execution would pay)
@@ -12,6 +12,8 @@
 //   function_chain_1op  y = f(y) for a one-op Function, 1000 calls each on the previous one's
 //                       result (pipelined: none waits for its reply), us per call, vs
 //                       roundtrip_1op (one op recorded, run and fetched per round trip)
+//   fetch_synced        to_vector of a 4-element tensor already on the daemon (one Tensor.read),
+//                       median us, vs the raw unix-socket ping-pong
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -38,6 +40,12 @@ double roundtrip_us(tensord::Session& s, int iterations) {
   auto x = s.from_vector<float>({1, 2, 3, 4}, {4});
   s.sync({x});
   return median_seconds(100, iterations, [&] { (x + 1.0f).to_vector<float>(); }) * 1e6;
+}
+
+double fetch_synced_us(tensord::Session& s, int iterations) {
+  auto x = s.from_vector<float>({1, 2, 3, 4}, {4});
+  s.sync({x});
+  return median_seconds(100, iterations, [&] { x.to_vector<float>(); }) * 1e6;
 }
 
 double chain_us_per_op(tensord::Session& s, int ops, int repeats) {
@@ -157,6 +165,7 @@ int main(int argc, char** argv) {
     double pingpong = tensord::bench::unix_pingpong_median_us(5000, 64);
     double roundtrip = roundtrip_us(s, 3000);
     print_figure("roundtrip_1op", roundtrip, "us", "unix_pingpong", pingpong);
+    print_figure("fetch_synced", fetch_synced_us(s, 3000), "us", "unix_pingpong", pingpong);
 
     double per_op = chain_us_per_op(s, 1000, 21);
     print_figure("chain_1000_per_op", per_op, "us", "roundtrip_1op", roundtrip);

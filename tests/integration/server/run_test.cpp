@@ -177,6 +177,27 @@ TEST_CASE("one reply carries a bounded amount of fetched bytes") {
   REQUIRE(inline_bytes <= 4 * ::MAX_CHUNK_BYTES);
 }
 
+TEST_CASE("a small read of a CPU tensor does not wait for the session's queued runs") {
+  DaemonProcess daemon(with_token());
+  RawClient client(daemon.address());
+  auto session = client.hello();
+  auto small = upload(session, client.ws(), "float32", {4}, bytes_of<float>({1, 2, 3, 4}));
+  // A run that keeps the worker busy for a while: a chain of 24 matmuls of 1024 x 1024.
+  GraphSpec slow;
+  slow.nodes.push_back(full_node({1024, 1024}, 0.001));
+  for (uint32_t i = 0; i < 24; ++i) slow.nodes.push_back({"matmul", {{i, 0}, {0, 0}}, {}});
+  slow.outputs = {{24, 0, false}};
+  auto running = run_request(session, slow).send();
+  auto read = small.readRequest();
+  read.setOffset(4);
+  read.setLength(8);
+  auto bytes = read.send().wait(client.ws());
+  REQUIRE(values_of<float>(bytes.getData()) == std::vector<float>{2, 3});
+  // Answered from host memory on the event loop, while the worker still runs the matmuls.
+  CHECK_FALSE(running.poll(client.ws()));
+  running.wait(client.ws());
+}
+
 TEST_CASE("zero-size tensors upload, run and fetch") {
   DaemonProcess daemon(with_token());
   RawClient client(daemon.address());
