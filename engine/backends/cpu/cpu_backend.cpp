@@ -104,6 +104,7 @@ void CpuBackend::set_memory_ledger(std::shared_ptr<profiler::MemoryLedger> ledge
 KernelContext CpuBackend::context() const {
   KernelContext ctx;
   ctx.threads = info_.threads;
+  ctx.blocks = blocks_.get();
   if (step_site_ != nullptr) [[unlikely]]
     ctx.scratch = ScratchSite{ledger_.get(), step_site_};
   return ctx;

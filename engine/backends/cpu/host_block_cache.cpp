@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <list>
 #include <mutex>
 #include <string>
@@ -132,6 +133,11 @@ std::shared_ptr<engine::Buffer> HostBlockCache::allocate(size_t bytes) {
     madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure is harmless
     state_->segment_allocated(p, rounded);
   }
+#ifdef TENSORD_POISON_HOST_BLOCKS
+  // The sanitizer build fills every block with NaN bits (-1 as integers), new or reused, so that
+  // a kernel that leaves part of its output or scratch unwritten fails the conformance table.
+  std::memset(p, 0xff, bytes);
+#endif
   return std::make_shared<CachedBuffer>(p, bytes, rounded, state_);
 }
 

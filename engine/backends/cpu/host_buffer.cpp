@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <string>
 
@@ -30,6 +31,9 @@ void* aligned_or_throw(size_t bytes) {
   void* p = std::aligned_alloc(a, rounded);
   if (p == nullptr) throw_out_of_memory(bytes);
   if (a == kHugePage) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure is harmless
+#ifdef TENSORD_POISON_HOST_BLOCKS
+  std::memset(p, 0xff, bytes);  // as HostBlockCache::allocate does in the sanitizer build
+#endif
   return p;
 }
 

@@ -4,6 +4,7 @@
 
 #include <span>
 
+#include "engine/backends/cpu/host_block_cache.h"
 #include "engine/backends/cpu/scratch.h"
 #include "engine/backends/cpu/strided_iter.h"
 #include "engine/exec/tensor_value.h"
@@ -16,6 +17,10 @@ using engine::TensorValue;
 struct KernelContext {
   int threads = 1;      // OpenMP threads a kernel may use
   ScratchSite scratch;  // where its temporaries are tracked (scratch.h)
+  // Where the outputs of data-dependent ops come from, as the engine's tensors do (null: fresh
+  // host memory). Scratch stays with malloc, which reuses a block freed within the kernel at
+  // once (the daemon fixes its mmap threshold: server/main.cpp); measured slower from here.
+  HostBlockCache* blocks = nullptr;
 };
 
 // Elementwise: unary ops including cast, binary ops, where.

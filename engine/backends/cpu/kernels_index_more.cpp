@@ -465,8 +465,15 @@ Groups groups_of(const KernelContext& ctx, const TensorValue& in) {
 
 // ---- data-dependent ops -------------------------------------------------------------------
 
-TensorValue allocate(DType t, Shape shape) {
-  return allocate_value(ir::TensorType{t, std::move(shape)});
+// An output of a data-dependent op: from the block cache, as the engine's tensors are.
+TensorValue allocate(const KernelContext& ctx, DType t, Shape shape) {
+  const ir::TensorType type{t, std::move(shape)};
+  TensorValue v;
+  v.buffer =
+      ctx.blocks != nullptr ? ctx.blocks->allocate(type.nbytes()) : allocate_host(type.nbytes());
+  v.type = type;
+  v.strides = ir::contiguous_strides(type.shape);
+  return v;
 }
 
 // unique's outputs from one stable sort (the Array API's unique_all): the distinct values, the
@@ -476,9 +483,9 @@ std::vector<TensorValue> run_unique(const KernelContext& ctx, const TensorValue&
   Groups g = groups_of(ctx, in);
   // float64 or int64: 8 bytes
   TensorValue wide = allocate_value(ctx.scratch, ir::TensorType{g.values.type.dtype, {g.count}});
-  TensorValue indices = allocate(DType::Int64, {g.count});
-  TensorValue inverse = allocate(DType::Int64, in.type.shape);
-  TensorValue counts = allocate(DType::Int64, {g.count});
+  TensorValue indices = allocate(ctx, DType::Int64, {g.count});
+  TensorValue inverse = allocate(ctx, DType::Int64, in.type.shape);
+  TensorValue counts = allocate(ctx, DType::Int64, {g.count});
   const char* src = static_cast<const char*>(g.values.raw());
   char* dst = static_cast<char*>(wide.raw());
   int64_t* first = indices.data<int64_t>();
@@ -496,7 +503,7 @@ std::vector<TensorValue> run_unique(const KernelContext& ctx, const TensorValue&
     group_of[at] = group;
     ++size[group];
   }
-  TensorValue values = allocate(in.type.dtype, {g.count});
+  TensorValue values = allocate(ctx, in.type.dtype, {g.count});
   cast_into(ctx, operand_of(wide), operand_of(values));
   std::vector<TensorValue> out;
   out.push_back(std::move(values));
@@ -523,7 +530,7 @@ TensorValue select_rows(const KernelContext& ctx, const TensorValue& in, int64_t
   Shape shape = x.type.shape;
   const int64_t len = shape[axis];
   shape[axis] = total;
-  TensorValue out = allocate(x.type.dtype, shape);
+  TensorValue out = allocate(ctx, x.type.dtype, shape);
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= x.type.shape[d];
   for (int64_t d = axis + 1; d < x.type.rank(); ++d) inner *= x.type.shape[d];
@@ -581,7 +588,7 @@ TensorValue run_one_output(const KernelContext& ctx, const ir::Node& node,
     case Op::nonzero: {
       const std::vector<int64_t> hits = nonzero_flat(ctx, in);
       const int64_t rank = in.type.rank();
-      TensorValue out = allocate(DType::Int64, {static_cast<int64_t>(hits.size()), rank});
+      TensorValue out = allocate(ctx, DType::Int64, {static_cast<int64_t>(hits.size()), rank});
       if (rank == 0 || hits.empty()) return out;
       // Hits ascend: a hit in the same innermost row as the last one moves its last coordinate
       // only; the others are divided out (two divisions per hit took most of nonzero's time).
@@ -606,7 +613,7 @@ TensorValue run_one_output(const KernelContext& ctx, const ir::Node& node,
     }
     case Op::flatnonzero: {
       const std::vector<int64_t> hits = nonzero_flat(ctx, in);
-      TensorValue out = allocate(DType::Int64, {static_cast<int64_t>(hits.size())});
+      TensorValue out = allocate(ctx, DType::Int64, {static_cast<int64_t>(hits.size())});
       if (!hits.empty()) std::memcpy(out.raw(), hits.data(), hits.size() * sizeof(int64_t));
       return out;
     }
@@ -617,7 +624,7 @@ TensorValue run_one_output(const KernelContext& ctx, const ir::Node& node,
       // The selected positions (nonzero_scan.h), then one gather of elements of their size.
       const std::vector<int64_t> hits = nonzero_positions(
           mask.data<bool>(), x.type.numel(), ctx.threads, [](bool v) -> int64_t { return v; });
-      TensorValue out = allocate(in.type.dtype, {static_cast<int64_t>(hits.size())});
+      TensorValue out = allocate(ctx, in.type.dtype, {static_cast<int64_t>(hits.size())});
       visit_itemsize(ir::itemsize(in.type.dtype), [&]<typename U>(TypeTag<U>) {
         const U* src = static_cast<const U*>(x.raw());
         U* dst = static_cast<U*>(out.raw());

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "cpu_test_support.h"
+#include "engine/ir/dynamic.h"
 #include "engine/ir/philox.h"
 
 namespace tensord::cpu::test {
@@ -31,6 +32,22 @@ TEST_CASE("allocations are aligned, may be empty, and fail with OutOfMemory") {
     CHECK(e.code() == ErrorCode::OutOfMemory);
     CHECK(e.message().find("cannot allocate") != std::string::npos);
   }
+}
+
+TEST_CASE("outputs of data-dependent ops come from the block cache and go back to it") {
+  CpuBackend cpu(1);
+  // 2^18 hits: a 2 MiB int64 output, over the cache's minimum size.
+  const TensorValue x = tensor<int32_t>(cpu, {int64_t{1} << 18}, std::vector<int32_t>(1 << 18, 7));
+  const ir::Node n = node(Op::flatnonzero, {DType::Int64, {ir::kDynamic}});
+  const auto hits = [&] { return cpu.memory_stats().host_cache->hits; };
+  const uint64_t before = hits();
+  for (int i = 0; i < 3; ++i) {
+    const std::vector<TensorValue> out = cpu.run_data_dependent(n, {&x, 1});
+    REQUIRE(out.size() == 1);
+    REQUIRE(out[0].type.shape == Shape{int64_t{1} << 18});
+    CHECK(out[0].data<int64_t>()[12345] == 12345);
+  }
+  CHECK(hits() - before == 2);  // the first output was new; the next two reused its block
 }
 
 TEST_CASE("read and write copy bytes and check bounds") {
