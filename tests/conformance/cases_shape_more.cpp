@@ -195,6 +195,14 @@ void add_scatter_rows(std::vector<Case>& out) {
         out.push_back(std::move(c));
       }
     }
+    // A middle axis, an index smaller than x off the axis and strided, a strided larger source.
+    for (DType t : {DType::Int8, DType::BFloat16, DType::Float32}) {
+      InputSpec index = in_index(DType::Int64, {2, 3, 3}, 5);
+      index.layout = Layout::Permuted;
+      Case c = make(op, {in(t, {3, 5, 4}), index, in(t, {2, 4, 3}, Layout::Reversed)}, axis1);
+      c.accuracy = Accuracy::Accumulated;
+      out.push_back(std::move(c));
+    }
     out.push_back(make(
         op,
         {in(DType::Float32, {3, 4}), in_index(DType::Int64, {3, 5}, 4), in(DType::Float32, {3, 5})},
