@@ -285,3 +285,40 @@ def test_data_dependent_sizes_reach_repr_and_numpy():
     nz = x[x != 0]
     assert "shape=(2,)" in repr(nz)
     eq(np.asarray(x[x > 9]), np.zeros(0))
+
+
+# --- bincount ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32, np.int64, np.bool_])
+def test_bincount_counts_like_numpy(dtype):
+    x = np.random.default_rng(3).integers(0, 2 if dtype == np.bool_ else 40, 1000).astype(dtype)
+    eq(td.bincount(td.asarray(x)), np.bincount(x))
+    eq(td.bincount(td.asarray(x), minlength=64), np.bincount(x, minlength=64))
+
+
+def test_bincount_weights_minlength_and_empty():
+    x = np.array([0, 1, 1, 3, 2, 1, 7])
+    w = np.array([0.3, 0.5, 0.2, 0.7, 1.0, -0.6, 0.1], np.float32)
+    got = td.bincount(td.asarray(x), weights=td.asarray(w), minlength=10)
+    assert got.dtype == td.float64
+    np.testing.assert_allclose(np.asarray(got), np.bincount(x, w, 10), rtol=1e-6)
+    eq(td.bincount(td.asarray(np.array([], np.int64)), minlength=3), np.zeros(3, np.int64))
+    eq(td.bincount(td.asarray(np.array([], np.int64))), np.zeros(0, np.int64))
+
+
+def test_bincount_of_a_data_dependent_length():
+    v = np.array([5, -1, 2, 2, -3, 0])
+    a = td.asarray(v)
+    eq(td.bincount(a[a >= 0]), np.bincount(v[v >= 0]))
+
+
+def test_bincount_errors():
+    with pytest.raises(ValueError, match="1-D"):
+        td.bincount(td.asarray(np.zeros((2, 2), np.int64)))
+    with pytest.raises(TypeError, match="integers"):
+        td.bincount(td.asarray(np.zeros(3, np.float32)))
+    with pytest.raises(ValueError, match="non-negative values, got -2"):
+        td.bincount(td.asarray(np.array([1, -2, 3])))
+    with pytest.raises(ValueError, match="minlength"):
+        td.bincount(td.asarray(np.array([1])), minlength=-1)
+    with pytest.raises(ValueError, match="weights"):
+        td.bincount(td.asarray(np.array([1, 2])), weights=td.asarray(np.ones(3)))

@@ -5,13 +5,15 @@ operations may use it before that, and the daemon computes the size when it runs
 from collections import namedtuple
 
 
-from . import _tensord
+import numpy as np
+
+from . import _dtypes, _tensord
 from ._array import Array, _operand_array
 from ._location import caller
 
 __all__ = ["searchsorted", "bucketize", "scatter_reduce", "index_put", "unfold", "nonzero",
            "argwhere", "flatnonzero", "masked_select", "unique_all", "unique_values",
-           "unique_counts", "unique_inverse"]
+           "unique_counts", "unique_inverse", "bincount"]
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
 UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
@@ -103,3 +105,44 @@ def unique_counts(x, /):
 def unique_inverse(x, /):
     r = unique_all(x)
     return UniqueInverseResult(r.values, r.inverse_indices)
+
+
+def bincount(x, /, weights=None, minlength=0):
+    """NumPy's bincount: how often each value of the non-negative 1-D integer array x occurs
+    (weights: the sum of their weights, as float64), in max(x) + 1 bins, at least minlength.
+    Like NumPy it reads x's smallest and largest value to size the result: a sync point (one
+    round trip) unless x is empty. The counts themselves are one index_add on the daemon."""
+    x = _operand_array(x)
+    if x.ndim != 1:
+        raise ValueError(f"bincount takes a 1-D array, got {x.ndim} dimensions")
+    if not (_dtypes.is_integral(x.dtype) or x.dtype == _dtypes.bool):
+        raise TypeError(f"bincount takes integers, not {x.dtype}")
+    minlength = int(minlength)
+    if minlength < 0:
+        raise ValueError(f"minlength must not be negative, got {minlength}")
+    from . import _functions
+    index = _functions.astype(x, _dtypes.int64)
+    n = x.shape[0]
+    if n is None:  # a data-dependent length: sync to learn it
+        _functions.sync(index)
+        n = index.shape[0]
+    bins = minlength
+    if n > 0:
+        lo, hi = (int(v) for v in np.asarray(_functions.stack([_functions.min(index),
+                                                               _functions.max(index)])))
+        if lo < 0:
+            raise ValueError(f"bincount takes non-negative values, got {lo}")
+        bins = max(bins, hi + 1)
+    from . import _creation
+    if weights is None:
+        counts = _creation.zeros(bins, dtype=_dtypes.int64)
+        return _functions_index_add(counts, index, _creation.ones(n, dtype=_dtypes.int64))
+    w = _operand_array(weights)
+    if tuple(w.shape) != (n,):
+        raise ValueError(f"weights must have x's shape ({n},), got {tuple(w.shape)}")
+    return _functions_index_add(_creation.zeros(bins, dtype=_dtypes.float64), index,
+                                _functions.astype(w, _dtypes.float64))
+
+
+def _functions_index_add(into, index, values):
+    return Array(_tensord.index_add(_t(into), 0, _t(index), _t(values), 1.0, caller()))
