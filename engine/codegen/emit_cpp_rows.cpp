@@ -266,18 +266,32 @@ void CppWriter::rows() {
     }
     line("  const bool td_keep = inner_rows * n <= " + std::to_string(kScratchCells) + ";");
   }
-  line("  for (td_i64 r = begin; r < end; ++r) {");
+  // The outer rows' offsets: divided out of `begin` once, then stepped row to row (an
+  // odometer over the outer dimensions): two 64-bit divisions a row cost more than a short
+  // row's arithmetic (a 64-wide row's min or softmax).
+  const bool outer = k_.outer_rank > 0;
+  auto step = [&](const std::string& offsets, const std::string& pos) {
+    return "for (int d = " + ro + " - 1; d >= 0; --d) { for (int o = 0; o < " + ops() + "; ++o) " +
+           offsets + "[o] += st[o * " + rank() + " + d]; if (++" + pos +
+           "[d] < sz[d]) break; for (int o = 0; o < " + ops() + "; ++o) " + offsets +
+           "[o] -= " + pos + "[d] * st[o * " + rank() + " + d]; " + pos + "[d] = 0; }";
+  };
   line("  td_i64 ob[" + ops() + "] = {};");
-  line("  { td_i64 q = r; for (int d = " + ro +
-       " - 1; d >= 0; --d) { const td_i64 x = q % sz[d]; "
-       "q /= sz[d]; for (int o = 0; o < " +
-       ops() + "; ++o) ob[o] += x * st[o * " + rank() + " + d]; } }");
+  if (outer) {
+    line("  td_i64 pos[" + ro + "];");
+    line("  { td_i64 q = begin; for (int d = " + ro +
+         " - 1; d >= 0; --d) { pos[d] = q % sz[d]; q /= sz[d]; for (int o = 0; o < " + ops() +
+         "; ++o) ob[o] += pos[d] * st[o * " + rank() + " + d]; } }");
+  }
+  line("  for (td_i64 r = begin; r < end; ++r) {");
   if (pass_targets().size() > 1) {  // the offsets of the next outer row, for prefetched()
-    line("  td_i64 obn[" + ops() + "] = {};");
+    line("  td_i64 obn[" + ops() + "];");
+    line("  for (int o = 0; o < " + ops() + "; ++o) obn[o] = ob[o];");
     line("  const bool td_pf = r + 1 < end;");
-    line("  if (td_pf) { td_i64 q = r + 1; for (int d = " + ro +
-         " - 1; d >= 0; --d) { const td_i64 x = q % sz[d]; q /= sz[d]; for (int o = 0; o < " +
-         ops() + "; ++o) obn[o] += x * st[o * " + rank() + " + d]; } }");
+    if (outer) {
+      line("  if (td_pf) { td_i64 pn[" + ro + "]; for (int d = 0; d < " + ro +
+           "; ++d) pn[d] = pos[d]; " + step("obn", "pn") + " }");
+    }
     line("  (void)obn;");
   }
   for (uint32_t v = 0; v < k_.body.size(); ++v) {
@@ -306,6 +320,7 @@ void CppWriter::rows() {
     line("  " + p + "_[ob[" + std::to_string(ni_ + o) +
          "]] = " + to_storage(k_.outputs[o].dtype, ref(k_.results[o])) + ";");
   }
+  if (outer) line("  " + step("ob", "pos"));
   line("  }");
 }
 
