@@ -5,6 +5,8 @@
 //   cpu_softmax_4096x4096    softmax over rows, GB/s, vs the same graph in "eager" mode (the
 //                            two measured in turn: fused_and_eager_gbps)
 //   cpu_layernorm_4096x4096  layer_norm over rows (weight, bias), GB/s, vs "eager"
+//   cpu_softmax_262144x64, cpu_layernorm_262144x64  the same over short rows (attention
+//                            heads, small layers), where a row's fixed costs show
 //   *_vs_numpy               the same fused figures against NumPy
 //   cpu_linear_bias_gelu_MxKxN  ms of gelu(linear(x, w, b)) (x [M, K], w [N, K]) through the
 //                            daemon, fused into one oneDNN matmul or not as the daemon measured,
@@ -108,6 +110,19 @@ void elementwise_figures(Session& s, std::map<std::string, double>& numpy) {
   print_figure("cpu_layernorm_4096x4096", ln, "GB/s", "eager", ln_eager);
   print_figure("cpu_softmax_4096x4096_vs_numpy", sm, "GB/s", "numpy", numpy["softmax"]);
   print_figure("cpu_layernorm_4096x4096_vs_numpy", ln, "GB/s", "numpy", numpy["layernorm"]);
+
+  Tensor rows = s.rand({262144, 64}, 5) * 4.0f - 2.0f;
+  Tensor w64 = s.rand({64}, 6);
+  Tensor b64 = s.rand({64}, 7);
+  s.sync({rows, w64, b64});
+  const auto [sm64, sm64_eager] =
+      fused_and_eager_gbps(s, mb, [&] { return tensord::softmax(rows, -1); });
+  const auto [ln64, ln64_eager] =
+      fused_and_eager_gbps(s, mb, [&] { return tensord::layer_norm(rows, 1, w64, b64); });
+  print_figure("cpu_softmax_262144x64", sm64, "GB/s", "eager", sm64_eager);
+  print_figure("cpu_layernorm_262144x64", ln64, "GB/s", "eager", ln64_eager);
+  print_figure("cpu_softmax_262144x64_vs_numpy", sm64, "GB/s", "numpy", numpy["softmax64"]);
+  print_figure("cpu_layernorm_262144x64_vs_numpy", ln64, "GB/s", "numpy", numpy["layernorm64"]);
 }
 
 // A view inside a chain and a reduction over the leading axis (issue 6's boundaries).

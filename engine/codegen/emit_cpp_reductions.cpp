@@ -84,10 +84,31 @@ void CppWriter::reduction(uint32_t v) {
       line("  " + acc(a, q) + " = " + step(acc(a, q), acc(a, q + w)) + ";");
     }
   }
+  // The lanes fold in halves, a tree of vector steps: a chain through every lane made each row
+  // wait for TD_B - 1 dependent adds or compares (the compares branching, and mispredicted on
+  // random data), which dominated the reductions of short rows (a min over 64 columns).
   const std::string o = "o" + num(v), f = wrap ? "f" + num(v) : o;
-  line("  " + t + " " + f + " = " + acc(a, 0) + "[0];");
-  const std::string y = acc(a, 0) + "[j]";
-  line("  for (int j = 1; j < TD_B; ++j) " + f + " = " + step(f, y) + ";");
+  line("  static_assert(TD_B == 16, \"the lane fold halves 16 lanes\");");
+  std::string from = acc(a, 0);
+  for (int w = 8; w >= 1; w /= 2) {
+    const std::string h = a + "h" + std::to_string(w);
+    std::string lo, hi;
+    for (int j = 0; j < w; ++j) {
+      lo += ", " + std::to_string(j);
+      hi += ", " + std::to_string(j + w);
+    }
+    if (w > 1) {
+      line("  typedef " + t + " __attribute__((vector_size(" + std::to_string(w) + " * sizeof(" +
+           t + ")))) " + h + "_t;");
+      line("  " + h + "_t " + h + " = __builtin_shufflevector(" + from + ", " + from + lo + ");");
+      line("  " + h + " = " + step(h, "__builtin_shufflevector(" + from + ", " + from + hi + ")") +
+           ";");
+    } else {
+      line("  " + t + " " + h + " = " + step(from + "[0]", from + "[1]") + ";");
+    }
+    from = h;
+  }
+  line("  " + t + " " + f + " = " + from + ";");
   if (wrap) line("  const " + ct(in.dtype) + " " + o + " = (" + ct(in.dtype) + ")" + f + ";");
   if (in.dtype == DType::Float16 || in.dtype == DType::BFloat16) {
     line("  " + o + " = " + rounded(in.dtype, o) + ";");
