@@ -72,7 +72,7 @@ int run(const tensord::server::Options& options) {
 // Kernels' temporaries of a few MiB each (sort keys, index lists, widened copies) come from
 // malloc. glibc maps blocks over its mmap threshold afresh each time, page faults and all, and
 // raises that threshold only once it sees such a block freed, so how fast a kernel ran depended
-// on what ran before it (unique 63-83 ms, nonzero 5-11 ms here, bench/ops). Fixed at the
+// on what ran before it (nonzero 5.2-11.5 ms between runs here, bench/ops). Fixed at the
 // ceiling glibc's own adjustment would reach, from the start; the trim threshold keeps freed
 // blocks of that size in the heap. glibc's environment settings still win.
 void set_malloc_thresholds() {

@@ -136,13 +136,13 @@ def bincount(x, /, weights=None, minlength=0):
     from . import _creation
     if weights is None:
         counts = _creation.zeros(bins, dtype=_dtypes.int64)
-        return _functions_index_add(counts, index, _creation.ones(n, dtype=_dtypes.int64))
+        return _index_add_into(counts, index, _creation.ones(n, dtype=_dtypes.int64))
     w = _operand_array(weights)
     if tuple(w.shape) != (n,):
         raise ValueError(f"weights must have x's shape ({n},), got {tuple(w.shape)}")
-    return _functions_index_add(_creation.zeros(bins, dtype=_dtypes.float64), index,
-                                _functions.astype(w, _dtypes.float64))
+    return _index_add_into(_creation.zeros(bins, dtype=_dtypes.float64), index,
+                           _functions.astype(w, _dtypes.float64))
 
 
-def _functions_index_add(into, index, values):
+def _index_add_into(into, index, values):
     return Array(_tensord.index_add(_t(into), 0, _t(index), _t(values), 1.0, caller()))

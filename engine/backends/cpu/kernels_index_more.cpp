@@ -467,12 +467,10 @@ Groups groups_of(const KernelContext& ctx, const TensorValue& in) {
 
 // An output of a data-dependent op: from the block cache, as the engine's tensors are.
 TensorValue allocate(const KernelContext& ctx, DType t, Shape shape) {
-  const ir::TensorType type{t, std::move(shape)};
   TensorValue v;
-  v.buffer =
-      ctx.blocks != nullptr ? ctx.blocks->allocate(type.nbytes()) : allocate_host(type.nbytes());
-  v.type = type;
-  v.strides = ir::contiguous_strides(type.shape);
+  v.type = ir::TensorType{t, std::move(shape)};
+  v.buffer = ctx.blocks ? ctx.blocks->allocate(v.nbytes()) : allocate_host(v.nbytes());
+  v.strides = ir::contiguous_strides(v.type.shape);
   return v;
 }
 
