@@ -4,6 +4,7 @@
 // round once, then casts it into the output; scatter only moves elements, so when x, src and
 // the output share a dtype it writes the output directly, bits unchanged.
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "engine/backends/cpu/dispatch.h"
@@ -90,30 +91,6 @@ View<int64_t> index_view(const KernelContext& ctx, const TensorValue& index, Ten
   return view_of<int64_t>(operand_of(keep));
 }
 
-// Calls f(TypeTag<U>) with src's C++ type when its values convert to the accumulator exactly
-// as cast_into would (the standard arithmetic types); returns false otherwise.
-template <typename F>
-bool visit_native(ir::DType dtype, F&& f) {
-  switch (dtype) {
-    case ir::DType::Int8:
-      return f(TypeTag<int8_t>{}), true;
-    case ir::DType::UInt8:
-      return f(TypeTag<uint8_t>{}), true;
-    case ir::DType::Int16:
-      return f(TypeTag<int16_t>{}), true;
-    case ir::DType::Int32:
-      return f(TypeTag<int32_t>{}), true;
-    case ir::DType::Int64:
-      return f(TypeTag<int64_t>{}), true;
-    case ir::DType::Float32:
-      return f(TypeTag<float>{}), true;
-    case ir::DType::Float64:
-      return f(TypeTag<double>{}), true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 bool is_scatter(Op op) {
@@ -155,10 +132,18 @@ void run_scatter(const KernelContext& ctx, const ir::Node& node,
                    });
     }
   };
-  // A source of a standard arithmetic type is read as it is, else through a widened copy.
-  const bool read_as_is = (acc == ir::DType::Float64) == ir::is_floating(inputs[2].type.dtype) &&
-                          visit_native(inputs[2].type.dtype, [&]<typename S>(TypeTag<S>) {
-                            accumulate(view_of<S>(operand_of(inputs[2])));
+  // A source of a standard arithmetic type (not bool, float16 or bfloat16) is read as it is,
+  // converting as cast_into would; others go through a widened copy.
+  const ir::DType src_dtype = inputs[2].type.dtype;
+  const bool read_as_is = !ir::is_complex(src_dtype) &&
+                          (acc == ir::DType::Float64) == ir::is_floating(src_dtype) &&
+                          visit_dtype(src_dtype, [&]<typename S>(TypeTag<S>) {
+                            if constexpr (std::is_arithmetic_v<S> && !std::is_same_v<S, bool>) {
+                              accumulate(view_of<S>(operand_of(inputs[2])));
+                              return true;
+                            } else {
+                              return false;
+                            }
                           });
   if (!read_as_is) {
     TensorValue src = allocate_value(ctx.scratch, ir::TensorType{acc, inputs[2].type.shape});
