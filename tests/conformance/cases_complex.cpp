@@ -383,6 +383,11 @@ void add_fft(std::vector<CCase>& out) {
     row(Op::fft_c2r, t, {3, 4, 5}, {{1, 2}, std::nullopt, 0, true});
     row(Op::fft_c2r, t, {3, 4, 5}, {{0, 2}, std::vector<int64_t>{5, 7}, 2, true});
     row(Op::fft_c2r, t, {5, 3}, {{0}, std::nullopt, 0, true}, {}, true);
+    // Along an inner axis the CPU gathers tiles of up to 64 lines: 70 lines leave a tile of 6.
+    row(Op::fft_c2c, t, {5, 70}, {{0}, std::nullopt, 0, false});
+    row(Op::fft_c2c, t, {3, 6, 70}, {{1, 2, 0}, std::nullopt, 0, true});
+    row(Op::fft_c2r, t, {4, 70}, {{0}, std::nullopt, 0, true});
+    row(Op::fft_c2r, t, {3, 5, 70}, {{1}, std::vector<int64_t>{9}, 0, true});
   }
   for (DType t : {DType::Float32, DType::Float64}) {
     for (int64_t n : {1, 2, 5, 8, 9, 17}) {
@@ -394,6 +399,8 @@ void add_fft(std::vector<CCase>& out) {
     row(Op::fft_r2c, t, {3, 4, 5}, {{2, 0}, std::vector<int64_t>{6, 3}, 0, false});
     row(Op::fft_r2c, t, {7, 4}, {{0}, std::nullopt, 0, false}, {}, true);
     row(Op::fft_r2c, t, {6}, {{0}, std::nullopt, 0, false}, {C(kNaN, 0)});
+    row(Op::fft_r2c, t, {6, 70}, {{0}, std::nullopt, 0, false});
+    row(Op::fft_r2c, t, {3, 8, 70}, {{2, 1}, std::nullopt, 0, false});
   }
   // Rejected: the reason must be the documented error.
   auto err = [&](std::string name, Op op, Attrs a, CTensor x, ErrorCode code) {

@@ -1,22 +1,24 @@
 // Issue 4: fft_c2c, fft_r2c and fft_c2r on the CPU through FFTW 3 (docs/ops.md "FFT").
 //
 // Each run copies the input into a contiguous scratch array of the compute type, padded with
-// zeros or truncated to the transform lengths along the axes (numpy's n/s), plans one FFTW guru
-// transform over all axes at once (the other axes are FFTW's "howmany" loops) from the scratch
-// into the contiguous output, executes it and scales the result by the norm. The scratch copy
-// also keeps FFTW away from the caller's input: c2r transforms overwrite their input.
+// zeros or truncated to the transform lengths along the axes (numpy's n/s), then transforms one
+// axis at a time (AxisPass) into the contiguous output and scales the result by the norm. The
+// scratch copy also keeps FFTW away from the caller's input: c2r transforms overwrite their
+// input.
 #include <fftw3.h>
 
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "engine/backends/cpu/dispatch.h"
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels_complex.h"
+#include "engine/backends/cpu/parallel.h"
 
 namespace tensord::cpu {
 namespace {
@@ -24,26 +26,26 @@ namespace {
 using ir::Attr;
 using ir::Op;
 
-// FFTW's API for one precision.
+// FFTW's API for one precision: one batch of 1-D transforms, `howmany` lines of n_in elements
+// in and n_out out, each line contiguous.
+enum class Kind { c2c, r2c, c2r };
+
 template <typename R>
 struct Fftw;
 template <>
 struct Fftw<double> {
   using Plan = fftw_plan;
-  using C = fftw_complex;
-  static Plan c2c(int rank, const fftw_iodim64* dims, int hr, const fftw_iodim64* hd, void* in,
-                  void* out, int sign) {
-    return fftw_plan_guru64_dft(rank, dims, hr, hd, static_cast<C*>(in), static_cast<C*>(out), sign,
-                                FFTW_ESTIMATE);
-  }
-  static Plan r2c(int rank, const fftw_iodim64* dims, int hr, const fftw_iodim64* hd, void* in,
-                  void* out) {
-    return fftw_plan_guru64_dft_r2c(rank, dims, hr, hd, static_cast<double*>(in),
-                                    static_cast<C*>(out), FFTW_ESTIMATE);
-  }
-  static Plan c2r(int rank, const fftw_iodim64* dims, int hr, const fftw_iodim64* hd, void* in,
-                  void* out) {
-    return fftw_plan_guru64_dft_c2r(rank, dims, hr, hd, static_cast<C*>(in),
+  static Plan plan(Kind kind, const fftw_iodim64& dim, const fftw_iodim64& loop, void* in,
+                   void* out, int sign) {
+    if (kind == Kind::c2c) {
+      return fftw_plan_guru64_dft(1, &dim, 1, &loop, static_cast<fftw_complex*>(in),
+                                  static_cast<fftw_complex*>(out), sign, FFTW_ESTIMATE);
+    }
+    if (kind == Kind::r2c) {
+      return fftw_plan_guru64_dft_r2c(1, &dim, 1, &loop, static_cast<double*>(in),
+                                      static_cast<fftw_complex*>(out), FFTW_ESTIMATE);
+    }
+    return fftw_plan_guru64_dft_c2r(1, &dim, 1, &loop, static_cast<fftw_complex*>(in),
                                     static_cast<double*>(out), FFTW_ESTIMATE);
   }
   static void execute(Plan p) { fftw_execute(p); }
@@ -52,20 +54,17 @@ struct Fftw<double> {
 template <>
 struct Fftw<float> {
   using Plan = fftwf_plan;
-  using C = fftwf_complex;
-  static Plan c2c(int rank, const fftw_iodim64* dims, int hr, const fftw_iodim64* hd, void* in,
-                  void* out, int sign) {
-    return fftwf_plan_guru64_dft(rank, dims, hr, hd, static_cast<C*>(in), static_cast<C*>(out),
-                                 sign, FFTW_ESTIMATE);
-  }
-  static Plan r2c(int rank, const fftw_iodim64* dims, int hr, const fftw_iodim64* hd, void* in,
-                  void* out) {
-    return fftwf_plan_guru64_dft_r2c(rank, dims, hr, hd, static_cast<float*>(in),
-                                     static_cast<C*>(out), FFTW_ESTIMATE);
-  }
-  static Plan c2r(int rank, const fftw_iodim64* dims, int hr, const fftw_iodim64* hd, void* in,
-                  void* out) {
-    return fftwf_plan_guru64_dft_c2r(rank, dims, hr, hd, static_cast<C*>(in),
+  static Plan plan(Kind kind, const fftw_iodim64& dim, const fftw_iodim64& loop, void* in,
+                   void* out, int sign) {
+    if (kind == Kind::c2c) {
+      return fftwf_plan_guru64_dft(1, &dim, 1, &loop, static_cast<fftwf_complex*>(in),
+                                   static_cast<fftwf_complex*>(out), sign, FFTW_ESTIMATE);
+    }
+    if (kind == Kind::r2c) {
+      return fftwf_plan_guru64_dft_r2c(1, &dim, 1, &loop, static_cast<float*>(in),
+                                       static_cast<fftwf_complex*>(out), FFTW_ESTIMATE);
+    }
+    return fftwf_plan_guru64_dft_c2r(1, &dim, 1, &loop, static_cast<fftwf_complex*>(in),
                                      static_cast<float*>(out), FFTW_ESTIMATE);
   }
   static void execute(Plan p) { fftwf_execute(p); }
@@ -139,6 +138,100 @@ void copy_padded(const TensorValue& src, E* dst, const ir::Shape& dshape) {
   }
 }
 
+// One 1-D transform of `len` points along the middle axis of a contiguous array viewed as
+// (outer, n, inner): n_in elements a line in, n_out out. FFTW_ESTIMATE plans lines that are
+// contiguous well and strided ones badly (a 1024 x 1024 complex64 fft2 as one guru plan: 60 ms;
+// its rows alone: 1 ms), so a pass along an inner axis gathers a tile of lines into a
+// contiguous buffer, transforms them there and scatters the results back, as pocketfft does.
+struct AxisPass {
+  Kind kind;
+  int sign;  // c2c only
+  int64_t len, outer, inner;
+  int64_t n_in() const { return kind == Kind::c2r ? len / 2 + 1 : len; }
+  int64_t n_out() const { return kind == Kind::r2c ? len / 2 + 1 : len; }
+};
+
+// The planner mutex held only around FFTW's planner calls; execution runs unlocked.
+template <typename R>
+class LinePlan {
+ public:
+  LinePlan(std::mutex& planner, const AxisPass& p, int64_t lines, void* in, void* out)
+      : planner_(planner) {
+    const fftw_iodim64 dim{static_cast<ptrdiff_t>(p.len), 1, 1};
+    const fftw_iodim64 loop{static_cast<ptrdiff_t>(lines), static_cast<ptrdiff_t>(p.n_in()),
+                            static_cast<ptrdiff_t>(p.n_out())};
+    std::lock_guard<std::mutex> lock(planner_);
+    plan_ = Fftw<R>::plan(p.kind, dim, loop, in, out, p.sign);
+    if (plan_ == nullptr) {
+      throw Error(ErrorCode::Internal, "FFTW could not plan " + std::to_string(lines) +
+                                           " lines of " + std::to_string(p.len) + " points");
+    }
+  }
+  ~LinePlan() {
+    std::lock_guard<std::mutex> lock(planner_);
+    Fftw<R>::destroy(plan_);
+  }
+  LinePlan(const LinePlan&) = delete;
+  LinePlan& operator=(const LinePlan&) = delete;
+  void execute() const { Fftw<R>::execute(plan_); }
+
+ private:
+  std::mutex& planner_;
+  typename Fftw<R>::Plan plan_;
+};
+
+// src and dst may be the same array for a c2c pass (each tile is gathered before it is
+// written back; contiguous lines transform in place).
+template <typename R, typename In, typename Out>
+void run_axis_pass(std::mutex& planner, int threads, const AxisPass& p, const In* src, Out* dst) {
+  const int64_t n_in = p.n_in(), n_out = p.n_out();
+  const int64_t line_bytes =
+      n_in * static_cast<int64_t>(sizeof(In)) + n_out * static_cast<int64_t>(sizeof(Out));
+  if (p.inner == 1) {
+    // Contiguous lines: transform rows [b, e) where they lie.
+    parallel_for(
+        p.outer, std::max<int64_t>(1, kParallelGrain / p.len), threads, [&](int64_t b, int64_t e) {
+          LinePlan<R> plan(planner, p, e - b, const_cast<In*>(src) + b * n_in, dst + b * n_out);
+          plan.execute();
+        });
+    return;
+  }
+  // Tiles of `width` neighbouring lines (a tile's elements at one position along the axis are
+  // adjacent in memory), sized to stay in L2.
+  const int64_t width = std::clamp<int64_t>((256 << 10) / line_bytes, 4, 64);
+  const int64_t w = std::min(width, p.inner);
+  const int64_t per_outer = (p.inner + w - 1) / w;
+  parallel_for(p.outer * per_outer, std::max<int64_t>(1, kParallelGrain / (w * p.len)), threads,
+               [&](int64_t b, int64_t e) {
+                 std::vector<In> lines_in(static_cast<size_t>(w * n_in));
+                 std::vector<Out> lines_out(static_cast<size_t>(w * n_out));
+                 LinePlan<R> plan(planner, p, w, lines_in.data(), lines_out.data());
+                 for (int64_t t = b; t < e; ++t) {
+                   const int64_t o = t / per_outer, j0 = (t % per_outer) * w;
+                   const int64_t cols = std::min(w, p.inner - j0);
+                   const In* s = src + o * n_in * p.inner + j0;
+                   for (int64_t k = 0; k < n_in; ++k) {
+                     for (int64_t c = 0; c < cols; ++c) lines_in[c * n_in + k] = s[k * p.inner + c];
+                   }
+                   // A last, narrower tile transforms stale lines too, and drops them.
+                   plan.execute();
+                   Out* d = dst + o * n_out * p.inner + j0;
+                   for (int64_t k = 0; k < n_out; ++k) {
+                     for (int64_t c = 0; c < cols; ++c)
+                       d[k * p.inner + c] = lines_out[c * n_out + k];
+                   }
+                 }
+               });
+}
+
+// The (outer, inner) view of `shape` around `axis`.
+AxisPass pass_along(Kind kind, int sign, int64_t len, const ir::Shape& shape, int64_t axis) {
+  AxisPass p{kind, sign, len, 1, 1};
+  for (int64_t d = 0; d < axis; ++d) p.outer *= shape[d];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) p.inner *= shape[d];
+  return p;
+}
+
 }  // namespace
 
 bool is_fft(Op op) {
@@ -182,19 +275,6 @@ void FftPlanner::run(const KernelContext& ctx, const ir::Node& node, const Tenso
     }
   });
 
-  // The guru dims: transform axes, then every other axis as a loop. Strides count elements of
-  // each array's own type (real or complex).
-  const std::vector<int64_t> xs = row_major_strides(xshape), os = row_major_strides(out.type.shape);
-  std::vector<fftw_iodim64> dims, loops;
-  for (size_t i = 0; i < axes.size(); ++i) {
-    dims.push_back({static_cast<ptrdiff_t>(lengths[i]), static_cast<ptrdiff_t>(xs[axes[i]]),
-                    static_cast<ptrdiff_t>(os[axes[i]])});
-  }
-  for (int64_t d = 0; d < rank; ++d) {
-    if (std::find(axes.begin(), axes.end(), d) != axes.end()) continue;
-    loops.push_back({static_cast<ptrdiff_t>(xshape[d]), static_cast<ptrdiff_t>(xs[d]),
-                     static_cast<ptrdiff_t>(os[d])});
-  }
   double n_total = 1;
   for (int64_t n : lengths) n_total *= static_cast<double>(n);
   double scale = 1;
@@ -203,36 +283,41 @@ void FftPlanner::run(const KernelContext& ctx, const ir::Node& node, const Tenso
   else if ((norm == 0 && inverse) || (norm == 2 && !inverse))
     scale = 1 / n_total;
 
+  // One pass an axis, as numpy does: c2c along each; r2c along the last axis into out, then
+  // c2c in place along the others; c2c in place along the others of the scratch, then c2r.
   auto go = [&]<typename R>() {
-    using F = Fftw<R>;
-    typename F::Plan plan;
-    {
-      std::lock_guard<std::mutex> lock(planner_mutex_);
-      const int r = static_cast<int>(dims.size()), hr = static_cast<int>(loops.size());
-      if (op == Op::fft_c2c) {
-        plan = F::c2c(r, dims.data(), hr, loops.data(), x.raw(), out.raw(),
-                      inverse ? FFTW_BACKWARD : FFTW_FORWARD);
-      } else if (op == Op::fft_r2c) {
-        plan = F::r2c(r, dims.data(), hr, loops.data(), x.raw(), out.raw());
-      } else {
-        plan = F::c2r(r, dims.data(), hr, loops.data(), x.raw(), out.raw());
+    using C = std::complex<R>;
+    const int sign = inverse ? FFTW_BACKWARD : FFTW_FORWARD;
+    C* const y = static_cast<C*>(out.raw());
+    const size_t last = axes.size() - 1;
+    if (op == Op::fft_c2c) {
+      for (size_t i = 0; i < axes.size(); ++i) {
+        const AxisPass p = pass_along(Kind::c2c, sign, lengths[i], xshape, axes[i]);
+        run_axis_pass<R>(planner_mutex_, ctx.threads, p, i == 0 ? x.data<C>() : y, y);
       }
-    }
-    if (plan == nullptr) {
-      throw Error(ErrorCode::Internal, std::string("FFTW could not plan ") +
-                                           std::string(ir::name(op)) + " of " +
-                                           ir::to_string(in.type.shape));
-    }
-    F::execute(plan);
-    {
-      std::lock_guard<std::mutex> lock(planner_mutex_);
-      F::destroy(plan);
+    } else if (op == Op::fft_r2c) {
+      run_axis_pass<R>(planner_mutex_, ctx.threads,
+                       pass_along(Kind::r2c, sign, lengths[last], xshape, axes[last]), x.data<R>(),
+                       y);
+      for (size_t i = 0; i < last; ++i) {
+        const AxisPass p = pass_along(Kind::c2c, sign, lengths[i], out.type.shape, axes[i]);
+        run_axis_pass<R>(planner_mutex_, ctx.threads, p, y, y);
+      }
+    } else {
+      C* const z = x.data<C>();
+      for (size_t i = 0; i < last; ++i) {
+        const AxisPass p = pass_along(Kind::c2c, sign, lengths[i], xshape, axes[i]);
+        run_axis_pass<R>(planner_mutex_, ctx.threads, p, z, z);
+      }
+      run_axis_pass<R>(planner_mutex_, ctx.threads,
+                       pass_along(Kind::c2r, sign, lengths[last], xshape, axes[last]), z,
+                       static_cast<R*>(out.raw()));
     }
     if (scale != 1) {
-      R* p = static_cast<R*>(out.raw());
+      R* q = static_cast<R*>(out.raw());
       const int64_t n = out.type.numel() * (ir::is_complex(out_t) ? 2 : 1);
-      const R s = static_cast<R>(scale);
-      for (int64_t k = 0; k < n; ++k) p[k] *= s;
+      const R f = static_cast<R>(scale);
+      for (int64_t k = 0; k < n; ++k) q[k] *= f;
     }
   };
   if (dbl) {
