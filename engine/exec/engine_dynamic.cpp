@@ -14,7 +14,6 @@
 // Each segment is an ordinary graph with concrete shapes, so it is planned, fused and cached
 // as usual: the plan cache keys the part after D by D's actual size. Errors are reported
 // against the caller's node (each segment's node keeps its origin).
-#include <numeric>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -24,6 +23,7 @@
 #include "engine/exec/step_hook.h"
 #include "engine/ir/dynamic.h"
 #include "engine/ir/error.h"
+#include "engine/ir/passes.h"
 
 namespace tensord::engine {
 namespace {
@@ -67,6 +67,14 @@ Pruned prune(const ir::Graph& g, std::span<const ir::ValueRef> outputs,
   }
   for (ir::ValueRef v : outputs) p.outputs.push_back({moved[v.node], v.output});
   return p;
+}
+
+// The user's graph with equal nodes merged (CSE: a data-dependent op asked for twice, e.g.
+// unique's values and counts recorded as two calls, runs once) and what the outputs do not need
+// dropped; origins are the user's node numbers.
+Pruned simplified(const ir::Graph& user_graph, std::span<const ir::ValueRef> user_outputs) {
+  const ir::Rewritten simple = ir::simplify(user_graph, user_outputs);
+  return prune(simple.graph, simple.outputs, simple.origin);
 }
 
 std::optional<uint32_t> first_data_dependent(const ir::Graph& g) {
@@ -133,9 +141,7 @@ std::vector<TensorValue> Engine::run_segmented(const ir::Graph& user_graph,
   ir::validate(checked, types, options_.limits);
   ir::validate_outputs(checked, user_outputs);
 
-  std::vector<uint32_t> identity(checked.nodes.size());
-  std::iota(identity.begin(), identity.end(), 0u);
-  Pruned cur = prune(checked, user_outputs, identity);
+  Pruned cur = simplified(checked, user_outputs);
   std::vector<TensorValue> inputs(user_inputs.begin(), user_inputs.end());
 
   // The values of `wanted` in graph `g` (whose nodes are all static): inputs directly, the
@@ -273,9 +279,7 @@ SegmentOutline Engine::outline_segments(const ir::Graph& user_graph,
   ir::Graph checked = user_graph;
   ir::validate(checked, input_types, options_.limits);
   ir::validate_outputs(checked, user_outputs);
-  std::vector<uint32_t> identity(checked.nodes.size());
-  std::iota(identity.begin(), identity.end(), 0u);
-  Pruned pruned = prune(checked, user_outputs, identity);
+  Pruned pruned = simplified(checked, user_outputs);
   const ir::Graph& g = pruned.graph;
 
   SegmentOutline out;

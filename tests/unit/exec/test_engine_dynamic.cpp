@@ -222,3 +222,23 @@ TEST_CASE("an input listed after a data-dependent node feeds the later segment",
   CHECK(f.download<float>(out[2]) == std::vector<float>{10, 12});
   CHECK(f.download<float>(out[3]) == std::vector<float>{5, 6});
 }
+
+TEST_CASE("a data-dependent op recorded twice runs once", "[engine][dynamic]") {
+  // Clients record unique's values and its counts as two calls: equal nodes, one sort.
+  Fixture f;
+  ir::Graph g;
+  auto x = g.add_input(0, {ir::DType::Float32, {2, 3}});
+  auto values = g.add(ir::Op::unique, {x});
+  auto counts = ir::ValueRef{g.add(ir::Op::unique, {x}).node, 3};
+  std::vector<ir::TensorType> types{{ir::DType::Float32, {2, 3}}};
+  tensord::engine::Explanation ex = tensord::engine::explain(
+      f.engine, g, types, std::vector{values, counts}, tensord::engine::CompileMode::Default);
+  REQUIRE(ex.cuts.size() == 1);
+  CHECK(ex.cuts[0].node == values.node);
+
+  auto out = f.engine.run(g, std::vector{f.upload({3, 1, 3, 2, 1, 3}, {2, 3})},
+                          std::vector{values, counts});
+  REQUIRE(out.size() == 2);
+  CHECK(f.download<float>(out[0]) == std::vector<float>{1, 2, 3});
+  CHECK(f.download<int64_t>(out[1]) == std::vector<int64_t>{2, 1, 3});
+}
