@@ -171,23 +171,36 @@ void interpolate(const KernelContext& ctx, bool linear, bool align_corners, cons
     tx[o] = linear ? linear_source(o, p.iw, p.ow, align_corners)
                    : LinearTap{nearest_source(o, p.iw, p.ow), 0, 1.0, 0.0};
   }
-  const int64_t per_plane = p.oh * p.ow;
-  parallel_for(p.planes * per_plane, 4096, ctx.threads, [&](int64_t begin, int64_t end) {
-    for (int64_t k = begin; k < end; ++k) {
-      const int64_t plane = k / per_plane, oy = k % per_plane / p.ow, ox = k % p.ow;
-      const T* src = x + plane * p.ih * p.iw;
-      const LinearTap& a = ty[oy];
-      const LinearTap& b = tx[ox];
-      if (!linear) {
-        y[k] = src[a.i0 * p.iw + b.i0];
-        continue;
-      }
-      // A 1-D input has height 1: its tap is (0, 0) with weights (1, 0).
-      const double v = a.l0 * (b.l0 * src[a.i0 * p.iw + b.i0] + b.l1 * src[a.i0 * p.iw + b.i1]) +
-                       a.l1 * (b.l0 * src[a.i1 * p.iw + b.i0] + b.l1 * src[a.i1 * p.iw + b.i1]);
-      y[k] = static_cast<T>(v);
-    }
-  });
+  // Row by row: one row's source rows are fixed, and nearest upsampling repeats whole rows.
+  std::vector<int64_t> nx(static_cast<size_t>(p.ow));
+  for (int64_t o = 0; o < p.ow; ++o) nx[o] = tx[o].i0;
+  const int64_t rows = p.planes * p.oh;
+  parallel_for(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(p.ow, 1)), ctx.threads,
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t r = begin; r < end; ++r) {
+                   const int64_t plane = r / p.oh, oy = r % p.oh;
+                   const T* src = x + plane * p.ih * p.iw;
+                   const LinearTap& a = ty[oy];
+                   const T* r0 = src + a.i0 * p.iw;
+                   T* out = y + r * p.ow;
+                   if (!linear) {
+                     if (r > begin && oy > 0 && ty[oy - 1].i0 == a.i0) {
+                       std::copy_n(out - p.ow, p.ow, out);
+                     } else {
+                       for (int64_t ox = 0; ox < p.ow; ++ox) out[ox] = r0[nx[ox]];
+                     }
+                     continue;
+                   }
+                   // A 1-D input has height 1: its tap is (0, 0) with weights (1, 0).
+                   const T* r1 = src + a.i1 * p.iw;
+                   for (int64_t ox = 0; ox < p.ow; ++ox) {
+                     const LinearTap& b = tx[ox];
+                     const double v = a.l0 * (b.l0 * r0[b.i0] + b.l1 * r0[b.i1]) +
+                                      a.l1 * (b.l0 * r1[b.i0] + b.l1 * r1[b.i1]);
+                     out[ox] = static_cast<T>(v);
+                   }
+                 }
+               });
 }
 
 }  // namespace
