@@ -294,6 +294,9 @@ void add_data_dependent_rows(std::vector<Case>& out) {
       row({in_values(t, {}, {0})});
       row({in(t, {4, 3}, Layout::Permuted, Values::Halves)});
       row({in(t, {2, 3, 4}, Layout::Mixed, Values::Special)});
+      // 64 elements or more: unique sorts by radix and groups by the sorted keys.
+      row({in(t, {6, 15}, Layout::Contiguous, Values::Special)});
+      row({in(t, {9, 10}, Layout::Contiguous, Values::Halves)});
     }
     out.push_back(make(Op::masked_select, {in(t, {3, 4}, Layout::Permuted), in(DType::Bool, {4})}));
     out.push_back(make(Op::masked_select, {in(t, {4}), in(DType::Bool, {3, 1})}));

@@ -435,27 +435,63 @@ template <typename C>
 std::pair<std::vector<int64_t>, std::vector<bool>> sorted_groups(const KernelContext& ctx,
                                                                  const C* v, int64_t n) {
   std::vector<int64_t> order(static_cast<size_t>(n));
-  LineSort<C>(ctx.scratch, n).sort(v, n, /*descending=*/false, order.data());
+  LineSort<C> sorter(ctx.scratch, n);
+  sorter.sort(v, n, /*descending=*/false, order.data());
   std::vector<bool> starts(static_cast<size_t>(n), true);
-  for (int64_t k = 1; k < n; ++k) starts[k] = !(v[order[k]] == v[order[k - 1]]);
+  if (const RadixKey<C>* keys = sorter.sorted_keys()) {
+    // Equal ordered keys are equal values (-0 and +0 included), but for NaN, whose key is all
+    // ones: reading the keys in order spares a gather of v through `order`.
+    constexpr auto kNan = static_cast<RadixKey<C>>(~RadixKey<C>{0});
+    for (int64_t k = 1; k < n; ++k) {
+      starts[k] = keys[k] != keys[k - 1] || (std::is_floating_point_v<C> && keys[k] == kNan);
+    }
+  } else {
+    for (int64_t k = 1; k < n; ++k) starts[k] = !(v[order[k]] == v[order[k - 1]]);
+  }
   return {std::move(order), std::move(starts)};
 }
 
 struct Groups {
-  TensorValue values;  // dense, in the comparison dtype
+  TensorValue values;  // dense, in the comparison dtype (comparison_dtype)
   std::vector<int64_t> order;
   std::vector<bool> starts;
   int64_t count = 0;
   profiler::BlockTicket order_ticket;  // `order` as scratch; after it, so freed first
 };
 
+// The narrowest of float32, float64, int32 and int64 that holds every value of `t` exactly:
+// the radix sort then makes passes over 4 bytes, not 8.
+DType comparison_dtype(DType t) {
+  switch (t) {
+    case DType::Float16:
+    case DType::BFloat16:
+    case DType::Float32:
+      return DType::Float32;
+    case DType::Float64:
+      return DType::Float64;
+    case DType::Int64:
+      return DType::Int64;
+    default:
+      return DType::Int32;
+  }
+}
+
 Groups groups_of(const KernelContext& ctx, const TensorValue& in) {
   Groups g;
-  const bool floats = ir::is_floating(in.type.dtype);
-  g.values = dense(ctx, in, floats ? DType::Float64 : DType::Int64);
+  g.values = dense(ctx, in, comparison_dtype(in.type.dtype));
   const int64_t n = g.values.type.numel();
-  auto [order, starts] = floats ? sorted_groups(ctx, g.values.data<double>(), n)
-                                : sorted_groups(ctx, g.values.data<int64_t>(), n);
+  auto [order, starts] = [&] {
+    switch (g.values.type.dtype) {
+      case DType::Float32:
+        return sorted_groups(ctx, g.values.data<float>(), n);
+      case DType::Float64:
+        return sorted_groups(ctx, g.values.data<double>(), n);
+      case DType::Int32:
+        return sorted_groups(ctx, g.values.data<int32_t>(), n);
+      default:
+        return sorted_groups(ctx, g.values.data<int64_t>(), n);
+    }
+  }();
   g.order = std::move(order);
   g.starts = std::move(starts);
   g.order_ticket = ctx.scratch.track(g.order.size() * sizeof(int64_t), g.order.data());
@@ -479,7 +515,7 @@ TensorValue allocate(const KernelContext& ctx, DType t, Shape shape) {
 // element's group (x's shape) and the group sizes.
 std::vector<TensorValue> run_unique(const KernelContext& ctx, const TensorValue& in) {
   Groups g = groups_of(ctx, in);
-  // float64 or int64: 8 bytes
+  const size_t esize = ir::itemsize(g.values.type.dtype);
   TensorValue wide = allocate_value(ctx.scratch, ir::TensorType{g.values.type.dtype, {g.count}});
   TensorValue indices = allocate(ctx, DType::Int64, {g.count});
   TensorValue inverse = allocate(ctx, DType::Int64, in.type.shape);
@@ -494,7 +530,7 @@ std::vector<TensorValue> run_unique(const KernelContext& ctx, const TensorValue&
     const int64_t at = g.order[k];
     if (g.starts[k]) {
       ++group;
-      std::memcpy(dst + group * 8, src + at * 8, 8);
+      std::memcpy(dst + group * esize, src + at * esize, esize);
       first[group] = at;
       size[group] = 0;
     }

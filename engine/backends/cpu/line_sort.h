@@ -65,6 +65,9 @@ class LineSort {
     });
   }
 
+  // After a radix sort: the ordered keys (radix_sort.h) in sorted order; else null.
+  const RadixKey<K>* sorted_keys() const { return radix_ ? keys_.data() : nullptr; }
+
  private:
   bool radix_;
   ScratchVector<RadixKey<K>> keys_, keys_tmp_;

@@ -47,14 +47,25 @@ RadixKey<K> ordered_key(K v, bool descending) {
 }
 
 // Sorts keys[0, n) with idx alongside, stably; the *_tmp arrays hold n elements each. The
-// result is in keys and idx.
+// result is in keys and idx. Keys are sorted as offsets from the smallest, so that only the
+// bytes of the keys' range are passes: integers in [-1000, 1000] take 2 passes, not 4 or 8.
 template <typename U>
 void radix_sort_pairs(U* keys, int64_t* idx, U* keys_tmp, int64_t* idx_tmp, int64_t n) {
+  if (n == 0) return;
+  U lo = keys[0], hi = keys[0];
+  for (int64_t j = 1; j < n; ++j) {
+    lo = keys[j] < lo ? keys[j] : lo;
+    hi = keys[j] > hi ? keys[j] : hi;
+  }
+  const U range = static_cast<U>(hi - lo);
+  if (lo != 0) {
+    for (int64_t j = 0; j < n; ++j) keys[j] = static_cast<U>(keys[j] - lo);
+  }
   U* k_in = keys;
   U* k_out = keys_tmp;
   int64_t* i_in = idx;
   int64_t* i_out = idx_tmp;
-  for (unsigned shift = 0; shift < 8 * sizeof(U); shift += 8) {
+  for (unsigned shift = 0; shift < 8 * sizeof(U) && (range >> shift) != 0; shift += 8) {
     int64_t count[256] = {};
     for (int64_t j = 0; j < n; ++j) ++count[(k_in[j] >> shift) & 0xff];
     if (count[(k_in[0] >> shift) & 0xff] == n) continue;  // every key has this byte
@@ -72,10 +83,8 @@ void radix_sort_pairs(U* keys, int64_t* idx, U* keys_tmp, int64_t* idx_tmp, int6
     std::swap(k_in, k_out);
     std::swap(i_in, i_out);
   }
-  if (k_in != keys) {
-    std::memcpy(keys, k_in, static_cast<size_t>(n) * sizeof(U));
-    std::memcpy(idx, i_in, static_cast<size_t>(n) * sizeof(int64_t));
-  }
+  if (k_in != keys) std::memcpy(idx, i_in, static_cast<size_t>(n) * sizeof(int64_t));
+  for (int64_t j = 0; j < n; ++j) keys[j] = static_cast<U>(k_in[j] + lo);
 }
 
 }  // namespace tensord::cpu
