@@ -4,6 +4,7 @@
 // overflow: erfcx(10) needs exp(100)).
 #include "engine/backends/cpu/elementwise.h"
 #include "engine/backends/cpu/kernels.h"
+#include "engine/backends/cpu/special_blocks.h"
 #include "engine/backends/cpu/special_functions.h"
 #include "engine/backends/cpu/vector_math.h"
 
@@ -54,6 +55,25 @@ struct Sinc {
   }
 };
 
+// A float64 function with a block form (special_blocks.h) over blocks of any float type.
+template <double (*F)(double), void (*Block)(const double*, double*, int64_t)>
+struct BlockUnary {
+  template <typename C>
+  C operator()(C x) const {
+    return static_cast<C>(F(static_cast<double>(x)));
+  }
+  template <typename C>
+  void block(const C* x, C* y, int64_t n) const {
+    double in[kBlock], out[kBlock];
+    for (int64_t i = 0; i < n; i += kBlock) {
+      const int64_t m = std::min(kBlock, n - i);
+      for (int64_t k = 0; k < m; ++k) in[k] = static_cast<double>(x[i + k]);
+      Block(in, out, m);
+      for (int64_t k = 0; k < m; ++k) y[i + k] = static_cast<C>(out[k]);
+    }
+  }
+};
+
 double i0(double x) {
   return special::bessel_i(0, x);
 }
@@ -80,7 +100,7 @@ void run_unary_typed(const KernelContext& ctx, Op op, std::span<const Operand> o
       case Op::digamma:
         return go(Unary<special::digamma>{});
       case Op::erfinv:
-        return go(Unary<special::erfinv>{});
+        return go(BlockUnary<special::erfinv, special::erfinv_block>{});
       case Op::erfcx:
         return go(Unary<special::erfcx>{});
       case Op::i0:
@@ -94,7 +114,7 @@ void run_unary_typed(const KernelContext& ctx, Op op, std::span<const Operand> o
       case Op::ndtr:
         return go(Unary<special::ndtr>{});
       case Op::ndtri:
-        return go(Unary<special::ndtri>{});
+        return go(BlockUnary<special::ndtri, special::ndtri_block>{});
       case Op::log_ndtr:
         return go(Unary<special::log_ndtr>{});
       case Op::sinc:

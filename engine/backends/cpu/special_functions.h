@@ -106,18 +106,9 @@ inline double log_ndtr(double x) {
   return std::log1p(-std::erfc(t) / 2);
 }
 
-// x with erf(x) = y, |y| < 1: Halley steps on erf (small |y|) or on erfc (|y| >= 0.5, where
-// 1 - |y| is exact) from Giles' single-precision approximation ("Approximating the erfinv
-// function", 2010), usually one step. (Newton from a rough start with a stopping rule below an
-// ulp ran 50 to 100 steps: 0.9 s per 1M elements.)
-inline double erfinv(double y) {
-  if (std::isnan(y)) return y;
-  const double a = std::fabs(y);
-  if (a >= 1) return a == 1 ? std::copysign(kInf, y) : NAN;
-  if (a == 0) return y;
-  const double c = 2 / std::sqrt(kPi);
-  const double tail = 1 - a;  // exact (Sterbenz) for a >= 0.5
-  double w = -std::log(tail * (1 + a)), p;
+// Giles' single-precision erfinv(a) / a as a function of w = -log((1 - a) (1 + a)).
+inline double giles_erfinv_factor(double w) {
+  double p;
   if (w < 5) {
     w -= 2.5;
     p = 2.81022636e-08;
@@ -141,6 +132,21 @@ inline double erfinv(double y) {
     p = 1.00167406 + p * w;
     p = 2.83297682 + p * w;
   }
+  return p;
+}
+
+// x with erf(x) = y, |y| < 1: Halley steps on erf (small |y|) or on erfc (|y| >= 0.5, where
+// 1 - |y| is exact) from Giles' single-precision approximation ("Approximating the erfinv
+// function", 2010), usually one step. (Newton from a rough start with a stopping rule below an
+// ulp ran 50 to 100 steps: 0.9 s per 1M elements.)
+inline double erfinv(double y) {
+  if (std::isnan(y)) return y;
+  const double a = std::fabs(y);
+  if (a >= 1) return a == 1 ? std::copysign(kInf, y) : NAN;
+  if (a == 0) return y;
+  const double c = 2 / std::sqrt(kPi);
+  const double tail = 1 - a;  // exact (Sterbenz) for a >= 0.5
+  const double p = giles_erfinv_factor(-std::log(tail * (1 + a)));
   double x = p * a;
   for (int i = 0; i < 10; ++i) {
     // r = f / f' for f = erf(x) - a, or erfc(x) - tail where 1 - a is exact; f'' / f' = -2x.
@@ -154,8 +160,8 @@ inline double erfinv(double y) {
 }
 
 // Acklam's rational approximation of ndtri for q < 0.02425 (relative error below 1.2e-9).
-inline double acklam_lower(double q) {
-  const double t = std::sqrt(-2 * std::log(q));
+// t = sqrt(-2 log q).
+inline double acklam_lower_t(double t) {
   return (((((-7.784894002430293e-03 * t - 3.223964580411365e-01) * t - 2.400758277161838e+00) * t -
             2.549732539343734e+00) *
                t +
@@ -166,6 +172,9 @@ inline double acklam_lower(double q) {
            3.754408661907416e+00) *
               t +
           1);
+}
+inline double acklam_lower(double q) {
+  return acklam_lower_t(std::sqrt(-2 * std::log(q)));
 }
 inline double acklam_central(double q) {
   const double r = q * q;
