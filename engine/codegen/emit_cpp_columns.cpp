@@ -48,7 +48,7 @@ void CppWriter::columns() {
     if (in.level != Level::Outer || in.kind != Kind::Load) continue;
     const std::string a = value_name("o", v), s = std::to_string(in.arg);
     line("    " + ct(in.dtype) + " " + a + "[TD_B];");
-    line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = j < m ? " +
+    line("    TD_LANES " + a + "[j] = j < m ? " +
          from_storage(k_.inputs[in.arg].dtype,
                       "p" + s + "_[ob[" + s + "] + " + lane_at(static_cast<int>(in.arg)) + "]") +
          " : 0;");
@@ -97,10 +97,10 @@ void CppWriter::columns() {
       }
       x += value_name("a", v) + "_[j]";
       line("    " + ct(in.dtype) + " " + a + "[TD_B];");
-      line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + rounded(in.dtype, x) + ";");
+      line("    TD_LANES " + a + "[j] = " + rounded(in.dtype, x) + ";");
     } else {
       line("    " + ct(in.dtype) + " " + a + "[TD_B];");
-      line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + expr(v) + ";");
+      line("    TD_LANES " + a + "[j] = " + expr(v) + ";");
     }
   }
   for (size_t o = 0; o < k_.outputs.size(); ++o) {
@@ -139,7 +139,7 @@ void CppWriter::column_accumulator(uint32_t v, bool init) {
                                : literal(in.op == Op::max ? -INFINITY : INFINITY, t);
     }
     line("    " + t + " " + a + "[TD_B];");
-    line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + i0 + ";");
+    line("    TD_LANES " + a + "[j] = " + i0 + ";");
     return;
   }
   const std::string y = wrap ? "(" + t + ")(" + ref(in.args[0]) + ")" : ref(in.args[0]);
@@ -153,7 +153,7 @@ void CppWriter::column_accumulator(uint32_t v, bool init) {
     const char* cmp = in.op == Op::max ? " > " : " < ";
     step = "(" + y + cmp + acc + ") | (" + y + " != " + y + ") ? " + y + " : " + acc;
   }
-  line("    for (int j = 0; j < TD_B; ++j) " + acc + " = " + step + ";");
+  line("    TD_LANES " + acc + " = " + step + ";");
 }
 
 }  // namespace tensord::codegen

@@ -13,6 +13,9 @@ typedef long td_i64;
 typedef unsigned short td_u16;
 typedef unsigned int td_u32;
 #define TD_B 16
+// One statement over a block's lanes. Kernels of many instructions redefine it to keep GCC
+// from peeling each loop completely (emit_cpp.cpp: kLanesUnpeeledFrom).
+#define TD_LANES for (int j = 0; j < TD_B; ++j)
 static inline float td_h2f(td_u16 h) {
   td_u32 sign = (td_u32)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
   if (e == 0x1f) return __builtin_bit_cast(float, sign | 0x7f800000u | (mant << 13));

@@ -50,7 +50,7 @@ void CppWriter::reduction(uint32_t v) {
   std::string decl = "  " + vt;
   for (int q = 0; q < kAccumulators; ++q) decl += std::string(q ? "," : "") + " " + acc(a, q);
   line(decl + ";");
-  line("  for (int j = 0; j < TD_B; ++j) " + acc(a, 0) + "[j] = " + init + ";");
+  line("  TD_LANES " + acc(a, 0) + "[j] = " + init + ";");
   for (int q = 1; q < kAccumulators; ++q) line("  " + acc(a, q) + " = " + acc(a, 0) + ";");
   with_scratch([&] {
     inner_rows([&] {
@@ -59,11 +59,10 @@ void CppWriter::reduction(uint32_t v) {
         line("    " + vt + " x_;");
         // A wrapping accumulator is wider than the elements: they are converted lane by lane.
         if (outer_arg || wrap) {
-          line("    for (int j = 0; j < TD_B; ++j) x_[j] = j < m ? " + x + " : " + pad + ";");
+          line("    TD_LANES x_[j] = j < m ? " + x + " : " + pad + ";");
         } else {
           line("    if (full) { __builtin_memcpy(&x_, v" + num(in.args[0]) + ", sizeof x_); }");
-          line("    else { for (int j = 0; j < TD_B; ++j) x_[j] = j < m ? " + x + " : " + pad +
-               "; }");
+          line("    else { TD_LANES x_[j] = j < m ? " + x + " : " + pad + "; }");
         }
         line("    const " + vt + " t_ = " + step(acc(a, 0), "x_") + ";");
         std::string rotate = "   ";
@@ -128,7 +127,7 @@ void CppWriter::arg_reduction(uint32_t v) {
   const std::string x = ref(in.args[0]);  // as reduction()'s
   line("  " + t + " " + b + "[TD_B];");
   line("  long long " + k + "[TD_B];");
-  line("  for (int j = 0; j < TD_B; ++j) { " + b + "[j] = 0; " + k + "[j] = -1; }");
+  line("  TD_LANES { " + b + "[j] = 0; " + k + "[j] = -1; }");
   with_scratch([&] {
     inner_rows([&] {
       row_blocks(cone({in.args[0]}), [&] {

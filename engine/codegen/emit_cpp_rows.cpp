@@ -34,7 +34,7 @@ void CppWriter::row_instr(uint32_t v) {
   if (keep_ && cut(v)) {
     const std::string at = "td_s" + std::to_string(slot_[v]) + " + t * n + i";
     line("    if (full) { __builtin_memcpy(" + a + ", " + at + ", sizeof " + a + "); }");
-    line("    else { for (int j = 0; j < TD_B; ++j) " + a + "[j] = j < m ? (" + at + ")[j] : 0; }");
+    line("    else { TD_LANES " + a + "[j] = j < m ? (" + at + ")[j] : 0; }");
     return;
   }
   if (in.kind == Kind::Load) {
@@ -53,9 +53,9 @@ void CppWriter::row_instr(uint32_t v) {
       // and then rebuilt lane by lane (vinsertps) where the block fed a vector accumulator.
       line("    if (full) { __builtin_memcpy(" + a + ", " + p + " + i, sizeof " + a + "); }");
     } else {
-      line("    if (full) { for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + ld + "; }");
+      line("    if (full) { TD_LANES " + a + "[j] = " + ld + "; }");
     }
-    line("    else { for (int j = 0; j < TD_B; ++j) " + a + "[j] = j < m ? " + ld + " : 0; }");
+    line("    else { TD_LANES " + a + "[j] = j < m ? " + ld + " : 0; }");
     return;
   }
   if (in.op == Op::pow && vector_pow(in)) {
@@ -68,12 +68,11 @@ void CppWriter::row_instr(uint32_t v) {
       if (k_.body[x].level == Level::Row && k_.body[x].kind != Kind::Const) continue;
       arg[i] = a + "_" + std::to_string(i);
       line("    float " + arg[i] + "[TD_B];");
-      line("    for (int j = 0; j < TD_B; ++j) " + arg[i] + "[j] = " + ref(x) + ";");
+      line("    TD_LANES " + arg[i] + "[j] = " + ref(x) + ";");
     }
     line("    td_vpow(" + arg[0] + ", " + arg[1] + ", " + a + ");");
     if ((in.dtype == DType::Float16 || in.dtype == DType::BFloat16) && !only_stored_[v]) {
-      line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + rounded(in.dtype, a + "[j]") +
-           ";");
+      line("    TD_LANES " + a + "[j] = " + rounded(in.dtype, a + "[j]") + ";");
     }
     return;
   }
@@ -82,19 +81,18 @@ void CppWriter::row_instr(uint32_t v) {
       k_.body[in.args[0]].level == Level::Row) {
     const std::string x = "v" + num(in.args[0]);
     if (in.op == Op::sigmoid) {
-      line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = -" + x + "[j];");
+      line("    TD_LANES " + a + "[j] = -" + x + "[j];");
       line("    td_vexp(" + a + ", " + a + ");");
-      line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = 1.0f / (1.0f + " + a + "[j]);");
+      line("    TD_LANES " + a + "[j] = 1.0f / (1.0f + " + a + "[j]);");
     } else {
       line("    td_v" + std::string(ir::name(in.op)) + "(" + x + ", " + a + ");");
     }
     if ((in.dtype == DType::Float16 || in.dtype == DType::BFloat16) && !only_stored_[v]) {
-      line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + rounded(in.dtype, a + "[j]") +
-           ";");
+      line("    TD_LANES " + a + "[j] = " + rounded(in.dtype, a + "[j]") + ";");
     }
     return;
   }
-  line("    for (int j = 0; j < TD_B; ++j) " + a + "[j] = " + expr(v) + ";");
+  line("    TD_LANES " + a + "[j] = " + expr(v) + ";");
 }
 
 // Marks the row instructions `targets` depend on; in the scratch variant of a pass (keep_) a
@@ -238,7 +236,7 @@ void CppWriter::store_rows() {
       line("    if (full) { __builtin_memcpy(" + p + " + i, v" + num(k_.results[o]) + ", sizeof v" +
            num(k_.results[o]) + "); }");
     } else {
-      line("    if (full) { for (int j = 0; j < TD_B; ++j) " + st + "; }");
+      line("    if (full) { TD_LANES " + st + "; }");
     }
     line("    else { for (int j = 0; j < m; ++j) " + st + "; }");
   }

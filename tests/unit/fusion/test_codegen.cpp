@@ -198,3 +198,30 @@ TEST_CASE("exp in generated kernels is the eager kernels' exp, bit for bit", "[c
     CHECK(differ == 0);
   }
 }
+
+TEST_CASE("long kernels keep their lane loops; they compute what eager does", "[codegen]") {
+  // 100 elementwise ops and a row sum: one kernel of more than kLanesUnpeeledFrom
+  // instructions, whose lane loops GCC must not peel (compile time), with the same results.
+  TestGraph g;
+  ir::ValueRef x = g.input({37, 70});
+  ir::ValueRef y = x;
+  for (int i = 0; i < 50; ++i) {
+    y = g.add(Op::mul, {y, g.scalar(i % 2 ? 0.9 : 1.1)});
+    y = g.add(i % 5 == 0 ? Op::maximum : Op::add, {y, i % 3 ? x : g.scalar(0.25)});
+  }
+  ir::ValueRef s = g.add(Op::sum, {y}, {{Attr::axes, std::vector<int64_t>{1}}});
+  const auto k = kernels_of(g, s);
+  REQUIRE(k.size() == 1);
+  const std::string unpeeled = "#define TD_LANES _Pragma(\"GCC unroll 1\")";
+  CHECK(k[0].source.find(unpeeled) != std::string::npos);
+  ir::ValueRef z;
+  const auto small = kernels_of(softmax_graph({12, 40}, &z), z);
+  REQUIRE(small.size() == 1);
+  CHECK(small[0].source.find(unpeeled) == std::string::npos);
+
+  FusedEngine f;
+  const auto fused = run(f.engine, g, {s, y});
+  const auto eager = run(f.engine, g, {s, y}, engine::CompileMode::Eager);
+  CHECK(fused[1] == eager[1]);
+  CHECK(max_rel_diff(fused[0], eager[0]) < 1e-5);
+}
