@@ -66,8 +66,9 @@ void Fuser::visit(uint32_t n) {
     } else if (why.empty() && probe.columns != 0 && shape(n) == probe.domain) {
       why = "a column kernel makes one pass: it cannot read its own reduction's result";
     } else if (why.empty() && shape(n) == probe.domain) {
-      why = "it reads a reduction's result that broadcasts along other axes than the reduced "
-            "ones (a reduction without keepdim)";
+      why =
+          "it reads a reduction's result that broadcasts along other axes than the reduced "
+          "ones (a reduction without keepdim)";
     } else if (why.empty()) {
       why = "shape " + ir::to_string(shape(n)) + " does not fit the iteration domain " +
             ir::to_string(probe.domain) + " of its producer's group";
@@ -91,6 +92,10 @@ void Fuser::visit(uint32_t n) {
     members.push_back(n);
     if (members.size() > kMaxGroupNodes) {
       if (why.empty()) why = "its producer's group reached the size limit of a kernel";
+      continue;
+    }
+    if (external_inputs(members) > kMaxGroupInputs) {
+      if (why.empty()) why = "its producer's group reached the input limit of a kernel";
       continue;
     }
     if (joined != kNoGroup && grp.columns != 0 && !one_pass(members, c.domain)) {

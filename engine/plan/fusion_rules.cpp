@@ -76,6 +76,21 @@ bool Fuser::one_pass(const std::vector<uint32_t>& members, const ir::Shape& doma
   return true;
 }
 
+size_t Fuser::external_inputs(std::vector<uint32_t> members) const {
+  std::sort(members.begin(), members.end());
+  std::vector<uint64_t> read;
+  for (uint32_t m : members) {
+    for (const ir::ValueRef& in : node(m).inputs) {
+      if (node(in.node).op == Op::full ||
+          std::binary_search(members.begin(), members.end(), in.node))
+        continue;
+      read.push_back(uint64_t{in.node} << 32 | in.output);
+    }
+  }
+  std::sort(read.begin(), read.end());
+  return static_cast<size_t>(std::unique(read.begin(), read.end()) - read.begin());
+}
+
 bool Fuser::cyclic(const std::vector<uint32_t>& members, uint32_t first) {
   ++epoch_;
   for (uint32_t m : members) in_set_[m] = epoch_;

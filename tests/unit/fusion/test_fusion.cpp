@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "engine/plan/fusion.h"
+#include "engine/plan/fusion_internal.h"
 #include "tests/unit/fusion/fusion_support.h"
 
 using namespace tensord;
@@ -155,6 +156,31 @@ TEST_CASE("an op the generator lacks, inside an elementwise chain, is a fusion b
   TestGraph single;
   ir::ValueRef z = single.add(Op::lgamma, {single.input({16, 24})});
   CHECK(plan_of(f.engine, single, {z})->fusion_breaks.empty());
+}
+
+TEST_CASE("a kernel reads at most kMaxGroupInputs tensors", "[fusion]") {
+  // A running sum over 100 slices: each slice is an input of the kernel that reads it.
+  FusedEngine f;
+  TestGraph g;
+  ir::ValueRef x = g.input({100, 3});
+  auto row = [&](int64_t i) {
+    return g.add(Op::slice, {x},
+                 {{Attr::axis, int64_t{0}},
+                  {Attr::start, i},
+                  {Attr::stop, i + 1},
+                  {Attr::step, int64_t{1}}});
+  };
+  ir::ValueRef s = row(0);
+  for (int64_t i = 1; i < 100; ++i) s = g.add(Op::add, {s, row(i)});
+  auto plan = plan_of(f.engine, g, {s});
+  REQUIRE(plan->groups.size() == 4);  // 99 adds reading 100 slices, 32 inputs a kernel
+  for (const engine::FusedGroup& grp : plan->groups)
+    CHECK(grp.kernel.inputs.size() <= engine::fusion_detail::kMaxGroupInputs);
+  bool reason = false;
+  for (const std::string& b : plan->boundaries)
+    reason |= b.find("input limit") != std::string::npos;
+  CHECK(reason);
+  check_same(f, g, {s});
 }
 
 TEST_CASE("a join that would make the plan cyclic is refused", "[fusion]") {
