@@ -17,6 +17,10 @@
 //                            when fused; GB/s of the two inputs read once, vs "eager"
 //   warm_start               ms to the first result of a 30-kernel graph on a fresh daemon
 //                            with a warm disk cache, vs a fresh daemon with an empty one
+//   cold_chain_200, cold_slice_sum_1000  ms to the first result on a fresh daemon with an
+//                            empty cache (compile included) of a 200-op elementwise chain on 1M
+//                            floats and of a running sum over 1000 scalar slices (notebook
+//                            loops), vs the same first run in "eager" mode
 #include <unistd.h>
 
 #include <chrono>
@@ -196,6 +200,37 @@ double first_result_ms(const std::string& cache_dir, bool expect_warm) {
   return ms;
 }
 
+// ms to the first result of f(session) on a fresh daemon with an empty cache in `mode`.
+template <typename F>
+double first_run_ms(const std::string& cache_dir, const char* mode, F f) {
+  std::filesystem::remove_all(cache_dir);
+  tensord::test::DaemonProcess daemon(
+      tensord::test::DaemonOptions::with_args({"--cache-dir", cache_dir}));
+  Session s = tensord::connect(daemon.address());
+  s.set_compile_mode(mode);
+  const auto t0 = std::chrono::steady_clock::now();
+  f(s).template to_vector<float>();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void cold_loops(const std::string& dir) {
+  auto chain = [](Session& s) {
+    Tensor y = s.rand({1 << 20}, 3);
+    for (int i = 0; i < 100; ++i) y = y * 1.0001f + 0.5f;
+    return tensord::sum(y);
+  };
+  auto slice_sum = [](Session& s) {
+    Tensor x = s.rand({1000}, 4);
+    Tensor acc = x.slice(0, 0, 1, 1);
+    for (int64_t i = 1; i < 1000; ++i) acc = acc + x.slice(0, i, i + 1, 1);
+    return acc;
+  };
+  print_figure("cold_chain_200", first_run_ms(dir, "default", chain), "ms", "eager",
+               first_run_ms(dir, "eager", chain));
+  print_figure("cold_slice_sum_1000", first_run_ms(dir, "default", slice_sum), "ms", "eager",
+               first_run_ms(dir, "eager", slice_sum));
+}
+
 }  // namespace
 
 // An argument, when given, runs only the figures whose names start with it (cpu_linear, ...).
@@ -224,6 +259,7 @@ int main(int argc, char** argv) {
         linear_bias_gelu(s, root + "/cache", 2048, 1024, 1024);  // compute-bound
       }
     }
+    if (want("cold_")) cold_loops(root + "/cold");
     if (want("warm_start")) {
       const double cold = first_result_ms(root + "/warm", false);  // empty: compiles 30 kernels
       const double warm = first_result_ms(root + "/warm", true);   // fresh daemon, warm cache
