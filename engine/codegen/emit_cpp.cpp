@@ -106,7 +106,7 @@ std::string hex64(uint64_t v) {
 constexpr size_t kLanesUnpeeledFrom = 64;
 
 EmittedKernel CppEmitter::emit(const LoopKernel& kernel) const {
-  std::string body = CppWriter(kernel).body();
+  const std::string body = CppWriter(kernel).body();
   std::string before, after;
   if (kernel.body.size() >= kLanesUnpeeledFrom) {
     before =
