@@ -165,85 +165,106 @@ std::vector<void*> KernelCache::load(const codegen::Emitter& emitter,
                                      std::span<const codegen::EmittedKernel> kernels,
                                      std::string* failed_source) {
   const std::string id = identity();
-  std::lock_guard lock(mutex_);
   // The kernels not loaded yet, once each, in name order so the unit's text (and key) does
   // not depend on the order of a plan's groups.
   std::vector<codegen::EmittedKernel> missing;
-  for (const codegen::EmittedKernel& k : kernels) {
-    if (loaded_.count(k.name)) {
-      ++stats_.memory_hits;
-    } else if (std::none_of(missing.begin(), missing.end(),
-                            [&](const auto& m) { return m.name == k.name; })) {
-      missing.push_back(k);
+  {
+    std::lock_guard lock(mutex_);
+    for (const codegen::EmittedKernel& k : kernels) {
+      if (loaded_.count(k.name)) {
+        ++stats_.memory_hits;
+      } else if (std::none_of(missing.begin(), missing.end(),
+                              [&](const auto& m) { return m.name == k.name; })) {
+        missing.push_back(k);
+      }
     }
+    if (missing.empty()) return entry_points(kernels);
   }
+  // The disk and the compiler without the lock: a compile in the background (the engine's
+  // BackgroundCompiler) must not stall the device's worker looking up other kernels. Two
+  // threads missing the same kernels both compile them; the second load wins, both handles
+  // stay open until the cache closes.
   std::sort(missing.begin(), missing.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
-  if (!missing.empty()) {
-    const std::string source = emitter.unit(missing);
-    const std::string key = key_of(source + "\n" + id);
-    const std::string path = dir_ + "/" + key + ".so";
-    std::vector<void*> fns;
-    void* h = nullptr;
-    if (!private_dir_ && access(path.c_str(), F_OK) == 0) {
-      if (read_file(path + ".seal") == seal_of(read_file(path))) h = open(path, missing, fns);
-      if (h) {
-        stats_.disk_hits += missing.size();
-      } else {
-        ++stats_.corrupt;
-      }
-    }
-    if (!h) {
-      const std::string tmp = compile(source, key);
-      if (tmp.empty()) {
-        if (failed_source) *failed_source = source;
-        throw Error(ErrorCode::Internal, last_error_);
-      }
-      h = open(tmp, missing, fns);
-      std::error_code ec;
-      if (!h) {
-        const char* why = dlerror();  // read once: the call clears it
-        fs::remove(tmp, ec);
-        throw Error(ErrorCode::Internal,
-                    "a compiled kernel did not load: " + std::string(why ? why : "unknown"));
-      }
-      // Loaded from its temporary name, so an earlier handle on `path` cannot shadow it.
-      if (private_dir_) {
-        fs::remove(tmp, ec);
-      } else {
-        // The seal goes in after the object, each renamed into place whole: a reader sees
-        // either no seal, or a seal matching the object (a concurrent writer's object has
-        // the same bytes).
-        const std::string seal = seal_of(read_file(tmp));
-        fs::rename(tmp, path, ec);
-        if (ec) {
-          fs::remove(tmp, ec);
-        } else {
-          write_file_atomically(path + ".seal", seal);  // none: a recompile next time
-        }
-      }
-      stats_.misses += missing.size();
-    }
-    handles_.push_back(h);
-    for (size_t i = 0; i < missing.size(); ++i) loaded_[missing[i].name] = fns[i];
+  const std::string source = emitter.unit(missing);
+  const std::string key = key_of(source + "\n" + id);
+  const std::string path = dir_ + "/" + key + ".so";
+  std::vector<void*> fns;
+  void* h = nullptr;
+  bool corrupt = false;
+  if (!private_dir_ && access(path.c_str(), F_OK) == 0) {
+    if (read_file(path + ".seal") == seal_of(read_file(path))) h = open(path, missing, fns);
+    corrupt = h == nullptr;
   }
+  CompileResult compiled;
+  if (!h) {
+    compiled = compile(source, key);
+    {
+      std::lock_guard lock(mutex_);
+      ++stats_.compiles;
+      stats_.compile_ns += compiled.ns;
+    }
+    if (compiled.object.empty()) {
+      if (failed_source) *failed_source = source;
+      throw Error(ErrorCode::Internal, compiled.error);
+    }
+    h = open(compiled.object, missing, fns);
+    std::error_code ec;
+    if (!h) {
+      const char* why = dlerror();  // read once: the call clears it
+      fs::remove(compiled.object, ec);
+      throw Error(ErrorCode::Internal,
+                  "a compiled kernel did not load: " + std::string(why ? why : "unknown"));
+    }
+    // Loaded from its temporary name, so an earlier handle on `path` cannot shadow it.
+    if (private_dir_) {
+      fs::remove(compiled.object, ec);
+    } else {
+      // The seal goes in after the object, each renamed into place whole: a reader sees
+      // either no seal, or a seal matching the object (a concurrent writer's object has
+      // the same bytes).
+      const std::string seal = seal_of(read_file(compiled.object));
+      fs::rename(compiled.object, path, ec);
+      if (ec) {
+        fs::remove(compiled.object, ec);
+      } else {
+        write_file_atomically(path + ".seal", seal);  // none: a recompile next time
+      }
+    }
+  }
+  std::lock_guard lock(mutex_);
+  if (compiled.object.empty()) {
+    stats_.disk_hits += missing.size();
+  } else {
+    stats_.misses += missing.size();
+  }
+  if (corrupt) ++stats_.corrupt;
+  handles_.push_back(h);
+  for (size_t i = 0; i < missing.size(); ++i) loaded_[missing[i].name] = fns[i];
+  return entry_points(kernels);
+}
+
+std::vector<void*> KernelCache::entry_points(
+    std::span<const codegen::EmittedKernel> kernels) const {
   std::vector<void*> out;
   out.reserve(kernels.size());
   for (const codegen::EmittedKernel& k : kernels) out.push_back(loaded_.at(k.name));
   return out;
 }
 
-// Compiles `source` into a temporary shared object in the cache directory and returns its
-// path; "" on failure, with the compiler's message in last_error_.
-std::string KernelCache::compile(const std::string& source, const std::string& key) {
+// Compiles `source` into a temporary shared object in the cache directory: its path, or "" and
+// the compiler's message. Takes no lock: it touches only files of its own private name.
+KernelCache::CompileResult KernelCache::compile(const std::string& source,
+                                                const std::string& key) const {
+  CompileResult result;
   // Private names: two caches in one process, or two daemons in containers whose pids
   // coincide, compile the same key at once without writing each other's files.
   const std::string src = create_private_file(dir_ + "/tmp-" + key + "-", ".cpp");
   if (src.empty() || !write_file(src, source)) {
     std::error_code ec;
     if (!src.empty()) fs::remove(src, ec);
-    last_error_ = "cannot write a kernel source in " + dir_;
-    return {};
+    result.error = "cannot write a kernel source in " + dir_;
+    return result;
   }
   const std::string obj = src.substr(0, src.size() - 4) + ".so";
   std::vector<std::string> argv{options_.compiler.command};
@@ -252,17 +273,16 @@ std::string KernelCache::compile(const std::string& source, const std::string& k
   argv.insert(argv.end(), options_.compiler.libs.begin(), options_.compiler.libs.end());
   const auto t0 = std::chrono::steady_clock::now();
   ProcessResult r = run_process(argv);
-  stats_.compile_ns += static_cast<uint64_t>(
+  result.ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
           .count());
-  ++stats_.compiles;
   std::error_code ec;
   if (r.status != 0) {
     fs::remove(src, ec);
     fs::remove(obj, ec);
-    last_error_ = "generated kernels failed to compile (" + options_.compiler.command +
-                  "): " + r.output.substr(0, 2000);
-    return {};
+    result.error = "generated kernels failed to compile (" + options_.compiler.command +
+                   "): " + r.output.substr(0, 2000);
+    return result;
   }
   if (private_dir_) {
     fs::remove(src, ec);
@@ -270,7 +290,8 @@ std::string KernelCache::compile(const std::string& source, const std::string& k
     fs::rename(src, dir_ + "/" + key + ".cpp", ec);  // kept beside the object, for reading
     if (ec) fs::remove(src, ec);
   }
-  return obj;
+  result.object = obj;
+  return result;
 }
 
 }  // namespace tensord::cache

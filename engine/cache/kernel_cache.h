@@ -2,9 +2,10 @@
 // memory by name (their source hash), then on disk by the key of the translation unit that
 // holds them, and compiled only when neither has them. One cache serves every engine of a
 // daemon (it is thread-safe); a second daemon on the same directory loads what the first
-// compiled. Disk entries are written under a temporary name and renamed into place, so a
-// reader sees a whole file or none; a file that does not load (truncated, corrupt, from
-// another machine) is ignored and rebuilt.
+// compiled. The compiler runs without the cache's lock, so a compile in the background never
+// stalls another thread's lookups. Disk entries are written under a temporary name and renamed
+// into place, so a reader sees a whole file or none; a file that does not load (truncated,
+// corrupt, from another machine) is ignored and rebuilt.
 #pragma once
 
 #include <cstdint>
@@ -63,9 +64,17 @@ class KernelCache {
   bool compiler_available();
 
  private:
+  struct CompileResult {
+    std::string object;  // the compiled shared object's temporary path; "" on failure
+    std::string error;   // why not, when it failed
+    uint64_t ns = 0;     // wall time in the compiler
+  };
+
   void* open(const std::string& path, std::span<const codegen::EmittedKernel> kernels,
              std::vector<void*>& fns);
-  std::string compile(const std::string& source, const std::string& key);
+  CompileResult compile(const std::string& source, const std::string& key) const;
+  // The loaded entry point of each kernel; the caller holds mutex_.
+  std::vector<void*> entry_points(std::span<const codegen::EmittedKernel> kernels) const;
 
   KernelCacheOptions options_;
   std::string dir_;
@@ -75,7 +84,6 @@ class KernelCache {
   std::unordered_map<std::string, void*> loaded_;  // kernel name -> entry point
   std::vector<void*> handles_;                     // dlopen handles, closed with the cache
   KernelCacheStats stats_;
-  std::string last_error_;
 };
 
 }  // namespace tensord::cache
