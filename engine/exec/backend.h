@@ -91,6 +91,10 @@ class Backend {
   virtual void prepare(const Plan& plan) {}
   // Whether compile() would find every kernel of `groups` loaded already (for explain).
   virtual bool kernels_cached(std::span<const FusedGroup> groups) const { return false; }
+  // Whether compile() may run on another thread while this backend runs steps on the engine's
+  // (EngineOptions::compile_in_background). CUDA says no for now: its compile loads modules
+  // into the device's context, which has not been tried from a second thread.
+  virtual bool compiles_in_background() const { return false; }
 
   // Graph capture, for backends with a launch overhead worth saving (CUDA graphs). Between
   // begin_capture() and end_capture(), run() and run_fused() record their device work instead

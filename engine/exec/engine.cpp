@@ -5,7 +5,9 @@
 #include <string>
 #include <utility>
 
+#include "engine/exec/background_compiler.h"
 #include "engine/exec/executor.h"
+#include "engine/exec/pending_plan.h"
 #include "engine/exec/reproducer.h"
 #include "engine/ir/dynamic.h"
 #include "engine/ir/error.h"
@@ -132,7 +134,7 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
                                              std::span<const ir::TensorType> types,
                                              std::span<const ir::ValueRef> outputs,
                                              CompileMode mode, PlanInfo* info,
-                                             const RunProfile* profile) {
+                                             const RunProfile* profile, PlanUse use) {
   StageTimer timer(profile);
   ir::validate(graph, types, options_.limits);
   ir::validate_outputs(graph, outputs);
@@ -147,11 +149,17 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
   ir::CanonicalForm form = ir::canonical_form(graph, outputs);
   add_mode(form, mode);
   const uint64_t plan_hash = form.hash;
+  if (!pending_.empty()) adopt_compiled_plans();
   std::shared_ptr<const Plan> plan = plans_->find(form);
+  if (plan && use == PlanUse::Inspect && is_stand_in(plan.get())) {
+    adopt_compiled_plans(plan.get());
+    plan = plans_->find(form);
+  }
   timer.span(profiler::Stage::PlanLookup, plan_hash, plan ? profiler::kCacheHit : 0);
   if (info) *info = PlanInfo{plan != nullptr, plan != nullptr, plan_hash};
   if (plan) {
     ++stats_.plan_cache_hits;
+    if (info && !pending_.empty()) info->compiling = is_stand_in(plan.get());
     return plan;
   }
   ++stats_.plan_cache_misses;
@@ -160,11 +168,16 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
         compile(graph, outputs,
                 PlanOptions{.fuse = mode != CompileMode::Eager && backend_.can_fuse(),
                             .autotune = mode == CompileMode::MaxAutotune}));
-    if (info) {
-      info->kernels_cached = built->groups.empty() || backend_.kernels_cached(built->groups);
-    }
+    const bool kernels_cached = built->groups.empty() || backend_.kernels_cached(built->groups);
+    if (info) info->kernels_cached = kernels_cached;
     backend_.prepare(*built);
-    if (!built->groups.empty()) {
+    if (!kernels_cached && use == PlanUse::Run && can_compile_in_background()) {
+      auto stand_in = std::make_shared<Plan>(compile(graph, outputs, PlanOptions{}));
+      backend_.prepare(*stand_in);
+      start_background_compile(form, std::move(built), stand_in, graph, types, outputs, mode);
+      if (info) info->compiling = true;
+      built = std::move(stand_in);
+    } else if (!built->groups.empty()) {
       try {
         built->compiled = backend_.compile(built->groups);
         stats_.fused_groups += built->groups.size();
@@ -292,7 +305,8 @@ std::vector<TensorValue> Engine::run_prepared(PreparedGraph& prepared,
     if (prepared.data_dependent_) [[unlikely]] {
       return run_segmented(prepared.graph_, inputs, prepared.outputs_, mode, profile);
     }
-    if (!prepared.plan_ || prepared.plan_mode_ != mode) {
+    // A stand-in is looked up again until its fused plan is in.
+    if (!prepared.plan_ || prepared.plan_mode_ != mode || prepared.plan_info_.compiling) {
       prepared.plan_ =
           plan_for(prepared.graph_, types, prepared.outputs_, mode, &prepared.plan_info_, profile);
       prepared.plan_mode_ = mode;

@@ -15,6 +15,7 @@
 #include "engine/exec/run_profile.h"
 #include "engine/exec/tensor_value.h"
 #include "engine/ir/graph.h"
+#include "engine/ir/passes.h"
 
 namespace tensord::engine {
 
@@ -27,6 +28,15 @@ struct EngineOptions {
   // When a plan's generated kernels do not compile: run the graph unfused (after the reproducer
   // above), or fail the run with the Internal error (tensord-replay, which reproduces it).
   bool unfused_on_compile_error = true;
+  // Whether a new fused plan runs unfused while its kernels compile on a background thread
+  // (where the backend can: Backend::compiles_in_background), instead of waiting for the host
+  // compiler; later runs use the fused plan once its kernels are in. A failed background
+  // compile leaves a reproducer and keeps the unfused plan, whatever the option above says.
+  // The daemon turns it on (--background-compile); off, every first run waits.
+  bool compile_in_background = false;
+  // At most this many plans compile in the background at once; a new plan past it waits for
+  // its own kernels, so a burst of new graphs cannot queue unbounded work.
+  size_t max_background_compiles = 16;
   // Where runs may pause between steps for other sessions (the device's worker: time slicing);
   // null: runs never pause. Not owned; outlives the engine.
   Preemption* preemption = nullptr;
@@ -37,7 +47,12 @@ struct PlanInfo {
   bool plan_cached = false;
   bool kernels_cached = false;  // every fused kernel was loaded already (or there are none)
   uint64_t plan_hash = 0;       // the canonical hash the plan cache keys it by (with the mode)
+  bool compiling = false;       // the plan is an unfused stand-in while its kernels compile
 };
+
+// What plan_for is asked for: a plan to run now (the stand-in while kernels compile in the
+// background), or the plan later runs will use (explain: it waits for the kernels).
+enum class PlanUse : uint8_t { Run, Inspect };
 
 struct EngineStats {
   uint64_t runs = 0;
@@ -45,8 +60,10 @@ struct EngineStats {
   uint64_t plan_cache_misses = 0;
   uint64_t fused_groups = 0;  // groups in the plans built (not counting plan cache hits)
   uint64_t unfused_after_compile_error = 0;  // plans run unfused: their kernels did not compile
+  uint64_t background_compiles = 0;  // plans whose first runs went unfused while they compiled
 };
 
+class BackgroundCompiler;
 class PlanCache;
 class Engine;
 
@@ -59,6 +76,8 @@ class PreparedGraph {
   const ir::Graph& graph() const { return graph_; }
   const std::vector<ir::TensorType>& input_types() const { return types_; }
   const std::vector<ir::ValueRef>& outputs() const { return outputs_; }
+  // What the plan lookup of its latest run found (compiling: it ran the unfused stand-in).
+  const PlanInfo& plan_info() const { return plan_info_; }
 
  private:
   friend class Engine;
@@ -123,12 +142,14 @@ class Engine {
                                         const RunProfile* profile = nullptr);
 
   // The plan run() would use for a graph with inputs of `input_types` (validated first;
-  // compiled and cached as run() would, so kernels are built). For explain.
+  // compiled and cached as run() would, so kernels are built). PlanUse::Inspect (explain)
+  // waits for kernels compiling in the background and returns the fused plan.
   std::shared_ptr<const Plan> plan_for(ir::Graph& graph,
                                        std::span<const ir::TensorType> input_types,
                                        std::span<const ir::ValueRef> outputs, CompileMode mode,
                                        PlanInfo* info = nullptr,
-                                       const RunProfile* profile = nullptr);
+                                       const RunProfile* profile = nullptr,
+                                       PlanUse use = PlanUse::Run);
 
   // The segments run() would cut `graph` into (when it has data-dependent ops), with the first
   // one planned. Validates as run() does; errors as run().
@@ -161,11 +182,29 @@ class Engine {
                                          std::span<const ir::ValueRef> outputs, CompileMode mode,
                                          const RunProfile* profile);
 
+  // A plan whose kernels compile in the background (engine_background.cpp).
+  struct PendingPlan;
+  // Whether a new plan may compile its kernels in the background now.
+  bool can_compile_in_background() const;
+  // Compiles `fused`'s kernels in the background; `stand_in` (unfused) runs meanwhile. The
+  // rest is for the reproducer, should the compile fail.
+  void start_background_compile(ir::CanonicalForm form, std::shared_ptr<Plan> fused,
+                                std::shared_ptr<const Plan> stand_in, const ir::Graph& graph,
+                                std::span<const ir::TensorType> types,
+                                std::span<const ir::ValueRef> outputs, CompileMode mode);
+  // Puts the plans whose kernels are ready into the plan cache in place of their stand-ins
+  // (waiting for the one whose stand-in is `wait_for`, if any).
+  void adopt_compiled_plans(const Plan* wait_for = nullptr);
+  bool is_stand_in(const Plan* plan) const;
+
   Backend& backend_;
   EngineOptions options_;
   std::unique_ptr<PlanCache> plans_;
   EngineStats stats_;
   CapturedPlans captured_;  // reduce-overhead: recorded plans (engine/exec/captured_plans.h)
+  std::vector<PendingPlan> pending_;
+  // Last: destroyed first, so no job still compiles for a backend or plan that is gone.
+  std::unique_ptr<BackgroundCompiler> compiler_;
 };
 
 }  // namespace tensord::engine

@@ -302,7 +302,8 @@ SegmentOutline Engine::outline_segments(const ir::Graph& user_graph,
   prefix.files = g.files;
   prefix.nodes.assign(g.nodes.begin(), g.nodes.begin() + end);
   try {
-    out.first = plan_for(prefix, input_types, computed, mode, &out.first_info);
+    out.first =
+        plan_for(prefix, input_types, computed, mode, &out.first_info, nullptr, PlanUse::Inspect);
   } catch (const Error& e) {
     throw attributed(e, pruned.origin);
   }

@@ -78,7 +78,8 @@ Explanation explain(Engine& engine, ir::Graph graph, std::span<const ir::TensorT
   e.mode = mode;
   if (!has_data_dependent_op(graph)) {
     PlanInfo info;
-    std::shared_ptr<const Plan> plan = engine.plan_for(graph, input_types, outputs, mode, &info);
+    std::shared_ptr<const Plan> plan =
+        engine.plan_for(graph, input_types, outputs, mode, &info, nullptr, PlanUse::Inspect);
     describe_plan(engine, *plan, info, nullptr, e);
     return e;
   }

@@ -50,6 +50,8 @@ class CpuBackend final : public engine::Backend {
                            std::span<const engine::TensorValue> outputs,
                            const std::function<void()>& unfused) override;
   bool kernels_cached(std::span<const engine::FusedGroup> groups) const override;
+  // compile() only emits and calls the kernel cache, which compiles without its lock.
+  bool compiles_in_background() const override { return kernels_ != nullptr; }
   // max-autotune's measured launch configurations (launch_tuning.h); null without a kernel
   // cache.
   LaunchTuning* launch_tuning();
