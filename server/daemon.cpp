@@ -35,6 +35,7 @@ std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
   engine::EngineOptions engine_options;
   engine_options.limits.max_tensor_bytes = static_cast<int64_t>(config.max_tensor_bytes);
   engine_options.on_internal_error = reproducer_writer(repro_dir, log);
+  engine_options.compile_in_background = options.background_compile;
   scheduler::SchedulerOptions scheduling;
   scheduling.time_slice = std::chrono::milliseconds(options.time_slice_ms);
   auto scheduler =

@@ -83,6 +83,9 @@ Options:
   --compiler CMD          the host C++ compiler for fused kernels (default: c++)
   --compiler-flags FLAGS  its flags, space-separated (default: -O3 -march=native
                           -fno-math-errno -shared -fPIC)
+  --background-compile on|off  on (default): a new graph's first runs go unfused while
+                          its fused kernels compile on a background thread, and later
+                          runs are fused; off: its first run waits for the compiler
   --repro-dir DIR         where runs that fail inside the engine leave a reproducer for
                           tensord-replay (default: the cache directory's repro/)
   --dashboard ADDRESS     serve the web dashboard and its JSON API over HTTP, e.g.
@@ -127,7 +130,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
 
     if (flag == "--listen" || flag == "--device" || flag == "--threads" || flag == "--log-level" ||
         flag == "--token" || flag == "--max-tensor-bytes" || flag == "--time-slice-ms" ||
-        flag == "--session-memory-limit") {
+        flag == "--session-memory-limit" || flag == "--background-compile") {
       auto v = take_value();
       if (!v) return fail(std::string(flag) + " needs a value");
       if (flag == "--listen") {
@@ -160,6 +163,11 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
                       "': expected error, warn, info or debug");
         }
         o.log_level = *level;
+      } else if (flag == "--background-compile") {
+        if (*v != "on" && *v != "off") {
+          return fail("bad --background-compile '" + std::string(*v) + "': expected on or off");
+        }
+        o.background_compile = *v == "on";
       } else if (flag == "--token") {
         o.token = std::string(*v);
       } else if (flag == "--session-memory-limit") {

@@ -25,6 +25,9 @@ struct Options {
   std::string cache_dir;
   std::string compiler;
   std::vector<std::string> compiler_flags;
+  // A new graph's first runs go unfused while its kernels compile (engine::EngineOptions::
+  // compile_in_background); off: the first run waits for the compiler.
+  bool background_compile = true;
   std::string repro_dir;  // reproducers of failed runs (default: <cache dir>/repro)
   // The web dashboard (server/dashboard.h): where it listens ("tcp:HOST:PORT" or "unix:PATH";
   // empty: no dashboard) and the folder of its built page (empty: found next to the binary).

@@ -26,7 +26,16 @@ inline std::string tcp_address(const DaemonProcess& daemon) {
 // chunks.
 enum class Transport { Unix, Tcp };
 
+// The daemons of these tests compile a new graph's kernels before its first run unless a test
+// says otherwise: many check what a fused run does (its trace, its steps, the kernel counts),
+// and with the daemon's default (--background-compile on) a first run goes unfused.
 inline DaemonOptions listening_on(DaemonOptions options, Transport transport) {
+  bool background_given = false;
+  for (const std::string& a : options.args) background_given |= a == "--background-compile";
+  if (!background_given) {
+    options.args.push_back("--background-compile");
+    options.args.push_back("off");
+  }
   if (transport == Transport::Tcp) {
     options.args.push_back("--listen");
     options.args.push_back("tcp:127.0.0.1:0");

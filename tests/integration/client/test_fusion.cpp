@@ -1,10 +1,13 @@
-// Fusion through the daemon: compile modes, explain, and the compiled-kernel cache shared by
-// two daemons on one --cache-dir.
+// Fusion through the daemon: compile modes, explain, the compiled-kernel cache shared by two
+// daemons on one --cache-dir, and first runs that do not wait for the compiler.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include "tests/integration/client/client_fixture.h"
 
@@ -126,4 +129,38 @@ TEST_CASE("a second daemon on the same cache directory compiles nothing", "[fusi
   tensord::SessionStats st = g.session.stats();
   CHECK(st.kernel_compiles == 0);
   CHECK(st.kernel_disk_hits == 1);
+}
+
+TEST_CASE("with --background-compile on a first run does not wait for the compiler", "[fusion]") {
+  CacheDir dir;
+  // The real compiler behind a gate this test opens (or 20 s, so that a daemon that waits for
+  // it fails the test rather than hanging it).
+  const std::string gate = dir.path + "/gate", script = dir.path + "/gated-c++";
+  std::ofstream(script) << "#!/bin/sh\n[ \"$1\" = --version ] && exec c++ --version\n"
+                        << "n=0; while [ ! -e '" << gate << "' ] && [ $n -lt 2000 ]; do\n"
+                        << "  sleep 0.01; n=$((n + 1)); done\nexec c++ \"$@\"\n";
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  ClientFixture f(DaemonOptions::with_args(
+      {"--cache-dir", dir.path + "/cache", "--compiler", script, "--background-compile", "on"}));
+  auto& s = f.session;
+  s.set_compile_mode("eager");
+  const std::vector<float> eager = chain(s).to_vector<float>();
+  s.set_compile_mode("default");
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(chain(s).to_vector<float>() == eager);  // unfused, while the compiler waits
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+  CHECK(s.stats().kernel_compiles == 0);
+
+  std::ofstream(gate) << "open\n";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (s.stats().kernel_compiles == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(s.stats().kernel_compiles == 1);
+  const std::vector<float> fused = chain(s).to_vector<float>();
+  for (size_t i = 0; i < fused.size(); ++i) CHECK(std::fabs(fused[i] - eager[i]) <= 1e-6f);
+  tensord::Explanation e = tensord::explain({chain(s)});
+  CHECK(e.groups.size() >= 1);
+  CHECK(e.plan_cached);
+  CHECK(e.kernels_cached);
 }

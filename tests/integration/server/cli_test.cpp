@@ -71,6 +71,7 @@ TEST_CASE("--help and --version print and exit 0; bad flags exit 2") {
   REQUIRE(help.output.find("--max-tensor-bytes") != std::string::npos);
   REQUIRE(help.output.find("--time-slice-ms") != std::string::npos);
   REQUIRE(help.output.find("--session-memory-limit") != std::string::npos);
+  REQUIRE(help.output.find("--background-compile on|off") != std::string::npos);
   Ran version = run_binary({"--version"});
   REQUIRE(version.exit_code == 0);
   REQUIRE(version.output == "tensord 0.1.0\n");
@@ -82,6 +83,8 @@ TEST_CASE("--help and --version print and exit 0; bad flags exit 2") {
                                                         {"--session-memory-limit", "0"},
                                                         {"--session-memory-limit", "lots"},
                                                         {"--device", "tpu"},
+                                                        {"--background-compile", "yes"},
+                                                        {"--background-compile"},
                                                         {"--log-level", "loud"},
                                                         {"--listen", "http://x"},
                                                         {"--max-tensor-bytes", "lots"},
