@@ -163,6 +163,7 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
     return plan;
   }
   ++stats_.plan_cache_misses;
+  bool keep = true;  // in the plan cache
   try {
     auto built = std::make_shared<Plan>(
         compile(graph, outputs,
@@ -171,10 +172,16 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
     const bool kernels_cached = built->groups.empty() || backend_.kernels_cached(built->groups);
     if (info) info->kernels_cached = kernels_cached;
     backend_.prepare(*built);
-    if (!kernels_cached && use == PlanUse::Run && can_compile_in_background()) {
+    if (!kernels_cached && use == PlanUse::Run && compiles_in_background()) {
       auto stand_in = std::make_shared<Plan>(compile(graph, outputs, PlanOptions{}));
       backend_.prepare(*stand_in);
-      start_background_compile(form, std::move(built), stand_in, graph, types, outputs, mode);
+      if (pending_.size() < options_.max_background_compiles) {
+        start_background_compile(form, std::move(built), stand_in, graph, types, outputs, mode);
+      } else {
+        // The compiler has enough to do: run unfused, uncached, and try again next time.
+        ++stats_.background_compiles_deferred;
+        keep = false;
+      }
       if (info) info->compiling = true;
       built = std::move(stand_in);
     } else if (!built->groups.empty()) {
@@ -203,7 +210,7 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
   } catch (const std::exception& e) {
     throw Error(ErrorCode::Internal, std::string("planning failed: ") + e.what());
   }
-  plans_->insert(std::move(form), plan);
+  if (keep) plans_->insert(std::move(form), plan);
   timer.span(profiler::Stage::PlanBuild, plan_hash);
   return plan;
 }

@@ -34,8 +34,9 @@ struct EngineOptions {
   // compile leaves a reproducer and keeps the unfused plan, whatever the option above says.
   // The daemon turns it on (--background-compile); off, every first run waits.
   bool compile_in_background = false;
-  // At most this many plans compile in the background at once; a new plan past it waits for
-  // its own kernels, so a burst of new graphs cannot queue unbounded work.
+  // At most this many plans wait for the background compiler at once: a new plan past it runs
+  // unfused without entering the plan cache, and its next run tries again. The device's
+  // worker never waits for the compiler, and a burst of new graphs queues bounded work.
   size_t max_background_compiles = 16;
   // Where runs may pause between steps for other sessions (the device's worker: time slicing);
   // null: runs never pause. Not owned; outlives the engine.
@@ -61,6 +62,7 @@ struct EngineStats {
   uint64_t fused_groups = 0;  // groups in the plans built (not counting plan cache hits)
   uint64_t unfused_after_compile_error = 0;  // plans run unfused: their kernels did not compile
   uint64_t background_compiles = 0;  // plans whose first runs went unfused while they compiled
+  uint64_t background_compiles_deferred = 0;  // runs unfused: the background queue was full
 };
 
 class BackgroundCompiler;
@@ -184,8 +186,8 @@ class Engine {
 
   // A plan whose kernels compile in the background (engine_background.cpp).
   struct PendingPlan;
-  // Whether a new plan may compile its kernels in the background now.
-  bool can_compile_in_background() const;
+  // Whether new plans compile their kernels in the background (option and backend).
+  bool compiles_in_background() const;
   // Compiles `fused`'s kernels in the background; `stand_in` (unfused) runs meanwhile. The
   // rest is for the reproducer, should the compile fail.
   void start_background_compile(ir::CanonicalForm form, std::shared_ptr<Plan> fused,

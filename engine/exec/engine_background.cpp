@@ -16,9 +16,8 @@
 
 namespace tensord::engine {
 
-bool Engine::can_compile_in_background() const {
-  return options_.compile_in_background && backend_.compiles_in_background() &&
-         pending_.size() < options_.max_background_compiles;
+bool Engine::compiles_in_background() const {
+  return options_.compile_in_background && backend_.compiles_in_background();
 }
 
 void Engine::start_background_compile(ir::CanonicalForm form, std::shared_ptr<Plan> fused,

@@ -222,7 +222,8 @@ TEST_CASE("a compile in the background does not hold up the next new plan", "[ba
   opener.join();
 }
 
-TEST_CASE("past the background limit a new plan waits for its own kernels", "[background]") {
+TEST_CASE("past the background limit a new plan runs unfused and is planned again",
+          "[background]") {
   TempDir dir;
   GatedCompiler compiler(dir.path());
   BackgroundEngine b(compiler.command(), /*max_background=*/1);
@@ -231,15 +232,26 @@ TEST_CASE("past the background limit a new plan waits for its own kernels", "[ba
   TestGraph g2 = chain(&y2, 200);
   run(b.engine, g1, {y1});  // in the background, held at the gate
   CHECK(b.engine.stats().background_compiles == 1);
-  std::thread opener([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    compiler.open();
-  });
-  run(b.engine, g2, {y2});  // the limit is reached: compiled in the foreground
-  opener.join();
+  const std::vector<float> eager = run(b.engine, g2, {y2}, engine::CompileMode::Eager)[0];
+  // The queue is full: g2 runs unfused (the worker does not wait for a compiler) and stays
+  // out of the plan cache.
+  const uint64_t misses = b.engine.stats().plan_cache_misses;
+  CHECK(run(b.engine, g2, {y2})[0] == eager);
+  CHECK(run(b.engine, g2, {y2})[0] == eager);
+  CHECK(b.engine.stats().plan_cache_misses == misses + 2);
+  CHECK(b.engine.stats().background_compiles_deferred == 2);
   CHECK(b.engine.stats().background_compiles == 1);
+  CHECK(b.kernels->stats().compiles == 0);
+
+  compiler.open();
+  const std::vector<ir::ValueRef> outputs{y1};
+  engine::explain(b.engine, g1.graph, g1.types, outputs, engine::CompileMode::Default);
+  // g2's next run plans again and finds its kernel in: g1's, since sizes are arguments.
   engine::PlanInfo info;
   CHECK(plan_now(b.engine, g2, y2, &info)->groups.size() == 1);
+  CHECK_FALSE(info.compiling);
+  CHECK(b.engine.stats().background_compiles == 1);
+  CHECK(b.kernels->stats().compiles == 1);
 }
 
 TEST_CASE("an engine destroyed while kernels compile waits for the running compile",
