@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
   }
   try {
     const tensord::bench::BenchDaemon daemon(
-        address, tensord::test::DaemonOptions::with_args({"--threads", threads}));
+        address, tensord::test::DaemonOptions::with_args(
+                     {"--threads", threads, "--background-compile", "off"}));
     address = daemon.address();
     auto s = tensord::connect(address);
     const tensord::bench::OpInputs inputs = tensord::bench::make_inputs(s);

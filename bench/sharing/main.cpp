@@ -9,6 +9,11 @@
 //   light_latency_vs_idle         the same median vs the light request with no heavy session
 //   heavy_run_under_slicing       median ms of one heavy run with the light traffic, sliced vs
 //                                 not: what the pauses cost the heavy session
+//   light_latency_while_compiling  median ms of the light request while the other session runs
+//                                 a new fused graph each time (a 12-op chain over 64K floats
+//                                 whose ops follow the run's number: a compile each), daemon at
+//                                 its default --background-compile on, vs off (the device's
+//                                 worker waits for each compile)
 // Arguments: [--steps N] (heavy steps per run, default 300) [--samples N] (light requests, 40).
 #include <atomic>
 #include <chrono>
@@ -39,10 +44,39 @@ struct Measured {
   double heavy_ms = 0;  // median heavy run (0 without a heavy session)
 };
 
-// One daemon with `slice_ms`; the heavy session runs while the light one samples when `heavy`.
-Measured measure(const std::string& slice_ms, bool heavy, int steps, int samples) {
+enum class Heavy { None, EagerChain, NewGraphs };
+
+// A 12-op elementwise chain whose ops are picked by the digits of `n` in base 4: a new kernel
+// for each n below 4^12.
+Tensor new_graph(const Tensor& x, int n) {
+  Tensor y = x;
+  for (int i = 0; i < 12; ++i, n /= 4) {
+    switch (n % 4) {
+      case 0:
+        y = tensord::sin(y);
+        break;
+      case 1:
+        y = tensord::cos(y);
+        break;
+      case 2:
+        y = y * 0.5f + 1.0f;
+        break;
+      default:
+        y = tensord::tanh(y);
+        break;
+    }
+  }
+  return y;
+}
+
+// One daemon with `slice_ms`; the heavy session runs (what `heavy` says) while the light one
+// samples.
+Measured measure(const std::string& slice_ms, Heavy heavy_kind, int steps, int samples,
+                 const char* background = "off") {
+  const bool heavy = heavy_kind != Heavy::None;
   tensord::test::DaemonProcess daemon(tensord::test::DaemonOptions::with_args(
-      {"--device", "cpu", "--time-slice-ms", slice_ms, "--cache-dir", "none"}));
+      {"--device", "cpu", "--time-slice-ms", slice_ms, "--cache-dir", "none",
+       "--background-compile", background}));
   std::atomic<bool> stop{false};
   std::atomic<int> heavy_runs{0};
   std::vector<double> heavy_times;
@@ -50,13 +84,18 @@ Measured measure(const std::string& slice_ms, bool heavy, int steps, int samples
   if (heavy) {
     heavy_thread = std::thread([&] {
       Session s = tensord::connect(daemon.address());  // a session is used by its own thread
-      s.set_compile_mode("eager");
-      Tensor x = s.rand({2048, 2048}, 1);
+      const bool eager = heavy_kind == Heavy::EagerChain;
+      s.set_compile_mode(eager ? "eager" : "default");
+      Tensor x = eager ? s.rand({2048, 2048}, 1) : s.rand({1 << 16}, 1);
       s.sync({x});
-      while (!stop.load()) {
+      for (int n = 0; !stop.load(); ++n) {
         const auto t0 = Clock::now();
         Tensor y = x;
-        for (int i = 0; i < steps; ++i) y = tensord::sin(y);
+        if (eager) {
+          for (int i = 0; i < steps; ++i) y = tensord::sin(y);
+        } else {
+          y = new_graph(x, n);
+        }
         s.sync({y});
         heavy_times.push_back(ms_since(t0));
         heavy_runs.fetch_add(1);
@@ -95,13 +134,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const Measured idle = measure("10", false, steps, samples);
-    const Measured sliced = measure("10", true, steps, samples);
-    const Measured whole = measure("0", true, steps, samples);
+    const Measured idle = measure("10", Heavy::None, steps, samples);
+    const Measured sliced = measure("10", Heavy::EagerChain, steps, samples);
+    const Measured whole = measure("0", Heavy::EagerChain, steps, samples);
+    const Measured compiling = measure("10", Heavy::NewGraphs, steps, samples, "on");
+    const Measured compiling_waits = measure("10", Heavy::NewGraphs, steps, samples, "off");
     print_figure("light_latency_under_load", sliced.light_ms, "ms", "no_time_slice",
                  whole.light_ms);
     print_figure("light_latency_vs_idle", sliced.light_ms, "ms", "idle", idle.light_ms);
     print_figure("heavy_run_under_slicing", sliced.heavy_ms, "ms", "no_time_slice", whole.heavy_ms);
+    print_figure("light_latency_while_compiling", compiling.light_ms, "ms",
+                 "background_compile_off", compiling_waits.light_ms);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tensord-bench-sharing: %s\n", e.what());
     return 1;
