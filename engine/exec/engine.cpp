@@ -155,15 +155,18 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
     adopt_compiled_plans(plan.get());
     plan = plans_->find(form);
   }
-  timer.span(profiler::Stage::PlanLookup, plan_hash, plan ? profiler::kCacheHit : 0);
+  const bool found_stand_in = plan && !pending_.empty() && is_stand_in(plan.get());
+  timer.span(profiler::Stage::PlanLookup, plan_hash,
+             (plan ? profiler::kCacheHit : 0) | (found_stand_in ? profiler::kStandIn : 0));
   if (info) *info = PlanInfo{plan != nullptr, plan != nullptr, plan_hash};
   if (plan) {
     ++stats_.plan_cache_hits;
-    if (info && !pending_.empty()) info->compiling = is_stand_in(plan.get());
+    if (info) info->compiling = found_stand_in;
     return plan;
   }
   ++stats_.plan_cache_misses;
-  bool keep = true;  // in the plan cache
+  bool keep = true;       // in the plan cache
+  bool stand_in = false;  // an unfused stand-in while the kernels compile
   try {
     auto built = std::make_shared<Plan>(
         compile(graph, outputs,
@@ -173,17 +176,18 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
     if (info) info->kernels_cached = kernels_cached;
     backend_.prepare(*built);
     if (!kernels_cached && use == PlanUse::Run && compiles_in_background()) {
-      auto stand_in = std::make_shared<Plan>(compile(graph, outputs, PlanOptions{}));
-      backend_.prepare(*stand_in);
+      auto unfused = std::make_shared<Plan>(compile(graph, outputs, PlanOptions{}));
+      backend_.prepare(*unfused);
       if (pending_.size() < options_.max_background_compiles) {
-        start_background_compile(form, std::move(built), stand_in, graph, types, outputs, mode);
+        start_background_compile(form, std::move(built), unfused, graph, types, outputs, mode);
       } else {
         // The compiler has enough to do: run unfused, uncached, and try again next time.
         ++stats_.background_compiles_deferred;
         keep = false;
       }
       if (info) info->compiling = true;
-      built = std::move(stand_in);
+      stand_in = true;
+      built = std::move(unfused);
     } else if (!built->groups.empty()) {
       try {
         built->compiled = backend_.compile(built->groups);
@@ -211,7 +215,7 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
     throw Error(ErrorCode::Internal, std::string("planning failed: ") + e.what());
   }
   if (keep) plans_->insert(std::move(form), plan);
-  timer.span(profiler::Stage::PlanBuild, plan_hash);
+  timer.span(profiler::Stage::PlanBuild, plan_hash, stand_in ? profiler::kStandIn : 0);
   return plan;
 }
 

@@ -47,6 +47,9 @@ json span_event(const Trace& t, const Record& r, int pid) {
   }
   if (r.hash != 0) args[stage == Stage::Upload ? "content_hash" : "plan_hash"] = hex(r.hash);
   if (stage == Stage::PlanLookup) args["cache_hit"] = (r.flags & kCacheHit) != 0;
+  if ((stage == Stage::PlanLookup || stage == Stage::PlanBuild) && (r.flags & kStandIn) != 0) {
+    args["unfused_while_compiling"] = true;
+  }
   if (stage == Stage::Execute) {
     args["steps"] = r.value;
     args["cuda_graph"] = (r.flags & kGraphCaptured) != 0;

@@ -36,7 +36,7 @@ enum class Stage : uint8_t {
   Request = 0,  // one Session.run, from its arrival to its reply
   Receive,      // wire graph -> IR
   Validate,
-  PlanLookup,  // canonical form and plan cache; flags has kCacheHit
+  PlanLookup,  // canonical form and plan cache; flags has kCacheHit, kStandIn
   PlanBuild,   // decompose, simplify, fuse, plan (a cache miss)
   QueueWait,   // queued behind other work of the device
   Execute,     // the whole plan; `value` = steps; `id` = CaptureNote (reduce-overhead mode)
@@ -83,6 +83,9 @@ inline constexpr uint8_t kDeviceOwned = 64;    // Alloc/Free: a block no session
                                                // workspaces, graph pools), sent to every profile
 inline constexpr uint8_t kDeferredFree = 128;  // FreeRequested/Free: the free waited on other
                                                // streams (completed later than requested)
+// PlanLookup/PlanBuild (the bit is Execute's kGraphCaptured elsewhere): the plan is an unfused
+// stand-in whose fused kernels compile in the background (engine/exec/engine_background.cpp).
+inline constexpr uint8_t kStandIn = 2;
 
 // Threads on the timeline.
 inline constexpr uint32_t kEventLoopThread = 1;

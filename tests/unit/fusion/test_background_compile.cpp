@@ -8,12 +8,15 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "engine/exec/explain.h"
 #include "engine/exec/reproducer.h"
+#include "engine/profiler/chrome.h"
+#include "tests/support/profiler/drain.h"
 #include "tests/unit/fusion/fusion_support.h"
 
 using namespace tensord;
@@ -125,6 +128,45 @@ TEST_CASE("a new plan runs unfused while its kernels compile, then fused", "[bac
   CHECK(max_rel_diff(run(b.engine, g, {y})[0], eager) < 1e-6);
   CHECK(b.engine.stats().background_compiles == 1);  // nothing compiled twice
   CHECK(b.kernels->stats().compiles == 1);
+}
+
+TEST_CASE("a trace says which runs were unfused stand-ins", "[background]") {
+  TempDir dir;
+  GatedCompiler compiler(dir.path());
+  BackgroundEngine b(compiler.command());
+  ir::ValueRef y;
+  TestGraph g = chain(&y, 64);
+  engine::RunProfile profile{std::make_shared<profiler::Profiler>(1),
+                             std::make_shared<profiler::MemoryLedger>(), 0};
+  profile.profiler->start({.trace = true});
+  engine::TensorValue x =
+      engine::TensorValue::contiguous(b.backend.allocate(g.types[0].nbytes()), g.types[0]);
+  std::copy(g.values[0].begin(), g.values[0].end(), x.data<float>());
+  const std::vector<engine::TensorValue> inputs{x};
+  const std::vector<ir::ValueRef> outputs{y};
+  auto traced_run = [&](uint64_t request) {
+    profile.request = request;
+    b.engine.run(g.graph, inputs, outputs, engine::CompileMode::Default, &profile);
+  };
+  traced_run(1);  // a miss: the stand-in is built
+  traced_run(2);  // a hit on the stand-in
+  compiler.open();
+  engine::explain(b.engine, g.graph, g.types, outputs, engine::CompileMode::Default);
+  traced_run(3);  // the fused plan
+  const profiler::Trace t = test::drain(*profile.profiler);
+  std::map<uint64_t, uint8_t> plan_flags;  // request -> flags of its PlanLookup or PlanBuild
+  for (const profiler::Record& r : t.records) {
+    const auto stage = static_cast<profiler::Stage>(r.stage);
+    if (r.kind == profiler::RecordKind::Span &&
+        (stage == profiler::Stage::PlanLookup || stage == profiler::Stage::PlanBuild)) {
+      plan_flags[r.request] |= r.flags;
+    }
+  }
+  CHECK((plan_flags[1] & profiler::kStandIn) != 0);
+  CHECK((plan_flags[2] & profiler::kStandIn) != 0);
+  CHECK((plan_flags[3] & profiler::kStandIn) == 0);
+  const std::string json = profiler::chrome_trace_json(t);
+  CHECK(json.find("\"unfused_while_compiling\":true") != std::string::npos);
 }
 
 TEST_CASE("the fused plan takes over without explain once the compiler is done", "[background]") {
