@@ -151,14 +151,16 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
   const uint64_t plan_hash = form.hash;
   if (!pending_.empty()) adopt_compiled_plans();
   std::shared_ptr<const Plan> plan = plans_->find(form);
+  bool waited = false;  // for kernels still compiling: not "cached" to explain
   if (plan && use == PlanUse::Inspect && is_stand_in(plan.get())) {
     adopt_compiled_plans(plan.get());
     plan = plans_->find(form);
+    waited = true;
   }
   const bool found_stand_in = plan && !pending_.empty() && is_stand_in(plan.get());
   timer.span(profiler::Stage::PlanLookup, plan_hash,
              (plan ? profiler::kCacheHit : 0) | (found_stand_in ? profiler::kStandIn : 0));
-  if (info) *info = PlanInfo{plan != nullptr, plan != nullptr, plan_hash};
+  if (info) *info = PlanInfo{plan != nullptr, plan != nullptr && !waited, plan_hash};
   if (plan) {
     ++stats_.plan_cache_hits;
     if (info) info->compiling = found_stand_in;

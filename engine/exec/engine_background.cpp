@@ -11,7 +11,6 @@
 #include "engine/exec/engine.h"
 #include "engine/exec/pending_plan.h"
 #include "engine/exec/reproducer.h"
-#include "engine/ir/error.h"
 #include "engine/plan/plan_cache.h"
 
 namespace tensord::engine {

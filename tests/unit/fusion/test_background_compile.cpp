@@ -87,6 +87,14 @@ TestGraph chain(ir::ValueRef* y, int64_t n = 1000) {
   return g;
 }
 
+// `g`'s first input as a tensor of `backend`'s.
+engine::TensorValue first_input(engine::Backend& backend, const TestGraph& g) {
+  engine::TensorValue x =
+      engine::TensorValue::contiguous(backend.allocate(g.types[0].nbytes()), g.types[0]);
+  std::copy(g.values[0].begin(), g.values[0].end(), x.data<float>());
+  return x;
+}
+
 // The plan a run would use now, and whether it is the stand-in.
 std::shared_ptr<const engine::Plan> plan_now(engine::Engine& e, TestGraph& g, ir::ValueRef y,
                                              engine::PlanInfo* info) {
@@ -120,6 +128,7 @@ TEST_CASE("a new plan runs unfused while its kernels compile, then fused", "[bac
   const engine::Explanation e =
       engine::explain(b.engine, g.graph, g.types, outputs, engine::CompileMode::Default);
   CHECK(e.groups.size() == 1);
+  CHECK_FALSE(e.kernels_cached);  // they were compiling when it asked
   CHECK(b.kernels->stats().compiles == 1);
   CHECK(b.engine.stats().fused_groups == 1);
 
@@ -139,10 +148,7 @@ TEST_CASE("a trace says which runs were unfused stand-ins", "[background]") {
   engine::RunProfile profile{std::make_shared<profiler::Profiler>(1),
                              std::make_shared<profiler::MemoryLedger>(), 0};
   profile.profiler->start({.trace = true});
-  engine::TensorValue x =
-      engine::TensorValue::contiguous(b.backend.allocate(g.types[0].nbytes()), g.types[0]);
-  std::copy(g.values[0].begin(), g.values[0].end(), x.data<float>());
-  const std::vector<engine::TensorValue> inputs{x};
+  const std::vector<engine::TensorValue> inputs{first_input(b.backend, g)};
   const std::vector<ir::ValueRef> outputs{y};
   auto traced_run = [&](uint64_t request) {
     profile.request = request;
@@ -200,11 +206,7 @@ TEST_CASE("a prepared graph moves from its stand-in to the fused plan", "[backgr
   TestGraph g = chain(&y, 64);
   const std::vector<float> eager = run(b.engine, g, {y}, engine::CompileMode::Eager)[0];
   engine::PreparedGraph prepared = b.engine.prepare(g.graph, g.types, {y});
-  std::vector<engine::TensorValue> inputs;
-  engine::TensorValue x =
-      engine::TensorValue::contiguous(b.backend.allocate(g.types[0].nbytes()), g.types[0]);
-  std::copy(g.values[0].begin(), g.values[0].end(), x.data<float>());
-  inputs.push_back(x);
+  const std::vector<engine::TensorValue> inputs{first_input(b.backend, g)};
   auto values = [](const engine::TensorValue& t) {
     return std::vector<float>(t.data<float>(), t.data<float>() + t.type.numel());
   };
