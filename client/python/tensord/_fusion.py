@@ -16,7 +16,8 @@ def explain(*arrays):
     """How the daemon would plan the pending work behind `arrays` in the session's compile
     mode: fused groups (`.groups`, each with its `.ops`), why the others did not fuse
     (`.boundaries`), whether the plan and kernels were cached, whether it is captured;
-    `str()` gives the readable form. Builds and caches the plan; runs nothing."""
+    `str()` gives the readable form. Builds and caches the plan, waiting for kernels that
+    compile in the background (a new graph's first runs go unfused meanwhile); runs nothing."""
     if not arrays:
         raise ValueError("explain needs at least one array")
     return _tensord.explain([a._t for a in arrays])
