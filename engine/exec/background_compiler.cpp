@@ -26,11 +26,6 @@ std::future<BackgroundCompiler::Kernels> BackgroundCompiler::submit(std::functio
   return result;
 }
 
-size_t BackgroundCompiler::unfinished() const {
-  std::lock_guard lock(mutex_);
-  return queue_.size() + (running_job_ ? 1 : 0);
-}
-
 void BackgroundCompiler::work() {
   std::unique_lock lock(mutex_);
   for (;;) {
@@ -38,11 +33,9 @@ void BackgroundCompiler::work() {
     if (stopping_) return;
     std::packaged_task<Kernels()> task = std::move(queue_.front());
     queue_.pop_front();
-    running_job_ = true;
     lock.unlock();
     task();  // a packaged task keeps what the job throws for its future
     lock.lock();
-    running_job_ = false;
   }
 }
 

@@ -29,16 +29,12 @@ class BackgroundCompiler {
   // Queues `job`; its result (or the exception it threw) arrives through the future.
   std::future<Kernels> submit(std::function<Kernels()> job);
 
-  // Jobs submitted and not finished yet (the one running included).
-  size_t unfinished() const;
-
  private:
   void work();
 
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::packaged_task<Kernels()>> queue_;
-  bool running_job_ = false;
   bool stopping_ = false;
   std::thread thread_;
 };
