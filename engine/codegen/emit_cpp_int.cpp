@@ -10,6 +10,14 @@ namespace tensord::codegen {
 
 std::string_view cpp_int_prelude() {
   return R"(// integer formulas (the CUDA emitter's, for the host)
+// CUDA's rounded float arithmetic, which the formulas use so that no product is contracted
+// into an FMA; the host compiles with -ffp-contract=off, where the plain operators round alike.
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline float __fsub_rn(float a, float b) { return a - b; }
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dsub_rn(double a, double b) { return a - b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
 static inline float td_op_rto(double d) {
   float f = (float)d;
   if ((double)f != d && d == d) {

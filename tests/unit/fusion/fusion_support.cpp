@@ -30,10 +30,22 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+namespace {
+
+// A kernel that does not compile fails the test: the engine's default (run the graph unfused)
+// would give eager's values, and every "fused equals eager" check would pass.
+engine::EngineOptions strict_options() {
+  engine::EngineOptions options;
+  options.unfused_on_compile_error = false;
+  return options;
+}
+
+}  // namespace
+
 FusedEngine::FusedEngine(const std::string& dir)
     : kernels(std::make_shared<cache::KernelCache>(cache::KernelCacheOptions{dir, {}})),
       backend(2, kernels),
-      engine(backend) {}
+      engine(backend, strict_options()) {}
 
 std::vector<std::vector<float>> run(engine::Engine& e, const TestGraph& g,
                                     const std::vector<ir::ValueRef>& outputs,

@@ -43,7 +43,8 @@ class TempDir {
   std::string path_;
 };
 
-// An engine on a CPU backend with a kernel cache in `dir` ("" private).
+// An engine on a CPU backend with a kernel cache in `dir` ("" private). A generated kernel that
+// does not compile throws from its run (EngineOptions::unfused_on_compile_error off).
 struct FusedEngine {
   explicit FusedEngine(const std::string& dir = "");
   std::shared_ptr<cache::KernelCache> kernels;

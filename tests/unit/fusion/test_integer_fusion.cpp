@@ -299,6 +299,36 @@ TEST_CASE("float functions of integer and bool inputs fuse with eager's bits", "
   CHECK(fused_ops >= 40);
 }
 
+// The C++ emitter takes mixed integer/float formulas from the CUDA emitter, whose float sums,
+// differences and products are CUDA's rounded intrinsics (__fmul_rn ...): the host prelude
+// must give them, or these kernels never compile and their graphs run unfused.
+TEST_CASE("sums, differences and products of integers and floats fuse with eager's bits",
+          "[fusion]") {
+  const std::vector<int32_t> ints{0, 1, -1, 7, -100, 127, -128, 33, 2, -3};
+  const std::vector<float> floats{0.5f, -1.25f, 3.0f, 1e-3f, -7.5f, 2.5f, 100.f, -0.f, 1.f, 9.f};
+  const auto n = static_cast<int64_t>(ints.size());
+  for (Op op : {Op::add, Op::sub, Op::mul}) {
+    for (auto [i, f] : {std::pair{DType::Int8, DType::BFloat16},
+                        {DType::Int32, DType::Float32},
+                        {DType::Int16, DType::Float64},
+                        {DType::UInt8, DType::Float16}}) {
+      INFO(ir::name(op) << " of " << ir::name(i) << " and " << ir::name(f));
+      FusedEngine e;
+      RawGraph g;
+      ir::ValueRef x = g.cast(g.input(DType::Int32, {n}, ints), i);
+      ir::ValueRef y = g.cast(g.input(DType::Float32, {n}, floats), f);
+      // A consumer in the same kernel: the float result saturated to int32 and compared.
+      ir::ValueRef z = g.add(op, {x, y});
+      ir::ValueRef w = g.add(Op::ge, {g.cast(z, DType::Int32), x});
+      const std::vector<ir::ValueRef> outs{z, w};
+      const auto plan = plan_of(e.engine, g, outs);
+      INFO(reasons(*plan));
+      CHECK(plan->fusion_breaks.empty());
+      fused_like_eager(e.engine, g, outs);
+    }
+  }
+}
+
 // sum and prod of bools: a count of trues (and whether all are), int64 as eager gives them.
 TEST_CASE("sums and products of bools fuse with their producers and match eager", "[fusion]") {
   CHECK(codegen::expressible_reduction(Op::sum, DType::Bool, DType::Int64));
