@@ -45,12 +45,13 @@ std::vector<BackendUnderTest> backends_under_test() {
          return std::make_unique<cpu::CpuBackend>(2);
        }},
       // The same with fusion on: composite ops become generated kernels, compiled once per
-      // test run into a private temporary directory.
+      // test run into a private temporary directory, in batches ahead of the cases.
       {"cpu-fused",
        [](std::string&) -> std::unique_ptr<engine::Backend> {
          return std::make_unique<cpu::CpuBackend>(
              2, std::make_shared<cache::KernelCache>(cache::KernelCacheOptions{}));
-       }},
+       },
+       true},
       // The first CUDA device, one kernel per node. Ops it has no kernels for fail their cases
       // with Unsupported, and the table lists them by op: the gap shows on a GPU, never hides.
       {"cuda", [](std::string& why_not) { return open_cuda(false, why_not); }},

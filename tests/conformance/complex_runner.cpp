@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <utility>
 
 #include "tests/conformance/complex_table.h"
 #include "tests/conformance/runner.h"
@@ -225,7 +226,10 @@ std::string run_complex_case(engine::Backend& backend, engine::Engine& engine, c
 }
 
 ComplexTableRun run_complex_table(engine::Backend& backend, std::string_view filter) {
-  engine::Engine engine(backend);
+  // A generated kernel that does not compile fails its row, as in the main table (runner.cpp).
+  engine::EngineOptions options;
+  options.unfused_on_compile_error = false;
+  engine::Engine engine(backend, std::move(options));
   ComplexTableRun run;
   for (const CCase& c : complex_cases()) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <utility>
 
+#include "tests/conformance/compile_ahead.h"
 #include "tests/conformance/reference.h"
 
 namespace tensord::conformance {
@@ -229,7 +231,8 @@ std::optional<ir::ValueRef> build_graph(const Case& c, const std::vector<Materia
 
 }  // namespace
 
-Runner::Runner(engine::Backend& backend) : backend_(backend), engine_(backend) {}
+Runner::Runner(engine::Backend& backend, engine::EngineOptions options)
+    : backend_(backend), engine_(backend, std::move(options)) {}
 
 std::optional<CaseFailure> Runner::run(const Case& c) {
   const std::string op(ir::name(c.op));
@@ -352,7 +355,27 @@ Summary run_table(const BackendUnderTest& backend, const std::vector<Case>& case
     s.skipped = static_cast<int>(cases.size());
     return s;
   }
-  Runner runner(*device);
+  // TENSORD_CONFORMANCE_COMPILE_AHEAD=0 compiles each case's kernels when it runs, as a daemon
+  // does (to time that, or to see which case a kernel that fails to compile belongs to).
+  const char* ahead_env = std::getenv("TENSORD_CONFORMANCE_COMPILE_AHEAD");
+  if (backend.compile_ahead && !(ahead_env && std::string(ahead_env) == "0")) {
+    const CompiledAhead ahead = compile_ahead(*device, cases);
+    std::printf(
+        "conformance %s: compiled %zu fused groups ahead in %zu batches (recording %.1f s, "
+        "compiling %.1f s)\n",
+        backend.name.c_str(), ahead.groups, ahead.batches, ahead.record_s, ahead.compile_s);
+    if (ahead.failed_batches > 0) {
+      std::printf("conformance %s: %zu batches did not compile (their cases compile alone): %s\n",
+                  backend.name.c_str(), ahead.failed_batches,
+                  ahead.first_failure.substr(0, 500).c_str());
+    }
+    std::fflush(stdout);
+  }
+  // A generated kernel that does not compile fails its case: the engine's default (run the
+  // graph unfused) would pass it on the eager kernels' values.
+  engine::EngineOptions options;
+  options.unfused_on_compile_error = false;
+  Runner runner(*device, std::move(options));
   // TENSORD_CONFORMANCE_DEADLINE_S=N stops after N seconds and reports the cases left as
   // skipped: a lent GPU's time is short, and a partial table with its failures beats none.
   const char* deadline_env = std::getenv("TENSORD_CONFORMANCE_DEADLINE_S");

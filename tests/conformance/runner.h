@@ -19,6 +19,8 @@ namespace tensord::conformance {
 struct BackendUnderTest {
   std::string name;
   std::function<std::unique_ptr<engine::Backend>(std::string& why_not)> open;
+  // Compile the fused kernels the cases need in batches before running them (compile_ahead.h).
+  bool compile_ahead = false;
 };
 
 // The list every backend joins by adding one entry (backends.cpp).
@@ -38,7 +40,7 @@ struct OpCoverage {
 
 class Runner {
  public:
-  explicit Runner(engine::Backend& backend);
+  explicit Runner(engine::Backend& backend, engine::EngineOptions options = {});
   // Runs `c` (graph build, Engine::run, read back, compare); nullopt when it passed.
   std::optional<CaseFailure> run(const Case& c);
   const std::map<std::string, OpCoverage>& coverage() const { return coverage_; }
