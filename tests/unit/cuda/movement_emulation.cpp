@@ -42,7 +42,6 @@ namespace {
 constexpr const char* kShim = R"(// CUDA built-ins for host C++
 #include <math.h>
 #include <string.h>
-#include <barrier>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -54,8 +53,11 @@ constexpr const char* kShim = R"(// CUDA built-ins for host C++
 struct td_dim3 { unsigned x, y, z; };
 static thread_local td_dim3 threadIdx = {0, 0, 0};
 static td_dim3 blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
-static std::barrier<>* td_barrier = nullptr;
-static inline void __syncthreads() { if (td_barrier) td_barrier->arrive_and_wait(); }
+// The host's barrier, behind a plain function: <barrier> would double this unit's compile time.
+typedef void (*td_sync_fn)(void*);
+static td_sync_fn td_sync = nullptr;
+static void* td_sync_arg = nullptr;
+static inline void __syncthreads() { if (td_sync) td_sync(td_sync_arg); }
 static inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 static inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
 static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
@@ -82,8 +84,8 @@ static inline unsigned long long atomicCAS(unsigned long long* p, unsigned long 
                                            unsigned long long v) {
   unsigned long long o = *p; if (o == c) *p = v; return o;
 }
-extern "C" void td_emu_launch(unsigned bx, unsigned by, std::barrier<>* bar) {
-  blockDim = {bx, by, 1}; td_barrier = bar;
+extern "C" void td_emu_launch(unsigned bx, unsigned by, td_sync_fn sync, void* arg) {
+  blockDim = {bx, by, 1}; td_sync = sync; td_sync_arg = arg;
 }
 extern "C" void td_emu_thread(unsigned tx, unsigned ty) { threadIdx = {tx, ty, 0}; }
 template <typename... A, std::size_t... I>
@@ -115,7 +117,7 @@ static td_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}
 static inline void __syncthreads() {}
 // One thread per row: a shuffle would be a bug of this emulation.
 template <class T> static inline T __shfl_xor_sync(unsigned, T x, int) { abort(); return x; }
-extern "C" void td_emu_launch(unsigned, unsigned, void*) {}
+extern "C" void td_emu_launch(unsigned, unsigned, void (*)(void*), void*) {}
 extern "C" void td_emu_thread(unsigned, unsigned) {}
 alignas(16) static unsigned char td_emu_dyn[1 << 16];
 static size_t td_emu_dyn_bytes = 0;
@@ -163,7 +165,7 @@ std::string loop_unit_for_host(std::string text) {
 
 struct EmuLibrary {
   void* handle = nullptr;
-  void (*launch)(unsigned, unsigned, std::barrier<>*) = nullptr;
+  void (*launch)(unsigned, unsigned, void (*sync)(void*), void* arg) = nullptr;
   void (*thread)(unsigned, unsigned) = nullptr;
   void (*shared)(size_t) = nullptr;  // loop-IR units: the launch's dynamic shared memory
   const unsigned char* (*shared_data)() = nullptr;
@@ -255,7 +257,7 @@ const EmuLibrary& library(const std::string& text, std::span<const std::string> 
   EmuLibrary lib;
   lib.handle = dlopen((stem + ".so").c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib.handle == nullptr) throw Error(ErrorCode::Internal, dlerror());
-  lib.launch = reinterpret_cast<void (*)(unsigned, unsigned, std::barrier<>*)>(
+  lib.launch = reinterpret_cast<void (*)(unsigned, unsigned, void (*)(void*), void*)>(
       dlsym(lib.handle, "td_emu_launch"));
   lib.thread = reinterpret_cast<void (*)(unsigned, unsigned)>(dlsym(lib.handle, "td_emu_thread"));
   lib.shared = reinterpret_cast<void (*)(size_t)>(dlsym(lib.handle, "td_emu_shared"));
@@ -291,6 +293,10 @@ cudaKernel_t CudaKernelCache::kernel(const std::string& source, const std::strin
   return load(source, names).front();
 }
 
+static void arrive_and_wait(void* barrier) {
+  static_cast<std::barrier<>*>(barrier)->arrive_and_wait();
+}
+
 void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared_bytes,
             cudaStream_t, const char* what) {
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
@@ -300,13 +306,13 @@ void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shar
   const unsigned threads = block.x * block.y;
   const bool block_kernel = g_block_kernels.count(reinterpret_cast<void*>(kernel)) > 0;
   if (threads <= 1 || (block.y == 1 && !block_kernel)) {  // grid-stride: one thread walks all
-    lib->launch(1, 1, nullptr);
+    lib->launch(1, 1, nullptr, nullptr);
     lib->thread(0, 0);
     f(args);
     return;
   }
   std::barrier<> bar(threads);
-  lib->launch(block.x, block.y, &bar);
+  lib->launch(block.x, block.y, &arrive_and_wait, &bar);
   std::vector<std::thread> pool;
   for (unsigned y = 0; y < block.y; ++y) {
     for (unsigned x = 0; x < block.x; ++x) {
