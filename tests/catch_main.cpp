@@ -1,3 +1,6 @@
-// The one Catch2 main, compiled once and linked into every test binary.
-#define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+// The main of every test binary that runs its Catch2 cases and nothing else.
+#include "tests/catch_session.h"
+
+int main(int argc, char* argv[]) {
+  return tensord::test::run_catch(argc, argv);
+}

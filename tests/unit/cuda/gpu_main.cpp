@@ -1,11 +1,9 @@
 // Main of the gpu test binaries: without a usable CUDA device they print why and exit 77,
 // which ctest reports as a skip (SKIP_RETURN_CODE), never as a pass.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-
 #include <cstdio>
 
 #include "engine/backends/cuda/device_discovery.h"
+#include "tests/catch_session.h"
 
 int main(int argc, char* argv[]) {
   tensord::cuda::CudaDiscovery found = tensord::cuda::discover_cuda_devices();
@@ -14,5 +12,5 @@ int main(int argc, char* argv[]) {
     return 77;
   }
   for (const auto& d : found.devices) std::printf("%s\n", tensord::cuda::describe(d).c_str());
-  return Catch::Session().run(argc, argv);
+  return tensord::test::run_catch(argc, argv);
 }
