@@ -1,8 +1,28 @@
 #include "engine/exec/background_compiler.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <utility>
 
 namespace tensord::engine {
+
+namespace {
+
+// Lowers this thread's priority; the compiler processes it starts inherit it (Linux keeps the
+// nice value per thread). On a machine with few cores the runs waiting for the CPU (the
+// stand-in's, other sessions') go first, and an idle core still runs the compiler at full speed.
+void lower_priority() {
+  const auto self = static_cast<id_t>(gettid());
+  errno = 0;
+  const int now = getpriority(PRIO_PROCESS, self);
+  if (errno != 0) return;
+  (void)setpriority(PRIO_PROCESS, self, std::min(now + kBackgroundNice, 19));
+}
+
+}  // namespace
 
 BackgroundCompiler::~BackgroundCompiler() {
   {
@@ -27,6 +47,7 @@ std::future<BackgroundCompiler::Kernels> BackgroundCompiler::submit(std::functio
 }
 
 void BackgroundCompiler::work() {
+  lower_priority();
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
