@@ -3,7 +3,7 @@
 // held up by the host compiler. Jobs run one at a time, in the order submitted, so a device
 // never has more than one compiler running for it in the background. Destroying it drops the
 // jobs not started (their futures report a broken promise) and waits for the one running.
-// The thread, and the compilers it runs, yield the CPU to everything else (kBackgroundNice).
+// The thread, and the compilers it runs, yield the CPU to everything else (SCHED_IDLE).
 #pragma once
 
 #include <condition_variable>
@@ -17,9 +17,6 @@
 #include "engine/exec/backend.h"
 
 namespace tensord::engine {
-
-// How much nicer than the engine's thread the compiler thread runs (up to nice 19).
-inline constexpr int kBackgroundNice = 10;
 
 class BackgroundCompiler {
  public:

@@ -1,11 +1,9 @@
 // The background compiler's thread: jobs in order, their results and exceptions through the
-// futures, a lower priority than its owner's, and a destructor that drops what has not started.
-#include <sys/resource.h>
+// futures, the idle scheduling policy, and a destructor that drops what has not started.
+#include <sched.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <catch2/catch.hpp>
-#include <cerrno>
 #include <chrono>
 #include <future>
 #include <stdexcept>
@@ -15,15 +13,11 @@
 #include "engine/exec/background_compiler.h"
 
 using tensord::engine::BackgroundCompiler;
-using tensord::engine::kBackgroundNice;
 
 namespace {
 
-int thread_nice() {
-  errno = 0;
-  const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
-  REQUIRE(errno == 0);
-  return nice;
+int thread_policy() {
+  return sched_getscheduler(static_cast<pid_t>(gettid()));
 }
 
 }  // namespace
@@ -45,18 +39,20 @@ TEST_CASE("background jobs run in order, with their results and exceptions", "[b
   CHECK(order == std::vector<int>{0, 1, 2, 3, 4});
 }
 
-TEST_CASE("background jobs run nicer than the thread that submits them", "[background]") {
-  const int mine = thread_nice();
+TEST_CASE("background jobs run in SCHED_IDLE, the thread that submits them does not",
+          "[background]") {
+  const int mine = thread_policy();
+  REQUIRE(mine != SCHED_IDLE);
   BackgroundCompiler compiler;
-  int theirs = -100;
+  int theirs = -1;
   compiler
       .submit([&] {
-        theirs = thread_nice();
+        theirs = thread_policy();
         return BackgroundCompiler::Kernels{};
       })
       .get();
-  CHECK(theirs == std::min(mine + kBackgroundNice, 19));
-  CHECK(thread_nice() == mine);  // the submitting thread keeps its own
+  CHECK(theirs == SCHED_IDLE);
+  CHECK(thread_policy() == mine);
 }
 
 TEST_CASE("a destroyed background compiler drops the jobs it has not started", "[background]") {
