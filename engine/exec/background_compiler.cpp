@@ -1,34 +1,8 @@
 #include "engine/exec/background_compiler.h"
 
-#include <sched.h>
-#include <sys/resource.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
 #include <utility>
 
 namespace tensord::engine {
-
-namespace {
-
-// Puts this thread, and the compiler processes it starts (which inherit it: Linux keeps the
-// policy per thread), in SCHED_IDLE: any other runnable thread preempts it at once. With a
-// nice value instead (+10, measured) the stand-in's 200 eager steps still waited for GCC at
-// each wakeup, and a first result took twice eager's time on 2 cores; with SCHED_IDLE it takes
-// eager's. The cost: on a CPU that runs work without pause the compile gets only the idle
-// policy's small share, and the stand-in stays in use that long. Nice +10 where the policy
-// cannot be set.
-void lower_priority() {
-  const auto self = static_cast<pid_t>(gettid());
-  const sched_param none{};
-  if (sched_setscheduler(self, SCHED_IDLE, &none) == 0) return;
-  errno = 0;
-  const int now = getpriority(PRIO_PROCESS, static_cast<id_t>(self));
-  if (errno == 0) (void)setpriority(PRIO_PROCESS, static_cast<id_t>(self), std::min(now + 10, 19));
-}
-
-}  // namespace
 
 BackgroundCompiler::~BackgroundCompiler() {
   {
@@ -53,7 +27,6 @@ std::future<BackgroundCompiler::Kernels> BackgroundCompiler::submit(std::functio
 }
 
 void BackgroundCompiler::work() {
-  lower_priority();
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });

@@ -3,7 +3,8 @@
 // held up by the host compiler. Jobs run one at a time, in the order submitted, so a device
 // never has more than one compiler running for it in the background. Destroying it drops the
 // jobs not started (their futures report a broken promise) and waits for the one running.
-// The thread, and the compilers it runs, yield the CPU to everything else (SCHED_IDLE).
+// The thread runs at the engine's priority: lower ones starve waits for the kernels on a busy
+// machine (docs/design-notes.md, "A new graph runs unfused while its kernels compile").
 #pragma once
 
 #include <condition_variable>

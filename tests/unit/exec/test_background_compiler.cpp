@@ -1,8 +1,5 @@
 // The background compiler's thread: jobs in order, their results and exceptions through the
-// futures, the idle scheduling policy, and a destructor that drops what has not started.
-#include <sched.h>
-#include <unistd.h>
-
+// futures, and a destructor that drops what has not started.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <future>
@@ -13,14 +10,6 @@
 #include "engine/exec/background_compiler.h"
 
 using tensord::engine::BackgroundCompiler;
-
-namespace {
-
-int thread_policy() {
-  return sched_getscheduler(static_cast<pid_t>(gettid()));
-}
-
-}  // namespace
 
 TEST_CASE("background jobs run in order, with their results and exceptions", "[background]") {
   BackgroundCompiler compiler;
@@ -37,22 +26,6 @@ TEST_CASE("background jobs run in order, with their results and exceptions", "[b
   for (auto& f : done) CHECK(f.get() == nullptr);
   CHECK_THROWS_WITH(failed.get(), "no compiler");
   CHECK(order == std::vector<int>{0, 1, 2, 3, 4});
-}
-
-TEST_CASE("background jobs run in SCHED_IDLE, the thread that submits them does not",
-          "[background]") {
-  const int mine = thread_policy();
-  REQUIRE(mine != SCHED_IDLE);
-  BackgroundCompiler compiler;
-  int theirs = -1;
-  compiler
-      .submit([&] {
-        theirs = thread_policy();
-        return BackgroundCompiler::Kernels{};
-      })
-      .get();
-  CHECK(theirs == SCHED_IDLE);
-  CHECK(thread_policy() == mine);
 }
 
 TEST_CASE("a destroyed background compiler drops the jobs it has not started", "[background]") {
