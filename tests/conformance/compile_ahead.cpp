@@ -45,21 +45,14 @@ class GroupRecorder final : public engine::Backend {
   bool can_fuse() const override { return true; }
   std::shared_ptr<const engine::CompiledKernels> compile(
       std::span<const engine::FusedGroup> groups) override {
-    {
-      std::lock_guard lock(mutex_);
-      recorded_.insert(recorded_.end(), groups.begin(), groups.end());
-    }
+    recorded_.insert(recorded_.end(), groups.begin(), groups.end());
     throw Error(ErrorCode::Internal, "recorded for compile_ahead, not compiled");
   }
 
-  std::vector<engine::FusedGroup> take() {
-    std::lock_guard lock(mutex_);
-    return std::move(recorded_);
-  }
+  std::vector<engine::FusedGroup> take() { return std::move(recorded_); }
 
  private:
   engine::Backend& real_;
-  std::mutex mutex_;
   std::vector<engine::FusedGroup> recorded_;
 };
 
