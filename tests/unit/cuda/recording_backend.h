@@ -18,6 +18,7 @@
 #include "engine/backends/cuda/cuda_ops.h"
 #include "engine/backends/cuda/loop_ir_launch.h"
 #include "engine/backends/cuda/precompile.h"
+#include "tests/support/backend/forwarding_backend.h"
 
 namespace tensord::cuda::test {
 
@@ -38,22 +39,19 @@ struct Recorded {
 
 class NoKernels final : public engine::CompiledKernels {};
 
-class RecordingBackend final : public engine::Backend {
+class RecordingBackend final : public tensord::test::ForwardingBackend {
  public:
   RecordingBackend(bool fuse, int sm_count, Recorded& out)
-      : fuse_(fuse), sm_count_(sm_count), out_(out) {}
-  const engine::DeviceInfo& info() const override { return cpu_.info(); }
-  std::shared_ptr<engine::Buffer> allocate(size_t bytes) override { return cpu_.allocate(bytes); }
+      : ForwardingBackend(std::make_unique<cpu::CpuBackend>(1)),
+        fuse_(fuse),
+        sm_count_(sm_count),
+        out_(out) {}
   void run(const ir::Node& node, std::span<const engine::TensorValue> in,
            std::span<const engine::TensorValue> out) override {
     for (const codegen::LoopKernel& k : loop_ir_kernels(node, in, out, sm_count_)) {
       out_.add("loop-ir", loop_unit(k).source, k);  // batched: precompile_units
     }
-    cpu_.run(node, in, out);
-  }
-  std::vector<engine::TensorValue> run_data_dependent(
-      const ir::Node& node, std::span<const engine::TensorValue> in) override {
-    return cpu_.run_data_dependent(node, in);
+    ForwardingBackend::run(node, in, out);
   }
   bool can_fuse() const override { return fuse_; }
   std::shared_ptr<const engine::CompiledKernels> compile(
@@ -66,19 +64,8 @@ class RecordingBackend final : public engine::Backend {
                  std::span<const engine::TensorValue> outputs) override {
     for (const engine::TensorValue& v : outputs) std::memset(v.raw(), 0, v.nbytes());
   }
-  void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override {
-    cpu_.write(dst, offset, src, n);
-  }
-  void read(const engine::Buffer& src, size_t offset, void* dst, size_t n) override {
-    cpu_.read(src, offset, dst, n);
-  }
-  void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,
-            size_t n) override {
-    cpu_.copy(dst, dst_offset, src, src_offset, n);
-  }
 
  private:
-  cpu::CpuBackend cpu_{1};
   bool fuse_;
   int sm_count_;
   Recorded& out_;

@@ -11,6 +11,7 @@
 
 #include "engine/backends/cpu/cpu_backend.h"
 #include "engine/exec/engine.h"
+#include "tests/support/backend/forwarding_backend.h"
 
 namespace ir = tensord::ir;
 using tensord::Error;
@@ -27,19 +28,19 @@ namespace {
 
 // The real CPU backend behind a window: counts allocations and live buffers, and can be told
 // to fail on one op the way a backend would (a tensord::Error or any other exception).
-class WatchedBackend final : public Backend {
+class WatchedBackend final : public tensord::test::ForwardingBackend {
  public:
-  const DeviceInfo& info() const override { return cpu_.info(); }
+  WatchedBackend() : ForwardingBackend(std::make_unique<tensord::cpu::CpuBackend>(1)) {}
 
   std::shared_ptr<Buffer> allocate(size_t bytes) override {
     ++allocations;
     ++live;
-    std::shared_ptr<Buffer> inner = cpu_.allocate(bytes);
-    Buffer* raw = inner.get();
+    std::shared_ptr<Buffer> owner = inner().allocate(bytes);
+    Buffer* raw = owner.get();
     // Same Buffer object; the deleter keeps the real owner alive until the last reference goes.
-    return std::shared_ptr<Buffer>(raw, [this, inner = std::move(inner)](Buffer*) mutable {
+    return std::shared_ptr<Buffer>(raw, [this, owner = std::move(owner)](Buffer*) mutable {
       --live;
-      inner.reset();
+      owner.reset();
     });
   }
 
@@ -50,7 +51,7 @@ class WatchedBackend final : public Backend {
       throw Error(ErrorCode::Unsupported, "injected failure");
     }
     live_at_run.push_back(live);
-    cpu_.run(node, inputs, outputs);
+    inner().run(node, inputs, outputs);
   }
 
   // Backend::prepare: what it was shown (the plan's kernel steps), before any step ran.
@@ -59,29 +60,18 @@ class WatchedBackend final : public Backend {
     runs_before_prepare.push_back(live_at_run.size());
   }
 
-  void write(Buffer& dst, size_t offset, const void* src, size_t n) override {
-    cpu_.write(dst, offset, src, n);
-  }
-  void read(const Buffer& src, size_t offset, void* dst, size_t n) override {
-    cpu_.read(src, offset, dst, n);
-  }
-  void copy(Buffer& dst, size_t dst_offset, const Buffer& src, size_t src_offset,
-            size_t n) override {
-    cpu_.copy(dst, dst_offset, src, src_offset, n);
-  }
-
   TensorValue upload(const std::vector<float>& data, Ints shape) {
     ir::TensorType type{ir::DType::Float32, std::move(shape)};
     REQUIRE(static_cast<size_t>(type.numel()) == data.size());
-    TensorValue v = TensorValue::contiguous(cpu_.allocate(type.nbytes()), type);
-    cpu_.write(*v.buffer, 0, data.data(), type.nbytes());
+    TensorValue v = TensorValue::contiguous(inner().allocate(type.nbytes()), type);
+    inner().write(*v.buffer, 0, data.data(), type.nbytes());
     return v;
   }
 
   TensorValue upload_i64(const std::vector<int64_t>& data) {
     ir::TensorType type{ir::DType::Int64, {static_cast<int64_t>(data.size())}};
-    TensorValue v = TensorValue::contiguous(cpu_.allocate(type.nbytes()), type);
-    cpu_.write(*v.buffer, 0, data.data(), type.nbytes());
+    TensorValue v = TensorValue::contiguous(inner().allocate(type.nbytes()), type);
+    inner().write(*v.buffer, 0, data.data(), type.nbytes());
     return v;
   }
 
@@ -89,7 +79,7 @@ class WatchedBackend final : public Backend {
     REQUIRE(v.type.dtype == ir::DType::Float32);
     REQUIRE(v.is_contiguous());
     std::vector<float> out(static_cast<size_t>(v.type.numel()));
-    cpu_.read(*v.buffer, static_cast<size_t>(v.offset) * sizeof(float), out.data(), v.nbytes());
+    inner().read(*v.buffer, static_cast<size_t>(v.offset) * sizeof(float), out.data(), v.nbytes());
     return out;
   }
 
@@ -99,9 +89,6 @@ class WatchedBackend final : public Backend {
   std::vector<size_t> prepared_steps, runs_before_prepare;
   std::optional<ir::Op> fail_on;
   bool fail_with_std = false;
-
- private:
-  tensord::cpu::CpuBackend cpu_{1};
 };
 
 ir::TensorType f32(Ints shape) {

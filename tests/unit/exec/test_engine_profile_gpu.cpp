@@ -14,6 +14,7 @@
 #include "engine/exec/engine.h"
 #include "engine/profiler/advice.h"
 #include "engine/profiler/compact.h"
+#include "tests/support/backend/forwarding_backend.h"
 
 namespace ir = tensord::ir;
 namespace profiler = tensord::profiler;
@@ -22,33 +23,27 @@ using Ints = std::vector<int64_t>;
 
 namespace {
 
-class EmulatedGpu final : public Backend {
+class EmulatedGpu final : public tensord::test::ForwardingBackend {
  public:
-  EmulatedGpu() : info_(cpu_.info()) {
+  EmulatedGpu()
+      : ForwardingBackend(std::make_unique<tensord::cpu::CpuBackend>(1)), info_(inner().info()) {
     info_.kind = "cuda";
     info_.name = "emulated GPU (the CPU backend's kernels)";
   }
   const DeviceInfo& info() const override { return info_; }
-  std::shared_ptr<Buffer> allocate(size_t bytes) override { return cpu_.allocate(bytes); }
   void run(const ir::Node& node, std::span<const TensorValue> inputs,
            std::span<const TensorValue> outputs) override {
-    if (!recording_) return cpu_.run(node, inputs, outputs);
+    if (!recording_) return inner().run(node, inputs, outputs);
     recording_->work.push_back(
         [this, node, in = std::vector(inputs.begin(), inputs.end()),
-         out = std::vector(outputs.begin(), outputs.end())] { cpu_.run(node, in, out); });
+         out = std::vector(outputs.begin(), outputs.end())] { inner().run(node, in, out); });
   }
   void copy(Buffer& dst, size_t dst_offset, const Buffer& src, size_t src_offset,
             size_t n) override {
-    if (!recording_) return cpu_.copy(dst, dst_offset, src, src_offset, n);
+    if (!recording_) return inner().copy(dst, dst_offset, src, src_offset, n);
     recording_->work.push_back([this, &dst, dst_offset, &src, src_offset, n] {
-      cpu_.copy(dst, dst_offset, src, src_offset, n);
+      inner().copy(dst, dst_offset, src, src_offset, n);
     });
-  }
-  void write(Buffer& dst, size_t offset, const void* src, size_t n) override {
-    cpu_.write(dst, offset, src, n);
-  }
-  void read(const Buffer& src, size_t offset, void* dst, size_t n) override {
-    cpu_.read(src, offset, dst, n);
   }
 
   bool can_capture() const override { return true; }
@@ -70,13 +65,13 @@ class EmulatedGpu final : public Backend {
   TensorValue upload(float value, Ints shape) {
     ir::TensorType type{ir::DType::Float32, std::move(shape)};
     std::vector<float> data(static_cast<size_t>(type.numel()), value);
-    TensorValue v = TensorValue::contiguous(cpu_.allocate(type.nbytes()), type);
-    cpu_.write(*v.buffer, 0, data.data(), type.nbytes());
+    TensorValue v = TensorValue::contiguous(inner().allocate(type.nbytes()), type);
+    inner().write(*v.buffer, 0, data.data(), type.nbytes());
     return v;
   }
   std::vector<float> download(const TensorValue& v) {
     std::vector<float> data(static_cast<size_t>(v.type.numel()));
-    cpu_.read(*v.buffer, 0, data.data(), v.type.nbytes());
+    inner().read(*v.buffer, 0, data.data(), v.type.nbytes());
     return data;
   }
 
@@ -90,7 +85,6 @@ class EmulatedGpu final : public Backend {
   struct Recording final : CapturedRun {
     std::vector<std::function<void()>> work;
   };
-  tensord::cpu::CpuBackend cpu_{1};
   DeviceInfo info_;
   std::unique_ptr<Recording> recording_;
 };

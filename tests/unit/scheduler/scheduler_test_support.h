@@ -20,6 +20,7 @@
 #include "engine/backends/cpu/cpu_backend.h"
 #include "engine/ir/error.h"
 #include "scheduler/scheduler.h"
+#include "tests/support/backend/forwarding_backend.h"
 
 namespace tensord::scheduler::test {
 
@@ -126,24 +127,13 @@ class Gate {
 
 // The CPU backend, remembering the float32 matmul precision and the session the worker last gave
 // it, the sessions it was told had ended, and under which of them each node ran.
-class RecordingBackend final : public engine::Backend {
+class RecordingBackend final : public tensord::test::ForwardingBackend {
  public:
-  const engine::DeviceInfo& info() const override { return cpu_.info(); }
-  std::shared_ptr<engine::Buffer> allocate(size_t bytes) override { return cpu_.allocate(bytes); }
+  RecordingBackend() : ForwardingBackend(std::make_unique<cpu::CpuBackend>(1)) {}
   void run(const ir::Node& node, std::span<const engine::TensorValue> inputs,
            std::span<const engine::TensorValue> outputs) override {
     runs.emplace_back(node.op, session, precision);
-    cpu_.run(node, inputs, outputs);
-  }
-  void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,
-            size_t n) override {
-    cpu_.copy(dst, dst_offset, src, src_offset, n);
-  }
-  void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override {
-    cpu_.write(dst, offset, src, n);
-  }
-  void read(const engine::Buffer& src, size_t offset, void* dst, size_t n) override {
-    cpu_.read(src, offset, dst, n);
+    ForwardingBackend::run(node, inputs, outputs);
   }
   void set_float32_matmul_precision(engine::Float32MatmulPrecision p) override { precision = p; }
   engine::Float32MatmulPrecision float32_matmul_precision() const override { return precision; }
@@ -159,9 +149,6 @@ class RecordingBackend final : public engine::Backend {
   std::vector<std::tuple<ir::Op, uint64_t, engine::Float32MatmulPrecision>> runs;
   std::mutex mu;
   std::vector<uint64_t> ended;
-
- private:
-  cpu::CpuBackend cpu_{1};
 };
 
 }  // namespace tensord::scheduler::test
