@@ -8,6 +8,7 @@
 #include "engine/backends/cuda/cuda_backend.h"
 #endif
 #include "tests/conformance/runner.h"
+#include "tests/support/backend/compile_ahead.h"
 
 namespace tensord::conformance {
 
@@ -35,6 +36,12 @@ std::unique_ptr<engine::Backend> open_cuda(bool fuse, std::string& why_not) {
 #endif
 }
 
+// The cases' fused groups, compiled in batches before the cases run (compile_ahead.h).
+std::string compile_fused_groups_ahead(engine::Backend& backend, std::string_view,
+                                       const RunCases& run_cases) {
+  return test::describe(test::compile_fused_ahead(backend, run_cases));
+}
+
 }  // namespace
 
 std::vector<BackendUnderTest> backends_under_test() {
@@ -51,7 +58,7 @@ std::vector<BackendUnderTest> backends_under_test() {
          return std::make_unique<cpu::CpuBackend>(
              2, std::make_shared<cache::KernelCache>(cache::KernelCacheOptions{}));
        },
-       true},
+       compile_fused_groups_ahead},
       // The first CUDA device, one kernel per node. Ops it has no kernels for fail their cases
       // with Unsupported, and the table lists them by op: the gap shows on a GPU, never hides.
       {"cuda", [](std::string& why_not) { return open_cuda(false, why_not); }},

@@ -225,10 +225,10 @@ std::string run_complex_case(engine::Backend& backend, engine::Engine& engine, c
   return "";
 }
 
-ComplexTableRun run_complex_table(engine::Backend& backend, std::string_view filter) {
-  // A generated kernel that does not compile fails its row, as in the main table (runner.cpp).
+ComplexTableRun run_complex_table(engine::Backend& backend, std::string_view filter,
+                                  bool unfused_on_compile_error) {
   engine::EngineOptions options;
-  options.unfused_on_compile_error = false;
+  options.unfused_on_compile_error = unfused_on_compile_error;
   engine::Engine engine(backend, std::move(options));
   ComplexTableRun run;
   for (const CCase& c : complex_cases()) {
@@ -268,8 +268,11 @@ TEST_CASE("complex dtypes and FFT conform to docs/ops.md on every backend", "[co
       WARN("complex conformance " << b.name << " skipped: " << why);
       continue;
     }
-    const complex_table::ComplexTableRun run =
-        complex_table::run_complex_table(*backend, filter ? filter : "");
+    const std::string_view rows = filter ? filter : "";
+    compile_ahead_if_wanted(b, *backend, "complex", [rows](engine::Backend& recording) {
+      (void)complex_table::run_complex_table(recording, rows, true);
+    });
+    const complex_table::ComplexTableRun run = complex_table::run_complex_table(*backend, rows);
     for (const std::string& f : run.failures) std::cout << "FAIL [" << b.name << "] " << f << "\n";
     std::cout << "complex conformance " << b.name << ": " << run.ran << " cases, " << run.failed
               << " failed" << std::endl;

@@ -44,7 +44,9 @@ struct ComplexTableRun {
   std::map<ir::Op, int> passing_values;  // per op, rows that matched the reference's values
 };
 
-// Runs the rows whose name contains `filter` (all when empty) on `backend`.
-ComplexTableRun run_complex_table(engine::Backend& backend, std::string_view filter = {});
+// Runs the rows whose name contains `filter` (all when empty) on `backend`. A generated kernel
+// that does not compile fails its row unless `unfused_on_compile_error` (a recording run).
+ComplexTableRun run_complex_table(engine::Backend& backend, std::string_view filter = {},
+                                  bool unfused_on_compile_error = false);
 
 }  // namespace tensord::conformance::complex_table

@@ -7,7 +7,6 @@
 #include <exception>
 #include <utility>
 
-#include "tests/conformance/compile_ahead.h"
 #include "tests/conformance/reference.h"
 
 namespace tensord::conformance {
@@ -342,6 +341,17 @@ std::string Runner::check_output(const Case& c, const Expected& expected,
   return c.property ? c.property(got) : std::string();
 }
 
+void compile_ahead_if_wanted(const BackendUnderTest& backend, engine::Backend& device,
+                             std::string_view table, const RunCases& run_cases) {
+  // TENSORD_CONFORMANCE_COMPILE_AHEAD=0 compiles each case's kernels when it runs, as a daemon
+  // does (to time that, or to see which case a kernel that fails to compile belongs to).
+  const char* env = std::getenv("TENSORD_CONFORMANCE_COMPILE_AHEAD");
+  if (!backend.compile_ahead || (env && std::string(env) == "0")) return;
+  const std::string log = backend.compile_ahead(device, table, run_cases);
+  std::printf("conformance %s: %s\n", backend.name.c_str(), log.c_str());
+  std::fflush(stdout);
+}
+
 Summary run_table(const BackendUnderTest& backend, const std::vector<Case>& cases) {
   Summary s;
   s.backend = backend.name;
@@ -355,22 +365,12 @@ Summary run_table(const BackendUnderTest& backend, const std::vector<Case>& case
     s.skipped = static_cast<int>(cases.size());
     return s;
   }
-  // TENSORD_CONFORMANCE_COMPILE_AHEAD=0 compiles each case's kernels when it runs, as a daemon
-  // does (to time that, or to see which case a kernel that fails to compile belongs to).
-  const char* ahead_env = std::getenv("TENSORD_CONFORMANCE_COMPILE_AHEAD");
-  if (backend.compile_ahead && !(ahead_env && std::string(ahead_env) == "0")) {
-    const CompiledAhead ahead = compile_ahead(*device, cases);
-    std::printf(
-        "conformance %s: compiled %zu fused groups ahead in %zu batches (recording %.1f s, "
-        "compiling %.1f s)\n",
-        backend.name.c_str(), ahead.groups, ahead.batches, ahead.record_s, ahead.compile_s);
-    if (ahead.failed_batches > 0) {
-      std::printf("conformance %s: %zu batches did not compile (their cases compile alone): %s\n",
-                  backend.name.c_str(), ahead.failed_batches,
-                  ahead.first_failure.substr(0, 500).c_str());
-    }
-    std::fflush(stdout);
-  }
+  compile_ahead_if_wanted(backend, *device, "main", [&cases](engine::Backend& recording) {
+    engine::EngineOptions options;
+    options.unfused_on_compile_error = true;
+    Runner runner(recording, std::move(options));
+    for (const Case& c : cases) (void)runner.run(c);
+  });
   // A generated kernel that does not compile fails its case: the engine's default (run the
   // graph unfused) would pass it on the eager kernels' values.
   engine::EngineOptions options;

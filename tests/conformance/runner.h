@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/exec/backend.h"
@@ -14,13 +15,21 @@
 
 namespace tensord::conformance {
 
+// Runs a table's cases on the backend given, for what they make the backend do: results
+// unchecked, the engine's unfused_on_compile_error on (tests/support/backend/compile_ahead.h's
+// recording runs).
+using RunCases = std::function<void(engine::Backend&)>;
+
 // A backend the table runs on. `open` returns the backend, or nullptr with the reason it is
 // not available here (then every case counts as skipped, never as passed).
 struct BackendUnderTest {
   std::string name;
   std::function<std::unique_ptr<engine::Backend>(std::string& why_not)> open;
-  // Compile the fused kernels the cases need in batches before running them (compile_ahead.h).
-  bool compile_ahead = false;
+  // Work before a table's cases run: compiling the kernels they need in batches
+  // (tests/support/backend/compile_ahead.h), given the backend, the table ("main" or "complex") and
+  // a way to run its cases. Returns a line for the log.
+  std::function<std::string(engine::Backend&, std::string_view table, const RunCases&)>
+      compile_ahead = {};
 };
 
 // The list every backend joins by adding one entry (backends.cpp).
@@ -65,6 +74,11 @@ struct Summary {
   std::vector<CaseFailure> failures;
   std::map<std::string, OpCoverage> coverage;  // passed cases by op
 };
+
+// Runs backend.compile_ahead, if it has one and TENSORD_CONFORMANCE_COMPILE_AHEAD is not 0,
+// and prints its line.
+void compile_ahead_if_wanted(const BackendUnderTest& backend, engine::Backend& device,
+                             std::string_view table, const RunCases& run_cases);
 
 // Runs every case on one backend.
 Summary run_table(const BackendUnderTest& backend, const std::vector<Case>& cases);

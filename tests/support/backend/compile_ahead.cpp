@@ -1,47 +1,28 @@
-#include "tests/conformance/compile_ahead.h"
+#include "tests/support/backend/compile_ahead.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <thread>
 #include <tuple>
 
 #include "engine/ir/error.h"
-#include "tests/conformance/runner.h"
+#include "tests/support/backend/forwarding_backend.h"
 
-namespace tensord::conformance {
+namespace tensord::test {
 namespace {
 
 // The real backend for everything a plan's unfused steps do; compile() keeps the groups and
 // fails as a kernel that does not compile would, so that the engine plans the graph again
 // unfused and runs that: the recording run's values are eager's, data-dependent shapes
 // included.
-class GroupRecorder final : public engine::Backend {
+class GroupRecorder final : public ForwardingBackend {
  public:
-  explicit GroupRecorder(engine::Backend& real) : real_(real) {}
+  explicit GroupRecorder(engine::Backend& real) : ForwardingBackend(real) {}
 
-  const engine::DeviceInfo& info() const override { return real_.info(); }
-  std::shared_ptr<engine::Buffer> allocate(size_t bytes) override { return real_.allocate(bytes); }
-  void run(const ir::Node& node, std::span<const engine::TensorValue> in,
-           std::span<const engine::TensorValue> out) override {
-    real_.run(node, in, out);
-  }
-  std::vector<engine::TensorValue> run_data_dependent(
-      const ir::Node& node, std::span<const engine::TensorValue> in) override {
-    return real_.run_data_dependent(node, in);
-  }
-  void write(engine::Buffer& dst, size_t offset, const void* src, size_t n) override {
-    real_.write(dst, offset, src, n);
-  }
-  void read(const engine::Buffer& src, size_t offset, void* dst, size_t n) override {
-    real_.read(src, offset, dst, n);
-  }
-  void copy(engine::Buffer& dst, size_t dst_offset, const engine::Buffer& src, size_t src_offset,
-            size_t n) override {
-    real_.copy(dst, dst_offset, src, src_offset, n);
-  }
   bool can_fuse() const override { return true; }
   std::shared_ptr<const engine::CompiledKernels> compile(
       std::span<const engine::FusedGroup> groups) override {
@@ -52,7 +33,6 @@ class GroupRecorder final : public engine::Backend {
   std::vector<engine::FusedGroup> take() { return std::move(recorded_); }
 
  private:
-  engine::Backend& real_;
   std::vector<engine::FusedGroup> recorded_;
 };
 
@@ -82,18 +62,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-CompiledAhead compile_ahead(engine::Backend& backend, const std::vector<Case>& cases, size_t batch,
-                            unsigned threads) {
+CompiledAhead compile_fused_ahead(engine::Backend& backend,
+                                  const std::function<void(engine::Backend&)>& run_graphs,
+                                  size_t batch, unsigned threads) {
   CompiledAhead result;
-  if (!backend.can_fuse() || cases.empty()) return result;
+  if (!backend.can_fuse()) return result;
   auto t0 = std::chrono::steady_clock::now();
   GroupRecorder recorder(backend);
-  {
-    engine::EngineOptions options;
-    options.unfused_on_compile_error = true;
-    Runner runner(recorder, std::move(options));
-    for (const Case& c : cases) (void)runner.run(c);  // the real run reports failures
-  }
+  run_graphs(recorder);  // the real run reports failures
   const std::vector<engine::FusedGroup> groups = distinct(recorder.take());
   result.record_s = seconds_since(t0);
   result.groups = groups.size();
@@ -124,4 +100,19 @@ CompiledAhead compile_ahead(engine::Backend& backend, const std::vector<Case>& c
   return result;
 }
 
-}  // namespace tensord::conformance
+std::string describe(const CompiledAhead& ahead) {
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "compiled %zu fused groups ahead in %zu batches (recording %.1f s, compiling %.1f "
+                "s)",
+                ahead.groups, ahead.batches, ahead.record_s, ahead.compile_s);
+  std::string log = line;
+  if (ahead.failed_batches > 0) {
+    log += "; " + std::to_string(ahead.failed_batches) +
+           " batches did not compile (their graphs compile alone): " +
+           ahead.first_failure.substr(0, 500);
+  }
+  return log;
+}
+
+}  // namespace tensord::test

@@ -3,17 +3,18 @@
 // compiled as C++ by the host compiler (with a shim for CUDA's built-ins) into a shared library,
 // kernels are called through generated thunks, and device memory is host memory. The loop-IR
 // emitter's units (elementwise ops and sums; the conformance binary sends it complex nodes) run
-// the same way. Grid-stride kernels run as one thread (atomics are then plain operations, in the
-// CPU's order); kernels launched with a 2-D block (the tiled transpose) and the sorting network's
-// shared-memory kernels (which unique uses) run one block of real threads with a barrier for
-// __syncthreads. This checks the families' logic and the kernels'
-// arithmetic, not CUDA itself: tensord_gpu_cuda_movement and the conformance table do that on a
-// device.
+// the same way; units compiled together (CudaKernelCache::compile_together, the conformance
+// table's batches) share one library. Grid-stride kernels run as one thread (atomics are then
+// plain operations, in the CPU's order); kernels launched with a 2-D block (the tiled
+// transpose) and the sorting network's shared-memory kernels (which unique uses) run one block
+// of threads as fibers, a round of them for each __syncthreads (block_fibers.h). This checks
+// the families' logic and the kernels' arithmetic, not CUDA itself: tensord_gpu_cuda_movement
+// and the conformance table do that on a device.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
 #include <unistd.h>
-#include <barrier>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -24,7 +25,6 @@
 #include <set>
 #include <span>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "engine/backends/cuda/cuda_check.h"
@@ -35,6 +35,7 @@
 #include "engine/backends/cuda/solver_kernels.h"
 #include "engine/backends/cuda/sort_sources.h"
 #include "engine/ir/error.h"
+#include "tests/unit/cuda/block_fibers.h"
 
 namespace tensord::cuda {
 namespace {
@@ -51,9 +52,9 @@ constexpr const char* kShim = R"(// CUDA built-ins for host C++
 #define __shared__ static
 #define __launch_bounds__(n)
 struct td_dim3 { unsigned x, y, z; };
-static thread_local td_dim3 threadIdx = {0, 0, 0};
+static td_dim3 threadIdx = {0, 0, 0};
 static td_dim3 blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
-// The host's barrier, behind a plain function: <barrier> would double this unit's compile time.
+// The block's barrier (BlockFibers::sync), behind a plain function pointer.
 typedef void (*td_sync_fn)(void*);
 static td_sync_fn td_sync = nullptr;
 static void* td_sync_arg = nullptr;
@@ -175,7 +176,7 @@ std::mutex g_mutex;
 std::map<std::string, EmuLibrary> g_libraries;        // by source text
 std::map<void*, const EmuLibrary*> g_kernel_library;  // thunk -> its library
 // Kernels whose 1-D blocks share memory through __syncthreads (the sorting network's chunks):
-// they run one block of real threads, not one thread.
+// they run one block of threads (fibers), not one thread.
 std::set<void*> g_block_kernels;
 bool is_block_kernel(const std::string& name) {
   return name == "sort_chunks" || name == "sort_merge";
@@ -218,29 +219,25 @@ const KernelSource* find_source(const std::string& text) {
 // The shared libraries go when the test ends.
 struct ScratchDir {
   std::string path = "/tmp/tensord_emu_" + std::to_string(getpid());
+  ScratchDir() {
+    const std::string cmd = "mkdir -p " + path;
+    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not create %s\n", path.c_str());
+  }
   ~ScratchDir() {
     const std::string cmd = "rm -rf " + path;
     if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", path.c_str());
   }
 };
 
-// A family's source (known by its text) or a loop-IR unit (any other text: its kernels are
-// `names`).
-const EmuLibrary& library(const std::string& text, std::span<const std::string> names) {
+// Compiles a family's source (`family`) or loop-IR units into a library with a thunk for each
+// of `entries`, under the file name `name`. Takes no lock: batches compile side by side.
+EmuLibrary compile_library(const std::string& name, const std::string& text, bool family,
+                           std::span<const std::string> entries) {
   static ScratchDir scratch;
-  auto it = g_libraries.find(text);
-  if (it != g_libraries.end()) return it->second;
-  const KernelSource* source = find_source(text);
-  const std::string name = source != nullptr ? source->name : "loop_" + names.front();
-  const std::vector<std::string> entries =
-      source != nullptr ? source->entries : std::vector<std::string>(names.begin(), names.end());
-  const std::string& dir = scratch.path;
-  const std::string stem = dir + "/" + name;
-  std::string cmd = "mkdir -p " + dir;
-  if (std::system(cmd.c_str()) != 0) throw Error(ErrorCode::Internal, "emulation: mkdir");
+  const std::string stem = scratch.path + "/" + name;
   {
     std::ofstream f(stem + ".cpp");
-    if (source != nullptr) {
+    if (family) {
       f << kShim << text << "\n";
     } else {
       f << kLoopShim << loop_unit_for_host(text) << "\n";
@@ -249,8 +246,9 @@ const EmuLibrary& library(const std::string& text, std::span<const std::string> 
       f << "extern \"C\" void " << e << "_thunk(void** a) { td_invoke(&" << e << ", a); }\n";
     }
   }
-  cmd = std::string(TENSORD_EMU_CXX) + " -std=c++20 -O1 -ffp-contract=off -fno-fast-math -I" +
-        TENSORD_EMU_SOURCE_DIR + " -shared -fPIC -w -o " + stem + ".so " + stem + ".cpp";
+  const std::string cmd =
+      std::string(TENSORD_EMU_CXX) + " -std=c++20 -O1 -ffp-contract=off -fno-fast-math -I" +
+      TENSORD_EMU_SOURCE_DIR + " -shared -fPIC -w -o " + stem + ".so " + stem + ".cpp";
   if (std::system(cmd.c_str()) != 0) {
     throw Error(ErrorCode::Internal, "emulation: the host compiler rejected " + name);
   }
@@ -263,7 +261,33 @@ const EmuLibrary& library(const std::string& text, std::span<const std::string> 
   lib.shared = reinterpret_cast<void (*)(size_t)>(dlsym(lib.handle, "td_emu_shared"));
   lib.shared_data =
       reinterpret_cast<const unsigned char* (*)()>(dlsym(lib.handle, "td_emu_shared_data"));
+  return lib;
+}
+
+// A family's source (known by its text) or a loop-IR unit (any other text: its kernels are
+// `names`), compiled on first use. Under g_mutex.
+const EmuLibrary& library(const std::string& text, std::span<const std::string> names) {
+  auto it = g_libraries.find(text);
+  if (it != g_libraries.end()) return it->second;
+  const KernelSource* source = find_source(text);
+  EmuLibrary lib = source != nullptr
+                       ? compile_library(source->name, text, true, source->entries)
+                       : compile_library("loop_" + names.front(), text, false,
+                                         std::vector<std::string>(names.begin(), names.end()));
   return g_libraries.emplace(text, lib).first->second;
+}
+
+// The kernels a loop-IR unit defines (the emitter's heads: extern "C" __global__ void
+// __launch_bounds__(N) td_<hash>(...)).
+std::vector<std::string> loop_unit_kernels(const std::string& text) {
+  const std::string head = "extern \"C\" __global__ void __launch_bounds__(";
+  std::vector<std::string> names;
+  for (size_t at = text.find(head); at != std::string::npos; at = text.find(head, at + 1)) {
+    const size_t begin = text.find(") ", at + head.size()) + 2;
+    names.push_back(text.substr(begin, text.find('(', begin) - begin));
+  }
+  if (names.empty()) throw Error(ErrorCode::Internal, "emulation: no kernel in a loop-IR unit");
+  return names;
 }
 
 }  // namespace
@@ -272,6 +296,21 @@ struct CudaKernelCache::Library {};
 
 CudaKernelCache::CudaKernelCache(CudaKernelCacheOptions options) : options_(std::move(options)) {}
 CudaKernelCache::~CudaKernelCache() = default;
+
+// As the real cache's: the members' kernels come from the combined unit's one library.
+void CudaKernelCache::compile_together(const std::string& combined,
+                                       std::span<const std::string> members) {
+  static std::atomic<int> batches{0};
+  const EmuLibrary lib = compile_library("batch_" + std::to_string(batches++), combined, false,
+                                         loop_unit_kernels(combined));
+  std::lock_guard lock(g_mutex);
+  for (const std::string& m : members) g_libraries.emplace(m, lib);
+}
+
+bool CudaKernelCache::holds(const std::string& source) {
+  std::lock_guard lock(g_mutex);
+  return g_libraries.count(source) > 0;
+}
 
 std::vector<cudaKernel_t> CudaKernelCache::load(const std::string& source,
                                                 std::span<const std::string> names) {
@@ -293,10 +332,6 @@ cudaKernel_t CudaKernelCache::kernel(const std::string& source, const std::strin
   return load(source, names).front();
 }
 
-static void arrive_and_wait(void* barrier) {
-  static_cast<std::barrier<>*>(barrier)->arrive_and_wait();
-}
-
 void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared_bytes,
             cudaStream_t, const char* what) {
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
@@ -311,18 +346,10 @@ void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shar
     f(args);
     return;
   }
-  std::barrier<> bar(threads);
-  lib->launch(block.x, block.y, &arrive_and_wait, &bar);
-  std::vector<std::thread> pool;
-  for (unsigned y = 0; y < block.y; ++y) {
-    for (unsigned x = 0; x < block.x; ++x) {
-      pool.emplace_back([=] {
-        lib->thread(x, y);
-        f(args);
-      });
-    }
-  }
-  for (std::thread& t : pool) t.join();
+  thread_local test::BlockFibers fibers;
+  lib->launch(block.x, block.y, &test::BlockFibers::sync, &fibers);
+  fibers.run(
+      block.x, block.y, [&](unsigned x, unsigned y) { lib->thread(x, y); }, [&] { f(args); });
   (void)what;
 }
 

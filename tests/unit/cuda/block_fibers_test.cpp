@@ -1,0 +1,75 @@
+// BlockFibers, the emulation's CUDA block (block_fibers.h): every thread runs to its end, each
+// barrier holds every thread until all got there, and threads see their own indices across
+// barriers.
+#include "tests/unit/cuda/block_fibers.h"
+
+#include <catch2/catch.hpp>
+
+#include <numeric>
+#include <vector>
+
+namespace tensord::cuda::test {
+namespace {
+
+struct Block {
+  BlockFibers fibers;
+  unsigned x = 0, y = 0;  // threadIdx, as the emulated kernels' shim keeps it
+  void sync() { BlockFibers::sync(&fibers); }
+};
+
+TEST_CASE("a barrier holds every fiber until all reach it", "[fibers]") {
+  Block b;
+  constexpr unsigned kThreads = 256;
+  std::vector<int> shared(kThreads, -1);
+  std::vector<int> seen(kThreads, -2);
+  // Each thread writes its slot, waits, then reads its right neighbour's: right only if the
+  // neighbour wrote before anyone read. A tree sum over the slots follows, a barrier a level.
+  int total = -1;
+  b.fibers.run(
+      kThreads, 1,
+      [&](unsigned x, unsigned y) {
+        b.x = x;
+        b.y = y;
+      },
+      [&] {
+        const unsigned me = b.x;
+        shared[me] = static_cast<int>(me);
+        b.sync();
+        seen[me] = shared[(me + 1) % kThreads];
+        b.sync();
+        for (unsigned half = kThreads / 2; half > 0; half /= 2) {
+          if (me < half) shared[me] += shared[me + half];
+          b.sync();
+        }
+        CHECK(b.x == me);  // still this thread's index after its barriers
+        if (me == 0) total = shared[0];
+      });
+  for (unsigned i = 0; i < kThreads; ++i) CHECK(seen[i] == static_cast<int>((i + 1) % kThreads));
+  CHECK(total == static_cast<int>(kThreads * (kThreads - 1) / 2));
+}
+
+TEST_CASE("a 2-D block runs each (x, y) once; threads may end before others' barriers",
+          "[fibers]") {
+  Block b;
+  std::vector<int> ran(8 * 4, 0);
+  int after_barrier = 0;
+  for (int launch = 0; launch < 3; ++launch) {  // the fibers and their stacks are reused
+    b.fibers.run(
+        8, 4,
+        [&](unsigned x, unsigned y) {
+          b.x = x;
+          b.y = y;
+        },
+        [&] {
+          ++ran[b.y * 8 + b.x];
+          if (b.y == 3) return;  // a quarter of the block ends early
+          b.sync();
+          ++after_barrier;
+        });
+  }
+  for (int n : ran) CHECK(n == 3);
+  CHECK(after_barrier == 3 * 8 * 3);
+}
+
+}  // namespace
+}  // namespace tensord::cuda::test
