@@ -55,12 +55,16 @@ void run_scatter(const KernelContext& ctx, const ir::Node& node,
                  std::span<const TensorValue> inputs, const TensorValue& out);
 // issue 4 (h/datadep): searchsorted, scatter_reduce, index_put, unfold (kernels_index_more.cpp),
 // which run_movement hands on; and the ops whose output shapes depend on the data
-// (ir::is_data_dependent), which allocate their own outputs.
+// (ir::is_data_dependent: kernels_data_dependent.cpp), which allocate their own outputs.
 bool is_index_more(ir::Op op);
 void run_index_more(const KernelContext& ctx, const ir::Node& node,
                     std::span<const TensorValue> inputs, const TensorValue& out);
 std::vector<TensorValue> run_data_dependent(const KernelContext& ctx, const ir::Node& node,
                                             std::span<const TensorValue> inputs);
+// A dense row-major copy of `v` in `dtype` in scratch memory, broadcast to `shape` (v's own
+// when null): what the index ops compute on.
+TensorValue dense_copy(const KernelContext& ctx, const TensorValue& v, ir::DType dtype,
+                       const ir::Shape* shape = nullptr);
 // The special functions (lgamma ... xlog1py: kernels_special.cpp), which run_unary and
 // run_binary hand on.
 bool is_special(ir::Op op);
