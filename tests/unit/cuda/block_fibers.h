@@ -4,10 +4,14 @@
 // barrier, which is CUDA's rule as long as every thread of the block reaches the same barriers.
 // Real threads did the same with a std::barrier, at about 0.4 s per launch of a 256-thread
 // block on two cores (a thread start per CUDA thread, and every barrier a storm of futex wakes):
-// two minutes of the emulated conformance table.
+// two minutes of the emulated conformance table. On x86-64 a switch is a few instructions
+// (block_fibers.cpp): glibc's swapcontext makes a system call each time (the signal mask), half
+// of the time of the whole table through emulated loop-IR kernels.
 #pragma once
 
+#if !defined(__x86_64__)
 #include <ucontext.h>
+#endif
 
 #include <cstddef>
 #include <functional>
@@ -33,8 +37,13 @@ class BlockFibers {
   static void sync(void* fibers);
 
  private:
+#if defined(__x86_64__)
+  using Context = void*;  // the stack pointer a switch left
+#else
+  using Context = ucontext_t;
+#endif
   struct Fiber {
-    ucontext_t context;
+    Context context{};
     std::unique_ptr<char[]> stack;
     bool done = false;
   };
@@ -46,7 +55,7 @@ class BlockFibers {
   std::vector<Fiber> fibers_;  // kept between launches, with their stacks
   size_t running_ = 0;
   const std::function<void()>* thread_ = nullptr;
-  ucontext_t scheduler_{};
+  Context scheduler_{};
   // The scheduler's stack, for AddressSanitizer's fiber switches (unused without it).
   const void* scheduler_stack_ = nullptr;
   size_t scheduler_stack_bytes_ = 0;

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cfenv>
 #include <numeric>
 #include <vector>
 
@@ -69,6 +70,28 @@ TEST_CASE("a 2-D block runs each (x, y) once; threads may end before others' bar
   }
   for (int n : ran) CHECK(n == 3);
   CHECK(after_barrier == 3 * 8 * 3);
+}
+
+TEST_CASE("each fiber keeps its own rounding mode across switches", "[fibers]") {
+  Block b;
+  std::vector<int> before(4, -1), after(4, -1);
+  b.fibers.run(
+      4, 1,
+      [&](unsigned x, unsigned y) {
+        b.x = x;
+        b.y = y;
+      },
+      [&] {
+        const unsigned me = b.x;
+        before[me] = std::fegetround();
+        if (me == 1) std::fesetround(FE_UPWARD);
+        b.sync();
+        after[me] = std::fegetround();
+        if (me == 1) std::fesetround(FE_TONEAREST);
+      });
+  CHECK(before == std::vector<int>(4, FE_TONEAREST));
+  CHECK(after == std::vector<int>{FE_TONEAREST, FE_UPWARD, FE_TONEAREST, FE_TONEAREST});
+  CHECK(std::fegetround() == FE_TONEAREST);
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // The conformance table's backend list for tensord_conformance_cuda_emulated: the CUDA backend's
 // creation, movement and index families, its data-dependent ops (unique with the sort family's
-// network), its integer matmul, and its loop-IR
-// family for complex nodes, with their kernels run on the host (movement_emulation.cpp), every
-// other op on the CPU backend. It checks those families against
-// the table's float64 reference on a machine without a GPU.
+// network), its integer matmul, and its loop-IR family (complex nodes, or every node it takes),
+// with their kernels run on the host (movement_emulation.cpp), every other op on the CPU
+// backend. It checks those families against the table's float64 reference on a machine
+// without a GPU.
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -18,14 +18,11 @@
 namespace tensord::conformance {
 namespace {
 
-// The loop-IR family runs only nodes with a complex operand here; the real formulas are
-// checked against the CPU by tensord_unit_cuda_formulas_host. TENSORD_CONFORMANCE_EMULATE_OPS
-// sends real nodes through it too: ops by name (comma-separated), or `all` (the main table
-// then records 6,504 kernels in 75 s, compiles them in batches in 109 s on 2 cores and runs in
-// 73 s). With `all`, two float32 binary_cross_entropy rows over 67,591 elements fail by 5e-5:
-// the emulation runs a row's reduction in one thread, so a float32 sum adds every element in
-// turn, where on a GPU each of the row's hundreds of threads adds its share before their tree
-// (docs/cuda.md).
+// The loop-IR family runs only nodes with a complex operand here, unless
+// TENSORD_CONFORMANCE_EMULATE_OPS sends real nodes through it too: ops by name
+// (comma-separated), or `all`, as ctest runs it (the main table then records 6,504 kernels in
+// ~65 s, compiles them in batches in ~110 s on 2 cores and runs in ~40 s, every kernel's real
+// blocks as fibers).
 bool involves_complex(std::span<const engine::TensorValue> in,
                       std::span<const engine::TensorValue> out) {
   for (const auto* side : {&in, &out}) {

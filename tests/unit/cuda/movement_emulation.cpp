@@ -2,18 +2,19 @@
 // their host code and their kernels run on a machine without a GPU: every CUDA C source is
 // compiled as C++ by the host compiler (with a shim for CUDA's built-ins) into a shared library,
 // kernels are called through generated thunks, and device memory is host memory. The loop-IR
-// emitter's units (elementwise ops and sums; the conformance binary sends it complex nodes) run
+// emitter's units (the conformance binary sends it complex nodes, or every node it takes) run
 // the same way; units compiled together (CudaKernelCache::compile_together, the conformance
-// table's batches) share one library. Grid-stride kernels run as one thread (atomics are then
-// plain operations, in the CPU's order); kernels launched with a 2-D block (the tiled
-// transpose) and the sorting network's shared-memory kernels (which unique uses) run one block
-// of threads as fibers, a round of them for each __syncthreads (block_fibers.h). This checks
-// the families' logic and the kernels' arithmetic, not CUDA itself: tensord_gpu_cuda_movement
-// and the conformance table do that on a device.
+// table's batches) share one library. A launch runs up to two of its blocks, one after the
+// other, each one's threads as fibers on this thread, a round of them for each __syncthreads
+// (block_fibers.h); a warp shuffle is two such rounds. Fibers switch only there, so an atomic
+// is a plain operation. This checks the kernels' logic and arithmetic over real block and
+// warp indices, not CUDA itself: tensord_gpu_cuda_movement and the conformance table do that
+// on a device.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -22,7 +23,6 @@
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -40,25 +40,48 @@
 namespace tensord::cuda {
 namespace {
 
-constexpr const char* kShim = R"(// CUDA built-ins for host C++
-#include <math.h>
-#include <string.h>
+// What every emulated unit starts with, after its own built-ins: the launch's geometry, the
+// block's barrier (BlockFibers::sync, behind a plain function pointer), and the calls the
+// launch makes into the library.
+constexpr const char* kLaunchShim = R"(// the emulated launch
 #include <cstddef>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 #define __global__
-#define __device__
-#define __forceinline__ inline
 #define __shared__ static
 #define __launch_bounds__(n)
 struct td_dim3 { unsigned x, y, z; };
-static td_dim3 threadIdx = {0, 0, 0};
-static td_dim3 blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
-// The block's barrier (BlockFibers::sync), behind a plain function pointer.
+static td_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
 typedef void (*td_sync_fn)(void*);
 static td_sync_fn td_sync = nullptr;
 static void* td_sync_arg = nullptr;
-static inline void __syncthreads() { if (td_sync) td_sync(td_sync_arg); }
+static inline void __syncthreads() { td_sync(td_sync_arg); }
+static unsigned td_emu_lane_shuffles[1024];  // each thread's shuffles so far (loop-IR units)
+extern "C" void td_emu_launch(unsigned bx, unsigned by, td_sync_fn sync, void* arg) {
+  blockDim = {bx, by, 1}; td_sync = sync; td_sync_arg = arg;
+}
+extern "C" void td_emu_block(unsigned b, unsigned blocks) {
+  blockIdx = {b, 0, 0}; gridDim = {blocks, 1, 1};
+  memset(td_emu_lane_shuffles, 0, sizeof td_emu_lane_shuffles);
+}
+extern "C" void td_emu_thread(unsigned tx, unsigned ty) { threadIdx = {tx, ty, 0}; }
+template <typename... A, std::size_t... I>
+static void td_call(void (*f)(A...), void** a, std::index_sequence<I...>) {
+  f(*static_cast<std::remove_cv_t<std::remove_reference_t<A>>*>(a[I])...);
+}
+template <typename... A> static void td_invoke(void (*f)(A...), void** a) {
+  td_call(f, a, std::index_sequence_for<A...>{});
+}
+)";
+
+// The families' CUDA built-ins, before kLaunchShim. Atomics are plain operations: fibers
+// switch only at barriers.
+constexpr const char* kFamilyShim = R"(// CUDA built-ins for host C++
+#include <math.h>
+#include <string.h>
+#define __device__
+#define __forceinline__ inline
 static inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 static inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
 static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
@@ -85,52 +108,43 @@ static inline unsigned long long atomicCAS(unsigned long long* p, unsigned long 
                                            unsigned long long v) {
   unsigned long long o = *p; if (o == c) *p = v; return o;
 }
-extern "C" void td_emu_launch(unsigned bx, unsigned by, td_sync_fn sync, void* arg) {
-  blockDim = {bx, by, 1}; td_sync = sync; td_sync_arg = arg;
-}
-extern "C" void td_emu_thread(unsigned tx, unsigned ty) { threadIdx = {tx, ty, 0}; }
-template <typename... A, std::size_t... I>
-static void td_call(void (*f)(A...), void** a, std::index_sequence<I...>) {
-  f(*static_cast<std::remove_cv_t<std::remove_reference_t<A>>*>(a[I])...);
-}
-template <typename... A> static void td_invoke(void (*f)(A...), void** a) {
-  td_call(f, a, std::index_sequence_for<A...>{});
-}
 )";
 
-// The same for the loop-IR emitter's units (engine/codegen/emit_cuda*.cpp): the formula
-// prelude's host stand-ins (formulas_host_shim.h) and a launch of one thread. That one thread
-// walks the whole grid-stride range of a pointwise kernel; in a kernel with rows, td_group is
-// made to give every row a block of that one thread (loop_unit_for_host), whose td_reduce
-// returns its value, and the block's dynamic shared memory (a row cache) is a buffer here of
-// the size the launch asked for.
-constexpr const char* kLoopShim = R"(// CUDA built-ins for host C++ (loop-IR units)
-#include "tests/unit/cuda/formulas_host_shim.h"
-#include <cstddef>
+// The loop-IR emitter's units (engine/codegen/emit_cuda*.cpp) take the formula prelude's host
+// stand-ins (formulas_host_shim.h) before kLaunchShim, and after it warp shuffles and the
+// block's dynamic shared memory (a row cache: a buffer of the size the launch asked for). A
+// shuffle is two barriers of the block: every thread leaves its value in its lane's slot, then
+// reads its partner's; the partner must have taken part in as many shuffles, or the kernel's
+// masks left it out and the emulation stops there, where a GPU would read garbage.
+constexpr const char* kLoopBuiltins = "#include \"tests/unit/cuda/formulas_host_shim.h\"\n";
+constexpr const char* kLoopShim = R"(// warp shuffles and dynamic shared memory
+#include <cstdio>
 #include <cstdlib>
-#include <type_traits>
-#include <utility>
-#define __global__
-#define __shared__ static
-#define __launch_bounds__(n)
-struct td_dim3 { unsigned x, y, z; };
-static td_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
-static inline void __syncthreads() {}
-// One thread per row: a shuffle would be a bug of this emulation.
-template <class T> static inline T __shfl_xor_sync(unsigned, T x, int) { abort(); return x; }
-extern "C" void td_emu_launch(unsigned, unsigned, void (*)(void*), void*) {}
-extern "C" void td_emu_thread(unsigned, unsigned) {}
+static unsigned char td_emu_lane_value[1024][8];
+template <class T> static inline T __shfl_xor_sync(unsigned mask, T x, int o) {
+  static_assert(sizeof(T) <= sizeof td_emu_lane_value[0], "a shuffle of more than 8 bytes");
+  const unsigned t = threadIdx.x, p = t ^ (unsigned)o;
+  if (p >= blockDim.x || !(mask >> (t & 31u) & 1u) || !(mask >> (p & 31u) & 1u)) {
+    fprintf(stderr, "emulation: thread %u shuffles with %u outside mask %x\n", t, p, mask);
+    abort();
+  }
+  memcpy(td_emu_lane_value[t], &x, sizeof x);
+  const unsigned count = ++td_emu_lane_shuffles[t];
+  __syncthreads();
+  if (td_emu_lane_shuffles[p] != count) {
+    fprintf(stderr, "emulation: thread %u's shuffle %u found thread %u at its shuffle %u\n", t,
+            count, p, td_emu_lane_shuffles[p]);
+    abort();
+  }
+  T y;
+  memcpy(&y, td_emu_lane_value[p], sizeof y);
+  __syncthreads();
+  return y;
+}
 alignas(16) static unsigned char td_emu_dyn[1 << 16];
 static size_t td_emu_dyn_bytes = 0;
 extern "C" void td_emu_shared(size_t bytes) { td_emu_dyn_bytes = bytes <= sizeof td_emu_dyn ? bytes : 0; }
 extern "C" const unsigned char* td_emu_shared_data() { return td_emu_dyn; }
-template <typename... A, std::size_t... I>
-static void td_call(void (*f)(A...), void** a, std::index_sequence<I...>) {
-  f(*static_cast<std::remove_cv_t<std::remove_reference_t<A>>*>(a[I])...);
-}
-template <typename... A> static void td_invoke(void (*f)(A...), void** a) {
-  td_call(f, a, std::index_sequence_for<A...>{});
-}
 )";
 
 // `head` found in a loop-IR unit, or an error saying that the prelude changed under the
@@ -143,21 +157,14 @@ size_t find_in_prelude(const std::string& text, const std::string& head) {
   return at;
 }
 
-// A loop-IR unit with td_group answering 0 (a block per row: of one thread here), td_reduce
-// returning a one-thread block's value, and the dynamic shared memory functions (device code:
-// an extern __shared__ array and a PTX register) answering with td_emu_dyn.
+// A loop-IR unit with the dynamic shared memory functions (device code: an extern __shared__
+// array and a PTX register) answering with td_emu_dyn.
 std::string loop_unit_for_host(std::string text) {
-  const std::string group =
-      "static __device__ __forceinline__ int td_group(td_i64 n, td_i64 rows, bool strided) {";
-  text.insert(find_in_prelude(text, group) + group.size(), " return 0;");
-  const std::string reduce =
-      "template <class R, class T> static __device__ __forceinline__ T td_reduce(T x, int g, bool "
-      "blk) {";
-  text.insert(find_in_prelude(text, reduce) + reduce.size(),
-              " if (blk && blockDim.x == 1) return x;");
   const size_t begin =
       find_in_prelude(text, "static __device__ __forceinline__ unsigned char* td_dyn_smem() {");
-  const size_t end = find_in_prelude(text, group);
+  const size_t end = find_in_prelude(
+      text,
+      "static __device__ __forceinline__ int td_group(td_i64 n, td_i64 rows, bool strided) {");
   text.replace(begin, end - begin,
                "static unsigned char* td_dyn_smem() { return td_emu_dyn; }\n"
                "static unsigned td_dyn_smem_bytes() { return (unsigned)td_emu_dyn_bytes; }\n");
@@ -168,20 +175,14 @@ struct EmuLibrary {
   void* handle = nullptr;
   void (*launch)(unsigned, unsigned, void (*sync)(void*), void* arg) = nullptr;
   void (*thread)(unsigned, unsigned) = nullptr;
-  void (*shared)(size_t) = nullptr;  // loop-IR units: the launch's dynamic shared memory
+  void (*block)(unsigned, unsigned) = nullptr;  // which block runs, of how many
+  void (*shared)(size_t) = nullptr;             // loop-IR units: the launch's dynamic shared memory
   const unsigned char* (*shared_data)() = nullptr;
 };
 
 std::mutex g_mutex;
 std::map<std::string, EmuLibrary> g_libraries;        // by source text
 std::map<void*, const EmuLibrary*> g_kernel_library;  // thunk -> its library
-// Kernels whose 1-D blocks share memory through __syncthreads (the sorting network's chunks):
-// they run one block of threads (fibers), not one thread.
-std::set<void*> g_block_kernels;
-bool is_block_kernel(const std::string& name) {
-  return name == "sort_chunks" || name == "sort_merge";
-}
-
 const KernelSource* find_source(const std::string& text) {
   static const std::vector<KernelSource> all = [] {
     std::vector<KernelSource> v;
@@ -238,9 +239,9 @@ EmuLibrary compile_library(const std::string& name, const std::string& text, boo
   {
     std::ofstream f(stem + ".cpp");
     if (family) {
-      f << kShim << text << "\n";
+      f << kFamilyShim << kLaunchShim << text << "\n";
     } else {
-      f << kLoopShim << loop_unit_for_host(text) << "\n";
+      f << kLoopBuiltins << kLaunchShim << kLoopShim << loop_unit_for_host(text) << "\n";
     }
     for (const std::string& e : entries) {
       f << "extern \"C\" void " << e << "_thunk(void** a) { td_invoke(&" << e << ", a); }\n";
@@ -258,6 +259,7 @@ EmuLibrary compile_library(const std::string& name, const std::string& text, boo
   lib.launch = reinterpret_cast<void (*)(unsigned, unsigned, void (*)(void*), void*)>(
       dlsym(lib.handle, "td_emu_launch"));
   lib.thread = reinterpret_cast<void (*)(unsigned, unsigned)>(dlsym(lib.handle, "td_emu_thread"));
+  lib.block = reinterpret_cast<void (*)(unsigned, unsigned)>(dlsym(lib.handle, "td_emu_block"));
   lib.shared = reinterpret_cast<void (*)(size_t)>(dlsym(lib.handle, "td_emu_shared"));
   lib.shared_data =
       reinterpret_cast<const unsigned char* (*)()>(dlsym(lib.handle, "td_emu_shared_data"));
@@ -321,7 +323,6 @@ std::vector<cudaKernel_t> CudaKernelCache::load(const std::string& source,
     void* f = dlsym(lib.handle, (name + "_thunk").c_str());
     if (f == nullptr) throw Error(ErrorCode::Internal, "emulation: no kernel " + name);
     g_kernel_library[f] = &lib;
-    if (is_block_kernel(name)) g_block_kernels.insert(f);
     out.push_back(reinterpret_cast<cudaKernel_t>(f));
   }
   return out;
@@ -332,25 +333,24 @@ cudaKernel_t CudaKernelCache::kernel(const std::string& source, const std::strin
   return load(source, names).front();
 }
 
+// Every kernel strides over its work by the grid's size (in x), so fewer blocks than the
+// launch asks for cover it all; two still make each block skip the other's share.
+constexpr unsigned kBlocks = 2;
+
 void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared_bytes,
-            cudaStream_t, const char* what) {
+            cudaStream_t, const char*) {
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
   auto* f = reinterpret_cast<void (*)(void**)>(kernel);
   const EmuLibrary* lib = g_kernel_library.at(reinterpret_cast<void*>(kernel));
   if (lib->shared != nullptr) lib->shared(shared_bytes);
-  const unsigned threads = block.x * block.y;
-  const bool block_kernel = g_block_kernels.count(reinterpret_cast<void*>(kernel)) > 0;
-  if (threads <= 1 || (block.y == 1 && !block_kernel)) {  // grid-stride: one thread walks all
-    lib->launch(1, 1, nullptr, nullptr);
-    lib->thread(0, 0);
-    f(args);
-    return;
-  }
   thread_local test::BlockFibers fibers;
+  const unsigned blocks = std::min(grid.x, kBlocks);
   lib->launch(block.x, block.y, &test::BlockFibers::sync, &fibers);
-  fibers.run(
-      block.x, block.y, [&](unsigned x, unsigned y) { lib->thread(x, y); }, [&] { f(args); });
-  (void)what;
+  for (unsigned b = 0; b < blocks; ++b) {
+    lib->block(b, blocks);
+    fibers.run(
+        block.x, block.y, [&](unsigned x, unsigned y) { lib->thread(x, y); }, [&] { f(args); });
+  }
 }
 
 namespace test {
