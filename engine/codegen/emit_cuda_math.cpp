@@ -265,12 +265,34 @@ static __device__ __noinline__ double td_digamma(double x) {
                                 z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
   return acc + log(x) - 0.5 / x - series;
 }
+// special_functions.h's bessel_series: I_nu (q = x^2 / 4) and J_nu (q = -x^2 / 4) for
+// |x| <= 4.
+static __device__ const double td_bessel_c[2][18] = {
+    {1.0, 1.0, 0.25, 0.027777777777777776, 0.001736111111111111, 6.944444444444444e-05,
+     1.9290123456790124e-06, 3.936759889140842e-08, 6.151187326782565e-10,
+     7.594058428126624e-12, 7.594058428126623e-14, 6.276081345559193e-16,
+     4.358389823304995e-18, 2.5789288895295828e-20, 1.3157800456783586e-22,
+     5.8479113141260385e-25, 2.2843403570804838e-27, 7.904291893012054e-30},
+    {1.0, 0.5, 0.08333333333333333, 0.006944444444444444, 0.00034722222222222224,
+     1.1574074074074073e-05, 2.755731922398589e-07, 4.920949861426052e-09,
+     6.834652585313961e-11, 7.594058428126623e-13, 6.903689480115112e-15,
+     5.230067787965994e-17, 3.352607556388458e-19, 1.842092063949702e-21,
+     8.771866971189057e-24, 3.654944571328774e-26, 1.3437296218120491e-28,
+     4.391273273895586e-31}};
+static __device__ double td_bessel_series(int nu, double x, double q) {
+  const double* c = td_bessel_c[nu];
+  double sum = c[17];
+  for (int k = 16; k >= 0; --k) sum = sum * q + c[k];
+  return nu == 0 ? sum : x / 2 * sum;
+}
 // exp(-|x|) I_nu(x), nu = 0 or 1: power series to |x| = 30, Hankel's asymptotic series beyond.
 static __device__ __noinline__ double td_bessel_i_scaled(int nu, double x) {
   if (x != x) return x;
   const double a = fabs(x);
   double value;
-  if (a <= 30) {
+  if (a <= 4) {
+    value = td_bessel_series(nu, a, a * a / 4) * exp(-a);
+  } else if (a <= 30) {
     const double q = a * a / 4;
     double term = nu == 0 ? 1.0 : a / 2, sum = term;
     for (int k = 1; k < 500; ++k) {
@@ -295,6 +317,7 @@ static __device__ __noinline__ double td_bessel_i_scaled(int nu, double x) {
   return nu == 1 && x < 0 ? -value : value;
 }
 static __device__ double td_bessel_i(int nu, double x) {
+  if (fabs(x) <= 4) return td_bessel_series(nu, x, x * x / 4);
   if (td_op_isinf(x)) return nu == 0 ? td_op_dinf() : x;
   const double scaled = td_bessel_i_scaled(nu, x);
   if (fabs(x) > 700) {  // exp(|x|) alone would overflow before the product does
@@ -368,33 +391,21 @@ static __device__ __forceinline__ double td_xlog1py(double x, double y) {
 )TD"
          R"TD(
 // Bessel J0/J1: power series to |x| = 4, Miller's backward recurrence to 25, Hankel beyond.
-static __device__ double td_bessel_j_series(int nu, double x) {
-  const double q = -x * x / 4;
-  double term = nu == 0 ? 1.0 : x / 2, sum = term;
-  for (int k = 1; k < 60; ++k) {
-    term *= q / ((double)k * (k + nu));
-    sum += term;
-    if (fabs(term) < 1e-18 * fabs(sum)) break;
-  }
-  return sum;
-}
+// special_functions_more.h's bessel_j_miller, step for step.
 static __device__ double td_bessel_j_miller(int nu, double x) {
-  const int start = 2 * ((int)x + 26);
-  double next = 0, cur = 1e-300, sum = 0, j1 = 0;
-  for (int k = start; k > 0; --k) {
-    const double prev = 2.0 * k / x * cur - next;
-    next = cur;
-    cur = prev;
-    if (fabs(cur) > 1e200) {
-      cur *= 1e-200;
-      next *= 1e-200;
-      sum *= 1e-200;
-      j1 *= 1e-200;
-    }
-    if (k - 1 == 1) j1 = cur;
-    if (k - 1 > 0 && (k - 1) % 2 == 0) sum += cur;
+  const int half = (int)x + 26;
+  const double r = 2 / x;
+  double next = 0, cur = 1e-300, sum = 0;
+  for (int k = 2 * half; k > 2; k -= 2) {
+    const double odd = k * r * cur - next;
+    const double even = (k - 1) * r * odd - cur;
+    next = odd;
+    cur = even;
+    sum += even;
   }
-  return (nu == 0 ? cur : j1) / (cur + 2 * sum);
+  const double j1 = 2 * r * cur - next;
+  const double j0 = r * j1 - cur;
+  return (nu == 0 ? j0 : j1) / (j0 + 2 * sum);
 }
 static __device__ double td_bessel_j_hankel(int nu, double x) {
   const double mu = 4.0 * nu * nu;
@@ -423,7 +434,7 @@ static __device__ __noinline__ double td_bessel_j(int nu, double x) {
   if (td_op_isinf(a)) {
     v = 0;
   } else if (a <= 4) {
-    v = td_bessel_j_series(nu, a);
+    v = td_bessel_series(nu, a, -a * a / 4);
   } else if (a <= 25) {
     v = td_bessel_j_miller(nu, a);
   } else {

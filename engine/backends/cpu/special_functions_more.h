@@ -8,8 +8,8 @@
 //   Lentz), chosen as Cephes does, with Cephes' small-x series of Q; the factor x^a e^-x /
 //   Gamma(a) is formed as a log1p(d) - a d (d = (x - a) / a) plus Stirling's series for a >= 10,
 //   so it keeps its precision for large a.
-// - bessel_j0/j1: power series for |x| <= 4, Miller's backward recurrence (normalized by
-//   J0 + 2 sum J2k = 1) up to 25, Hankel's asymptotic series beyond.
+// - bessel_j0/j1: power series for |x| <= 4 (bessel_series), Miller's backward
+//   recurrence (normalized by J0 + 2 sum J2k = 1) up to 25, Hankel's asymptotic series beyond.
 #pragma once
 
 #include <array>
@@ -267,35 +267,30 @@ inline double gammaincc(double a, double x) {
   return x * 1.1 < a ? 1 - igam_series(a, x) : igamc_series(a, x);
 }
 
-// Bessel functions of the first kind, order 0 and 1.
-inline double bessel_j_series(int nu, double x) {
-  const double q = -x * x / 4;
-  double term = nu == 0 ? 1.0 : x / 2, sum = term;
-  for (int k = 1; k < 60; ++k) {
-    term *= q / (static_cast<double>(k) * (k + nu));
-    sum += term;
-    if (std::fabs(term) < 1e-18 * std::fabs(sum)) break;
+// Bessel functions of the first kind, order 0 and 1: bessel_series (special_functions.h) for
+// |x| <= 4, where it took 3.4x SciPy's time as a series with a division per term and a
+// convergence test. The CUDA prelude's td_bessel_j* (engine/codegen/emit_cuda_math.cpp) are
+// the same steps.
+//
+// 4 < x <= 25: Miller's backward recurrence J_{k-1} = (2k / x) J_k - J_{k+1} from k = 2 (x +
+// 26) down, normalized by J0 + 2 sum J_2k = 1. Started at 1e-300 the values grow by at most
+// 1 / J_start(x), about 1e64 (x just above 4): no rescaling (the largest is 2.9e-237 over a
+// grid of step 0.01). Two steps a turn, so that no step tests its order's parity, and 2 / x
+// once instead of a division a step: about 500 -> 230 ns an element (x uniform in (4, 25]).
+inline double bessel_j_miller(int nu, double x) {
+  const int half = static_cast<int>(x) + 26;  // start = 2 half
+  const double r = 2 / x;
+  double next = 0, cur = 1e-300, sum = 0;
+  for (int k = 2 * half; k > 2; k -= 2) {
+    const double odd = k * r * cur - next;        // J_{k-1}
+    const double even = (k - 1) * r * odd - cur;  // J_{k-2}
+    next = odd;
+    cur = even;
+    sum += even;
   }
-  return sum;
-}
-
-inline double bessel_j_miller(int nu, double x) {  // 0 < x <= 25
-  const int start = 2 * (static_cast<int>(x) + 26);
-  double next = 0, cur = 1e-300, sum = 0, j1 = 0;
-  for (int k = start; k > 0; --k) {
-    const double prev = 2.0 * k / x * cur - next;  // J_{k-1}
-    next = cur;
-    cur = prev;
-    if (std::fabs(cur) > 1e200) {
-      cur *= 1e-200;
-      next *= 1e-200;
-      sum *= 1e-200;
-      j1 *= 1e-200;
-    }
-    if (k - 1 == 1) j1 = cur;
-    if (k - 1 > 0 && (k - 1) % 2 == 0) sum += cur;
-  }
-  return (nu == 0 ? cur : j1) / (cur + 2 * sum);
+  const double j1 = 2 * r * cur - next;  // J_1, from J_2 and J_3
+  const double j0 = r * j1 - cur;        // J_0
+  return (nu == 0 ? j0 : j1) / (j0 + 2 * sum);
 }
 
 inline double bessel_j_hankel(int nu, double x) {  // x > 25
@@ -326,7 +321,7 @@ inline double bessel_j(int nu, double x) {
   if (std::isinf(a)) {
     v = 0;
   } else if (a <= 4) {
-    v = bessel_j_series(nu, a);
+    v = bessel_series(nu, a, -a * a / 4);
   } else if (a <= 25) {
     v = bessel_j_miller(nu, a);
   } else {
