@@ -1,12 +1,12 @@
-// One CUDA block's threads as fibers on the calling thread, for the host emulation of kernels
-// whose threads share memory across __syncthreads (movement_emulation.cpp). Each fiber runs
+// One CUDA block's threads as fibers on the calling thread, for the host emulation of CUDA
+// kernels (movement_emulation.cpp, sort_emulation.h). Each fiber runs
 // until it reaches a barrier or its end, then the next one runs; a round of all of them is one
 // barrier, which is CUDA's rule as long as every thread of the block reaches the same barriers.
 // Real threads did the same with a std::barrier, at about 0.4 s per launch of a 256-thread
 // block on two cores (a thread start per CUDA thread, and every barrier a storm of futex wakes):
 // two minutes of the emulated conformance table. On x86-64 a switch is a few instructions
-// (block_fibers.cpp): glibc's swapcontext makes a system call each time (the signal mask), half
-// of the time of the whole table through emulated loop-IR kernels.
+// (block_fibers.cpp): glibc's swapcontext makes a system call each time (the signal mask), 43%
+// of a profile of the table through emulated loop-IR kernels.
 #pragma once
 
 #if !defined(__x86_64__)
