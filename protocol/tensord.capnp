@@ -86,6 +86,7 @@ struct AttrValue {
     dtype @4 :Text;      # a dtype name: bool, int8, uint8, int16, int32, int64, float16,
                          # bfloat16, float32, float64, complex64, complex128 (issue 4: pairs
                          # of float32/float64, real part first)
+    floats @5 :List(Float64);  # interpolate's scales
   }
 }
 

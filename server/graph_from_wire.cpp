@@ -27,6 +27,8 @@ std::string_view kind_name(ir::AttrKind kind) {
       return "a dtype";
     case ir::AttrKind::Scalar:
       return "an int, float or bool";
+    case ir::AttrKind::Floats:
+      return "a list of floats";
   }
   return "?";
 }
@@ -44,6 +46,8 @@ bool arm_fits(::AttrValue::Which arm, ir::AttrKind kind) {
       return kind == K::Ints;
     case ::AttrValue::DTYPE:
       return kind == K::DType;
+    case ::AttrValue::FLOATS:
+      return kind == K::Floats;
   }
   return false;  // an arm from a newer schema
 }
@@ -60,6 +64,8 @@ std::string_view arm_name(::AttrValue::Which arm) {
       return "ints";
     case ::AttrValue::DTYPE:
       return "dtype";
+    case ::AttrValue::FLOATS:
+      return "floats";
   }
   return "an unknown arm";
 }
@@ -79,6 +85,11 @@ ir::AttrValue value_from_wire(::AttrValue::Reader v) {
     }
     case ::AttrValue::DTYPE:
       return dtype_from_wire(v.getDtype());
+    case ::AttrValue::FLOATS: {
+      std::vector<double> floats;
+      for (double f : v.getFloats()) floats.push_back(f);
+      return floats;
+    }
   }
   throw Error(ErrorCode::InvalidGraph, "attribute value of an unknown kind");
 }

@@ -19,6 +19,8 @@ json attr_json(const ir::AttrValue& v) {
     j = {{"bool", *b}};
   } else if (const auto* is = std::get_if<std::vector<int64_t>>(&v)) {
     j = {{"ints", *is}};
+  } else if (const auto* fs = std::get_if<std::vector<double>>(&v)) {
+    j = {{"floats", *fs}};
   } else {
     j = {{"dtype", std::string(ir::name(std::get<ir::DType>(v)))}};
   }
@@ -30,6 +32,7 @@ ir::AttrValue attr_value(const json& j) {
   if (j.contains("float")) return j.at("float").get<double>();
   if (j.contains("bool")) return j.at("bool").get<bool>();
   if (j.contains("ints")) return j.at("ints").get<std::vector<int64_t>>();
+  if (j.contains("floats")) return j.at("floats").get<std::vector<double>>();
   const auto t = ir::dtype_from_name(j.at("dtype").get<std::string>());
   if (!t) throw Error(ErrorCode::InvalidGraph, "reproducer: unknown dtype " + j.dump());
   return *t;

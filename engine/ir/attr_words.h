@@ -22,6 +22,9 @@ void attr_value_words(const AttrValue& v, Emit&& emit) {
   } else if (const auto* ints = std::get_if<std::vector<int64_t>>(&v)) {
     emit(ints->size());
     for (int64_t x : *ints) emit(static_cast<uint64_t>(x));
+  } else if (const auto* floats = std::get_if<std::vector<double>>(&v)) {
+    emit(floats->size());
+    for (double x : *floats) emit(std::bit_cast<uint64_t>(x));
   } else {
     emit(static_cast<uint64_t>(std::get<DType>(v)));
   }
@@ -37,6 +40,12 @@ inline bool same_attrs(const Attrs& a, const Attrs& b) {
     if (const auto* d = std::get_if<double>(&x[i].second)) {
       if (std::bit_cast<uint64_t>(*d) != std::bit_cast<uint64_t>(std::get<double>(y[i].second))) {
         return false;
+      }
+    } else if (const auto* f = std::get_if<std::vector<double>>(&x[i].second)) {
+      const auto& g = std::get<std::vector<double>>(y[i].second);
+      if (f->size() != g.size()) return false;
+      for (size_t k = 0; k < f->size(); ++k) {
+        if (std::bit_cast<uint64_t>((*f)[k]) != std::bit_cast<uint64_t>(g[k])) return false;
       }
     } else if (x[i].second != y[i].second) {
       return false;

@@ -89,4 +89,11 @@ DType Attrs::get_dtype(Attr a) const {
   missing(a, "a dtype");
 }
 
+const std::vector<double>& Attrs::get_floats(Attr a) const {
+  const AttrValue* v = find(a);
+  if (v && std::holds_alternative<std::vector<double>>(*v))
+    return std::get<std::vector<double>>(*v);
+  missing(a, "a list of floats");
+}
+
 }  // namespace tensord::ir

@@ -80,13 +80,15 @@ std::string_view kind_name(AttrKind k) {
       return "a dtype";
     case AttrKind::Scalar:
       return "an int, float or bool";
+    case AttrKind::Floats:
+      return "a list of floats";
   }
   return "?";
 }
 
 std::string_view value_kind_name(const AttrValue& v) {
-  constexpr std::string_view kNames[] = {"an int", "a float", "a bool", "a list of ints",
-                                         "a dtype"};
+  constexpr std::string_view kNames[] = {"an int",         "a float", "a bool",
+                                         "a list of ints", "a dtype", "a list of floats"};
   return kNames[v.index()];
 }
 
@@ -106,6 +108,8 @@ bool kind_matches(AttrKind kind, const AttrValue& v) {
     case AttrKind::Scalar:
       return std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v) ||
              std::holds_alternative<bool>(v);
+    case AttrKind::Floats:
+      return std::holds_alternative<std::vector<double>>(v);
   }
   return false;
 }

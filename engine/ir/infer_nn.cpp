@@ -1,5 +1,6 @@
 // Inference of the neural-network ops of issue 4 (docs/ops.md "Neural-network ops"): ranks,
 // channel counts, window geometry and dtypes. Every error names the op.
+#include <cmath>
 #include <string>
 
 #include "engine/ir/infer_internal.h"
@@ -163,15 +164,24 @@ std::vector<TensorType> infer_adaptive_pool(Op op, const TensorType& x, const At
 }
 
 std::vector<TensorType> infer_interpolate(Op op, const TensorType& x, const Attrs& attrs) {
-  require_rank(op, x, 3, 4, "an input (batch, channels, spatial...) with 1 or 2 spatial axes");
-  require_float(op, x, "input");
   const int64_t mode = attrs.get_int(Attr::mode, 0);
-  if (mode != 0 && mode != 1) {
+  if (mode < 0 || mode >= kNumInterpolateModes) {
     fail(ErrorCode::InvalidGraph,
-         "interpolate's mode must be 0 (nearest) or 1 (linear), got " + std::to_string(mode));
+         "interpolate's mode must be 0 (nearest), 1 (linear), 2 (bicubic), 3 (area) or 4 "
+         "(nearest-exact), got " +
+             std::to_string(mode));
   }
-  if (mode == 0 && attrs.has(Attr::align_corners)) {
-    fail(ErrorCode::InvalidGraph, "interpolate: align_corners applies to linear modes only");
+  const auto m = static_cast<InterpolateMode>(mode);
+  if (m == InterpolateMode::Bicubic) {
+    require_rank(op, x, 4, 4, "an input (batch, channels, height, width) for bicubic");
+  } else {
+    require_rank(op, x, 3, 5, "an input (batch, channels, spatial...) with 1 to 3 spatial axes");
+  }
+  require_float(op, x, "input");
+  const bool sampled = m == InterpolateMode::Linear || m == InterpolateMode::Bicubic;
+  if (!sampled && attrs.has(Attr::align_corners)) {
+    fail(ErrorCode::InvalidGraph,
+         "interpolate: align_corners applies to the linear and bicubic modes only");
   }
   const std::vector<int64_t>& size = attrs.get_ints(Attr::shape);
   const int64_t nd = x.rank() - 2;
@@ -179,6 +189,25 @@ std::vector<TensorType> infer_interpolate(Op op, const TensorType& x, const Attr
     fail(ErrorCode::InvalidGraph, "interpolate needs " + std::to_string(nd) +
                                       " output sizes for input " + to_string(x.shape) + ", got " +
                                       std::to_string(size.size()));
+  }
+  if (attrs.has(Attr::scales)) {
+    // Where scales would not change the result, the graph must say so by leaving them out.
+    if (m == InterpolateMode::Area || attrs.get_bool(Attr::align_corners, false)) {
+      fail(ErrorCode::InvalidGraph,
+           "interpolate: scales do not apply to area mode or with align_corners");
+    }
+    const std::vector<double>& scales = attrs.get_floats(Attr::scales);
+    if (static_cast<int64_t>(scales.size()) != nd) {
+      fail(ErrorCode::InvalidGraph, "interpolate needs " + std::to_string(nd) +
+                                        " scales for input " + to_string(x.shape) + ", got " +
+                                        std::to_string(scales.size()));
+    }
+    for (double s : scales) {
+      if (!(s > 0) || !std::isfinite(s)) {
+        fail(ErrorCode::InvalidGraph,
+             "interpolate's scales must be positive and finite, got " + std::to_string(s));
+      }
+    }
   }
   Shape out = x.shape;
   for (int64_t d = 0; d < nd; ++d) {

@@ -144,4 +144,36 @@ inline int64_t conv_transpose_output_size(int64_t size, int64_t k, int64_t pad, 
   return static_cast<int64_t>(v);
 }
 
+// interpolate's modes (the `mode` attribute), PyTorch's names in comments.
+enum class InterpolateMode : int64_t {
+  Nearest = 0,       // "nearest": source floor(o * scale)
+  Linear = 1,        // "linear", "bilinear", "trilinear" by the number of spatial axes
+  Bicubic = 2,       // "bicubic": 2 spatial axes, 4 taps per axis, A = -0.75
+  Area = 3,          // "area": adaptive average pooling to the output size
+  NearestExact = 4,  // "nearest-exact": source floor((o + 0.5) * scale)
+};
+inline constexpr int64_t kNumInterpolateModes = 5;
+
+// interpolate's attributes resolved (validated by infer_nn.cpp): per spatial axis, the scale a
+// source coordinate is computed with when no align_corners: 1 / the user's scale factor when
+// `scales` is given (PyTorch's scale_factor without recompute_scale_factor), else in / out.
+struct InterpolateGeometry {
+  InterpolateMode mode = InterpolateMode::Nearest;
+  bool align_corners = false;
+  bool has_scales = false;
+  std::array<double, kMaxSpatial> scales{};  // the user's factors (out / in), when has_scales
+};
+
+inline InterpolateGeometry interpolate_geometry(const Attrs& attrs) {
+  InterpolateGeometry g;
+  g.mode = static_cast<InterpolateMode>(attrs.get_int(Attr::mode, 0));
+  g.align_corners = attrs.get_bool(Attr::align_corners, false);
+  if (attrs.has(Attr::scales)) {
+    const std::vector<double>& s = attrs.get_floats(Attr::scales);
+    g.has_scales = true;
+    for (size_t d = 0; d < s.size() && d < g.scales.size(); ++d) g.scales[d] = s[d];
+  }
+  return g;
+}
+
 }  // namespace tensord::ir

@@ -135,9 +135,12 @@ constexpr AttrSpec kAvgPool[] = {{Attr::kernel, K::Ints, req},
                                  {Attr::padding, K::Ints, opt},
                                  {Attr::ceil_mode, K::Bool, opt},
                                  {Attr::count_include_pad, K::Bool, opt}};
-// interpolate: shape = the output's spatial sizes; mode 0 nearest, 1 (bi)linear.
-constexpr AttrSpec kInterpolate[] = {
-    {Attr::shape, K::Ints, req}, {Attr::mode, K::Int, opt}, {Attr::align_corners, K::Bool, opt}};
+// interpolate: shape = the output's spatial sizes; mode: ir::InterpolateMode; scales: the
+// user's scale factors, which sample in place of in / out (PyTorch's scale_factor).
+constexpr AttrSpec kInterpolate[] = {{Attr::shape, K::Ints, req},
+                                     {Attr::mode, K::Int, opt},
+                                     {Attr::align_corners, K::Bool, opt},
+                                     {Attr::scales, K::Floats, opt}};
 constexpr AttrSpec kEps[] = {{Attr::eps, K::Float, opt}};
 constexpr AttrSpec kRmsNorm[] = {{Attr::normalized_ndim, K::Int, req}, {Attr::eps, K::Float, opt}};
 constexpr AttrSpec kBatchNorm[] = {{Attr::training, K::Bool, opt}, {Attr::eps, K::Float, opt}};

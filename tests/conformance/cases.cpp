@@ -20,6 +20,11 @@ std::string attr_value_str(const ir::AttrValue& v) {
     if (s.find_first_of(".eina") == std::string::npos) s += ".0";
     return s;
   }
+  if (const auto* fs = std::get_if<std::vector<double>>(&v)) {
+    std::string s = "[";
+    for (double f : *fs) s.append(s.size() > 1 ? ", " : "").append(attr_value_str(f));
+    return s + "]";
+  }
   return shape_str(std::get<std::vector<int64_t>>(v));
 }
 

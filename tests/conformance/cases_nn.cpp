@@ -4,13 +4,16 @@
 // rank, channel mismatch, groups not dividing the channels, padding above half the kernel,
 // integer inputs).
 #include <cmath>
+#include <limits>
 
+#include "engine/ir/nn_geometry.h"
 #include "tests/conformance/case.h"
 
 namespace tensord::conformance {
 
 using ir::Attr;
 using ir::Attrs;
+using ir::AttrValue;
 using ir::Op;
 
 namespace {
@@ -240,41 +243,116 @@ void add_interpolate(std::vector<Case>& out) {
     Attrs attrs;
     Layout layout = Layout::Contiguous;
   };
+  using M = ir::InterpolateMode;
+  auto mode = [](M m) { return std::pair{Attr::mode, AttrValue{static_cast<int64_t>(m)}}; };
+  using F = std::vector<double>;
   const Row rows[] = {
       {{2, 3, 5}, {{Attr::shape, I{10}}}},
       {{2, 3, 5}, {{Attr::shape, I{7}}}},
       {{2, 3, 7}, {{Attr::shape, I{3}}}},
       {{2, 2, 4, 5}, {{Attr::shape, I{8, 10}}}},
       {{2, 2, 4, 5}, {{Attr::shape, I{3, 7}}}, Layout::ChannelsLast},
-      {{2, 3, 6}, {{Attr::shape, I{11}}, {Attr::mode, int64_t{1}}}},
-      {{2, 3, 6}, {{Attr::shape, I{4}}, {Attr::mode, int64_t{1}}, {Attr::align_corners, true}}},
-      {{2, 2, 4, 5}, {{Attr::shape, I{7, 9}}, {Attr::mode, int64_t{1}}}},
+      {{2, 3, 6}, {{Attr::shape, I{11}}, mode(M::Linear)}},
+      {{2, 3, 6}, {{Attr::shape, I{4}}, mode(M::Linear), {Attr::align_corners, true}}},
+      {{2, 2, 4, 5}, {{Attr::shape, I{7, 9}}, mode(M::Linear)}},
       {{2, 2, 4, 5},
-       {{Attr::shape, I{7, 9}}, {Attr::mode, int64_t{1}}, {Attr::align_corners, true}},
+       {{Attr::shape, I{7, 9}}, mode(M::Linear), {Attr::align_corners, true}},
        Layout::Permuted},
-      {{1, 2, 5, 6}, {{Attr::shape, I{2, 3}}, {Attr::mode, int64_t{1}}}},
-      {{1, 1, 1, 1},
-       {{Attr::shape, I{3, 2}}, {Attr::mode, int64_t{1}}, {Attr::align_corners, true}}},
-      {{0, 2, 3, 3}, {{Attr::shape, I{6, 6}}, {Attr::mode, int64_t{1}}}},
+      {{1, 2, 5, 6}, {{Attr::shape, I{2, 3}}, mode(M::Linear)}},
+      {{1, 1, 1, 1}, {{Attr::shape, I{3, 2}}, mode(M::Linear), {Attr::align_corners, true}}},
+      {{0, 2, 3, 3}, {{Attr::shape, I{6, 6}}, mode(M::Linear)}},
+      // three spatial axes (trilinear, nearest)
+      {{1, 2, 3, 4, 5}, {{Attr::shape, I{6, 8, 10}}}},
+      {{1, 2, 4, 4, 4}, {{Attr::shape, I{2, 3, 5}}}, Layout::Permuted},
+      {{1, 2, 3, 4, 5}, {{Attr::shape, I{5, 7, 3}}, mode(M::Linear)}},
+      {{2, 1, 3, 2, 4},
+       {{Attr::shape, I{4, 5, 2}}, mode(M::Linear), {Attr::align_corners, true}},
+       Layout::Permuted},
+      // bicubic: up, down, align_corners, a single row, channels-last
+      {{2, 2, 4, 5}, {{Attr::shape, I{7, 9}}, mode(M::Bicubic)}},
+      {{1, 2, 9, 8}, {{Attr::shape, I{4, 3}}, mode(M::Bicubic)}},
+      {{1, 2, 4, 5}, {{Attr::shape, I{3, 8}}, mode(M::Bicubic), {Attr::align_corners, true}}},
+      {{1, 3, 1, 6}, {{Attr::shape, I{2, 13}}, mode(M::Bicubic)}},
+      {{1, 3, 5, 6}, {{Attr::shape, I{10, 12}}, mode(M::Bicubic)}, Layout::ChannelsLast},
+      // area: windows that overlap, divide evenly, and upsample
+      {{2, 3, 7}, {{Attr::shape, I{3}}, mode(M::Area)}},
+      {{2, 2, 7, 9}, {{Attr::shape, I{3, 4}}, mode(M::Area)}, Layout::ChannelsLast},
+      {{1, 2, 6, 6}, {{Attr::shape, I{3, 2}}, mode(M::Area)}},
+      {{1, 2, 3, 4}, {{Attr::shape, I{7, 9}}, mode(M::Area)}},
+      {{1, 2, 5, 6, 7}, {{Attr::shape, I{2, 3, 4}}, mode(M::Area)}},
+      // nearest-exact
+      {{2, 3, 5}, {{Attr::shape, I{7}}, mode(M::NearestExact)}},
+      {{2, 2, 4, 5}, {{Attr::shape, I{3, 8}}, mode(M::NearestExact)}, Layout::Permuted},
+      {{1, 1, 3, 4, 5}, {{Attr::shape, I{5, 2, 9}}, mode(M::NearestExact)}},
+      {{1, 2, 4, 4}, {{Attr::shape, I{8, 8}}, mode(M::NearestExact)}},
+      // more output rows than the CPU kernel's block of 16
+      {{1, 1, 9, 5}, {{Attr::shape, I{37, 6}}, mode(M::Bicubic)}},
+      {{1, 2, 40, 7}, {{Attr::shape, I{17, 3}}, mode(M::Area)}},
+      {{1, 1, 2, 20, 3}, {{Attr::shape, I{3, 35, 4}}, mode(M::Linear)}, Layout::Permuted},
+      // the user's scale factors in place of in / out (PyTorch's scale_factor)
+      {{2, 3, 5}, {{Attr::shape, I{8}}, {Attr::scales, F{1.7}}}},
+      {{2, 3, 5}, {{Attr::shape, I{5}}, {Attr::scales, F{1.1}}}},
+      {{2, 3, 5}, {{Attr::shape, I{7}}, mode(M::NearestExact), {Attr::scales, F{1.5}}}},
+      {{2, 2, 5, 7}, {{Attr::shape, I{3, 9}}, mode(M::Linear), {Attr::scales, F{0.6, 1.3}}}},
+      {{1, 1, 3, 4, 5},
+       {{Attr::shape, I{7, 2, 7}}, mode(M::Linear), {Attr::scales, F{2.5, 0.5, 1.5}}}},
+      {{1, 2, 5, 6}, {{Attr::shape, I{8, 3}}, mode(M::Bicubic), {Attr::scales, F{1.7, 0.6}}}},
   };
   for (const Row& r : rows) {
+    const auto m = static_cast<M>(r.attrs.get_int(Attr::mode, 0));
+    const bool exact = m == M::Nearest || m == M::NearestExact;
     for (DType t : kFloatDTypes) {
-      const bool nearest = r.attrs.get_int(Attr::mode, 0) == 0;
       out.push_back(make(Op::interpolate, {in(t, r.x, r.layout)}, r.attrs,
-                         nearest ? Accuracy::Exact : Accuracy::Accumulated));
+                         exact ? Accuracy::Exact : Accuracy::Accumulated));
     }
   }
+  // A tap of weight 0 is left out: an inf or NaN beside an exact sample point stays out of it
+  // (linear's first output sits on x[0]; bicubic's on whole source coordinates).
+  const double inf = std::numeric_limits<double>::infinity();
+  for (DType t : kFloatDTypes) {
+    out.push_back(make(Op::interpolate, {in_values(t, {1, 1, 4}, {1, inf, -2, std::nan("")})},
+                       {{Attr::shape, I{8}}, mode(M::Linear)}, Accuracy::Accumulated));
+    out.push_back(make(Op::interpolate, {in_values(t, {1, 1, 1, 5}, {1, -inf, 3, 4, inf})},
+                       {{Attr::shape, I{1, 9}}, mode(M::Bicubic), {Attr::align_corners, true}},
+                       Accuracy::Accumulated));
+    out.push_back(make(Op::interpolate, {in_values(t, {1, 1, 2, 3}, {-0.0, -0.0, -0.0, 1, 2, 3})},
+                       {{Attr::shape, I{3, 5}}, mode(M::Linear), {Attr::align_corners, true}},
+                       Accuracy::Accumulated));
+  }
   const DType f = DType::Float32;
-  out.push_back(error(Op::interpolate, {in(f, {3, 4})}, {{Attr::shape, I{8}}}, ErrorCode::Shape,
-                      "2-d input"));
+  const Attrs size1{{Attr::shape, I{8}}};
+  out.push_back(error(Op::interpolate, {in(f, {3, 4})}, size1, ErrorCode::Shape, "2-d input"));
+  out.push_back(error(Op::interpolate, {in(f, {1, 1, 1, 1, 1, 4})}, {{Attr::shape, I{1, 1, 1, 8}}},
+                      ErrorCode::Shape, "4 spatial axes"));
+  out.push_back(error(Op::interpolate, {in(f, {1, 3, 4})}, {{Attr::shape, I{8}}, mode(M::Bicubic)},
+                      ErrorCode::Shape, "bicubic of one spatial axis"));
   out.push_back(error(Op::interpolate, {in(f, {1, 3, 4})}, {{Attr::shape, I{8, 8}}},
                       ErrorCode::InvalidGraph, "two sizes for one axis"));
   out.push_back(error(Op::interpolate, {in(f, {1, 3, 4})},
                       {{Attr::shape, I{8}}, {Attr::align_corners, true}}, ErrorCode::InvalidGraph,
                       "align_corners with nearest"));
   out.push_back(error(Op::interpolate, {in(f, {1, 3, 4})},
+                      {{Attr::shape, I{8}}, mode(M::Area), {Attr::align_corners, false}},
+                      ErrorCode::InvalidGraph, "align_corners with area"));
+  out.push_back(error(Op::interpolate, {in(f, {1, 3, 4})},
                       {{Attr::shape, I{8}}, {Attr::mode, int64_t{5}}}, ErrorCode::InvalidGraph,
                       "mode 5"));
+  out.push_back(error(Op::interpolate, {in(f, {1, 3, 4})},
+                      {{Attr::shape, I{8}}, {Attr::scales, F{2, 2}}}, ErrorCode::InvalidGraph,
+                      "two scales for one axis"));
+  out.push_back(error(Op::interpolate, {in(f, {1, 3, 4})},
+                      {{Attr::shape, I{8}}, {Attr::scales, F{0}}}, ErrorCode::InvalidGraph,
+                      "scale 0"));
+  out.push_back(error(Op::interpolate, {in(f, {1, 3, 4})},
+                      {{Attr::shape, I{8}}, {Attr::scales, F{std::nan("")}}},
+                      ErrorCode::InvalidGraph, "scale NaN"));
+  out.push_back(error(Op::interpolate, {in(f, {1, 3, 4})},
+                      {{Attr::shape, I{2}}, mode(M::Area), {Attr::scales, F{0.5}}},
+                      ErrorCode::InvalidGraph, "scales with area"));
+  out.push_back(error(
+      Op::interpolate, {in(f, {1, 3, 4})},
+      {{Attr::shape, I{8}}, mode(M::Linear), {Attr::align_corners, true}, {Attr::scales, F{2}}},
+      ErrorCode::InvalidGraph, "scales with align_corners"));
 }
 
 void add_composites(std::vector<Case>& out) {

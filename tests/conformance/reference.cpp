@@ -28,6 +28,8 @@ bool kind_matches(ir::AttrKind kind, const ir::AttrValue& v) {
     case ir::AttrKind::Scalar:
       return std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v) ||
              std::holds_alternative<bool>(v);
+    case ir::AttrKind::Floats:
+      return std::holds_alternative<std::vector<double>>(v);
   }
   return false;
 }

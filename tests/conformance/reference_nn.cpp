@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "tests/conformance/reference_nn_internal.h"
 
@@ -279,85 +281,136 @@ Expected adaptive_pool(const RefTensor& x, const ir::Attrs& attrs) {
 
 // ---- interpolation ------------------------------------------------------------------------
 
+// One output coordinate's source coordinates along an axis, with their weights.
+using Taps = std::vector<std::pair<int64_t, double>>;
+
+// docs/ops.md's interpolate, axis by axis, in double: PyTorch's coordinates; taps of weight 0
+// are left out.
+Taps interpolate_taps(int64_t mode, bool corners, std::optional<double> factor, int64_t o,
+                      int64_t in, int64_t out) {
+  Taps t;
+  const double od = static_cast<double>(o);
+  auto nearest_scale = [&] {
+    return factor ? static_cast<float>(1.0 / *factor)
+                  : static_cast<float>(in) / static_cast<float>(out);
+  };
+  if (mode == 0) {             // nearest
+    int64_t i = o * in / out;  // out == in: o; out == 2 in: o / 2
+    if (out != in && out != 2 * in) {
+      i = std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * nearest_scale())),
+                   in - 1);
+    }
+    return {{i, 1.0}};
+  }
+  if (mode == 4) {  // nearest-exact
+    const auto src = static_cast<float>((od + 0.5) * static_cast<double>(nearest_scale()));
+    return {{std::min(static_cast<int64_t>(std::floor(src)), in - 1), 1.0}};
+  }
+  if (mode == 3) {  // area
+    const int64_t s = static_cast<int64_t>(std::floor(od * double(in) / double(out)));
+    const int64_t e = static_cast<int64_t>(std::ceil((od + 1) * double(in) / double(out)));
+    for (int64_t i = s; i < e; ++i) t.push_back({i, 1.0 / double(e - s)});
+    return t;
+  }
+  double scale;
+  if (corners) {
+    scale = out > 1 ? double(in - 1) / double(out - 1) : 0.0;
+  } else {
+    scale = factor ? 1.0 / *factor : double(in) / double(out);
+  }
+  if (mode == 1) {  // linear
+    const double src = corners ? scale * od : std::max(scale * (od + 0.5) - 0.5, 0.0);
+    const int64_t i0 = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
+    const double l1 = std::min(src - double(i0), 1.0);
+    if (l1 != 1.0) t.push_back({i0, 1.0 - l1});
+    if (l1 != 0.0) t.push_back({std::min(i0 + 1, in - 1), l1});
+    return t;
+  }
+  // bicubic: Keys' kernel with A = -0.75 at the distances to the four nearest samples
+  const double src = corners ? scale * od : scale * (od + 0.5) - 0.5;
+  const double f = std::floor(src);
+  for (int k = -1; k <= 2; ++k) {
+    const double dist = std::fabs(src - (f + k)), a = -0.75;
+    const double w = dist <= 1
+                         ? (a + 2) * dist * dist * dist - (a + 3) * dist * dist + 1
+                         : a * dist * dist * dist - 5 * a * dist * dist + 8 * a * dist - 4 * a;
+    if (w != 0) t.push_back({std::clamp<int64_t>(static_cast<int64_t>(f) + k, 0, in - 1), w});
+  }
+  return t;
+}
+
 Expected interpolate(const RefTensor& x, const ir::Attrs& attrs) {
-  need_rank(x, 3, 4);
-  need_float(x);
   const int64_t mode = attrs.get_int(Attr::mode, 0);
-  if (mode != 0 && mode != 1) reject(ErrorCode::InvalidGraph, "mode");
-  if (mode == 0 && attrs.has(Attr::align_corners)) reject(ErrorCode::InvalidGraph, "corners");
+  if (mode < 0 || mode > 4) reject(ErrorCode::InvalidGraph, "mode");
+  if (mode == 2) {
+    need_rank(x, 4, 4);
+  } else {
+    need_rank(x, 3, 5);
+  }
+  need_float(x);
+  const bool sampled = mode == 1 || mode == 2;
+  if (!sampled && attrs.has(Attr::align_corners)) reject(ErrorCode::InvalidGraph, "corners");
   const bool corners = attrs.get_bool(Attr::align_corners, false);
   const std::vector<int64_t>& size = attrs.get_ints(Attr::shape);
   const size_t nd = x.shape.size() - 2;
   if (size.size() != nd) reject(ErrorCode::InvalidGraph, "size length");
+  std::vector<double> factors;
+  if (attrs.has(Attr::scales)) {
+    if (mode == 3 || corners) reject(ErrorCode::InvalidGraph, "scales with area or corners");
+    factors = attrs.get_floats(Attr::scales);
+    if (factors.size() != nd) reject(ErrorCode::InvalidGraph, "scales length");
+    for (double f : factors) {
+      if (!(f > 0) || !std::isfinite(f)) reject(ErrorCode::InvalidGraph, "scale");
+    }
+  }
   Shape out_shape = x.shape;
   for (size_t d = 0; d < nd; ++d) {
     if (size[d] < 1) reject(ErrorCode::InvalidGraph, "size");
     if (x.shape[2 + d] < 1) reject(ErrorCode::Shape, "empty spatial axis");
     out_shape[2 + d] = size[d];
   }
-  // Per axis: source taps (i0, i1) and weights; nearest uses PyTorch's float32 scale.
-  struct Tap {
-    int64_t i0, i1;
-    double l0, l1;
-  };
-  auto taps = [&](int64_t in, int64_t out) {
-    std::vector<Tap> t;
-    for (int64_t o = 0; o < out; ++o) {
-      if (mode == 0) {
-        int64_t i;
-        if (out == in) {
-          i = o;
-        } else if (out == 2 * in) {
-          i = o / 2;
-        } else {
-          const float sc = static_cast<float>(in) / static_cast<float>(out);
-          i = std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * sc)), in - 1);
-        }
-        t.push_back({i, i, 1.0, 0.0});
-        continue;
-      }
-      double src;
-      if (corners) {
-        src = out > 1 ? double(o) * double(in - 1) / double(out - 1) : 0.0;
-      } else {
-        src = std::max((double(o) + 0.5) * double(in) / double(out) - 0.5, 0.0);
-      }
-      const int64_t i0 = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
-      const int64_t i1 = std::min(i0 + 1, in - 1);
-      const double l1 = std::min(src - double(i0), 1.0);
-      t.push_back({i0, i1, 1.0 - l1, l1});
+  // Spatial axes padded to three by leading size-1 axes.
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  std::vector<Taps> taps[3];
+  for (int a = 0; a < 3; ++a) {
+    const int d = a - (3 - static_cast<int>(nd));
+    if (d < 0) {
+      taps[a] = {{{0, 1.0}}};
+      continue;
     }
-    return t;
-  };
-  const int64_t ih = nd == 2 ? x.shape[2] : 1, iw = x.shape.back();
-  const int64_t oh = nd == 2 ? out_shape[2] : 1, ow = out_shape.back();
-  const std::vector<Tap> ty = taps(ih, oh), tx = taps(iw, ow);
+    in[a] = x.shape[2 + d], out[a] = out_shape[2 + d];
+    std::optional<double> factor;
+    if (!factors.empty()) factor = factors[d];
+    for (int64_t o = 0; o < out[a]; ++o) {
+      taps[a].push_back(interpolate_taps(mode, corners, factor, o, in[a], out[a]));
+    }
+  }
   const int64_t planes = x.shape[0] * x.shape[1];
   Expected e{RefTensor(x.dtype, out_shape)};
   e.scale.assign(static_cast<size_t>(e.value.numel()), 0.0);
-  e.terms = 4;
+  e.terms = 1;
+  int64_t o = 0;
   for (int64_t pl = 0; pl < planes; ++pl) {
-    auto at = [&](int64_t yy, int64_t xx) { return x.f[(pl * ih + yy) * iw + xx]; };
-    for (int64_t oy = 0; oy < oh; ++oy) {
-      for (int64_t ox = 0; ox < ow; ++ox) {
-        const Tap& a = ty[oy];
-        const Tap& b = tx[ox];
-        const int64_t o = (pl * oh + oy) * ow + ox;
-        if (mode == 0) {
-          e.value.put(o, Num::of_float(at(a.i0, b.i0)));
-          continue;
-        }
-        // Zero weights are skipped so an inf or NaN neighbour with weight 0 does not leak in.
-        double v = 0, big = 0;
-        for (auto [yy, wy] : {std::pair{a.i0, a.l0}, std::pair{a.i1, a.l1}}) {
-          for (auto [xx, wx] : {std::pair{b.i0, b.l0}, std::pair{b.i1, b.l1}}) {
-            if (wy * wx == 0) continue;
-            v += wy * wx * at(yy, xx);
-            if (std::isfinite(at(yy, xx))) big = std::max(big, std::fabs(at(yy, xx)));
+    for (int64_t z = 0; z < out[0]; ++z) {
+      for (int64_t yv = 0; yv < out[1]; ++yv) {
+        for (int64_t xv = 0; xv < out[2]; ++xv, ++o) {
+          double v = 0, big = 0, weights = 0;
+          int64_t terms = 0;
+          for (auto [iz, wz] : taps[0][z]) {
+            for (auto [iy, wy] : taps[1][yv]) {
+              for (auto [ix, wx] : taps[2][xv]) {
+                const double s = x.f[((pl * in[0] + iz) * in[1] + iy) * in[2] + ix];
+                v += wz * wy * wx * s;
+                weights += std::fabs(wz * wy * wx);
+                if (std::isfinite(s)) big = std::max(big, std::fabs(s));
+                ++terms;
+              }
+            }
           }
+          e.value.put(o, Num::of_float(v));
+          e.scale[o] = 2 * big * std::max(weights, 1.0);
+          e.terms = std::max(e.terms, terms);
         }
-        e.value.put(o, Num::of_float(v));
-        e.scale[o] = 2 * big;
       }
     }
   }

@@ -44,6 +44,9 @@ void write_attr(ir::Attr attr, const ir::AttrValue& value, ::Attr::Builder out) 
           v.setBool(x);
         } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
           write_ints(x, v.initInts(static_cast<unsigned>(x.size())));
+        } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+          auto list = v.initFloats(static_cast<unsigned>(x.size()));
+          for (size_t i = 0; i < x.size(); ++i) list.set(static_cast<unsigned>(i), x[i]);
         } else {
           set_text(ir::name(x), [&](unsigned n) { return v.initDtype(n); });
         }

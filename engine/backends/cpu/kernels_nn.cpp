@@ -1,5 +1,5 @@
 // Neural-network kernels of issue 4 (docs/ops.md "Neural-network ops"): max/avg pooling,
-// adaptive average pooling, nearest and (bi)linear interpolation, and the direct-loop
+// adaptive average pooling, interpolate (kernels_interpolate.cpp), and the direct-loop
 // convolution that float64 (which oneDNN does not run) and any problem oneDNN refuses take.
 // Inputs are converted to a contiguous float64 copy for float64 outputs and a float32 one
 // otherwise; sums run in double; the result is rounded once into the output's dtype.
@@ -11,6 +11,7 @@
 
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
+#include "engine/backends/cpu/kernels_interpolate.h"
 #include "engine/backends/cpu/parallel.h"
 #include "engine/ir/nn_geometry.h"
 
@@ -126,81 +127,6 @@ void adaptive_avg(const KernelContext& ctx, const Planes& p, const T* x, T* y) {
       y[k] = static_cast<T>(sum / static_cast<double>((ye - ys) * (xe - xs)));
     }
   });
-}
-
-// PyTorch's nearest_idx: the float32 scale in / out, floor, clamped to the last element.
-int64_t nearest_source(int64_t o, int64_t in, int64_t out) {
-  if (out == in) return o;
-  if (out == 2 * in) return o >> 1;
-  const float scale = static_cast<float>(in) / static_cast<float>(out);
-  return std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * scale)), in - 1);
-}
-
-// PyTorch's linear source index and weights along one axis.
-struct LinearTap {
-  int64_t i0, i1;
-  double l0, l1;
-};
-
-LinearTap linear_source(int64_t o, int64_t in, int64_t out, bool align_corners) {
-  double src;
-  if (align_corners) {
-    const double scale = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0;
-    src = scale * static_cast<double>(o);
-  } else {
-    const double scale = static_cast<double>(in) / static_cast<double>(out);
-    src = std::max(scale * (static_cast<double>(o) + 0.5) - 0.5, 0.0);
-  }
-  LinearTap t;
-  t.i0 = std::min(static_cast<int64_t>(src), in - 1);
-  t.i1 = t.i0 + (t.i0 < in - 1 ? 1 : 0);
-  t.l1 = std::min(src - static_cast<double>(t.i0), 1.0);
-  t.l0 = 1.0 - t.l1;
-  return t;
-}
-
-template <typename T>
-void interpolate(const KernelContext& ctx, bool linear, bool align_corners, const Planes& p,
-                 const T* x, T* y) {
-  std::vector<LinearTap> ty(static_cast<size_t>(p.oh)), tx(static_cast<size_t>(p.ow));
-  for (int64_t o = 0; o < p.oh; ++o) {
-    ty[o] = linear ? linear_source(o, p.ih, p.oh, align_corners)
-                   : LinearTap{nearest_source(o, p.ih, p.oh), 0, 1.0, 0.0};
-  }
-  for (int64_t o = 0; o < p.ow; ++o) {
-    tx[o] = linear ? linear_source(o, p.iw, p.ow, align_corners)
-                   : LinearTap{nearest_source(o, p.iw, p.ow), 0, 1.0, 0.0};
-  }
-  // Row by row: one row's source rows are fixed, and nearest upsampling repeats whole rows.
-  std::vector<int64_t> nx(static_cast<size_t>(p.ow));
-  for (int64_t o = 0; o < p.ow; ++o) nx[o] = tx[o].i0;
-  const int64_t rows = p.planes * p.oh;
-  parallel_for(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(p.ow, 1)), ctx.threads,
-               [&](int64_t begin, int64_t end) {
-                 for (int64_t r = begin; r < end; ++r) {
-                   const int64_t plane = r / p.oh, oy = r % p.oh;
-                   const T* src = x + plane * p.ih * p.iw;
-                   const LinearTap& a = ty[oy];
-                   const T* r0 = src + a.i0 * p.iw;
-                   T* out = y + r * p.ow;
-                   if (!linear) {
-                     if (r > begin && oy > 0 && ty[oy - 1].i0 == a.i0) {
-                       std::copy_n(out - p.ow, p.ow, out);
-                     } else {
-                       for (int64_t ox = 0; ox < p.ow; ++ox) out[ox] = r0[nx[ox]];
-                     }
-                     continue;
-                   }
-                   // A 1-D input has height 1: its tap is (0, 0) with weights (1, 0).
-                   const T* r1 = src + a.i1 * p.iw;
-                   for (int64_t ox = 0; ox < p.ow; ++ox) {
-                     const LinearTap& b = tx[ox];
-                     const double v = a.l0 * (b.l0 * r0[b.i0] + b.l1 * r0[b.i1]) +
-                                      a.l1 * (b.l0 * r1[b.i0] + b.l1 * r1[b.i1]);
-                     out[ox] = static_cast<T>(v);
-                   }
-                 }
-               });
 }
 
 }  // namespace
@@ -347,12 +273,17 @@ void run_nn(const KernelContext& ctx, const ir::Node& node, std::span<const Tens
                        [&](const auto* x, auto* y) { adaptive_avg(ctx, p, x, y); });
     }
     case Op::interpolate: {
-      const int nd = static_cast<int>(out.type.rank()) - 2;
-      const Planes p = planes_of(inputs[0].type.shape, out.type.shape, nd);
-      const bool linear = node.attrs.get_int(Attr::mode, 0) == 1;
-      const bool corners = node.attrs.get_bool(Attr::align_corners, false);
+      const ir::Shape& xs = inputs[0].type.shape;
+      Volume v;
+      v.nd = static_cast<int>(xs.size()) - 2;
+      v.planes = xs[0] * xs[1];
+      for (int d = 0; d < v.nd; ++d) {
+        v.in[3 - v.nd + d] = xs[2 + d];
+        v.out[3 - v.nd + d] = out.type.shape[2 + d];
+      }
+      const ir::InterpolateGeometry g = ir::interpolate_geometry(node.attrs);
       return with_work(ctx, inputs[0], out,
-                       [&](const auto* x, auto* y) { interpolate(ctx, linear, corners, p, x, y); });
+                       [&](const auto* x, auto* y) { interpolate(ctx, g, v, x, y); });
     }
     default:
       break;

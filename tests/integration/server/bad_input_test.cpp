@@ -92,6 +92,13 @@ std::vector<BadCase> bad_cases() {
           {"full", {}, {{"shape", int64_t{2}}, {"value", 1.0}, {"dtype", DTypeName{"float32"}}}}),
       0);
   graph_case(
+      "a list of floats where ints are expected", ErrorCode::InvalidGraph,
+      one_node(
+          {"full",
+           {},
+           {{"shape", std::vector<double>{2.0}}, {"value", 1.0}, {"dtype", DTypeName{"float32"}}}}),
+      0);
+  graph_case(
       "missing required attribute", ErrorCode::InvalidGraph,
       one_node({"full", {}, {{"shape", std::vector<int64_t>{2}}, {"dtype", DTypeName{"float32"}}}}),
       0);

@@ -21,6 +21,9 @@ void set_attr(::AttrValue::Builder v, const AttrArg& arg) {
   } else if (auto* ints = std::get_if<std::vector<int64_t>>(&arg)) {
     auto list = v.initInts(ints->size());
     for (size_t k = 0; k < ints->size(); ++k) list.set(k, (*ints)[k]);
+  } else if (auto* floats = std::get_if<std::vector<double>>(&arg)) {
+    auto list = v.initFloats(floats->size());
+    for (size_t k = 0; k < floats->size(); ++k) list.set(k, (*floats)[k]);
   } else {
     v.setDtype(std::get<DTypeName>(arg).name);
   }

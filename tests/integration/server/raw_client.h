@@ -41,7 +41,8 @@ class RawClient {
 struct DTypeName {
   std::string name;
 };
-using AttrArg = std::variant<int64_t, double, bool, std::vector<int64_t>, DTypeName>;
+using AttrArg =
+    std::variant<int64_t, double, bool, std::vector<int64_t>, DTypeName, std::vector<double>>;
 
 struct NodeSpec {
   std::string op;

@@ -38,7 +38,7 @@ class RandomGraphs {
 
   AttrValue value_for(AttrKind kind) {
     // Now and then the wrong kind, to exercise the schema checks.
-    if (below(20) == 0) kind = static_cast<AttrKind>(below(6));
+    if (below(20) == 0) kind = static_cast<AttrKind>(below(7));
     switch (kind) {
       case AttrKind::Int:
         return small_int();
@@ -52,6 +52,8 @@ class RandomGraphs {
         return dtype();
       case AttrKind::Scalar:
         return coin() ? AttrValue{small_int()} : AttrValue{0.5};
+      case AttrKind::Floats:
+        return std::vector<double>{0.5 * static_cast<double>(small_int()), 1.5};
     }
     return int64_t{0};
   }

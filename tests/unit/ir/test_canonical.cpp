@@ -92,6 +92,19 @@ TEST_CASE("attribute kinds, signed zeros and output order are part of the form",
   CHECK(hashes.size() == 5);
   CHECK(form_of(0.0) == form_of(0.0));
 
+  // A list of floats (interpolate's scales) goes by its values' bits.
+  auto scales_form = [](std::vector<double> scales) {
+    Graph g;
+    ValueRef x = g.add_input(0, F32({1, 1, 5}));
+    ValueRef y = g.add(Op::interpolate, {x}, {{Attr::shape, Shape{8}}, {Attr::scales, scales}});
+    std::vector<ValueRef> outs{y};
+    return canonical_form(g, outs);
+  };
+  using Fs = std::vector<double>;
+  CHECK(scales_form(Fs{1.7}) == scales_form(Fs{1.7}));
+  CHECK_FALSE(scales_form(Fs{1.7}).hash == scales_form(Fs{1.75}).hash);
+  CHECK_FALSE(scales_form(Fs{1.7}) == scales_form(Fs{1.75}));
+
   Graph g;
   ValueRef x = g.add_input(0, F32({2}));
   ValueRef y = g.add(Op::neg, {x});
