@@ -178,14 +178,34 @@ PoolArgs pool_args(const PoolProblem& p, const View& x) {
   return a;
 }
 
-PlaneArgs plane_args(const View& x, const ir::Shape& y, int nd, bool linear, bool align_corners) {
+PlaneArgs plane_args(const View& x, const ir::Shape& y) {
   PlaneArgs a{};
   a.n = x.shape[0], a.c = x.shape[1], a.ih = x.shape[2], a.iw = x.shape[3];
-  a.oh = nd == 2 ? y[y.size() - 2] : 1;
+  a.oh = y[y.size() - 2];
   a.ow = y.back();
   a.sn = x.strides[0], a.sc = x.strides[1], a.sh = x.strides[2], a.sw = x.strides[3];
-  a.linear = linear ? 1 : 0;
-  a.align_corners = align_corners ? 1 : 0;
+  return a;
+}
+
+InterpolateArgs interpolate_args(const View& x, const ir::Shape& y,
+                                 const ir::InterpolateGeometry& g) {
+  InterpolateArgs a{};
+  const int nd = static_cast<int>(x.shape.size()) - 2, lead = 3 - nd;
+  a.n = x.shape[0], a.c = x.shape[1], a.nd = nd;
+  a.mode = static_cast<int64_t>(g.mode);
+  a.align_corners = g.align_corners ? 1 : 0;
+  a.sn = x.strides[0], a.sc = x.strides[1];
+  for (int d = 0; d < 3; ++d) {
+    a.in[d] = a.out[d] = 1;
+    a.st[d] = 0;
+    a.scales[d] = 0;
+  }
+  for (int d = 0; d < nd; ++d) {
+    a.in[lead + d] = x.shape[2 + d];
+    a.out[lead + d] = y[2 + d];
+    a.st[lead + d] = x.strides[2 + d];
+    if (g.has_scales) a.scales[lead + d] = g.scales[d];
+  }
   return a;
 }
 

@@ -34,8 +34,8 @@ struct View {
 // Inserts a size-1 axis before `axis` (conv1d as a 2-d convolution of height 1).
 View with_unit_axis(const View& v, size_t axis);
 
-// A pooling/interpolation input as (N, C, H, W): rank nd + 1 (unbatched) gets N = 1, one
-// spatial axis gets H = 1. Strides of inserted axes are 0.
+// A pooling input as (N, C, H, W): rank nd + 1 (unbatched) gets N = 1, one spatial axis gets
+// H = 1. Strides of inserted axes are 0.
 View as_nchw(const View& v, int nd);
 
 // A convolution as cuDNN sees it: 2 or 3 spatial axes (conv1d gets a leading height of 1).
@@ -75,10 +75,13 @@ PoolProblem pool_problem(ir::Op op, const ir::Attrs& attrs, const ir::Shape& x, 
 bool cudnn_pools(const PoolProblem& p);
 
 // The family's kernel arguments (dnn_kernels.h), from the problems above and the input views.
-// x views are as_nchw (pool, plane) or the op's own (conv: padded inside; ctc: (T, N, C)).
+// x views are as_nchw (pool, plane) or the op's own (conv and interpolate: padded inside;
+// ctc: (T, N, C)).
 PoolArgs pool_args(const PoolProblem& p, const View& x_nchw);
-PlaneArgs plane_args(const View& x_nchw, const ir::Shape& y, int nd, bool linear,
-                     bool align_corners);
+PlaneArgs plane_args(const View& x_nchw, const ir::Shape& y);
+// x (N, C, spatial...) with 1 to 3 spatial axes, y its output shape.
+InterpolateArgs interpolate_args(const View& x, const ir::Shape& y,
+                                 const ir::InterpolateGeometry& g);
 ConvArgs conv_args(const ConvProblem& p, const View& x, const View& w, bool has_bias,
                    int64_t bias_stride);
 CtcArgs ctc_args(const ir::Attrs& attrs, const View& log_probs, int64_t s_max);

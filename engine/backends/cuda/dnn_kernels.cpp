@@ -9,7 +9,8 @@ namespace {
 static_assert(sizeof(CopyArgs) == 8 * (2 + 3 * kCopyRank));
 static_assert(sizeof(BiasArgs) == 8 * 4);
 static_assert(sizeof(PoolArgs) == 8 * 20);
-static_assert(sizeof(PlaneArgs) == 8 * 12);
+static_assert(sizeof(PlaneArgs) == 8 * 10);
+static_assert(sizeof(InterpolateArgs) == 8 * 19);
 static_assert(sizeof(ConvArgs) == 8 * (7 + 18 + 10));
 static_assert(sizeof(CtcArgs) == 8 * 9);
 
@@ -47,16 +48,16 @@ __device__ __forceinline__ void st(st_t* p, i64 i, double v) { p[i] = td_f2b((fl
 #endif
 )";
 
-// The CPU kernels of kernels_nn.cpp and kernels_ctc.cpp, one output element per thread (one
-// sample per block for the CTC recursion). Products and sums use the _rn intrinsics so that
-// no multiply-add is contracted: the source positions of interpolation must agree with the
-// CPU's to the bit.
+// The CPU kernels of kernels_nn.cpp, kernels_interpolate.cpp and kernels_ctc.cpp, one output
+// element per thread (one sample per block for the CTC recursion). Products and sums use the
+// _rn intrinsics so that no multiply-add is contracted: nearest's source indices must agree
+// with the CPU's to the bit.
 constexpr const char* kBody = R"(
 struct PoolArgs {
   i64 n, c, ih, iw, oh, ow, sn, sc, sh, sw;
   i64 kh, kw, sy, sx, py, px, dy, dx, is_max, include_pad;
 };
-struct PlaneArgs { i64 n, c, ih, iw, oh, ow, sn, sc, sh, sw, linear, align_corners; };
+struct PlaneArgs { i64 n, c, ih, iw, oh, ow, sn, sc, sh, sw; };
 struct ConvArgs {
   i64 n, cin, cout, groups, transposed, has_bias, bias_stride;
   i64 in[3], k[3], o[3], s[3], pad[3], dil[3];
@@ -114,51 +115,144 @@ extern "C" __global__ void dnn_adaptive_avg(const st_t* x, st_t* y, PlaneArgs a)
   }
 }
 
-// PyTorch's nearest_idx: the float32 scale in / out, floor, clamped to the last element.
-__device__ i64 nearest_source(i64 o, i64 in, i64 out) {
-  if (out == in) return o;
-  if (out == 2 * in) return o >> 1;
-  const float scale = __fdiv_rn((float)in, (float)out);
-  return min((i64)floorf(__fmul_rn((float)o, scale)), in - 1);
+// interpolate, per spatial axis (leading axes of size 1 pad 1-d and 2-d inputs to 3 axes): the
+// sampling scale is 1 / the user's factor where one is given (scale > 0), else in / out.
+// PyTorch's nearest_idx rounds that scale to float32 and multiplies in float32.
+__device__ float nearest_scale(i64 in, i64 out, double scale) {
+  return scale > 0 ? (float)__ddiv_rn(1.0, scale) : __fdiv_rn((float)in, (float)out);
 }
 
-struct Tap { i64 i0, i1; double l0, l1; };
+__device__ i64 nearest_source(i64 o, i64 in, i64 out, double scale) {
+  if (out == in) return o;
+  if (out == 2 * in) return o >> 1;
+  return min((i64)floorf(__fmul_rn((float)o, nearest_scale(in, out, scale))), in - 1);
+}
 
-__device__ Tap linear_source(i64 o, i64 in, i64 out, bool align_corners) {
-  double src;
-  if (align_corners) {
-    const double scale = out > 1 ? __ddiv_rn((double)(in - 1), (double)(out - 1)) : 0.0;
-    src = __dmul_rn(scale, (double)o);
-  } else {
-    const double scale = __ddiv_rn((double)in, (double)out);
-    src = fmax(__dadd_rn(__dmul_rn(scale, __dadd_rn((double)o, 0.5)), -0.5), 0.0);
+// PyTorch's nearest_neighbor_exact_idx: (o + 0.5) * scale in double, rounded to float32.
+__device__ i64 nearest_exact_source(i64 o, i64 in, i64 out, double scale) {
+  const double s = (double)nearest_scale(in, out, scale);
+  return min((i64)floorf((float)__dmul_rn(__dadd_rn((double)o, 0.5), s)), in - 1);
+}
+
+__device__ double sample_scale(i64 in, i64 out, double scale, bool align_corners) {
+  if (align_corners) return out > 1 ? __ddiv_rn((double)(in - 1), (double)(out - 1)) : 0.0;
+  return scale > 0 ? __ddiv_rn(1.0, scale) : __ddiv_rn((double)in, (double)out);
+}
+
+// The source elements one output index reads along one axis, with their weights. A tap of
+// weight 0 is left out, as the CPU does: an inf there would make NaN. Area's window may be
+// long: its taps (`box`) are i[0] .. i[0] + n - 1, of weight 1 each.
+struct Taps {
+  i64 i[4];
+  double w[4];
+  i64 n;
+  bool box;
+};
+
+__device__ void add_tap(Taps& t, i64 i, double w) {
+  if (w == 0) return;
+  t.i[t.n] = i;
+  t.w[t.n] = w;
+  ++t.n;
+}
+
+__device__ i64 tap_index(const Taps& t, i64 j) { return t.box ? t.i[0] + j : t.i[j]; }
+__device__ double tap_weight(const Taps& t, i64 j) { return t.box ? 1.0 : t.w[j]; }
+
+__device__ void linear_taps(Taps& t, i64 o, i64 in, i64 out, double scale, bool align_corners) {
+  const double s = sample_scale(in, out, scale, align_corners);
+  const double src = align_corners
+                         ? __dmul_rn(s, (double)o)
+                         : fmax(__dadd_rn(__dmul_rn(s, __dadd_rn((double)o, 0.5)), -0.5), 0.0);
+  const i64 i0 = min((i64)src, in - 1);
+  const double l1 = fmin(__dadd_rn(src, -(double)i0), 1.0);
+  add_tap(t, i0, __dadd_rn(1.0, -l1));
+  add_tap(t, i0 + (i0 < in - 1 ? 1 : 0), l1);
+}
+
+// Keys' cubic convolution with A = -0.75, in PyTorch's evaluation order: |d| <= 1, 1 < |d| < 2.
+__device__ double cubic_near(double d) {
+  return __dadd_rn(__dmul_rn(__dmul_rn(__dadd_rn(__dmul_rn(1.25, d), -2.25), d), d), 1.0);
+}
+
+__device__ double cubic_far(double d) {
+  const double p = __dadd_rn(__dmul_rn(__dadd_rn(__dmul_rn(-0.75, d), 3.75), d), -6.0);
+  return __dadd_rn(__dmul_rn(p, d), 3.0);
+}
+
+// The source is not clamped at 0 (linear's is): the taps' indices are.
+__device__ void cubic_taps(Taps& t, i64 o, i64 in, i64 out, double scale, bool align_corners) {
+  const double s = sample_scale(in, out, scale, align_corners);
+  const double src = align_corners ? __dmul_rn(s, (double)o)
+                                   : __dadd_rn(__dmul_rn(s, __dadd_rn((double)o, 0.5)), -0.5);
+  const double f = floor(src), u = __dadd_rn(src, -f);
+  const double w[4] = {cubic_far(__dadd_rn(u, 1.0)), cubic_near(u), cubic_near(__dadd_rn(1.0, -u)),
+                       cubic_far(__dadd_rn(2.0, -u))};
+  for (int j = 0; j < 4; ++j) add_tap(t, min(max((i64)f - 1 + j, (i64)0), in - 1), w[j]);
+}
+
+struct InterpolateArgs {
+  i64 n, c, nd, mode, align_corners, in[3], out[3], sn, sc, st[3];
+  double scales[3];
+};
+
+// Modes: 0 nearest, 1 linear, 2 bicubic, 3 area, 4 nearest-exact (ir::InterpolateMode).
+__device__ Taps axis_taps(const InterpolateArgs& a, int d, i64 o) {
+  Taps t = {};
+  if (d < 3 - a.nd) {  // a padding axis
+    add_tap(t, 0, 1.0);
+    return t;
   }
-  Tap t;
-  t.i0 = min((i64)src, in - 1);
-  t.i1 = t.i0 + (t.i0 < in - 1 ? 1 : 0);
-  t.l1 = fmin(__dadd_rn(src, -(double)t.i0), 1.0);
-  t.l0 = __dadd_rn(1.0, -t.l1);
+  const i64 in = a.in[d], out = a.out[d];
+  const bool corners = a.align_corners != 0;
+  if (a.mode == 0) {
+    add_tap(t, nearest_source(o, in, out, a.scales[d]), 1.0);
+  } else if (a.mode == 4) {
+    add_tap(t, nearest_exact_source(o, in, out, a.scales[d]), 1.0);
+  } else if (a.mode == 1) {
+    linear_taps(t, o, in, out, a.scales[d], corners);
+  } else if (a.mode == 2) {
+    cubic_taps(t, o, in, out, a.scales[d], corners);
+  } else {  // area: adaptive average pooling's window [floor(o in / out), ceil((o + 1) in / out))
+    t.box = true;
+    t.i[0] = o * in / out;
+    t.n = ((o + 1) * in + out - 1) / out - t.i[0];
+  }
   return t;
 }
 
-extern "C" __global__ void dnn_interpolate(const st_t* x, st_t* y, PlaneArgs a) {
-  TD_LOOP(k, a.n * a.c * a.oh * a.ow) {
-    const i64 ox = k % a.ow, oy = k / a.ow % a.oh, plane = k / (a.ow * a.oh);
+// Every mode is separable: the value is the weighted sum over the product of the axes' taps,
+// innermost axis first, each sum from its first term (so -0.0 stays -0.0), as the CPU's loops.
+extern "C" __global__ void dnn_interpolate(const st_t* x, st_t* y, InterpolateArgs a) {
+  const i64 per_plane = a.out[0] * a.out[1] * a.out[2];
+  TD_LOOP(k, a.n * a.c * per_plane) {
+    const i64 plane = k / per_plane;
     const st_t* src = x + plane / a.c * a.sn + plane % a.c * a.sc;
-    if (!a.linear) {
-      const i64 iy = nearest_source(oy, a.ih, a.oh), ix = nearest_source(ox, a.iw, a.ow);
-      y[k] = src[iy * a.sh + ix * a.sw];
+    const Taps t0 = axis_taps(a, 0, k / (a.out[1] * a.out[2]) % a.out[0]);
+    const Taps t1 = axis_taps(a, 1, k / a.out[2] % a.out[1]);
+    const Taps t2 = axis_taps(a, 2, k % a.out[2]);
+    if (a.mode == 0 || a.mode == 4) {
+      y[k] = src[t0.i[0] * a.st[0] + t1.i[0] * a.st[1] + t2.i[0] * a.st[2]];
       continue;
     }
-    const Tap ty = linear_source(oy, a.ih, a.oh, a.align_corners != 0);
-    const Tap tx = linear_source(ox, a.iw, a.ow, a.align_corners != 0);
-    const double s00 = ld(src, ty.i0 * a.sh + tx.i0 * a.sw);
-    const double s01 = ld(src, ty.i0 * a.sh + tx.i1 * a.sw);
-    const double s10 = ld(src, ty.i1 * a.sh + tx.i0 * a.sw);
-    const double s11 = ld(src, ty.i1 * a.sh + tx.i1 * a.sw);
-    const double top = __dadd_rn(__dmul_rn(tx.l0, s00), __dmul_rn(tx.l1, s01));
-    const double bottom = __dadd_rn(__dmul_rn(tx.l0, s10), __dmul_rn(tx.l1, s11));
-    st(y, k, __dadd_rn(__dmul_rn(ty.l0, top), __dmul_rn(ty.l1, bottom)));
+    double v = 0;
+    for (i64 p = 0; p < t0.n; ++p) {
+      double vp = 0;
+      for (i64 q = 0; q < t1.n; ++q) {
+        const st_t* row = src + tap_index(t0, p) * a.st[0] + tap_index(t1, q) * a.st[1];
+        double vq = 0;
+        for (i64 r = 0; r < t2.n; ++r) {
+          const double term = __dmul_rn(tap_weight(t2, r), ld(row, tap_index(t2, r) * a.st[2]));
+          vq = r == 0 ? term : __dadd_rn(vq, term);
+        }
+        const double term = __dmul_rn(tap_weight(t1, q), vq);
+        vp = q == 0 ? term : __dadd_rn(vp, term);
+      }
+      const double term = __dmul_rn(tap_weight(t0, p), vp);
+      v = p == 0 ? term : __dadd_rn(v, term);
+    }
+    if (a.mode == 3) v = __ddiv_rn(v, (double)(t0.n * t1.n * t2.n));
+    st(y, k, v);
   }
 }
 

@@ -1,6 +1,6 @@
 // The CUDA C of the neural-network family's own kernels (compiled by NVRTC through the kernel
 // cache): one source per float dtype with pooling (the modes cuDNN lacks), adaptive average
-// pooling, nearest/linear interpolation, the direct convolution (cuDNN's fallback) and the CTC
+// pooling, interpolation (every mode), the direct convolution (cuDNN's fallback) and the CTC
 // loss; and one dtype-free source that copies strided views and broadcasts a bias.
 //
 // Every kernel takes its sizes and strides in one struct of 64-bit fields, passed by value: the
@@ -35,8 +35,17 @@ struct PoolArgs {
   int64_t kh, kw, sy, sx, py, px, dy, dx, is_max, include_pad;
 };
 
-struct PlaneArgs {  // adaptive_avg_pool2d, interpolate
-  int64_t n, c, ih, iw, oh, ow, sn, sc, sh, sw, linear, align_corners;
+struct PlaneArgs {  // adaptive_avg_pool2d
+  int64_t n, c, ih, iw, oh, ow, sn, sc, sh, sw;
+};
+
+// interpolate: x read through strides as (n, c) volumes of three spatial axes, the leading
+// 3 - nd of them of size 1 (stride 0); output contiguous (n, c, out...). mode is
+// ir::InterpolateMode's value; scales are the user's factors (out / in) per axis, 0 where
+// none was given (padding axes, or no `scales` attribute).
+struct InterpolateArgs {
+  int64_t n, c, nd, mode, align_corners, in[3], out[3], sn, sc, st[3];
+  double scales[3];
 };
 
 // Three spatial axes (leading ones of size 1 for conv1d/conv2d), as the CPU's direct loop.

@@ -1,5 +1,6 @@
-// max/avg pooling, adaptive_avg_pool2d and interpolate. Every op sees its input as planes
-// (N, C) of (H, W) through strides (as_nchw): the kernels read any view without a copy.
+// max/avg pooling, adaptive_avg_pool2d and interpolate. Every op reads its input through
+// strides, as planes (N, C) of (H, W) (as_nchw; interpolate: of (D, H, W), interpolate_args):
+// the kernels read any view without a copy.
 //
 // Pooling goes to cuDNN (cudnnPoolingForward, NaN-propagating max, average with or without the
 // padding in the count) when cuDNN's result is PyTorch's: no dilation, ceil_mode adding no
@@ -79,19 +80,18 @@ void run_pool(CudaContext& ctx, const ir::Node& node, const TensorValue& x,
 
 void run_adaptive_avg(CudaContext& ctx, const TensorValue& x, const TensorValue& out) {
   const View xv = as_nchw(view_of(x), 2);
-  PlaneArgs a = plane_args(xv, out.type.shape, 2, false, false);
+  PlaneArgs a = plane_args(xv, out.type.shape);
   launch_planes(ctx, x.type.dtype, kAdaptiveAvg, x, out, a);
 }
 
 void run_interpolate(CudaContext& ctx, const ir::Node& node, const TensorValue& x,
                      const TensorValue& out) {
-  const int nd = static_cast<int>(out.type.rank()) - 2;
-  if (nd != 1 && nd != 2) {
-    throw Error(ErrorCode::Internal, "interpolate of rank " + std::to_string(out.type.rank()));
+  const int64_t rank = out.type.rank();
+  if (rank < 3 || rank > 5 || x.type.rank() != rank) {
+    throw Error(ErrorCode::Internal, "interpolate of rank " + std::to_string(rank));
   }
-  const View xv = as_nchw(view_of(x), nd);
-  PlaneArgs a = plane_args(xv, out.type.shape, nd, node.attrs.get_int(ir::Attr::mode, 0) == 1,
-                           node.attrs.get_bool(ir::Attr::align_corners, false));
+  InterpolateArgs a =
+      interpolate_args(view_of(x), out.type.shape, ir::interpolate_geometry(node.attrs));
   launch_planes(ctx, x.type.dtype, kInterpolate, x, out, a);
 }
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iomanip>
 #include <random>
 #include <string>
 #include <vector>
@@ -125,7 +126,7 @@ Device bits(const Host& h) {
 struct Kernels {
   void (*pool)(const void*, void*, const PoolArgs&);
   void (*adaptive)(const void*, void*, const PlaneArgs&);
-  void (*interpolate)(const void*, void*, const PlaneArgs&);
+  void (*interpolate)(const void*, void*, const InterpolateArgs&);
   void (*conv)(const void*, const void*, const void*, void*, const ConvArgs&);
   void (*ctc_alpha)(const void*, const long long*, double*, double*, const CtcArgs&);
   void (*ctc_reduce)(const double*, const long long*, void*, long long, long long);
@@ -141,9 +142,9 @@ struct Kernels {
           ns::dnn_adaptive_avg(static_cast<const ns::st_t*>(x), static_cast<ns::st_t*>(y),      \
                                bits<ns::PlaneArgs>(a));                                         \
         },                                                                                      \
-        [](const void* x, void* y, const PlaneArgs& a) {                                        \
+        [](const void* x, void* y, const InterpolateArgs& a) {                                  \
           ns::dnn_interpolate(static_cast<const ns::st_t*>(x), static_cast<ns::st_t*>(y),       \
-                              bits<ns::PlaneArgs>(a));                                          \
+                              bits<ns::InterpolateArgs>(a));                                    \
         },                                                                                      \
         [](const void* x, const void* w, const void* b, void* y, const ConvArgs& a) {           \
           ns::dnn_conv_direct(static_cast<const ns::st_t*>(x), static_cast<const ns::st_t*>(w), \
@@ -275,7 +276,7 @@ void compare_with_cpu(Op op, const std::vector<Input>& inputs, const Attrs& attr
     const bool same =
         (std::isnan(a) && std::isnan(b)) || a == b || std::fabs(a - b) <= tol * (1 + std::fabs(a));
     if (!same && bad++ < 3) {
-      UNSCOPED_INFO("element " << i << ": cpu " << a << ", kernel " << b);
+      UNSCOPED_INFO("element " << i << ": cpu " << std::setprecision(17) << a << ", kernel " << b);
     }
   }
   CHECK(bad == 0);
@@ -350,55 +351,115 @@ TEST_CASE("pooling kernel = CPU backend (max with NaN, average divisors, ceil_mo
   }
 }
 
-TEST_CASE("adaptive average pooling and interpolation kernels = CPU backend") {
+TEST_CASE("adaptive average pooling kernel = CPU backend") {
   struct Row {
-    Op op;
-    I shape, strides;
-    Attrs attrs;
+    I shape, strides, size;
   };
   const std::vector<Row> rows = {
-      {Op::adaptive_avg_pool2d, {2, 3, 7, 9}, {}, {{Attr::shape, I{3, 4}}}},
-      {Op::adaptive_avg_pool2d, {3, 5, 5}, {1, 15, 3}, {{Attr::shape, I{1, 1}}}},
-      {Op::adaptive_avg_pool2d, {1, 2, 4, 3}, {}, {{Attr::shape, I{6, 7}}}},
-      {Op::interpolate, {2, 3, 5}, {}, {{Attr::shape, I{10}}}},
-      {Op::interpolate, {2, 3, 5}, {}, {{Attr::shape, I{7}}}},
-      {Op::interpolate, {2, 3, 7}, {}, {{Attr::shape, I{3}}}},
-      {Op::interpolate, {2, 2, 4, 5}, {40, 1, 10, 2}, {{Attr::shape, I{3, 7}}}},
-      {Op::interpolate, {2, 3, 6}, {}, {{Attr::shape, I{11}}, {Attr::mode, int64_t{1}}}},
-      {Op::interpolate,
-       {2, 3, 6},
-       {},
-       {{Attr::shape, I{4}}, {Attr::mode, int64_t{1}}, {Attr::align_corners, true}}},
-      {Op::interpolate, {2, 2, 4, 5}, {}, {{Attr::shape, I{7, 9}}, {Attr::mode, int64_t{1}}}},
-      {Op::interpolate,
-       {2, 2, 4, 5},
-       {1, 2, 20, 4},
-       {{Attr::shape, I{7, 9}}, {Attr::mode, int64_t{1}}, {Attr::align_corners, true}}},
-      {Op::interpolate, {1, 2, 5, 6}, {}, {{Attr::shape, I{2, 3}}, {Attr::mode, int64_t{1}}}},
-      {Op::interpolate,
-       {1, 1, 1, 1},
-       {},
-       {{Attr::shape, I{3, 2}}, {Attr::mode, int64_t{1}}, {Attr::align_corners, true}}},
+      {{2, 3, 7, 9}, {}, {3, 4}},
+      {{3, 5, 5}, {1, 15, 3}, {1, 1}},
+      {{1, 2, 4, 3}, {}, {6, 7}},
   };
   for (const Row& r : rows) {
     for (DType t : kDTypes) {
-      INFO(ir::name(r.op) << " " << ir::name(t) << " rank " << r.shape.size());
+      INFO(ir::name(t) << " rank " << r.shape.size());
       const Input x{t, r.shape, r.strides, random_values(ir::numel(r.shape), 2)};
-      const bool linear = r.attrs.get_int(Attr::mode, 0) == 1;
-      // Linear weights: the CPU build may contract a multiply-add (-march=native), the kernel
-      // does not; one rounding apart at most.
-      const double tol = linear ? 4 * ulp(t) : 0;
-      compare_with_cpu(r.op, {x}, r.attrs, tol, [&](auto& v, const ir::TensorType& y, char* out) {
-        const int nd = r.op == Op::interpolate ? static_cast<int>(y.shape.size()) - 2 : 2;
-        const View xv = as_nchw(View{v[0].type.shape, v[0].strides}, nd);
-        const PlaneArgs a =
-            plane_args(xv, y.shape, nd, linear, r.attrs.get_bool(Attr::align_corners, false));
-        if (r.op == Op::interpolate) {
-          kernels(t).interpolate(v[0].raw(), out, a);
-        } else {
-          kernels(t).adaptive(v[0].raw(), out, a);
-        }
-      });
+      const Attrs attrs{{Attr::shape, r.size}};
+      compare_with_cpu(Op::adaptive_avg_pool2d, {x}, attrs, 0,
+                       [&](auto& v, const ir::TensorType& y, char* out) {
+                         const View xv = as_nchw(View{v[0].type.shape, v[0].strides}, 2);
+                         kernels(t).adaptive(v[0].raw(), out, plane_args(xv, y.shape));
+                       });
+    }
+  }
+}
+
+constexpr int64_t kNearest = 0, kLinear = 1, kBicubic = 2, kArea = 3, kNearestExact = 4;
+
+Attrs interp(int64_t mode, const I& size) {
+  return {{Attr::shape, size}, {Attr::mode, mode}};
+}
+
+Attrs interp_corners(int64_t mode, const I& size) {
+  return {{Attr::shape, size}, {Attr::mode, mode}, {Attr::align_corners, true}};
+}
+
+Attrs interp_scales(int64_t mode, const I& size, const std::vector<double>& scales) {
+  return {{Attr::shape, size}, {Attr::mode, mode}, {Attr::scales, scales}};
+}
+
+TEST_CASE("interpolation kernel = CPU backend (every mode, 1 to 3 axes, scales, strided input)") {
+  struct Row {
+    I shape, strides;
+    Attrs attrs;
+    bool specials = false;
+  };
+  std::vector<Row> rows;
+  // The modes without align_corners, 1 to 3 axes (bicubic: 2), up and down, to size 1.
+  for (int64_t m : {kNearest, kLinear, kArea, kNearestExact}) {
+    rows.push_back({{2, 3, 5}, {}, interp(m, {10})});
+    rows.push_back({{2, 3, 5}, {}, interp(m, {7})});
+    rows.push_back({{2, 3, 7}, {}, interp(m, {3})});
+    rows.push_back({{2, 3, 7}, {1, 2, 6}, interp(m, {1})});
+    rows.push_back({{2, 2, 4, 5}, {40, 1, 10, 2}, interp(m, {3, 7})});
+    rows.push_back({{1, 2, 9, 8}, {}, interp(m, {4, 17})});
+    rows.push_back({{1, 2, 3, 4, 5}, {}, interp(m, {5, 3, 7})});
+    rows.push_back({{2, 3, 4, 3, 5}, {180, 1, 45, 15, 3}, interp(m, {2, 7, 1})});
+  }
+  rows.push_back({{2, 2, 4, 5}, {}, interp(kBicubic, {7, 9})});
+  rows.push_back({{1, 2, 9, 8}, {144, 1, 16, 2}, interp(kBicubic, {4, 3})});
+  rows.push_back({{1, 2, 5, 6}, {}, interp(kBicubic, {1, 1})});
+  rows.push_back({{2, 3, 1, 4}, {}, interp(kBicubic, {3, 4})});
+  // align_corners: linear (1 to 3 axes) and bicubic, output size 1 included.
+  rows.push_back({{2, 3, 6}, {}, interp_corners(kLinear, {4})});
+  rows.push_back({{2, 3, 6}, {}, interp_corners(kLinear, {11})});
+  rows.push_back({{2, 3, 6}, {}, interp_corners(kLinear, {1})});
+  rows.push_back({{2, 2, 4, 5}, {1, 2, 20, 4}, interp_corners(kLinear, {7, 9})});
+  rows.push_back({{1, 1, 1, 1}, {}, interp_corners(kLinear, {3, 2})});
+  rows.push_back({{1, 2, 3, 4, 5}, {}, interp_corners(kLinear, {5, 1, 3})});
+  rows.push_back({{2, 2, 4, 5}, {}, interp_corners(kBicubic, {7, 9})});
+  rows.push_back({{1, 2, 9, 8}, {144, 1, 16, 2}, interp_corners(kBicubic, {4, 3})});
+  rows.push_back({{1, 2, 5, 6}, {}, interp_corners(kBicubic, {1, 2})});
+  // scales (PyTorch's scale_factor): the sampling scale is 1 / scale, not in / out; nearest
+  // keeps its out = in and out = 2 in special cases whatever the scales.
+  for (int64_t m : {kNearest, kLinear, kBicubic, kNearestExact}) {
+    rows.push_back({{1, 2, 9, 8}, {}, interp_scales(m, {5, 10}, {0.6, 1.3})});
+    rows.push_back({{2, 2, 4, 5}, {40, 1, 10, 2}, interp_scales(m, {4, 10}, {1.1, 2.1})});
+    if (m == kBicubic) continue;
+    rows.push_back({{2, 3, 5}, {}, interp_scales(m, {8}, {1.7})});
+    rows.push_back({{2, 3, 7}, {1, 2, 6}, interp_scales(m, {3}, {0.45})});
+    rows.push_back({{1, 2, 3, 4, 5}, {}, interp_scales(m, {5, 3, 7}, {1.7, 0.8, 1.5})});
+  }
+  // NaN and infinities; where a source lands on an element its neighbours get weight 0 and
+  // are left out (PyTorch would make NaN of an infinite neighbour).
+  for (int64_t m : {kNearest, kLinear, kArea, kNearestExact}) {
+    rows.push_back({{2, 3, 6}, {}, interp(m, {11}), true});
+  }
+  rows.push_back({{2, 3, 6}, {}, interp_corners(kLinear, {11}), true});
+  rows.push_back({{2, 3, 6}, {}, interp(kLinear, {6}), true});
+  rows.push_back({{1, 2, 5, 6}, {}, interp_corners(kBicubic, {9, 11}), true});
+  rows.push_back({{1, 2, 5, 6}, {}, interp(kBicubic, {5, 6}), true});
+  for (const Row& r : rows) {
+    const int64_t mode = r.attrs.get_int(Attr::mode, 0);
+    for (DType t : kDTypes) {
+      INFO("mode " << mode << " " << ir::name(t) << " " << r.shape.size() - 2 << " axes, to "
+                   << ir::to_string(r.attrs.get_ints(Attr::shape))
+                   << (r.attrs.has(Attr::align_corners) ? ", align_corners" : "")
+                   << (r.attrs.has(Attr::scales) ? ", scales" : "")
+                   << (r.strides.empty() ? "" : ", strided")
+                   << (r.specials ? ", NaN and inf" : ""));
+      const Input x{t, r.shape, r.strides, random_values(ir::numel(r.shape), 2, r.specials)};
+      // Nearest picks elements and area sums as the CPU does. Linear and bicubic: the CPU build
+      // may contract a multiply-add (-march=native), the kernel does not; a source coordinate
+      // one rounding apart moves the result by about 2^-52 * source * |x1 - x0| (< 2^-44 here).
+      const bool sampled = mode == kLinear || mode == kBicubic;
+      const double tol = sampled ? 4 * ulp(t) + 0x1p-44 : 0;
+      compare_with_cpu(
+          Op::interpolate, {x}, r.attrs, tol, [&](auto& v, const ir::TensorType& y, char* out) {
+            const InterpolateArgs a = interpolate_args(View{v[0].type.shape, v[0].strides}, y.shape,
+                                                       ir::interpolate_geometry(r.attrs));
+            kernels(t).interpolate(v[0].raw(), out, a);
+          });
     }
   }
 }

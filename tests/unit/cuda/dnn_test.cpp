@@ -263,7 +263,8 @@ TEST_CASE("pooling: cuDNN where it gives PyTorch's result, the kernel otherwise"
 
 TEST_CASE("argument blocks have the device structs' layout: 64-bit fields, no padding") {
   CHECK(sizeof(PoolArgs) == 20 * 8);
-  CHECK(sizeof(PlaneArgs) == 12 * 8);
+  CHECK(sizeof(PlaneArgs) == 10 * 8);
+  CHECK(sizeof(InterpolateArgs) == 19 * 8);
   CHECK(sizeof(ConvArgs) == 35 * 8);
   CHECK(sizeof(CtcArgs) == 9 * 8);
   CHECK(sizeof(CopyArgs) == (2 + 3 * kCopyRank) * 8);
