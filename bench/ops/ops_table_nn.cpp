@@ -51,6 +51,18 @@ std::vector<OpCase> nn_cases() {
        [](I in) {
          return interpolate(in.image, {128, 128}, InterpolateMode::Linear);
        }},
+      {"interpolate_bicubic", img,
+       [](I in) {
+         return interpolate(in.image, {128, 128}, InterpolateMode::Bicubic);
+       }},
+      {"interpolate_area", img,
+       [](I in) {
+         return interpolate(in.image, {16, 16}, InterpolateMode::Area);
+       }},
+      {"interpolate_trilinear", "(4,16,16,32,32)",
+       [](I in) {
+         return interpolate(in.volume, {32, 64, 64}, InterpolateMode::Linear);
+       }},
       {"pixel_shuffle", "(16,64,32,32)", [](I in) { return pixel_shuffle(in.shuffled, 2); }},
       {"pixel_unshuffle", img, [](I in) { return pixel_unshuffle(in.image, 2); }},
   };

@@ -63,6 +63,34 @@ def bilinear2x(x):
     return r[..., c0] * (1 - wc) + r[..., c1] * wc
 
 
+def axis_matrix(n_in, n_out, cubic):
+    """(n_out, n_in) weights of linear or bicubic (A = -0.75) sampling, align_corners false:
+    what a NumPy user resizes with, as matrix products."""
+    src = (np.arange(n_out) + 0.5) * n_in / n_out - 0.5
+    m = np.zeros((n_out, n_in), dtype=F)
+    if not cubic:
+        src = np.maximum(src, 0)
+        i0 = np.floor(src).astype(np.int64)
+        np.add.at(m, (np.arange(n_out), i0), 1 - (src - i0))
+        np.add.at(m, (np.arange(n_out), np.minimum(i0 + 1, n_in - 1)), src - i0)
+        return m
+    f = np.floor(src)
+    for k in (-1, 0, 1, 2):
+        d, a = np.abs(src - (f + k)), -0.75
+        w = np.where(d <= 1, (a + 2) * d**3 - (a + 3) * d**2 + 1,
+                     a * d**3 - 5 * a * d**2 + 8 * a * d - 4 * a)
+        np.add.at(m, (np.arange(n_out), np.clip(f.astype(np.int64) + k, 0, n_in - 1)), w)
+    return m
+
+
+def resize(x, sizes, cubic):
+    """Separable resampling of the trailing axes of x to `sizes`."""
+    for axis, n in zip(range(x.ndim - len(sizes), x.ndim), sizes):
+        m = axis_matrix(x.shape[axis], n, cubic)
+        x = np.moveaxis(np.moveaxis(x, axis, -1) @ m.T, -1, axis)
+    return x
+
+
 def numpy_ops(i):
     x, img, seq, ch = i.x, i.image, i.seq, i.channel
     c3 = ch[:, None, None]
@@ -89,6 +117,9 @@ def numpy_ops(i):
         "sdpa_causal": lambda: attention(i.q, i.k, i.v, True),
         "interpolate_nearest": lambda: img.repeat(2, axis=2).repeat(2, axis=3),
         "interpolate_bilinear": lambda: bilinear2x(img),
+        "interpolate_bicubic": lambda: resize(img, (128, 128), True),
+        "interpolate_area": lambda: img.reshape(16, 16, 16, 4, 16, 4).mean(axis=(3, 5)),
+        "interpolate_trilinear": lambda: resize(i.volume, (32, 64, 64), False),
         "pixel_shuffle": lambda: i.shuffled.reshape(16, 16, 2, 2, 32, 32)
         .transpose(0, 1, 4, 2, 5, 3).reshape(16, 16, 64, 64),
         "pixel_unshuffle": lambda: img.reshape(16, 16, 32, 2, 32, 2)

@@ -199,6 +199,102 @@ def test_interpolate():
         td.interpolate(td.asarray(x), size=4, mode="linear")
 
 
+def _axis_matrix(mode, n_in, n_out, scale=None, align_corners=False):
+    """(n_out, n_in) weights of one axis, written from PyTorch's formulas in float64."""
+    m = np.zeros((n_out, n_in))
+    o = np.arange(n_out, dtype=np.float64)
+    if align_corners:
+        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        s = 1.0 / scale if scale else n_in / n_out
+    if mode in ("nearest", "nearest-exact"):
+        fs = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
+        if mode == "nearest":
+            idx = np.floor(o.astype(np.float32) * fs).astype(int)
+            if n_out == n_in or n_out == 2 * n_in:
+                idx = np.arange(n_out) * n_in // n_out
+        else:
+            idx = np.floor(((o + 0.5) * np.float64(fs)).astype(np.float32)).astype(int)
+        m[np.arange(n_out), np.minimum(idx, n_in - 1)] = 1
+    elif mode == "linear":
+        src = s * o if align_corners else np.maximum(s * (o + 0.5) - 0.5, 0)
+        i0 = np.minimum(np.floor(src).astype(int), n_in - 1)
+        l1 = np.minimum(src - i0, 1)
+        m[np.arange(n_out), i0] += 1 - l1
+        m[np.arange(n_out), np.minimum(i0 + 1, n_in - 1)] += l1
+    elif mode == "bicubic":
+        src = s * o if align_corners else s * (o + 0.5) - 0.5
+        f = np.floor(src)
+        for k in (-1, 0, 1, 2):
+            d = np.abs(src - (f + k))
+            a = -0.75
+            w = np.where(d <= 1, (a + 2) * d**3 - (a + 3) * d**2 + 1,
+                         a * d**3 - 5 * a * d**2 + 8 * a * d - 4 * a)
+            np.add.at(m, (np.arange(n_out), np.clip(f.astype(int) + k, 0, n_in - 1)), w)
+    else:
+        assert mode == "area", mode
+        for i in range(n_out):
+            lo, hi = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+            m[i, lo:hi] = 1 / (hi - lo)
+    return m
+
+
+def _separable(x, mats):
+    y = x.astype(np.float64)
+    for axis, m in enumerate(mats):
+        y = np.moveaxis(np.tensordot(m, np.moveaxis(y, axis + 2, 0), axes=1), 0, axis + 2)
+    return y
+
+
+def test_interpolate_modes():
+    x3, x4, x5 = rnd(2, 3, 7, seed=31), rnd(1, 2, 5, 6, seed=32), rnd(1, 2, 3, 4, 5, seed=33)
+    # trilinear, with and without align_corners
+    for corners in (False, True):
+        want = _separable(x5, [_axis_matrix("linear", i, o, align_corners=corners)
+                               for i, o in zip((3, 4, 5), (5, 7, 2))])
+        check(td.interpolate(td.asarray(x5), size=(5, 7, 2), mode="trilinear",
+                             align_corners=corners), want)
+    # bicubic up and down, with and without align_corners
+    for size, corners in (((9, 11), False), ((3, 4), False), ((8, 3), True)):
+        want = _separable(x4, [_axis_matrix("bicubic", i, o, align_corners=corners)
+                               for i, o in zip((5, 6), size)])
+        check(td.interpolate(td.asarray(x4), size=size, mode="bicubic", align_corners=corners),
+              want)
+    # area: adaptive average pooling, 1 to 3 axes
+    for x, size in ((x3, (3,)), (x4, (2, 4)), (x5, (2, 3, 2))):
+        want = _separable(x, [_axis_matrix("area", i, o) for i, o in zip(x.shape[2:], size)])
+        check(td.interpolate(td.asarray(x), size=size, mode="area"), want)
+    # nearest-exact picks exact values
+    want = _separable(x4, [_axis_matrix("nearest-exact", i, o) for i, o in zip((5, 6), (7, 4))])
+    check(td.interpolate(td.asarray(x4), size=(7, 4), mode="nearest-exact"), want, rtol=0,
+          atol=0)
+
+
+def test_interpolate_scale_factor():
+    x = rnd(1, 2, 5, 7, seed=34)
+    # PyTorch samples with 1 / scale_factor, not input / output sizes: 5 * 1.7 -> 8 rows.
+    for mode in ("nearest", "nearest-exact", "bilinear", "bicubic"):
+        axis_mode = "linear" if mode == "bilinear" else mode
+        want = _separable(x, [_axis_matrix(axis_mode, 5, 8, scale=1.7),
+                              _axis_matrix(axis_mode, 7, 4, scale=0.6)])
+        got = td.interpolate(td.asarray(x), scale_factor=(1.7, 0.6), mode=mode)
+        assert got.shape == (1, 2, 8, 4)
+        check(got, want)
+    # recompute_scale_factor=True samples with input / output sizes
+    want = _separable(x, [_axis_matrix("linear", 5, 8),
+                          _axis_matrix("linear", 7, 4)])
+    check(td.interpolate(td.asarray(x), scale_factor=(1.7, 0.6), mode="bilinear",
+                         recompute_scale_factor=True), want)
+    with pytest.raises(ValueError, match="align_corners"):
+        td.interpolate(td.asarray(x), size=(3, 3), mode="area", align_corners=False)
+    with pytest.raises(ValueError, match="4-D"):
+        td.interpolate(td.asarray(x[0]), size=3, mode="bicubic")
+    with pytest.raises(NotImplementedError, match="antialias"):
+        td.interpolate(td.asarray(x), size=(3, 3), mode="bilinear", antialias=True)
+    with pytest.raises(ValueError, match="2 scale factors"):
+        td.interpolate(td.asarray(x), scale_factor=(2, 2, 2))
+
+
 def test_linear_embedding_pixel_shuffle():
     x, w, b = rnd(2, 3, 5), rnd(4, 5, seed=15), rnd(4, seed=16)
     check(td.linear(td.asarray(x), td.asarray(w), td.asarray(b)), x @ w.T + b)

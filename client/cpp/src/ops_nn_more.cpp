@@ -108,9 +108,10 @@ Tensor adaptive_avg_pool2d(const Tensor& x, Ints output_size, Loc loc) {
 }
 
 Tensor interpolate(const Tensor& x, Ints size, InterpolateMode mode,
-                   std::optional<bool> align_corners, Loc loc) {
+                   std::optional<bool> align_corners, std::vector<double> scales, Loc loc) {
   Attrs a{{Attr::shape, std::move(size)}, {Attr::mode, static_cast<int64_t>(mode)}};
   if (align_corners) a.set(Attr::align_corners, *align_corners);
+  if (!scales.empty()) a.set(Attr::scales, std::move(scales));
   return record(Op::interpolate, {&x}, std::move(a), loc);
 }
 

@@ -68,12 +68,13 @@ void bind_nn(py::module_& m) {
   m.def("adaptive_avg_pool2d", [](const Tensor& x, Ints size, Loc loc) {
     return recorded([&] { return tensord::adaptive_avg_pool2d(x, size, loc); });
   });
-  m.def("interpolate",
-        [](const Tensor& x, Ints size, int64_t mode, std::optional<bool> corners, Loc loc) {
-          return recorded([&] {
-            return tensord::interpolate(x, size, static_cast<InterpolateMode>(mode), corners, loc);
-          });
-        });
+  m.def("interpolate", [](const Tensor& x, Ints size, int64_t mode, std::optional<bool> corners,
+                          std::vector<double> scales, Loc loc) {
+    return recorded([&] {
+      return tensord::interpolate(x, size, static_cast<InterpolateMode>(mode), corners,
+                                  std::move(scales), loc);
+    });
+  });
   m.def("linear", [](const Tensor& x, const Tensor& w, const Opt& b, Loc loc) {
     return recorded([&] { return tensord::linear(x, w, get(b), loc); });
   });

@@ -127,31 +127,52 @@ def adaptive_avg_pool2d(input, output_size):  # noqa: A002
     return Array(_tensord.adaptive_avg_pool2d(_t(x), size, caller()))
 
 
-_MODES = {"nearest": 0, "linear": 1, "bilinear": 1}
+# PyTorch's mode names: the op's mode number and the spatial ranks the mode takes.
+_MODES = {"nearest": (0, (1, 2, 3)), "linear": (1, (1,)), "bilinear": (1, (2,)),
+          "trilinear": (1, (3,)), "bicubic": (2, (2,)), "area": (3, (1, 2, 3)),
+          "nearest-exact": (4, (1, 2, 3))}
+_SAMPLED = ("linear", "bilinear", "trilinear", "bicubic")
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A002
-                align_corners=None):
-    """mode 'nearest' (1-D, 2-D), 'linear' (1-D) or 'bilinear' (2-D). With scale_factor the
-    output size is floor(size * scale) and the sampling uses input / output sizes (PyTorch's
-    recompute_scale_factor=True)."""
+                align_corners=None, recompute_scale_factor=None, antialias=False):
+    """torch.nn.functional.interpolate: modes nearest, linear, bilinear, trilinear, bicubic,
+    area and nearest-exact on (N, C, spatial...) inputs. With scale_factor the output size is
+    floor(size * scale) and, as in PyTorch, the sampling uses 1 / scale_factor unless
+    recompute_scale_factor=True (then input / output sizes). antialias is not supported."""
     x = _operand_array(input)
     if mode not in _MODES:
         raise ValueError(f"interpolate supports modes {sorted(_MODES)}, got {mode!r}")
+    number, ranks = _MODES[mode]
     nd = len(x.shape) - 2
-    if (mode == "linear" and nd != 1) or (mode == "bilinear" and nd != 2):
-        raise ValueError(f"interpolate mode {mode!r} needs a {3 if mode == 'linear' else 4}-D "
-                         f"input, got shape {tuple(x.shape)}")
+    if nd not in ranks:
+        want = " or ".join(f"{r + 2}-D" for r in ranks)
+        raise ValueError(f"interpolate mode {mode!r} needs a {want} input, got shape "
+                         f"{tuple(x.shape)}")
+    if align_corners is not None and mode not in _SAMPLED:
+        raise ValueError("align_corners can only be set with the interpolating modes: "
+                         + " | ".join(_SAMPLED))
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported by tensord")
     if (size is None) == (scale_factor is None):
         raise ValueError("interpolate needs exactly one of size and scale_factor")
+    scales = []
     if size is not None:
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size")
         out = _ints(size, "size")
         out = out * nd if len(out) == 1 else out
     else:
-        scales = [scale_factor] * nd if isinstance(scale_factor, (int, float)) else \
-            list(scale_factor)
-        out = [int(math.floor(s * f)) for s, f in zip(x.shape[2:], scales)]
-    return Array(_tensord.interpolate(_t(x), out, _MODES[mode], align_corners, caller()))
+        factors = [float(scale_factor)] * nd if isinstance(scale_factor, (int, float)) else \
+            [float(f) for f in scale_factor]
+        if len(factors) != nd:
+            raise ValueError(f"interpolate needs {nd} scale factors for input shape "
+                             f"{tuple(x.shape)}, got {len(factors)}")
+        out = [int(math.floor(s * f)) for s, f in zip(x.shape[2:], factors)]
+        # Area pooling and align_corners do not sample with the factors (nor does PyTorch).
+        if not recompute_scale_factor and mode != "area" and not align_corners:
+            scales = factors
+    return Array(_tensord.interpolate(_t(x), out, number, align_corners, scales, caller()))
 
 
 def linear(input, weight, bias=None):  # noqa: A002

@@ -46,10 +46,20 @@ Tensor avg_pool2d(const Tensor& x, Ints kernel, Ints stride = {}, Ints padding =
 Tensor adaptive_avg_pool2d(const Tensor& x, Ints output_size,
                            std::source_location loc = std::source_location::current());
 
-enum class InterpolateMode : int64_t { Nearest = 0, Linear = 1 /* linear 1-D, bilinear 2-D */ };
-// size: the output's spatial sizes. align_corners: linear only (PyTorch's default false).
+// PyTorch's modes (docs/ops.md): Linear is linear, bilinear or trilinear by the input's rank.
+enum class InterpolateMode : int64_t {
+  Nearest = 0,
+  Linear = 1,
+  Bicubic = 2,
+  Area = 3,
+  NearestExact = 4,
+};
+// size: the output's spatial sizes. align_corners: linear and bicubic only (PyTorch's default
+// false). scales: the factors the output was sized with (one per spatial axis); given, they set
+// the sampling scale (1 / scale) as PyTorch's scale_factor does; empty: in / out.
 Tensor interpolate(const Tensor& x, Ints size, InterpolateMode mode = InterpolateMode::Nearest,
                    std::optional<bool> align_corners = std::nullopt,
+                   std::vector<double> scales = {},
                    std::source_location loc = std::source_location::current());
 
 // x (..., in), weight (out, in), bias (out).
