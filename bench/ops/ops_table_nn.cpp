@@ -17,6 +17,8 @@ std::vector<OpCase> nn_cases() {
        [](I in) { return conv3d(in.volume, in.kernel3, {}, {1}, {1}); }},
       {"conv_transpose2d", img,
        [](I in) { return conv_transpose2d(in.image, in.kernel2, {}, {1}, {1}); }},
+      {"conv_transpose3d", "(4,16,16,32,32)",
+       [](I in) { return conv_transpose3d(in.volume, in.kernel3, {}, {1}, {1}); }},
       {"max_pool1d", seq, [](I in) { return max_pool1d(in.seq, {2}); }},
       {"avg_pool1d", seq, [](I in) { return avg_pool1d(in.seq, {2}); }},
       {"max_pool2d", img, [](I in) { return max_pool2d(in.image, {2}); }},

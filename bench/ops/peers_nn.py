@@ -20,10 +20,11 @@ def conv(x, w, pad):
     return np.ascontiguousarray(np.moveaxis(out, -1, 1))
 
 
-def conv_transpose2d(x, w, pad):
-    """stride 1: conv2d of x with the kernel flipped and its channel axes swapped."""
-    k = w.shape[-1]
-    return conv(x, np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)), k - 1 - pad)
+def conv_transpose(x, w, pad):
+    """stride 1: the convolution of x with the kernel flipped and its channel axes swapped."""
+    k, nd = w.shape[-1], w.ndim - 2
+    flipped = w[(slice(None), slice(None), *([slice(None, None, -1)] * nd))]
+    return conv(x, np.ascontiguousarray(np.swapaxes(flipped, 0, 1)), k - 1 - pad)
 
 
 def normalize(x, axes, weight, bias, shape):
@@ -97,7 +98,8 @@ def numpy_ops(i):
     return {
         "conv1d": lambda: conv(seq, i.kernel1, 1), "conv2d": lambda: conv(img, i.kernel2, 1),
         "conv3d": lambda: conv(i.volume, i.kernel3, 1),
-        "conv_transpose2d": lambda: conv_transpose2d(img, i.kernel2, 1),
+        "conv_transpose2d": lambda: conv_transpose(img, i.kernel2, 1),
+        "conv_transpose3d": lambda: conv_transpose(i.volume, i.kernel3, 1),
         "max_pool1d": lambda: seq.reshape(16, 16, 2048, 2).max(axis=3),
         "avg_pool1d": lambda: seq.reshape(16, 16, 2048, 2).mean(axis=3),
         "max_pool2d": lambda: img.reshape(16, 16, 32, 2, 32, 2).max(axis=(3, 5)),

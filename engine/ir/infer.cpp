@@ -490,7 +490,9 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::conv1d:
     case Op::conv2d:
     case Op::conv3d:
+    case Op::conv_transpose1d:
     case Op::conv_transpose2d:
+    case Op::conv_transpose3d:
     case Op::max_pool1d:
     case Op::max_pool2d:
     case Op::avg_pool1d:

@@ -48,7 +48,7 @@ void require_channels(Op op, const TensorType& p, int64_t channels, const char* 
 std::vector<TensorType> infer_conv(Op op, Inputs in, const Attrs& attrs) {
   const TensorType& x = *in[0];
   const TensorType& w = *in[1];
-  const bool transposed = op == Op::conv_transpose2d;
+  const bool transposed = is_conv_transpose(op);
   const int nd = spatial_rank(op);
   require_rank(op, x, nd + 2, nd + 2, "an input (batch, channels, spatial...)");
   require_rank(op, w, nd + 2, nd + 2, "a weight");
@@ -431,7 +431,9 @@ std::vector<TensorType> infer_nn(Op op, Inputs in, const Attrs& attrs) {
       case Op::conv1d:
       case Op::conv2d:
       case Op::conv3d:
+      case Op::conv_transpose1d:
       case Op::conv_transpose2d:
+      case Op::conv_transpose3d:
         return infer_conv(op, in, attrs);
       case Op::max_pool1d:
       case Op::max_pool2d:

@@ -48,14 +48,24 @@ inline Spatial spatial_attr(Op op, const Attrs& attrs, Attr attr, int nd, int64_
 inline int spatial_rank(Op op) {
   switch (op) {
     case Op::conv1d:
+    case Op::conv_transpose1d:
     case Op::max_pool1d:
     case Op::avg_pool1d:
       return 1;
     case Op::conv3d:
+    case Op::conv_transpose3d:
       return 3;
     default:
       return 2;
   }
+}
+
+inline bool is_conv_transpose(Op op) {
+  return op == Op::conv_transpose1d || op == Op::conv_transpose2d || op == Op::conv_transpose3d;
+}
+
+inline bool is_conv(Op op) {
+  return op == Op::conv1d || op == Op::conv2d || op == Op::conv3d || is_conv_transpose(op);
 }
 
 // A convolution's resolved attributes.
@@ -71,7 +81,7 @@ inline ConvGeometry conv_geometry(Op op, const Attrs& attrs, int nd) {
   g.stride = spatial_attr(op, attrs, Attr::stride, nd, 1, 1);
   g.padding = spatial_attr(op, attrs, Attr::padding, nd, 0, 0);
   g.dilation = spatial_attr(op, attrs, Attr::dilation, nd, 1, 1);
-  if (op == Op::conv_transpose2d) {
+  if (is_conv_transpose(op)) {
     g.output_padding = spatial_attr(op, attrs, Attr::output_padding, nd, 0, 0);
   }
   g.groups = attrs.get_int(Attr::groups, 1);

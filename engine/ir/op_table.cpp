@@ -371,7 +371,9 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
     case Op::conv2d:
     case Op::conv3d:
       return kConv;
+    case Op::conv_transpose1d:
     case Op::conv_transpose2d:
+    case Op::conv_transpose3d:
       return kConvTranspose;
     case Op::max_pool1d:
     case Op::max_pool2d:

@@ -107,6 +107,38 @@ void add_conv(std::vector<Case>& out) {
        false,
        Layout::ChannelsLast},
       {Op::conv_transpose2d, {0, 2, 3, 3}, {2, 3, 1, 1}, {}},
+      {Op::conv_transpose1d, {2, 3, 7}, {3, 2, 3}, {}},
+      {Op::conv_transpose1d,
+       {2, 4, 5},
+       {4, 3, 4},
+       {{Attr::stride, I{3}},
+        {Attr::padding, I{2}},
+        {Attr::output_padding, I{1}},
+        {Attr::dilation, I{2}},
+        {Attr::groups, int64_t{2}}},
+       true},
+      {Op::conv_transpose1d,
+       {1, 2, 6},
+       {2, 3, 2},
+       {{Attr::stride, I{2}}},
+       false,
+       Layout::ChannelsLast},
+      {Op::conv_transpose3d, {1, 2, 3, 4, 3}, {2, 3, 2, 3, 2}, {}},
+      {Op::conv_transpose3d,
+       {2, 4, 3, 2, 3},
+       {4, 1, 3, 2, 3},
+       {{Attr::stride, I{2, 1, 2}},
+        {Attr::padding, I{1, 0, 1}},
+        {Attr::output_padding, I{1, 0, 0}},
+        {Attr::groups, int64_t{4}}},
+       true,
+       Layout::ChannelsLast},
+      {Op::conv_transpose3d,
+       {1, 2, 2, 3, 2},
+       {2, 2, 2, 2, 2},
+       {{Attr::dilation, I{2}}},
+       false,
+       Layout::Permuted},
   };
   for (const Row& r : rows) {
     for (DType t : kFloatDTypes) {
@@ -114,7 +146,7 @@ void add_conv(std::vector<Case>& out) {
       std::vector<InputSpec> in{InputSpec{t, r.x, r.layout, r.values, 0, {}},
                                 InputSpec{t, r.w, Layout::Contiguous, Values::Small, 0, {}}};
       const int64_t cout =
-          r.op == Op::conv_transpose2d ? r.w[1] * r.attrs.get_int(Attr::groups, 1) : r.w[0];
+          ir::is_conv_transpose(r.op) ? r.w[1] * r.attrs.get_int(Attr::groups, 1) : r.w[0];
       if (r.bias) in.push_back(in_values(t, {cout}, {0.5, -1.0, 0.25, 2.0}));
       out.push_back(make(r.op, std::move(in), r.attrs));
     }
@@ -143,6 +175,13 @@ void add_conv(std::vector<Case>& out) {
                       "output_padding 1 with stride 1"));
   out.push_back(error(Op::conv3d, {in(f, {1, 2, 3, 3}), in(f, {2, 2, 1, 1, 1})}, {},
                       ErrorCode::Shape, "4-d input to conv3d"));
+  out.push_back(error(Op::conv_transpose1d, {in(f, {1, 2, 3, 3}), in(f, {2, 2, 3})}, {},
+                      ErrorCode::Shape, "4-d input to conv_transpose1d"));
+  out.push_back(error(Op::conv_transpose3d, {in(f, {1, 3, 3, 3, 3}), in(f, {2, 2, 1, 1, 1})}, {},
+                      ErrorCode::Shape, "weight for 2 input channels, input has 3"));
+  out.push_back(error(Op::conv_transpose3d, {in(f, {1, 2, 3, 3, 3}), in(f, {2, 2, 1, 1, 1})},
+                      {{Attr::stride, I{2}}, {Attr::output_padding, I{0, 2, 0}}},
+                      ErrorCode::InvalidGraph, "output_padding 2 with stride 2"));
 }
 
 void add_pool(std::vector<Case>& out) {

@@ -320,7 +320,9 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::conv1d:
     case Op::conv2d:
     case Op::conv3d:
+    case Op::conv_transpose1d:
     case Op::conv_transpose2d:
+    case Op::conv_transpose3d:
     case Op::max_pool1d:
     case Op::max_pool2d:
     case Op::avg_pool1d:

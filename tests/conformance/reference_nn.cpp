@@ -62,8 +62,11 @@ std::vector<int64_t> spatial(const ir::Attrs& attrs, Attr a, int nd, int64_t fal
 Expected conv(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) {
   const RefTensor& x = in[0];
   const RefTensor& w = in[1];
-  const bool transposed = op == Op::conv_transpose2d;
-  const int nd = op == Op::conv1d ? 1 : op == Op::conv3d ? 3 : 2;
+  const bool transposed =
+      op == Op::conv_transpose1d || op == Op::conv_transpose2d || op == Op::conv_transpose3d;
+  const int nd = op == Op::conv1d || op == Op::conv_transpose1d   ? 1
+                 : op == Op::conv3d || op == Op::conv_transpose3d ? 3
+                                                                  : 2;
   need_rank(x, nd + 2, nd + 2);
   need_rank(w, nd + 2, nd + 2);
   need_float(x);
@@ -427,7 +430,9 @@ Expected ref_nn(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) {
     case Op::conv1d:
     case Op::conv2d:
     case Op::conv3d:
+    case Op::conv_transpose1d:
     case Op::conv_transpose2d:
+    case Op::conv_transpose3d:
       return conv(op, in, attrs);
     case Op::max_pool1d:
     case Op::max_pool2d:

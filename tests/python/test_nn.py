@@ -127,6 +127,42 @@ def test_conv_transpose2d(stride, padding, output_padding):
     check(got, np_conv_transpose2d(x, w, b, (stride,) * 2, (padding,) * 2, (output_padding,) * 2))
 
 
+def np_conv_transpose(x, w, b, stride, padding, output_padding, dilation, groups):
+    """Any number of spatial axes, scatter form: each input element adds its weighted kernel."""
+    x, w = x.astype(np.float64), w.astype(np.float64)
+    nd, ci_g, co_g = x.ndim - 2, x.shape[1] // groups, w.shape[1]
+    k = w.shape[2:]
+    full = [(x.shape[2 + d] - 1) * stride[d] + (k[d] - 1) * dilation[d] + 1 + output_padding[d]
+            for d in range(nd)]
+    y = np.zeros((x.shape[0], co_g * groups, *full))
+    for g in range(groups):
+        xg, wg = x[:, g * ci_g:(g + 1) * ci_g], w[g * ci_g:(g + 1) * ci_g]
+        for i in np.ndindex(*x.shape[2:]):
+            for kk in np.ndindex(*k):
+                pos = tuple(i[d] * stride[d] + kk[d] * dilation[d] for d in range(nd))
+                y[(slice(None), slice(g * co_g, (g + 1) * co_g), *pos)] += \
+                    xg[(slice(None), slice(None), *i)] @ wg[(slice(None), slice(None), *kk)]
+    y = y[(slice(None), slice(None),
+           *(slice(padding[d], full[d] - padding[d]) for d in range(nd)))]
+    return y if b is None else y + b.reshape(1, -1, *([1] * nd))
+
+
+@pytest.mark.parametrize("nd", [1, 3])
+def test_conv_transpose1d_3d(nd):
+    x = rnd(2, 4, *([5, 3, 4][:nd] if nd == 3 else [6]), seed=40)
+    w = rnd(4, 3, *([2, 3, 2][:nd] if nd == 3 else [3]), seed=41)
+    b = rnd(6, seed=42)
+    fn = td.conv_transpose1d if nd == 1 else td.conv_transpose3d
+    stride, padding, opad, dil = [2] * nd, [1] * nd, [1] + [0] * (nd - 1), [1] * (nd - 1) + [2]
+    got = fn(td.asarray(x), td.asarray(w), td.asarray(b), stride=stride, padding=padding,
+             output_padding=opad, groups=2, dilation=dil)
+    want = np_conv_transpose(x, w, b, stride, padding, opad, dil, 2)
+    assert got.shape == want.shape
+    check(got, want)
+    with pytest.raises(ValueError, match=f"conv_transpose{nd}d"):
+        fn(td.asarray(x), td.asarray(rnd(3, 3, *w.shape[2:])))
+
+
 def test_conv_errors_name_the_op():
     x, w = td.asarray(rnd(1, 4, 5, 5)), td.asarray(rnd(2, 3, 3, 3))
     with pytest.raises(ValueError, match="conv2d.*channels"):

@@ -68,11 +68,29 @@ Tensor conv3d(const Tensor& x, const Tensor& weight, const Tensor& bias, Ints st
               Ints dilation, int64_t groups, Loc loc) {
   return conv(Op::conv3d, x, weight, bias, conv_attrs(stride, padding, dilation, groups), loc);
 }
-Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bias, Ints stride,
-                        Ints padding, Ints output_padding, int64_t groups, Ints dilation, Loc loc) {
+Tensor conv_transpose(Op op, const Tensor& x, const Tensor& weight, const Tensor& bias, Ints stride,
+                      Ints padding, Ints output_padding, int64_t groups, Ints dilation, Loc loc) {
   Attrs a = conv_attrs(stride, padding, dilation, groups);
   a.set(Attr::output_padding, std::move(output_padding));
-  return conv(Op::conv_transpose2d, x, weight, bias, std::move(a), loc);
+  return conv(op, x, weight, bias, std::move(a), loc);
+}
+Tensor conv_transpose1d(const Tensor& x, const Tensor& weight, const Tensor& bias, Ints stride,
+                        Ints padding, Ints output_padding, int64_t groups, Ints dilation, Loc loc) {
+  return conv_transpose(Op::conv_transpose1d, x, weight, bias, std::move(stride),
+                        std::move(padding), std::move(output_padding), groups, std::move(dilation),
+                        loc);
+}
+Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bias, Ints stride,
+                        Ints padding, Ints output_padding, int64_t groups, Ints dilation, Loc loc) {
+  return conv_transpose(Op::conv_transpose2d, x, weight, bias, std::move(stride),
+                        std::move(padding), std::move(output_padding), groups, std::move(dilation),
+                        loc);
+}
+Tensor conv_transpose3d(const Tensor& x, const Tensor& weight, const Tensor& bias, Ints stride,
+                        Ints padding, Ints output_padding, int64_t groups, Ints dilation, Loc loc) {
+  return conv_transpose(Op::conv_transpose3d, x, weight, bias, std::move(stride),
+                        std::move(padding), std::move(output_padding), groups, std::move(dilation),
+                        loc);
 }
 
 Tensor max_pool1d(const Tensor& x, Ints kernel, Ints stride, Ints padding, Ints dilation,

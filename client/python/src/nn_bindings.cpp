@@ -41,12 +41,14 @@ void bind_nn(py::module_& m) {
       }
     });
   });
-  m.def("conv_transpose2d",
-        [](const Tensor& x, const Tensor& w, const Opt& b, Ints stride, Ints padding,
+  m.def("conv_transpose",
+        [](int nd, const Tensor& x, const Tensor& w, const Opt& b, Ints stride, Ints padding,
            Ints output_padding, int64_t groups, Ints dilation, Loc loc) {
           return recorded([&] {
-            return tensord::conv_transpose2d(x, w, get(b), stride, padding, output_padding, groups,
-                                             dilation, loc);
+            auto fn = nd == 1   ? &tensord::conv_transpose1d
+                      : nd == 3 ? &tensord::conv_transpose3d
+                                : &tensord::conv_transpose2d;
+            return fn(x, w, get(b), stride, padding, output_padding, groups, dilation, loc);
           });
         });
   m.def("max_pool", [](int nd, const Tensor& x, Ints kernel, Ints stride, Ints padding,

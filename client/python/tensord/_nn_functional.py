@@ -8,7 +8,7 @@ from . import _tensord
 from ._array import Array, _operand_array
 from ._location import caller
 
-__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose2d", "max_pool1d", "max_pool2d",
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "max_pool1d", "max_pool2d",
            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate", "linear",
            "embedding", "rms_norm", "batch_norm", "group_norm", "instance_norm",
            "scaled_dot_product_attention", "dropout", "pixel_shuffle", "pixel_unshuffle",
@@ -78,13 +78,33 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(3, input, weight, bias, stride, padding, dilation, groups)
 
 
+def _conv_transpose(nd, input, weight, bias, stride, padding,  # noqa: A002
+                    output_padding, groups, dilation):
+    return Array(_tensord.conv_transpose(
+        nd, _t(input), _t(weight), _opt(bias), _ints(stride, "stride"),
+        _ints(padding, "padding"), _ints(output_padding, "output_padding"), int(groups),
+        _ints(dilation, "dilation"), caller()))
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0,  # noqa: A002
+                     output_padding=0, groups=1, dilation=1):
+    """input (N, C_in, L); weight (C_in, C_out / groups, k), PyTorch's argument order."""
+    return _conv_transpose(1, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+
+
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0,  # noqa: A002
                      output_padding=0, groups=1, dilation=1):
     """weight (C_in, C_out / groups, kH, kW), PyTorch's layout and argument order."""
-    return Array(_tensord.conv_transpose2d(
-        _t(input), _t(weight), _opt(bias), _ints(stride, "stride"), _ints(padding, "padding"),
-        _ints(output_padding, "output_padding"), int(groups), _ints(dilation, "dilation"),
-        caller()))
+    return _conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0,  # noqa: A002
+                     output_padding=0, groups=1, dilation=1):
+    """input (N, C_in, D, H, W); weight (C_in, C_out / groups, kD, kH, kW)."""
+    return _conv_transpose(3, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
 
 
 def _stride(stride):

@@ -1,6 +1,6 @@
 // Convolutions through oneDNN (docs/ops.md "Neural-network ops"): conv1d/2d/3d as
-// convolution_forward, conv_transpose2d as deconvolution_forward, forward inference in float32
-// (float16/bfloat16 inputs are converted to float32 and the result rounded once).
+// convolution_forward, conv_transpose1d/2d/3d as deconvolution_forward, forward inference in
+// float32 (float16/bfloat16 inputs are converted to float32 and the result rounded once).
 //
 // Layouts: an input whose strides are row-major (N, C, spatial...) or channels-last
 // (N, spatial..., C, i.e. PyTorch's channels_last / NHWC) is handed to oneDNN as it is, through
@@ -75,7 +75,7 @@ memory::dims dims_of(const ir::Shape& s) {
 // The weight as PyTorch stores it, described in oneDNN's order: (O, I, k...) or, grouped,
 // (G, O/G, I/G, k...). A transposed convolution's weight is stored (I, O/G, k...).
 memory::desc user_weights(Op op, const ir::Shape& ws, int64_t groups, int64_t cin, int64_t cout) {
-  const bool transposed = op == Op::conv_transpose2d;
+  const bool transposed = ir::is_conv_transpose(op);
   int64_t k = 1;
   for (size_t d = 2; d < ws.size(); ++d) k *= ws[d];
   const int64_t cin_g = cin / groups, cout_g = cout / groups;
@@ -131,7 +131,7 @@ bool run_dnnl(const KernelContext& ctx, const ir::Node& node, std::span<const Te
     pad_l.push_back(g.padding[d]);
     // oneDNN checks (in + pad_l + pad_r - extent) / stride + 1 == out with floor division, so
     // pad_r = pad_l gives PyTorch's size; a transposed convolution drops output_padding.
-    pad_r.push_back(op == Op::conv_transpose2d ? g.padding[d] - g.output_padding[d] : g.padding[d]);
+    pad_r.push_back(ir::is_conv_transpose(op) ? g.padding[d] - g.output_padding[d] : g.padding[d]);
   }
   const memory::desc no_bias;
   const memory::desc& b_md = bias.buffer ? bias_md : no_bias;
@@ -142,7 +142,7 @@ bool run_dnnl(const KernelContext& ctx, const ir::Node& node, std::span<const Te
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::primitive prim;
     memory::desc w_md, dst_md, scratchpad_md;
-    if (op == Op::conv_transpose2d) {
+    if (ir::is_conv_transpose(op)) {
       dnnl::deconvolution_forward::primitive_desc pd(
           dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_inference,
                                             dnnl::algorithm::deconvolution_direct, src_md, w_any,

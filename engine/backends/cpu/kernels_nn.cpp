@@ -137,7 +137,7 @@ template <typename T>
 void conv_direct(const KernelContext& ctx, Op op, const ir::ConvGeometry& g, const ir::Shape& xs,
                  const ir::Shape& ws, const ir::Shape& ys, const T* x, const T* w, const T* bias,
                  T* y) {
-  const bool transposed = op == Op::conv_transpose2d;
+  const bool transposed = ir::is_conv_transpose(op);
   // Pad every shape to 3 spatial axes (leading size-1 axes).
   const int nd = g.nd;
   int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, o[3] = {1, 1, 1};
@@ -226,7 +226,9 @@ bool is_nn(Op op) {
     case Op::conv1d:
     case Op::conv2d:
     case Op::conv3d:
+    case Op::conv_transpose1d:
     case Op::conv_transpose2d:
+    case Op::conv_transpose3d:
     case Op::max_pool1d:
     case Op::max_pool2d:
     case Op::avg_pool1d:
@@ -244,9 +246,7 @@ void run_nn(const KernelContext& ctx, const ir::Node& node, std::span<const Tens
             const TensorValue& out) {
   const Op op = node.op;
   if (op == Op::ctc_loss) return run_ctc_loss(ctx, node, inputs, out);
-  const size_t want_min =
-      op == Op::conv1d || op == Op::conv2d || op == Op::conv3d || op == Op::conv_transpose2d ? 2
-                                                                                             : 1;
+  const size_t want_min = ir::is_conv(op) ? 2 : 1;
   if (inputs.size() < want_min || inputs.size() > (want_min == 2 ? 3u : 1u)) {
     throw Error(ErrorCode::Internal,
                 std::string(ir::name(op)) + " got " + std::to_string(inputs.size()) + " inputs");
@@ -256,7 +256,9 @@ void run_nn(const KernelContext& ctx, const ir::Node& node, std::span<const Tens
     case Op::conv1d:
     case Op::conv2d:
     case Op::conv3d:
+    case Op::conv_transpose1d:
     case Op::conv_transpose2d:
+    case Op::conv_transpose3d:
       return run_conv(ctx, node, inputs, out);
     case Op::max_pool1d:
     case Op::max_pool2d:

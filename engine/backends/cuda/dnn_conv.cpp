@@ -1,5 +1,6 @@
-// conv1d/2d/3d (cudnnConvolutionForward) and conv_transpose2d (cudnnConvolutionBackwardData of
-// the forward convolution whose filter is the transposed convolution's weight).
+// conv1d/2d/3d (cudnnConvolutionForward) and conv_transpose1d/2d/3d
+// (cudnnConvolutionBackwardData of the forward convolution whose filter is the transposed
+// convolution's weight).
 //
 // Layouts: an input packed row-major or channels-last goes to cuDNN as it is (NCHW or NHWC
 // strides); any other view is copied row-major first. The weight is given in the input's layout

@@ -1,4 +1,4 @@
-// The CUDA kernels of the neural-network ops: conv1d/2d/3d and conv_transpose2d through cuDNN
+// The CUDA kernels of the neural-network ops: conv1d/2d/3d and conv_transpose1d/2d/3d through cuDNN
 // (dnn_conv.cpp), max/avg pooling through cuDNN where it gives PyTorch's result and a kernel
 // otherwise, adaptive_avg_pool2d and interpolate as kernels (dnn_pool.cpp), ctc_loss as a
 // kernel (dnn_ctc.cpp). Float32, float64, float16 and bfloat16; any other dtype is Unsupported.
@@ -148,7 +148,9 @@ bool is_dnn(ir::Op op) {
     case ir::Op::conv1d:
     case ir::Op::conv2d:
     case ir::Op::conv3d:
+    case ir::Op::conv_transpose1d:
     case ir::Op::conv_transpose2d:
+    case ir::Op::conv_transpose3d:
     case ir::Op::max_pool1d:
     case ir::Op::max_pool2d:
     case ir::Op::avg_pool1d:
@@ -188,7 +190,9 @@ bool run_dnn(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
     case Op::conv1d:
     case Op::conv2d:
     case Op::conv3d:
+    case Op::conv_transpose1d:
     case Op::conv_transpose2d:
+    case Op::conv_transpose3d:
       if (in.size() < 2) throw Error(ErrorCode::Internal, "a convolution needs a weight");
       dnn::run_conv(ctx, node, in, out[0]);
       break;

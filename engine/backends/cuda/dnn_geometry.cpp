@@ -83,7 +83,7 @@ ConvProblem conv_problem(ir::Op op, const ir::Attrs& attrs, const ir::Shape& x, 
   const int nd = ir::spatial_rank(op);
   const ir::ConvGeometry g = ir::conv_geometry(op, attrs, nd);
   ConvProblem p;
-  p.transposed = op == ir::Op::conv_transpose2d;
+  p.transposed = ir::is_conv_transpose(op);
   p.spatial = std::max(nd, 2);
   p.x = x, p.w = w, p.y = y;
   p.groups = g.groups;

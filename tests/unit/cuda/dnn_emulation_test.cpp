@@ -517,6 +517,23 @@ TEST_CASE("direct convolution kernel (cuDNN's fallback) = CPU backend") {
        {},
        {2, 2, 2, 2},
        {{Attr::output_padding, I{1}}, {Attr::dilation, I{2}}}},
+      {Op::conv_transpose1d,
+       {2, 4, 5},
+       {},
+       {4, 3, 4},
+       {{Attr::stride, I{3}},
+        {Attr::padding, I{2}},
+        {Attr::output_padding, I{1}},
+        {Attr::dilation, I{2}},
+        {Attr::groups, int64_t{2}}}},
+      {Op::conv_transpose3d,
+       {2, 4, 3, 2, 3},
+       {},
+       {4, 1, 3, 2, 3},
+       {{Attr::stride, I{2, 1, 2}},
+        {Attr::padding, I{1, 0, 1}},
+        {Attr::output_padding, I{1, 0, 0}},
+        {Attr::groups, int64_t{4}}}},
   };
   for (const Row& r : rows) {
     for (DType t : kDTypes) {
@@ -524,7 +541,7 @@ TEST_CASE("direct convolution kernel (cuDNN's fallback) = CPU backend") {
       std::vector<Input> in = {{t, r.x, r.x_strides, random_values(ir::numel(r.x), 3)},
                                {t, r.w, {}, random_values(ir::numel(r.w), 4)}};
       const int64_t cout =
-          r.op == Op::conv_transpose2d ? r.w[1] * r.attrs.get_int(Attr::groups, 1) : r.w[0];
+          ir::is_conv_transpose(r.op) ? r.w[1] * r.attrs.get_int(Attr::groups, 1) : r.w[0];
       if (r.bias) in.push_back({t, {cout}, {}, random_values(cout, 5)});
       // The CPU sums float32 through oneDNN (float64 in double, as the kernel does).
       const double tol = t == DType::Float64 ? 1e-12 : 64 * ulp(t);

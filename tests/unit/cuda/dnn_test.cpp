@@ -154,6 +154,11 @@ TEST_CASE("convolutions map onto cuDNN with the IR's output sizes") {
        {1, 2, 3, 3},
        {2, 2, 2, 2},
        {{Attr::stride, I{3, 2}}, {Attr::dilation, I{2, 1}}}},
+      {Op::conv_transpose1d, {2, 3, 7}, {3, 2, 3}, {{Attr::stride, I{2}}}},
+      {Op::conv_transpose3d,
+       {1, 2, 3, 4, 3},
+       {2, 3, 2, 3, 2},
+       {{Attr::padding, I{1}}, {Attr::output_padding, I{0, 1, 0}}, {Attr::stride, I{2}}}},
   };
   for (const Row& r : rows) {
     INFO(ir::name(r.op) << " x " << r.x.size() << "-d");
@@ -164,7 +169,7 @@ TEST_CASE("convolutions map onto cuDNN with the IR's output sizes") {
     CHECK(p.x.size() == static_cast<size_t>(p.spatial + 2));
     CHECK(p.w.size() == p.x.size());
     CHECK(p.y.size() == p.x.size());
-    CHECK(p.transposed == (r.op == Op::conv_transpose2d));
+    CHECK(p.transposed == ir::is_conv_transpose(r.op));
     if (nd == 1) {
       // height 1 in front, with the identity window
       CHECK(p.x[2] == 1);

@@ -263,8 +263,14 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
       case Op::conv3d:
         inputs = {F32({1, 2, 5, 5, 5}), F32({3, 2, 2, 2, 2})};
         break;
+      case Op::conv_transpose1d:
+        inputs = {F32({1, 2, 3}), F32({2, 3, 2})};
+        break;
       case Op::conv_transpose2d:
         inputs = {F32({1, 2, 3, 3}), F32({2, 3, 2, 2})};
+        break;
+      case Op::conv_transpose3d:
+        inputs = {F32({1, 2, 3, 3, 3}), F32({2, 3, 2, 2, 2})};
         break;
       case Op::max_pool1d:
       case Op::avg_pool1d:

@@ -24,8 +24,16 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = {}, In
 Tensor conv3d(const Tensor& x, const Tensor& weight, const Tensor& bias = {}, Ints stride = {1},
               Ints padding = {0}, Ints dilation = {1}, int64_t groups = 1,
               std::source_location loc = std::source_location::current());
-// weight (C_in, C_out / groups, kH, kW); PyTorch's argument order.
+// weight (C_in, C_out / groups, k...); PyTorch's argument order.
+Tensor conv_transpose1d(const Tensor& x, const Tensor& weight, const Tensor& bias = {},
+                        Ints stride = {1}, Ints padding = {0}, Ints output_padding = {0},
+                        int64_t groups = 1, Ints dilation = {1},
+                        std::source_location loc = std::source_location::current());
 Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bias = {},
+                        Ints stride = {1}, Ints padding = {0}, Ints output_padding = {0},
+                        int64_t groups = 1, Ints dilation = {1},
+                        std::source_location loc = std::source_location::current());
+Tensor conv_transpose3d(const Tensor& x, const Tensor& weight, const Tensor& bias = {},
                         Ints stride = {1}, Ints padding = {0}, Ints output_padding = {0},
                         int64_t groups = 1, Ints dilation = {1},
                         std::source_location loc = std::source_location::current());
