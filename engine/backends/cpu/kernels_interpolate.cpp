@@ -36,7 +36,8 @@ struct AxisTaps {
   }
 };
 
-// PyTorch's compute_scales_value: 1 / the user's factor, else in / out (the caller rounds).
+// PyTorch's area_pixel_compute_scale: (in - 1) / (out - 1) under align_corners, else 1 / the
+// user's factor or in / out.
 double sampling_scale(const ir::InterpolateGeometry& g, int d, int64_t in, int64_t out) {
   if (g.align_corners) {
     return out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
