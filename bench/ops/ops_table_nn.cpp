@@ -27,6 +27,14 @@ std::vector<OpCase> nn_cases() {
        [](I in) {
          return adaptive_avg_pool2d(in.image, {16, 16});
        }},
+      {"adaptive_max_pool2d", img,
+       [](I in) {
+         return adaptive_max_pool2d(in.image, {16, 16});
+       }},
+      {"max_pool2d_indices", img,
+       [](I in) { return max_pool2d_with_indices(in.image, {2}).indices; }},
+      {"max_pool3d", "(4,16,16,32,32)", [](I in) { return max_pool3d(in.volume, {2}); }},
+      {"avg_pool3d", "(4,16,16,32,32)", [](I in) { return avg_pool3d(in.volume, {2}); }},
       {"batch_norm", img,
        [](I in) {
          return batch_norm(in.image, in.channel - 1.0f, in.channel, in.channel, in.channel);

@@ -9,6 +9,14 @@ F = np.float32
 EPS = F(1e-5)
 
 
+def pool_indices(img):
+    """max_pool2d's return_indices, kernel 2: each window's argmax as a position in the plane."""
+    w = img.reshape(16, 16, 32, 2, 32, 2).transpose(0, 1, 2, 4, 3, 5).reshape(16, 16, 32, 32, 4)
+    a = w.argmax(axis=-1)
+    rows = np.arange(32)[:, None] * 2 + a // 2
+    return rows * 64 + np.arange(32)[None, :] * 2 + a % 2
+
+
 def conv(x, w, pad):
     """conv1d/2d/3d, stride 1, the same padding on every spatial axis."""
     nd = w.ndim - 2
@@ -105,6 +113,10 @@ def numpy_ops(i):
         "max_pool2d": lambda: img.reshape(16, 16, 32, 2, 32, 2).max(axis=(3, 5)),
         "avg_pool2d": lambda: img.reshape(16, 16, 32, 2, 32, 2).mean(axis=(3, 5)),
         "adaptive_avg_pool2d": lambda: img.reshape(16, 16, 16, 4, 16, 4).mean(axis=(3, 5)),
+        "adaptive_max_pool2d": lambda: img.reshape(16, 16, 16, 4, 16, 4).max(axis=(3, 5)),
+        "max_pool2d_indices": lambda: pool_indices(img),
+        "max_pool3d": lambda: i.volume.reshape(4, 16, 8, 2, 16, 2, 16, 2).max(axis=(3, 5, 7)),
+        "avg_pool3d": lambda: i.volume.reshape(4, 16, 8, 2, 16, 2, 16, 2).mean(axis=(3, 5, 7)),
         "batch_norm": lambda: (img - (c3 - 1)) / np.sqrt(c3 + EPS) * c3 + c3,
         "batch_norm_training": lambda: normalize(img, (0, 2, 3), ch, ch, (16, 1, 1)),
         "group_norm": lambda: group_norm(img, 4, ch, ch),

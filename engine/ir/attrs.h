@@ -86,7 +86,9 @@ namespace tensord::ir {
   X(interpolation)                                                   \
   /* issue 4: complex numbers and FFT */                             \
   X(fft_norm)                                                        \
-  X(inverse)
+  X(inverse)                                                         \
+  /* issue 4: pooling's (values, indices) form */                    \
+  X(return_indices)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

@@ -98,6 +98,7 @@ ValueRef expand_issue4(Expansion& e, const Node& node, std::span<const ValueRef>
     case Op::dropout:
     case Op::pixel_shuffle:
     case Op::pixel_unshuffle:
+    case Op::max_unpool:
       return expand_nn(e, node, in);
     default:
       break;

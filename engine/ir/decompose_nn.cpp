@@ -1,6 +1,7 @@
 // The neural-network composites of issue 4 (docs/ops.md "Neural-network ops"): linear,
 // embedding, rms_norm, batch_norm, group_norm, instance_norm, scaled_dot_product_attention,
-// dropout, pixel_shuffle and pixel_unshuffle. float16/bfloat16 compute in float32 and round once.
+// dropout, pixel_shuffle, pixel_unshuffle and max_unpool. float16/bfloat16 compute in float32
+// and round once.
 #include <cmath>
 #include <limits>
 
@@ -179,6 +180,25 @@ ValueRef dropout(Expansion& e, ValueRef in, const Attrs& attrs, DType out) {
   return e.cast(e.binary(Op::mul, x, noise), out);
 }
 
+// Each plane's values scattered into zeros at their indices: (P, L) into (P, O) along axis 1,
+// with P the leading axes' product, L and O the input's and output's spatial volumes.
+ValueRef max_unpool(Expansion& e, std::span<const ValueRef> in, const Shape& out_shape, int nd) {
+  const Shape& xs = e.type(in[0]).shape;
+  const auto first = static_cast<int64_t>(xs.size()) - nd;
+  int64_t planes = 1, volume = 1, out_volume = 1;
+  for (int64_t d = 0; d < first; ++d) planes *= xs[d];
+  for (int64_t d = first; d < static_cast<int64_t>(xs.size()); ++d) {
+    volume *= xs[d];
+    out_volume *= out_shape[d];
+  }
+  const DType t = e.type(in[0]).dtype;
+  ValueRef values = e.reshape(in[0], {planes, volume});
+  ValueRef index = e.reshape(e.cast(in[1], DType::Int64), {planes, volume});
+  ValueRef y = e.add(Op::scatter, {e.full({planes, out_volume}, 0.0, t), index, values},
+                     {{Attr::axis, int64_t{1}}});
+  return e.reshape(y, out_shape);
+}
+
 // (*, C r^2, H, W) <-> (*, C, H r, W r): reshape, permute, reshape.
 ValueRef pixel_shuffle(Expansion& e, Op op, ValueRef x, int64_t r, const Shape& out_shape) {
   const Shape shape = e.type(x).shape;
@@ -230,6 +250,8 @@ ValueRef expand_nn(Expansion& e, const Node& node, std::span<const ValueRef> in)
     case Op::pixel_shuffle:
     case Op::pixel_unshuffle:
       return pixel_shuffle(e, node.op, in[0], attrs.get_int(Attr::factor), out.shape);
+    case Op::max_unpool:
+      return max_unpool(e, in, out.shape, static_cast<int>(attrs.get_ints(Attr::shape).size()));
     default:
       break;
   }

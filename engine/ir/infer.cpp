@@ -495,9 +495,17 @@ std::vector<TensorType> infer(Op op, std::span<const TensorType* const> in, cons
     case Op::conv_transpose3d:
     case Op::max_pool1d:
     case Op::max_pool2d:
+    case Op::max_pool3d:
     case Op::avg_pool1d:
     case Op::avg_pool2d:
+    case Op::avg_pool3d:
+    case Op::adaptive_avg_pool1d:
     case Op::adaptive_avg_pool2d:
+    case Op::adaptive_avg_pool3d:
+    case Op::adaptive_max_pool1d:
+    case Op::adaptive_max_pool2d:
+    case Op::adaptive_max_pool3d:
+    case Op::max_unpool:
     case Op::interpolate:
     case Op::linear:
     case Op::embedding:

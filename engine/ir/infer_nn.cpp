@@ -120,6 +120,17 @@ std::vector<TensorType> infer_conv(Op op, Inputs in, const Attrs& attrs) {
   return result(x.dtype, std::move(out));
 }
 
+// (values) or, for a max pool with return_indices, (values, int64 positions in the plane).
+std::vector<TensorType> pool_result(Op op, const TensorType& x, Shape out, const Attrs& attrs) {
+  std::vector<TensorType> r = result(x.dtype, out);
+  if (is_max_pool(op) || is_adaptive_max_pool(op)) {
+    if (attrs.get_bool(Attr::return_indices, false)) {
+      r.push_back(TensorType{DType::Int64, std::move(out)});
+    }
+  }
+  return r;
+}
+
 std::vector<TensorType> infer_pool(Op op, const TensorType& x, const Attrs& attrs) {
   const PoolGeometry g = pool_geometry(op, attrs);
   require_rank(op, x, g.nd + 1, g.nd + 2, "an input ([batch,] channels, spatial...)");
@@ -137,29 +148,63 @@ std::vector<TensorType> infer_pool(Op op, const TensorType& x, const Attrs& attr
     }
     out[first + d] = o;
   }
-  return result(x.dtype, std::move(out));
+  return pool_result(op, x, std::move(out), attrs);
+}
+
+// `shape` as the output's nd spatial sizes, each in [1, 2^31].
+const std::vector<int64_t>& spatial_shape_attr(Op op, const Attrs& attrs, int nd) {
+  const std::vector<int64_t>& size = attrs.get_ints(Attr::shape);
+  if (size.size() != static_cast<size_t>(nd)) {
+    fail(ErrorCode::InvalidGraph, op_name(op) + " needs an output size of " + std::to_string(nd) +
+                                      " values, got " + std::to_string(size.size()));
+  }
+  for (int64_t s : size) {
+    if (s < 1 || s > kMaxWindowAttr) {
+      fail(ErrorCode::InvalidGraph,
+           op_name(op) + " needs output sizes in [1, 2^31], got " + std::to_string(s));
+    }
+  }
+  return size;
 }
 
 std::vector<TensorType> infer_adaptive_pool(Op op, const TensorType& x, const Attrs& attrs) {
-  require_rank(op, x, 3, 4, "an input ([batch,] channels, height, width)");
+  const int nd = spatial_rank(op);
+  require_rank(op, x, nd + 1, nd + 2, "an input ([batch,] channels, spatial...)");
   require_float(op, x, "input");
-  const std::vector<int64_t>& size = attrs.get_ints(Attr::shape);
-  if (size.size() != 2) {
-    fail(ErrorCode::InvalidGraph,
-         op_name(op) + " needs an output size of 2 values, got " + std::to_string(size.size()));
-  }
+  const std::vector<int64_t>& size = spatial_shape_attr(op, attrs, nd);
   Shape out = x.shape;
-  for (int d = 0; d < 2; ++d) {
-    if (size[d] < 1 || size[d] > kMaxWindowAttr) {
-      fail(ErrorCode::InvalidGraph,
-           op_name(op) + " needs output sizes in [1, 2^31], got " + std::to_string(size[d]));
-    }
-    if (x.shape[x.rank() - 2 + d] < 1) {
+  for (int d = 0; d < nd; ++d) {
+    if (x.shape[x.rank() - nd + d] < 1) {
       fail(ErrorCode::Shape,
            op_name(op) + " needs non-empty spatial axes, got " + to_string(x.shape));
     }
-    out[x.rank() - 2 + d] = size[d];
+    out[x.rank() - nd + d] = size[d];
   }
+  return pool_result(op, x, std::move(out), attrs);
+}
+
+// max_unpool(x, indices; shape): x and indices ([batch,] channels, spatial...) of one shape,
+// the output's spatial sizes in `shape` (its length is the spatial rank).
+std::vector<TensorType> infer_max_unpool(Op op, const TensorType& x, const TensorType& indices,
+                                         const Attrs& attrs) {
+  const auto nd = static_cast<int>(attrs.get_ints(Attr::shape).size());
+  if (nd < 1 || nd > kMaxSpatial) {
+    fail(ErrorCode::InvalidGraph,
+         op_name(op) + " needs 1 to 3 output sizes, got " + std::to_string(nd));
+  }
+  const std::vector<int64_t>& size = spatial_shape_attr(op, attrs, nd);
+  require_rank(op, x, nd + 1, nd + 2, "an input ([batch,] channels, spatial...)");
+  require_float(op, x, "input");
+  if (!is_integral(indices.dtype)) {
+    fail(ErrorCode::DType,
+         op_name(op) + " takes integer indices, got " + std::string(name(indices.dtype)));
+  }
+  if (indices.shape != x.shape) {
+    fail(ErrorCode::Shape, op_name(op) + " needs indices of the input's shape " +
+                               to_string(x.shape) + ", got " + to_string(indices.shape));
+  }
+  Shape out = x.shape;
+  for (int d = 0; d < nd; ++d) out[x.rank() - nd + d] = size[d];
   return result(x.dtype, std::move(out));
 }
 
@@ -437,11 +482,20 @@ std::vector<TensorType> infer_nn(Op op, Inputs in, const Attrs& attrs) {
         return infer_conv(op, in, attrs);
       case Op::max_pool1d:
       case Op::max_pool2d:
+      case Op::max_pool3d:
       case Op::avg_pool1d:
       case Op::avg_pool2d:
+      case Op::avg_pool3d:
         return infer_pool(op, *in[0], attrs);
+      case Op::adaptive_avg_pool1d:
       case Op::adaptive_avg_pool2d:
+      case Op::adaptive_avg_pool3d:
+      case Op::adaptive_max_pool1d:
+      case Op::adaptive_max_pool2d:
+      case Op::adaptive_max_pool3d:
         return infer_adaptive_pool(op, *in[0], attrs);
+      case Op::max_unpool:
+        return infer_max_unpool(op, *in[0], *in[1], attrs);
       case Op::interpolate:
         return infer_interpolate(op, *in[0], attrs);
       case Op::linear:

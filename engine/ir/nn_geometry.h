@@ -44,20 +44,46 @@ inline Spatial spatial_attr(Op op, const Attrs& attrs, Attr attr, int nd, int64_
   return v;
 }
 
-// How many spatial axes an op works on.
+// How many spatial axes an op works on (max_unpool and interpolate: their `shape` attribute's
+// length).
 inline int spatial_rank(Op op) {
   switch (op) {
     case Op::conv1d:
     case Op::conv_transpose1d:
     case Op::max_pool1d:
     case Op::avg_pool1d:
+    case Op::adaptive_avg_pool1d:
+    case Op::adaptive_max_pool1d:
       return 1;
     case Op::conv3d:
     case Op::conv_transpose3d:
+    case Op::max_pool3d:
+    case Op::avg_pool3d:
+    case Op::adaptive_avg_pool3d:
+    case Op::adaptive_max_pool3d:
       return 3;
     default:
       return 2;
   }
+}
+
+inline bool is_max_pool(Op op) {
+  return op == Op::max_pool1d || op == Op::max_pool2d || op == Op::max_pool3d;
+}
+
+inline bool is_adaptive_max_pool(Op op) {
+  return op == Op::adaptive_max_pool1d || op == Op::adaptive_max_pool2d ||
+         op == Op::adaptive_max_pool3d;
+}
+
+inline bool is_adaptive_pool(Op op) {
+  return is_adaptive_max_pool(op) || op == Op::adaptive_avg_pool1d ||
+         op == Op::adaptive_avg_pool2d || op == Op::adaptive_avg_pool3d;
+}
+
+// A window pool (max or average, not adaptive).
+inline bool is_window_pool(Op op) {
+  return is_max_pool(op) || op == Op::avg_pool1d || op == Op::avg_pool2d || op == Op::avg_pool3d;
 }
 
 inline bool is_conv_transpose(Op op) {
@@ -110,7 +136,7 @@ inline PoolGeometry pool_geometry(Op op, const Attrs& attrs) {
     g.stride = g.kernel;
   }
   g.padding = spatial_attr(op, attrs, Attr::padding, g.nd, 0, 0);
-  if (op == Op::max_pool1d || op == Op::max_pool2d) {
+  if (is_max_pool(op)) {
     g.dilation = spatial_attr(op, attrs, Attr::dilation, g.nd, 1, 1);
   }
   g.ceil_mode = attrs.get_bool(Attr::ceil_mode, false);

@@ -125,11 +125,12 @@ constexpr AttrSpec kConvTranspose[] = {{Attr::stride, K::Ints, opt},
                                        {Attr::output_padding, K::Ints, opt},
                                        {Attr::dilation, K::Ints, opt},
                                        {Attr::groups, K::Int, opt}};
-constexpr AttrSpec kMaxPool[] = {{Attr::kernel, K::Ints, req},
-                                 {Attr::stride, K::Ints, opt},
-                                 {Attr::padding, K::Ints, opt},
-                                 {Attr::dilation, K::Ints, opt},
-                                 {Attr::ceil_mode, K::Bool, opt}};
+constexpr AttrSpec kMaxPool[] = {
+    {Attr::kernel, K::Ints, req},    {Attr::stride, K::Ints, opt},
+    {Attr::padding, K::Ints, opt},   {Attr::dilation, K::Ints, opt},
+    {Attr::ceil_mode, K::Bool, opt}, {Attr::return_indices, K::Bool, opt}};
+constexpr AttrSpec kAdaptiveMaxPool[] = {{Attr::shape, K::Ints, req},
+                                         {Attr::return_indices, K::Bool, opt}};
 constexpr AttrSpec kAvgPool[] = {{Attr::kernel, K::Ints, req},
                                  {Attr::stride, K::Ints, opt},
                                  {Attr::padding, K::Ints, opt},
@@ -377,12 +378,21 @@ constexpr std::span<const AttrSpec> attrs_of(Op op) {
       return kConvTranspose;
     case Op::max_pool1d:
     case Op::max_pool2d:
+    case Op::max_pool3d:
       return kMaxPool;
     case Op::avg_pool1d:
     case Op::avg_pool2d:
+    case Op::avg_pool3d:
       return kAvgPool;
+    case Op::adaptive_avg_pool1d:
     case Op::adaptive_avg_pool2d:
+    case Op::adaptive_avg_pool3d:
+    case Op::max_unpool:
       return kShape;
+    case Op::adaptive_max_pool1d:
+    case Op::adaptive_max_pool2d:
+    case Op::adaptive_max_pool3d:
+      return kAdaptiveMaxPool;
     case Op::interpolate:
       return kInterpolate;
     case Op::rms_norm:

@@ -115,7 +115,8 @@ void add_normalize_cases(std::vector<Case>& out);
 void add_schema_cases(std::vector<Case>& out);
 void add_index_more_cases(std::vector<Case>& out);    // searchsorted ... nonzero, unique
 void add_multi_output_cases(std::vector<Case>& out);  // frexp ...
-void add_nn_cases(std::vector<Case>& out);  // issue 4: conv ... pixel_unshuffle (cases_nn.cpp)
+void add_nn_cases(std::vector<Case>& out);    // issue 4: conv ... pixel_unshuffle (cases_nn.cpp)
+void add_pool_cases(std::vector<Case>& out);  // every pool, max_unpool (cases_pool.cpp)
 // Issue 6: integer and prod/argmax/argmin chains that fused backends run as one kernel.
 void add_fused_chain_cases(std::vector<Case>& out);
 std::vector<Case> all_cases();

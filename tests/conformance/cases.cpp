@@ -91,7 +91,8 @@ std::vector<Case> all_cases() {
   add_normalize_cases(cases);
   add_schema_cases(cases);
   add_multi_output_cases(cases);
-  add_nn_cases(cases);           // issue 4
+  add_nn_cases(cases);  // issue 4
+  add_pool_cases(cases);
   add_fused_chain_cases(cases);  // issue 6
   return cases;
 }

@@ -184,98 +184,6 @@ void add_conv(std::vector<Case>& out) {
                       ErrorCode::InvalidGraph, "output_padding 2 with stride 2"));
 }
 
-void add_pool(std::vector<Case>& out) {
-  struct Row {
-    Op op;
-    Shape x;
-    Attrs attrs;
-    Layout layout = Layout::Contiguous;
-    Values values = Values::Mixed;
-  };
-  const Row rows[] = {
-      {Op::max_pool1d, {2, 3, 10}, {{Attr::kernel, I{3}}}},
-      {Op::max_pool1d,
-       {3, 11},
-       {{Attr::kernel, I{4}},
-        {Attr::stride, I{2}},
-        {Attr::padding, I{2}},
-        {Attr::dilation, I{2}},
-        {Attr::ceil_mode, true}}},
-      {Op::max_pool1d, {2, 2, 9}, {{Attr::kernel, I{2}}}, Layout::Contiguous, Values::Special},
-      {Op::max_pool2d, {2, 3, 7, 8}, {{Attr::kernel, I{2}}}},
-      {Op::max_pool2d,
-       {2, 3, 7, 8},
-       {{Attr::kernel, I{3, 2}},
-        {Attr::stride, I{2, 1}},
-        {Attr::padding, I{1}},
-        {Attr::ceil_mode, true}},
-       Layout::ChannelsLast},
-      {Op::max_pool2d, {1, 2, 6, 6}, {{Attr::kernel, I{1}}}},                     // 1x1
-      {Op::max_pool2d, {0, 2, 6, 6}, {{Attr::kernel, I{2}}}},                     // empty batch
-      {Op::max_pool2d, {2, 5, 5}, {{Attr::kernel, I{3}}, {Attr::stride, I{9}}}},  // stride > size
-      {Op::max_pool2d,
-       {1, 2, 9, 9},
-       {{Attr::kernel, I{3}}, {Attr::dilation, I{2}}, {Attr::padding, I{1}}},
-       Layout::Permuted},
-      {Op::max_pool2d, {2, 2, 6, 7}, {{Attr::kernel, I{2}}}, Layout::Contiguous, Values::Special},
-      {Op::avg_pool1d, {2, 3, 10}, {{Attr::kernel, I{3}}}},
-      {Op::avg_pool1d,
-       {2, 3, 10},
-       {{Attr::kernel, I{3}},
-        {Attr::stride, I{2}},
-        {Attr::padding, I{1}},
-        {Attr::ceil_mode, true},
-        {Attr::count_include_pad, false}}},
-      {Op::avg_pool2d, {2, 3, 7, 8}, {{Attr::kernel, I{2}}}},
-      {Op::avg_pool2d,
-       {2, 3, 7, 8},
-       {{Attr::kernel, I{3}}, {Attr::stride, I{2}}, {Attr::padding, I{1}}},
-       Layout::ChannelsLast},
-      {Op::avg_pool2d,
-       {2, 3, 7, 8},
-       {{Attr::kernel, I{3}},
-        {Attr::stride, I{2}},
-        {Attr::padding, I{1}},
-        {Attr::count_include_pad, false},
-        {Attr::ceil_mode, true}}},
-      {Op::avg_pool2d,
-       {3, 5, 6},
-       {{Attr::kernel, I{2, 3}}, {Attr::padding, I{1}}, {Attr::ceil_mode, true}}},
-      {Op::avg_pool2d, {1, 1, 4, 4}, {{Attr::kernel, I{2}}}, Layout::Contiguous, Values::Edge},
-  };
-  for (const Row& r : rows) {
-    for (DType t : kFloatDTypes) {
-      out.push_back(make(r.op, {InputSpec{t, r.x, r.layout, r.values, 0, {}}}, r.attrs,
-                         r.op == Op::max_pool1d || r.op == Op::max_pool2d ? Accuracy::Exact
-                                                                          : Accuracy::Accumulated));
-    }
-  }
-  const DType f = DType::Float32;
-  out.push_back(error(Op::max_pool2d, {in(f, {1, 2, 6, 6})},
-                      {{Attr::kernel, I{2}}, {Attr::padding, I{2}}}, ErrorCode::InvalidGraph,
-                      "padding above half the kernel"));
-  out.push_back(
-      error(Op::avg_pool1d, {in(f, {4})}, {{Attr::kernel, I{2}}}, ErrorCode::Shape, "1-d input"));
-  out.push_back(error(Op::max_pool2d, {in(f, {1, 2, 2, 2})}, {{Attr::kernel, I{3}}},
-                      ErrorCode::Shape, "kernel above the input"));
-  out.push_back(error(Op::avg_pool2d, {in(DType::Int64, {1, 2, 4, 4})}, {{Attr::kernel, I{2}}},
-                      ErrorCode::DType, "integers"));
-  out.push_back(error(Op::max_pool1d, {in(f, {1, 2, 6})}, {{Attr::kernel, I{0}}},
-                      ErrorCode::InvalidGraph, "kernel 0"));
-
-  for (DType t : kFloatDTypes) {
-    out.push_back(make(Op::adaptive_avg_pool2d, {in(t, {2, 3, 7, 9})}, {{Attr::shape, I{3, 4}}}));
-    out.push_back(make(Op::adaptive_avg_pool2d, {in(t, {3, 5, 5}, Layout::ChannelsLast)},
-                       {{Attr::shape, I{1, 1}}}));
-    out.push_back(make(Op::adaptive_avg_pool2d, {in(t, {1, 2, 4, 3})}, {{Attr::shape, I{6, 7}}}));
-    out.push_back(make(Op::adaptive_avg_pool2d, {in(t, {0, 2, 4, 3})}, {{Attr::shape, I{2, 2}}}));
-  }
-  out.push_back(error(Op::adaptive_avg_pool2d, {in(f, {4, 4})}, {{Attr::shape, I{2, 2}}},
-                      ErrorCode::Shape, "2-d input"));
-  out.push_back(error(Op::adaptive_avg_pool2d, {in(f, {1, 4, 4})}, {{Attr::shape, I{2}}},
-                      ErrorCode::InvalidGraph, "one output size"));
-}
-
 void add_interpolate(std::vector<Case>& out) {
   struct Row {
     Shape x;
@@ -619,7 +527,6 @@ void add_ctc(std::vector<Case>& out) {
 void add_nn_cases(std::vector<Case>& out) {
   add_ctc(out);
   add_conv(out);
-  add_pool(out);
   add_interpolate(out);
   add_composites(out);
   add_weighted_losses(out);

@@ -69,8 +69,38 @@ void check_value_type(DType t, const Shape& shape) {
   }
 }
 
+namespace {
+
+bool is_pool(Op op) {
+  switch (op) {
+    case Op::max_pool1d:
+    case Op::max_pool2d:
+    case Op::max_pool3d:
+    case Op::avg_pool1d:
+    case Op::avg_pool2d:
+    case Op::avg_pool3d:
+    case Op::adaptive_avg_pool1d:
+    case Op::adaptive_avg_pool2d:
+    case Op::adaptive_avg_pool3d:
+    case Op::adaptive_max_pool1d:
+    case Op::adaptive_max_pool2d:
+    case Op::adaptive_max_pool3d:
+    case Op::max_unpool:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 Expected reference(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs, uint32_t output) {
   check_op_schema(op, in.size(), attrs);
+  if (is_pool(op)) {  // one output, or two for a max pool with return_indices
+    Expected e = ref_pool(op, in, attrs, output);
+    check_value_type(e.value.dtype, e.value.shape);
+    return e;
+  }
   if (!is_multi_output(op) && output != 0) {
     throw std::logic_error("table bug: " + std::string(ir::name(op)) + " has one output");
   }
@@ -323,11 +353,6 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::conv_transpose1d:
     case Op::conv_transpose2d:
     case Op::conv_transpose3d:
-    case Op::max_pool1d:
-    case Op::max_pool2d:
-    case Op::avg_pool1d:
-    case Op::avg_pool2d:
-    case Op::adaptive_avg_pool2d:
     case Op::interpolate:
     case Op::linear:
     case Op::embedding:

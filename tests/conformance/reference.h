@@ -71,6 +71,10 @@ Expected ref_linalg_multi(ir::Op op, std::span<const RefTensor> inputs, const ir
                           uint32_t output);
 // Issue 4: neural-network ops (reference_nn.cpp).
 Expected ref_nn(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs);
+// Window and adaptive pools (output 1: a max pool's indices) and max_unpool
+// (reference_pool.cpp).
+Expected ref_pool(ir::Op op, std::span<const RefTensor> inputs, const ir::Attrs& attrs,
+                  uint32_t output);
 // The reductions' shared planning (reference_reduce.cpp): which axes are reduced, and where
 // each input element lands in the output.
 struct RefReduction {

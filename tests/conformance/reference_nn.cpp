@@ -1,10 +1,10 @@
 // The neural-network ops of issue 4 (docs/ops.md "Neural-network ops") in float64, written
 // from PyTorch's definitions as direct loops: convolutions (a transposed one in scatter form,
-// unlike the kernel's gather form), pooling, adaptive pooling, interpolation, and the
+// unlike the kernel's gather form), interpolation, pooling (reference_pool.cpp), and the
 // composites (linear, embedding, the norms, attention, dropout, pixel shuffle). Independent of
 // engine/ir/nn_geometry.h: attributes are read and checked here again.
 //
-// This file: convolutions, pooling, adaptive pooling and interpolation, and the entry point; the
+// This file: convolutions and interpolation, and the entry point; the
 // composites and ctc_loss are in reference_nn_composite.cpp.
 #include <algorithm>
 #include <cmath>
@@ -40,8 +40,6 @@ int64_t product(const Shape& s, size_t from) {
   return n;
 }
 
-namespace {
-
 std::vector<int64_t> spatial(const ir::Attrs& attrs, Attr a, int nd, int64_t fallback, int64_t lo) {
   std::vector<int64_t> v(static_cast<size_t>(nd), fallback);
   if (attrs.has(a)) {
@@ -56,6 +54,8 @@ std::vector<int64_t> spatial(const ir::Attrs& attrs, Attr a, int nd, int64_t fal
   }
   return v;
 }
+
+namespace {
 
 // ---- convolution ------------------------------------------------------------------------
 
@@ -161,124 +161,6 @@ Expected conv(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) {
   }
   e.scale = std::move(scale);
   e.terms = std::max<int64_t>(1, cin_g * k_sp);
-  return e;
-}
-
-// ---- pooling ------------------------------------------------------------------------------
-
-int64_t pool_out(int64_t size, int64_t k, int64_t p, int64_t s, int64_t d, bool ceil_mode) {
-  // PyTorch's pooling_output_shape, with Python's floor division.
-  const int64_t num = size + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t q = num / s;
-  if (num % s != 0 && num < 0) --q;
-  int64_t out = q + 1;
-  if (ceil_mode && (out - 1) * s >= size + p) --out;
-  return out;
-}
-
-Expected pool(Op op, const RefTensor& x, const ir::Attrs& attrs) {
-  const bool is_max = op == Op::max_pool1d || op == Op::max_pool2d;
-  const int nd = op == Op::max_pool1d || op == Op::avg_pool1d ? 1 : 2;
-  const auto k = spatial(attrs, Attr::kernel, nd, 1, 1);
-  const auto s = attrs.has(Attr::stride) ? spatial(attrs, Attr::stride, nd, 1, 1) : k;
-  const auto p = spatial(attrs, Attr::padding, nd, 0, 0);
-  const auto d = is_max ? spatial(attrs, Attr::dilation, nd, 1, 1) : std::vector<int64_t>(nd, 1);
-  for (int i = 0; i < nd; ++i) {
-    if (2 * p[i] > k[i]) reject(ErrorCode::InvalidGraph, "padding above half the kernel");
-  }
-  need_rank(x, nd + 1, nd + 2);
-  need_float(x);
-  const bool ceil_mode = attrs.get_bool(Attr::ceil_mode, false);
-  const bool include_pad = attrs.get_bool(Attr::count_include_pad, true);
-  Shape out_shape = x.shape;
-  const size_t first = x.shape.size() - nd;
-  for (int i = 0; i < nd; ++i) {
-    const int64_t o = pool_out(x.shape[first + i], k[i], p[i], s[i], d[i], ceil_mode);
-    if (x.shape[first + i] < 1 || o < 1) reject(ErrorCode::Shape, "input too small");
-    out_shape[first + i] = o;
-  }
-  // As 2-D with height 1 for 1-D ops.
-  const int64_t ih = nd == 2 ? x.shape[first] : 1, iw = x.shape.back();
-  const int64_t oh = nd == 2 ? out_shape[first] : 1, ow = out_shape.back();
-  const int64_t kh = nd == 2 ? k[0] : 1, kw = k[nd - 1], sh = nd == 2 ? s[0] : 1, sw = s[nd - 1];
-  const int64_t ph = nd == 2 ? p[0] : 0, pw = p[nd - 1], dh = nd == 2 ? d[0] : 1, dw = d[nd - 1];
-  const int64_t planes = product(Shape(x.shape.begin(), x.shape.begin() + first));
-  Expected e{RefTensor(x.dtype, out_shape)};
-  e.scale.assign(static_cast<size_t>(e.value.numel()), 0.0);
-  e.terms = kh * kw;
-  for (int64_t pl = 0; pl < planes; ++pl) {
-    for (int64_t oy = 0; oy < oh; ++oy) {
-      for (int64_t ox = 0; ox < ow; ++ox) {
-        const int64_t o = (pl * oh + oy) * ow + ox;
-        double m = -kInf, sum = 0, big = 0;
-        bool nan = false;
-        int64_t inside = 0;
-        for (int64_t i = 0; i < kh; ++i) {
-          for (int64_t j = 0; j < kw; ++j) {
-            const int64_t yy = oy * sh - ph + i * dh, xx = ox * sw - pw + j * dw;
-            if (yy < 0 || yy >= ih || xx < 0 || xx >= iw) continue;
-            const double v = x.f[(pl * ih + yy) * iw + xx];
-            nan |= std::isnan(v);
-            m = std::max(m, v);
-            sum += v;
-            if (std::isfinite(v)) big = std::max(big, std::fabs(v));
-            ++inside;
-          }
-        }
-        double y;
-        if (is_max) {
-          y = nan ? NAN : m;
-        } else {
-          // The window clipped to the padded input (count_include_pad) or to the input.
-          const int64_t y0 = oy * sh - ph, x0 = ox * sw - pw;
-          const int64_t padded =
-              (std::min(y0 + kh, ih + ph) - y0) * (std::min(x0 + kw, iw + pw) - x0);
-          y = sum / static_cast<double>(include_pad ? padded : inside);
-          e.scale[o] = big;
-        }
-        e.value.put(o, Num::of_float(y));
-      }
-    }
-  }
-  return e;
-}
-
-Expected adaptive_pool(const RefTensor& x, const ir::Attrs& attrs) {
-  need_rank(x, 3, 4);
-  need_float(x);
-  const std::vector<int64_t>& size = attrs.get_ints(Attr::shape);
-  if (size.size() != 2 || size[0] < 1 || size[1] < 1) reject(ErrorCode::InvalidGraph, "size");
-  const size_t r = x.shape.size();
-  const int64_t ih = x.shape[r - 2], iw = x.shape[r - 1], oh = size[0], ow = size[1];
-  if (ih < 1 || iw < 1) reject(ErrorCode::Shape, "empty spatial axis");
-  Shape out_shape = x.shape;
-  out_shape[r - 2] = oh, out_shape[r - 1] = ow;
-  const int64_t planes = product(Shape(x.shape.begin(), x.shape.end() - 2));
-  Expected e{RefTensor(x.dtype, out_shape)};
-  e.scale.assign(static_cast<size_t>(e.value.numel()), 0.0);
-  e.terms = 1;
-  for (int64_t pl = 0; pl < planes; ++pl) {
-    for (int64_t oy = 0; oy < oh; ++oy) {
-      const int64_t y0 = static_cast<int64_t>(std::floor(double(oy * ih) / double(oh)));
-      const int64_t y1 = static_cast<int64_t>(std::ceil(double((oy + 1) * ih) / double(oh)));
-      for (int64_t ox = 0; ox < ow; ++ox) {
-        const int64_t x0 = static_cast<int64_t>(std::floor(double(ox * iw) / double(ow)));
-        const int64_t x1 = static_cast<int64_t>(std::ceil(double((ox + 1) * iw) / double(ow)));
-        double sum = 0, big = 0;
-        for (int64_t yy = y0; yy < y1; ++yy) {
-          for (int64_t xx = x0; xx < x1; ++xx) {
-            const double v = x.f[(pl * ih + yy) * iw + xx];
-            sum += v;
-            if (std::isfinite(v)) big = std::max(big, std::fabs(v));
-          }
-        }
-        const int64_t o = (pl * oh + oy) * ow + ox;
-        e.value.put(o, Num::of_float(sum / double((y1 - y0) * (x1 - x0))));
-        e.scale[o] = big;
-        e.terms = std::max(e.terms, (y1 - y0) * (x1 - x0));
-      }
-    }
-  }
   return e;
 }
 
@@ -434,13 +316,6 @@ Expected ref_nn(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) {
     case Op::conv_transpose2d:
     case Op::conv_transpose3d:
       return conv(op, in, attrs);
-    case Op::max_pool1d:
-    case Op::max_pool2d:
-    case Op::avg_pool1d:
-    case Op::avg_pool2d:
-      return pool(op, in[0], attrs);
-    case Op::adaptive_avg_pool2d:
-      return adaptive_pool(in[0], attrs);
     case Op::interpolate:
       return interpolate(in[0], attrs);
     case Op::linear:

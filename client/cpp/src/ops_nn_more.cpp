@@ -29,12 +29,6 @@ Attrs conv_attrs(Ints stride, Ints padding, Ints dilation, int64_t groups) {
           {Attr::groups, groups}};
 }
 
-Attrs pool_attrs(Ints kernel, Ints stride, Ints padding) {
-  Attrs a{{Attr::kernel, std::move(kernel)}, {Attr::padding, std::move(padding)}};
-  if (!stride.empty()) a.set(Attr::stride, std::move(stride));
-  return a;
-}
-
 // A per-channel tensor of `value` for channel axis 1 of x (batch_norm's absent inputs).
 Tensor channel_fill(const Tensor& x, Op op, Loc loc) {
   const auto& node = detail::TensorAccess::node(x, loc);
@@ -91,38 +85,6 @@ Tensor conv_transpose3d(const Tensor& x, const Tensor& weight, const Tensor& bia
   return conv_transpose(Op::conv_transpose3d, x, weight, bias, std::move(stride),
                         std::move(padding), std::move(output_padding), groups, std::move(dilation),
                         loc);
-}
-
-Tensor max_pool1d(const Tensor& x, Ints kernel, Ints stride, Ints padding, Ints dilation,
-                  bool ceil_mode, Loc loc) {
-  Attrs a = pool_attrs(kernel, stride, padding);
-  a.set(Attr::dilation, std::move(dilation));
-  a.set(Attr::ceil_mode, ceil_mode);
-  return record(Op::max_pool1d, {&x}, std::move(a), loc);
-}
-Tensor max_pool2d(const Tensor& x, Ints kernel, Ints stride, Ints padding, Ints dilation,
-                  bool ceil_mode, Loc loc) {
-  Attrs a = pool_attrs(kernel, stride, padding);
-  a.set(Attr::dilation, std::move(dilation));
-  a.set(Attr::ceil_mode, ceil_mode);
-  return record(Op::max_pool2d, {&x}, std::move(a), loc);
-}
-Tensor avg_pool1d(const Tensor& x, Ints kernel, Ints stride, Ints padding, bool ceil_mode,
-                  bool count_include_pad, Loc loc) {
-  Attrs a = pool_attrs(kernel, stride, padding);
-  a.set(Attr::ceil_mode, ceil_mode);
-  a.set(Attr::count_include_pad, count_include_pad);
-  return record(Op::avg_pool1d, {&x}, std::move(a), loc);
-}
-Tensor avg_pool2d(const Tensor& x, Ints kernel, Ints stride, Ints padding, bool ceil_mode,
-                  bool count_include_pad, Loc loc) {
-  Attrs a = pool_attrs(kernel, stride, padding);
-  a.set(Attr::ceil_mode, ceil_mode);
-  a.set(Attr::count_include_pad, count_include_pad);
-  return record(Op::avg_pool2d, {&x}, std::move(a), loc);
-}
-Tensor adaptive_avg_pool2d(const Tensor& x, Ints output_size, Loc loc) {
-  return record(Op::adaptive_avg_pool2d, {&x}, {{Attr::shape, std::move(output_size)}}, loc);
 }
 
 Tensor interpolate(const Tensor& x, Ints size, InterpolateMode mode,

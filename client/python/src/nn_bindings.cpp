@@ -51,24 +51,58 @@ void bind_nn(py::module_& m) {
             return fn(x, w, get(b), stride, padding, output_padding, groups, dilation, loc);
           });
         });
-  m.def("max_pool", [](int nd, const Tensor& x, Ints kernel, Ints stride, Ints padding,
-                       Ints dilation, bool ceil_mode, Loc loc) {
-    return recorded([&] {
-      return nd == 1 ? tensord::max_pool1d(x, kernel, stride, padding, dilation, ceil_mode, loc)
-                     : tensord::max_pool2d(x, kernel, stride, padding, dilation, ceil_mode, loc);
-    });
-  });
+  // Pools over nd = 1, 2, 3 spatial axes; with indices, a (values, indices) tuple.
+  m.def("max_pool",
+        [](int nd, const Tensor& x, Ints kernel, Ints stride, Ints padding, Ints dilation,
+           bool ceil_mode, bool indices, Loc loc) -> py::object {
+          if (indices) {
+            auto fn = nd == 1   ? &tensord::max_pool1d_with_indices
+                      : nd == 3 ? &tensord::max_pool3d_with_indices
+                                : &tensord::max_pool2d_with_indices;
+            const ValuesIndices r =
+                recorded([&] { return fn(x, kernel, stride, padding, dilation, ceil_mode, loc); });
+            return py::make_tuple(r.values, r.indices);
+          }
+          auto fn = nd == 1   ? &tensord::max_pool1d
+                    : nd == 3 ? &tensord::max_pool3d
+                              : &tensord::max_pool2d;
+          return py::cast(
+              recorded([&] { return fn(x, kernel, stride, padding, dilation, ceil_mode, loc); }));
+        });
   m.def("avg_pool", [](int nd, const Tensor& x, Ints kernel, Ints stride, Ints padding,
                        bool ceil_mode, bool count_include_pad, Loc loc) {
-    return recorded([&] {
-      return nd == 1 ? tensord::avg_pool1d(x, kernel, stride, padding, ceil_mode, count_include_pad,
-                                           loc)
-                     : tensord::avg_pool2d(x, kernel, stride, padding, ceil_mode, count_include_pad,
-                                           loc);
-    });
+    auto fn = nd == 1   ? &tensord::avg_pool1d
+              : nd == 3 ? &tensord::avg_pool3d
+                        : &tensord::avg_pool2d;
+    return recorded(
+        [&] { return fn(x, kernel, stride, padding, ceil_mode, count_include_pad, loc); });
   });
-  m.def("adaptive_avg_pool2d", [](const Tensor& x, Ints size, Loc loc) {
-    return recorded([&] { return tensord::adaptive_avg_pool2d(x, size, loc); });
+  m.def("adaptive_avg_pool", [](int nd, const Tensor& x, Ints size, Loc loc) {
+    auto fn = nd == 1   ? &tensord::adaptive_avg_pool1d
+              : nd == 3 ? &tensord::adaptive_avg_pool3d
+                        : &tensord::adaptive_avg_pool2d;
+    return recorded([&] { return fn(x, size, loc); });
+  });
+  m.def("adaptive_max_pool",
+        [](int nd, const Tensor& x, Ints size, bool indices, Loc loc) -> py::object {
+          if (indices) {
+            auto fn = nd == 1   ? &tensord::adaptive_max_pool1d_with_indices
+                      : nd == 3 ? &tensord::adaptive_max_pool3d_with_indices
+                                : &tensord::adaptive_max_pool2d_with_indices;
+            const ValuesIndices r = recorded([&] { return fn(x, size, loc); });
+            return py::make_tuple(r.values, r.indices);
+          }
+          auto fn = nd == 1   ? &tensord::adaptive_max_pool1d
+                    : nd == 3 ? &tensord::adaptive_max_pool3d
+                              : &tensord::adaptive_max_pool2d;
+          return py::cast(recorded([&] { return fn(x, size, loc); }));
+        });
+  m.def("max_unpool", [](int nd, const Tensor& x, const Tensor& indices, Ints kernel, Ints stride,
+                         Ints padding, Ints output_size, Loc loc) {
+    auto fn = nd == 1   ? &tensord::max_unpool1d
+              : nd == 3 ? &tensord::max_unpool3d
+                        : &tensord::max_unpool2d;
+    return recorded([&] { return fn(x, indices, kernel, stride, padding, output_size, loc); });
   });
   m.def("interpolate", [](const Tensor& x, Ints size, int64_t mode, std::optional<bool> corners,
                           std::vector<double> scales, Loc loc) {

@@ -8,8 +8,13 @@ from . import _tensord
 from ._array import Array, _operand_array
 from ._location import caller
 
-__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "max_pool1d", "max_pool2d",
-           "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate", "linear",
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d",
+           "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+           "adaptive_max_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d",
+           "lp_pool2d", "lp_pool3d", "interpolate",
+           "linear",
            "embedding", "rms_norm", "batch_norm", "group_norm", "instance_norm",
            "scaled_dot_product_attention", "dropout", "pixel_shuffle", "pixel_unshuffle",
            "ctc_loss"]
@@ -111,40 +116,141 @@ def _stride(stride):
     return [] if stride is None else _ints(stride, "stride")
 
 
+def _max_pool(nd, input, kernel_size, stride, padding, dilation, ceil_mode,  # noqa: A002
+              return_indices):
+    r = _tensord.max_pool(nd, _t(input), _ints(kernel_size, "kernel_size"), _stride(stride),
+                          _ints(padding, "padding"), _ints(dilation, "dilation"),
+                          bool(ceil_mode), bool(return_indices), caller())
+    return (Array(r[0]), Array(r[1])) if return_indices else Array(r)
+
+
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
-               ceil_mode=False):
-    return Array(_tensord.max_pool(1, _t(input), _ints(kernel_size, "kernel_size"),
-                                   _stride(stride), _ints(padding, "padding"),
-                                   _ints(dilation, "dilation"), bool(ceil_mode), caller()))
+               ceil_mode=False, return_indices=False):
+    """return_indices: also each maximum's position in its plane (int64), max_unpool's input."""
+    return _max_pool(1, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
-               ceil_mode=False):
-    return Array(_tensord.max_pool(2, _t(input), _ints(kernel_size, "kernel_size"),
-                                   _stride(stride), _ints(padding, "padding"),
-                                   _ints(dilation, "dilation"), bool(ceil_mode), caller()))
+               ceil_mode=False, return_indices=False):
+    return _max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+               ceil_mode=False, return_indices=False):
+    return _max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def _avg_pool(nd, input, kernel_size, stride, padding, ceil_mode,  # noqa: A002
+              count_include_pad, divisor_override):
+    if divisor_override is not None:
+        raise NotImplementedError("avg_pool's divisor_override is not supported by tensord")
+    return Array(_tensord.avg_pool(nd, _t(input), _ints(kernel_size, "kernel_size"),
+                                   _stride(stride), _ints(padding, "padding"), bool(ceil_mode),
+                                   bool(count_include_pad), caller()))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # noqa: A002
                count_include_pad=True):
-    return Array(_tensord.avg_pool(1, _t(input), _ints(kernel_size, "kernel_size"),
-                                   _stride(stride), _ints(padding, "padding"), bool(ceil_mode),
-                                   bool(count_include_pad), caller()))
+    return _avg_pool(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad, None)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # noqa: A002
-               count_include_pad=True):
-    return Array(_tensord.avg_pool(2, _t(input), _ints(kernel_size, "kernel_size"),
-                                   _stride(stride), _ints(padding, "padding"), bool(ceil_mode),
-                                   bool(count_include_pad), caller()))
+               count_include_pad=True, divisor_override=None):
+    return _avg_pool(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # noqa: A002
+               count_include_pad=True, divisor_override=None):
+    return _avg_pool(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)
+
+
+def _lp_pool(nd, input, norm_type, kernel_size, stride, ceil_mode):  # noqa: A002
+    """PyTorch's lp_pool: (avg_pool(x ** p) * prod(kernel_size)) ** (1 / p), padding 0 (its
+    sign(out) * relu(abs(out)) is out itself)."""
+    k = _ints(kernel_size, "kernel_size")
+    x = _operand_array(input)
+    out = _avg_pool(nd, x ** float(norm_type), kernel_size, stride, 0, ceil_mode, True, None)
+    return (out * float(math.prod(k * nd if len(k) == 1 else k))) ** (1.0 / float(norm_type))
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):  # noqa: A002
+    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):  # noqa: A002
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):  # noqa: A002
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def _output_size(nd, x, output_size):
+    """An int or nd sizes; None keeps that axis's input size."""
+    size = [output_size] * nd if isinstance(output_size, int) else list(output_size)
+    if len(size) != nd:
+        raise ValueError(f"output_size needs 1 or {nd} values, got {len(size)}")
+    return [x.shape[-nd + i] if s is None else int(s) for i, s in enumerate(size)]
+
+
+def adaptive_avg_pool1d(input, output_size):  # noqa: A002
+    x = _operand_array(input)
+    return Array(_tensord.adaptive_avg_pool(1, _t(x), _output_size(1, x, output_size), caller()))
 
 
 def adaptive_avg_pool2d(input, output_size):  # noqa: A002
     """output_size: an int or (height, width); None keeps that axis's input size."""
     x = _operand_array(input)
-    size = [output_size, output_size] if isinstance(output_size, int) else list(output_size)
-    size = [x.shape[-2 + i] if s is None else int(s) for i, s in enumerate(size)]
-    return Array(_tensord.adaptive_avg_pool2d(_t(x), size, caller()))
+    return Array(_tensord.adaptive_avg_pool(2, _t(x), _output_size(2, x, output_size), caller()))
+
+
+def adaptive_avg_pool3d(input, output_size):  # noqa: A002
+    x = _operand_array(input)
+    return Array(_tensord.adaptive_avg_pool(3, _t(x), _output_size(3, x, output_size), caller()))
+
+
+def _adaptive_max(nd, input, output_size, return_indices):  # noqa: A002
+    x = _operand_array(input)
+    r = _tensord.adaptive_max_pool(nd, _t(x), _output_size(nd, x, output_size),
+                                   bool(return_indices), caller())
+    return (Array(r[0]), Array(r[1])) if return_indices else Array(r)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):  # noqa: A002
+    return _adaptive_max(1, input, output_size, return_indices)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
+    return _adaptive_max(2, input, output_size, return_indices)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):  # noqa: A002
+    return _adaptive_max(3, input, output_size, return_indices)
+
+
+def _max_unpool(nd, input, indices, kernel_size, stride, padding, output_size):  # noqa: A002
+    size = [] if output_size is None else [int(s) for s in output_size]
+    return Array(_tensord.max_unpool(nd, _t(input), _t(indices), _ints(kernel_size, "kernel_size"),
+                                     _stride(stride), _ints(padding, "padding"), size, caller()))
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0,  # noqa: A002
+                 output_size=None):
+    """Zeros with input's values at indices (a max pool's); output_size: the spatial sizes (or
+    the whole shape), else (in - 1) stride - 2 padding + kernel_size per axis."""
+    return _max_unpool(1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0,  # noqa: A002
+                 output_size=None):
+    return _max_unpool(2, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0,  # noqa: A002
+                 output_size=None):
+    return _max_unpool(3, input, indices, kernel_size, stride, padding, output_size)
 
 
 # PyTorch's mode names: the op's mode number and the spatial ranks the mode takes.

@@ -108,6 +108,10 @@ void run_nn(const KernelContext& ctx, const ir::Node& node, std::span<const Tens
             const TensorValue& out);
 void run_conv(const KernelContext& ctx, const ir::Node& node, std::span<const TensorValue> inputs,
               const TensorValue& out);
+// Window and adaptive pools; a max pool with return_indices writes outputs[1] too
+// (kernels_nn.cpp).
+void run_pool(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
+              std::span<const TensorValue> outputs);
 void run_ctc_loss(const KernelContext& ctx, const ir::Node& node,
                   std::span<const TensorValue> inputs, const TensorValue& out);  // kernels_ctc.cpp
 

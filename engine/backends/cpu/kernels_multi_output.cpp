@@ -42,6 +42,7 @@ void run_multi_output(const KernelContext& ctx, const ir::Node& node,
                       std::span<const TensorValue> inputs, std::span<const TensorValue> outputs) {
   if (is_sort_multi(node.op)) return run_sort_multi(ctx, node, inputs, outputs);  // issue 4
   if (is_linalg(node.op)) return run_linalg_multi(ctx, node, inputs, outputs);
+  if (is_nn(node.op)) return run_pool(ctx, node, inputs[0], outputs);  // return_indices
   switch (node.op) {
     case Op::frexp:
       return run_frexp(ctx, inputs[0], outputs);

@@ -1,5 +1,5 @@
-// Neural-network kernels of issue 4 (docs/ops.md "Neural-network ops"): max/avg pooling,
-// adaptive average pooling, interpolate (kernels_interpolate.cpp), and the direct-loop
+// Neural-network kernels of issue 4 (docs/ops.md "Neural-network ops"): pooling
+// (kernels_pool.cpp), interpolate (kernels_interpolate.cpp), and the direct-loop
 // convolution that float64 (which oneDNN does not run) and any problem oneDNN refuses take.
 // Inputs are converted to a contiguous float64 copy for float64 outputs and a float32 one
 // otherwise; sums run in double; the result is rounded once into the output's dtype.
@@ -12,6 +12,7 @@
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
 #include "engine/backends/cpu/kernels_interpolate.h"
+#include "engine/backends/cpu/kernels_pool.h"
 #include "engine/backends/cpu/parallel.h"
 #include "engine/ir/nn_geometry.h"
 
@@ -44,89 +45,6 @@ void with_work(const KernelContext& ctx, const TensorValue& in, const TensorValu
     fn(x.data<float>(), y.data<float>());
   }
   if (out.type.dtype != w) cast_into(ctx, operand_of(y), operand_of(out));
-}
-
-// Planes (all leading axes), then up to two spatial axes; 1-D ops see height 1.
-struct Planes {
-  int64_t planes = 1, ih = 1, iw = 1, oh = 1, ow = 1;
-};
-
-Planes planes_of(const ir::Shape& in, const ir::Shape& out, int nd) {
-  Planes p;
-  const size_t first = in.size() - static_cast<size_t>(nd);
-  for (size_t d = 0; d < first; ++d) p.planes *= in[d];
-  if (nd == 2) {
-    p.ih = in[first], p.oh = out[first];
-  }
-  p.iw = in.back(), p.ow = out.back();
-  return p;
-}
-
-template <typename T>
-void pool(const KernelContext& ctx, Op op, const ir::PoolGeometry& g, const Planes& p, const T* x,
-          T* y) {
-  // Spatial parameters as (height, width); a 1-D op has the identity window in height.
-  const int h = g.nd == 2 ? 0 : -1, w = g.nd - 1;
-  auto at = [](const ir::Spatial& s, int d, int64_t identity) { return d < 0 ? identity : s[d]; };
-  const int64_t kh = at(g.kernel, h, 1), kw = at(g.kernel, w, 1);
-  const int64_t sh = at(g.stride, h, 1), sw = at(g.stride, w, 1);
-  const int64_t ph = at(g.padding, h, 0), pw = at(g.padding, w, 0);
-  const int64_t dh = at(g.dilation, h, 1), dw = at(g.dilation, w, 1);
-  const bool is_max = op == Op::max_pool1d || op == Op::max_pool2d;
-  const int64_t per_plane = p.oh * p.ow;
-  parallel_for(p.planes * per_plane, 4096, ctx.threads, [&](int64_t begin, int64_t end) {
-    for (int64_t k = begin; k < end; ++k) {
-      const int64_t plane = k / per_plane, oy = k % per_plane / p.ow, ox = k % p.ow;
-      const T* src = x + plane * p.ih * p.iw;
-      const int64_t y0 = oy * sh - ph, x0 = ox * sw - pw;
-      if (is_max) {
-        double m = -std::numeric_limits<double>::infinity();
-        for (int64_t i = 0; i < kh; ++i) {
-          const int64_t yy = y0 + i * dh;
-          if (yy < 0 || yy >= p.ih) continue;
-          for (int64_t j = 0; j < kw; ++j) {
-            const int64_t xx = x0 + j * dw;
-            if (xx < 0 || xx >= p.iw) continue;
-            const double v = src[yy * p.iw + xx];
-            if (v > m || std::isnan(v)) m = v;
-            if (std::isnan(m)) break;
-          }
-        }
-        y[k] = static_cast<T>(m);
-      } else {
-        // PyTorch's divisor: the window clipped to the padded input, or to the input alone.
-        int64_t ye = std::min(y0 + kh, p.ih + ph), xe = std::min(x0 + kw, p.iw + pw);
-        const int64_t padded = (ye - y0) * (xe - x0);
-        const int64_t ys = std::max<int64_t>(y0, 0), xs = std::max<int64_t>(x0, 0);
-        ye = std::min(ye, p.ih), xe = std::min(xe, p.iw);
-        double sum = 0;
-        for (int64_t yy = ys; yy < ye; ++yy) {
-          for (int64_t xx = xs; xx < xe; ++xx) sum += src[yy * p.iw + xx];
-        }
-        const int64_t inside = std::max<int64_t>(0, ye - ys) * std::max<int64_t>(0, xe - xs);
-        y[k] = static_cast<T>(sum / static_cast<double>(g.count_include_pad ? padded : inside));
-      }
-    }
-  });
-}
-
-template <typename T>
-void adaptive_avg(const KernelContext& ctx, const Planes& p, const T* x, T* y) {
-  const int64_t per_plane = p.oh * p.ow;
-  parallel_for(p.planes * per_plane, 4096, ctx.threads, [&](int64_t begin, int64_t end) {
-    for (int64_t k = begin; k < end; ++k) {
-      const int64_t plane = k / per_plane, oy = k % per_plane / p.ow, ox = k % p.ow;
-      const T* src = x + plane * p.ih * p.iw;
-      // start = floor(o * in / out), end = ceil((o + 1) * in / out)
-      const int64_t ys = oy * p.ih / p.oh, ye = ((oy + 1) * p.ih + p.oh - 1) / p.oh;
-      const int64_t xs = ox * p.iw / p.ow, xe = ((ox + 1) * p.iw + p.ow - 1) / p.ow;
-      double sum = 0;
-      for (int64_t yy = ys; yy < ye; ++yy) {
-        for (int64_t xx = xs; xx < xe; ++xx) sum += src[yy * p.iw + xx];
-      }
-      y[k] = static_cast<T>(sum / static_cast<double>((ye - ys) * (xe - xs)));
-    }
-  });
 }
 
 }  // namespace
@@ -221,6 +139,25 @@ void run_conv_direct(const KernelContext& ctx, const ir::Node& node,
   if (out.type.dtype != w) cast_into(ctx, operand_of(y), operand_of(out));
 }
 
+void run_pool(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
+              std::span<const TensorValue> outputs) {
+  const TensorValue& out = outputs[0];
+  if (out.type.numel() == 0) return;
+  const Op op = node.op;
+  const int nd = ir::spatial_rank(op);
+  const Volume v = volume_of(in.type.shape, out.type.shape, nd);
+  const PoolKind kind =
+      ir::is_max_pool(op) || ir::is_adaptive_max_pool(op) ? PoolKind::Max : PoolKind::Average;
+  int64_t* indices = outputs.size() > 1 ? outputs[1].data<int64_t>() : nullptr;
+  if (ir::is_adaptive_pool(op)) {
+    return with_work(ctx, in, out,
+                     [&](const auto* x, auto* y) { adaptive_pool(ctx, kind, v, x, y, indices); });
+  }
+  const ir::PoolGeometry g = ir::pool_geometry(op, node.attrs);
+  with_work(ctx, in, out,
+            [&](const auto* x, auto* y) { window_pool(ctx, kind, g, v, x, y, indices); });
+}
+
 bool is_nn(Op op) {
   switch (op) {
     case Op::conv1d:
@@ -229,16 +166,11 @@ bool is_nn(Op op) {
     case Op::conv_transpose1d:
     case Op::conv_transpose2d:
     case Op::conv_transpose3d:
-    case Op::max_pool1d:
-    case Op::max_pool2d:
-    case Op::avg_pool1d:
-    case Op::avg_pool2d:
-    case Op::adaptive_avg_pool2d:
     case Op::interpolate:
     case Op::ctc_loss:
       return true;
     default:
-      return false;
+      return ir::is_window_pool(op) || ir::is_adaptive_pool(op);
   }
 }
 
@@ -252,6 +184,9 @@ void run_nn(const KernelContext& ctx, const ir::Node& node, std::span<const Tens
                 std::string(ir::name(op)) + " got " + std::to_string(inputs.size()) + " inputs");
   }
   if (out.type.numel() == 0) return;
+  if (ir::is_window_pool(op) || ir::is_adaptive_pool(op)) {
+    return run_pool(ctx, node, inputs[0], std::span<const TensorValue>(&out, 1));
+  }
   switch (op) {
     case Op::conv1d:
     case Op::conv2d:
@@ -260,29 +195,9 @@ void run_nn(const KernelContext& ctx, const ir::Node& node, std::span<const Tens
     case Op::conv_transpose2d:
     case Op::conv_transpose3d:
       return run_conv(ctx, node, inputs, out);
-    case Op::max_pool1d:
-    case Op::max_pool2d:
-    case Op::avg_pool1d:
-    case Op::avg_pool2d: {
-      const ir::PoolGeometry g = ir::pool_geometry(op, node.attrs);
-      const Planes p = planes_of(inputs[0].type.shape, out.type.shape, g.nd);
-      return with_work(ctx, inputs[0], out,
-                       [&](const auto* x, auto* y) { pool(ctx, op, g, p, x, y); });
-    }
-    case Op::adaptive_avg_pool2d: {
-      const Planes p = planes_of(inputs[0].type.shape, out.type.shape, 2);
-      return with_work(ctx, inputs[0], out,
-                       [&](const auto* x, auto* y) { adaptive_avg(ctx, p, x, y); });
-    }
     case Op::interpolate: {
-      const ir::Shape& xs = inputs[0].type.shape;
-      Volume v;
-      v.nd = static_cast<int>(xs.size()) - 2;
-      v.planes = xs[0] * xs[1];
-      for (int d = 0; d < v.nd; ++d) {
-        v.in[3 - v.nd + d] = xs[2 + d];
-        v.out[3 - v.nd + d] = out.type.shape[2 + d];
-      }
+      const Volume v =
+          volume_of(inputs[0].type.shape, out.type.shape, static_cast<int>(out.type.rank()) - 2);
       const ir::InterpolateGeometry g = ir::interpolate_geometry(node.attrs);
       return with_work(ctx, inputs[0], out,
                        [&](const auto* x, auto* y) { interpolate(ctx, g, v, x, y); });

@@ -1,6 +1,6 @@
 // The CUDA kernels of the neural-network ops: conv1d/2d/3d and conv_transpose1d/2d/3d through cuDNN
-// (dnn_conv.cpp), max/avg pooling through cuDNN where it gives PyTorch's result and a kernel
-// otherwise, adaptive_avg_pool2d and interpolate as kernels (dnn_pool.cpp), ctc_loss as a
+// (dnn_conv.cpp), window pools through cuDNN where it gives PyTorch's result and a kernel
+// otherwise, adaptive pools and interpolate as kernels (dnn_pool.cpp), ctc_loss as a
 // kernel (dnn_ctc.cpp). Float32, float64, float16 and bfloat16; any other dtype is Unsupported.
 // This file: dispatch, the family's cuDNN state, and the copies every op shares.
 #include <array>
@@ -151,16 +151,11 @@ bool is_dnn(ir::Op op) {
     case ir::Op::conv_transpose1d:
     case ir::Op::conv_transpose2d:
     case ir::Op::conv_transpose3d:
-    case ir::Op::max_pool1d:
-    case ir::Op::max_pool2d:
-    case ir::Op::avg_pool1d:
-    case ir::Op::avg_pool2d:
-    case ir::Op::adaptive_avg_pool2d:
     case ir::Op::interpolate:
     case ir::Op::ctc_loss:
       return true;
     default:
-      return false;
+      return ir::is_window_pool(op) || ir::is_adaptive_pool(op);
   }
 }
 
@@ -175,7 +170,8 @@ bool is_float(ir::DType t) {
 bool run_dnn(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   using ir::Op;
   if (!dnn::is_dnn(node.op)) return false;
-  if (in.empty() || out.size() != 1) {
+  const bool is_pool = ir::is_window_pool(node.op) || ir::is_adaptive_pool(node.op);
+  if (in.empty() || out.empty() || out.size() > (is_pool ? 2u : 1u)) {
     throw Error(ErrorCode::Internal, std::string(ir::name(node.op)) + " got " +
                                          std::to_string(in.size()) + " inputs and " +
                                          std::to_string(out.size()) + " outputs");
@@ -186,6 +182,10 @@ bool run_dnn(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
     if (in[i].type.dtype != dtype) dnn::unsupported(node, in[i].type.dtype, "mixed dtypes");
   }
   if (out[0].type.numel() == 0) return true;
+  if (is_pool) {
+    dnn::run_pool(ctx, node, in[0], out);
+    return true;
+  }
   switch (node.op) {
     case Op::conv1d:
     case Op::conv2d:
@@ -195,15 +195,6 @@ bool run_dnn(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
     case Op::conv_transpose3d:
       if (in.size() < 2) throw Error(ErrorCode::Internal, "a convolution needs a weight");
       dnn::run_conv(ctx, node, in, out[0]);
-      break;
-    case Op::max_pool1d:
-    case Op::max_pool2d:
-    case Op::avg_pool1d:
-    case Op::avg_pool2d:
-      dnn::run_pool(ctx, node, in[0], out[0]);
-      break;
-    case Op::adaptive_avg_pool2d:
-      dnn::run_adaptive_avg(ctx, in[0], out[0]);
       break;
     case Op::interpolate:
       dnn::run_interpolate(ctx, node, in[0], out[0]);

@@ -134,7 +134,7 @@ PoolProblem pool_problem(ir::Op op, const ir::Attrs& attrs, const ir::Shape& x,
                          const ir::Shape& y) {
   const ir::PoolGeometry g = ir::pool_geometry(op, attrs);
   PoolProblem p;
-  p.is_max = op == ir::Op::max_pool1d || op == ir::Op::max_pool2d;
+  p.is_max = ir::is_max_pool(op);
   p.ceil_mode = g.ceil_mode;
   p.count_include_pad = g.count_include_pad;
   const View xv = as_nchw(View{x, std::vector<int64_t>(x.size(), 0)}, g.nd);
@@ -165,25 +165,26 @@ bool cudnn_pools(const PoolProblem& p) {
          p.oh * p.ow <= INT_MAX / planes;
 }
 
-PoolArgs pool_args(const PoolProblem& p, const View& x) {
+PoolArgs pool_args(ir::Op op, const ir::Attrs& attrs, const View& x, const ir::Shape& y) {
+  const int nd = ir::spatial_rank(op), lead = 3 - nd;
+  const View v = static_cast<int>(x.shape.size()) == nd + 1 ? with_unit_axis(x, 0) : x;
   PoolArgs a{};
-  a.n = p.n, a.c = p.c, a.ih = p.ih, a.iw = p.iw, a.oh = p.oh, a.ow = p.ow;
-  a.sn = x.strides[0], a.sc = x.strides[1], a.sh = x.strides[2], a.sw = x.strides[3];
-  a.kh = p.kernel[0], a.kw = p.kernel[1];
-  a.sy = p.stride[0], a.sx = p.stride[1];
-  a.py = p.pad[0], a.px = p.pad[1];
-  a.dy = p.dilation[0], a.dx = p.dilation[1];
-  a.is_max = p.is_max ? 1 : 0;
-  a.include_pad = p.count_include_pad ? 1 : 0;
-  return a;
-}
-
-PlaneArgs plane_args(const View& x, const ir::Shape& y) {
-  PlaneArgs a{};
-  a.n = x.shape[0], a.c = x.shape[1], a.ih = x.shape[2], a.iw = x.shape[3];
-  a.oh = y[y.size() - 2];
-  a.ow = y.back();
-  a.sn = x.strides[0], a.sc = x.strides[1], a.sh = x.strides[2], a.sw = x.strides[3];
+  a.n = v.shape[0], a.c = v.shape[1], a.sn = v.strides[0], a.sc = v.strides[1];
+  a.max = ir::is_max_pool(op) || ir::is_adaptive_max_pool(op) ? 1 : 0;
+  a.adaptive = ir::is_adaptive_pool(op) ? 1 : 0;
+  const ir::PoolGeometry g = a.adaptive ? ir::PoolGeometry{} : ir::pool_geometry(op, attrs);
+  a.include_pad = g.count_include_pad ? 1 : 0;
+  for (int e = 0; e < 3; ++e) {
+    a.in[e] = a.out[e] = a.k[e] = a.s[e] = a.dil[e] = 1;
+    a.st[e] = a.pad[e] = 0;
+  }
+  for (int d = 0; d < nd; ++d) {
+    const int e = lead + d;
+    a.in[e] = v.shape[2 + d];
+    a.out[e] = y[y.size() - static_cast<size_t>(nd - d)];
+    a.st[e] = v.strides[2 + d];
+    a.k[e] = g.kernel[d], a.s[e] = g.stride[d], a.pad[e] = g.padding[d], a.dil[e] = g.dilation[d];
+  }
   return a;
 }
 

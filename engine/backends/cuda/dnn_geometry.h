@@ -61,7 +61,8 @@ bool cudnn_describes(const ConvProblem& p, int64_t batch);
 // is already too large (the direct kernel runs).
 int64_t conv_batch_chunk(const ConvProblem& p);
 
-// A pooling op on (N, C, H, W) (as_nchw), its window per (height, width).
+// A 1-d or 2-d window pool on (N, C, H, W) (as_nchw), its window per (height, width): what
+// cuDNN may take (pool_args below describes every pool to the kernel).
 struct PoolProblem {
   bool is_max = true, ceil_mode = false, count_include_pad = true;
   int64_t n = 1, c = 1, ih = 1, iw = 1, oh = 1, ow = 1;
@@ -75,10 +76,9 @@ PoolProblem pool_problem(ir::Op op, const ir::Attrs& attrs, const ir::Shape& x, 
 bool cudnn_pools(const PoolProblem& p);
 
 // The family's kernel arguments (dnn_kernels.h), from the problems above and the input views.
-// x views are as_nchw (pool, plane) or the op's own (conv and interpolate: padded inside;
+// x views are the op's own (pool: ([N,] C, spatial...), conv and interpolate: padded inside;
 // ctc: (T, N, C)).
-PoolArgs pool_args(const PoolProblem& p, const View& x_nchw);
-PlaneArgs plane_args(const View& x_nchw, const ir::Shape& y);
+PoolArgs pool_args(ir::Op op, const ir::Attrs& attrs, const View& x, const ir::Shape& y);
 // x (N, C, spatial...) with 1 to 3 spatial axes, y its output shape.
 InterpolateArgs interpolate_args(const View& x, const ir::Shape& y,
                                  const ir::InterpolateGeometry& g);

@@ -125,8 +125,8 @@ View view_of(const TensorValue& v);
 
 // The ops, one file each: dnn_conv.cpp, dnn_pool.cpp, dnn_ctc.cpp.
 void run_conv(CudaContext& ctx, const ir::Node& node, Values in, const TensorValue& out);
-void run_pool(CudaContext& ctx, const ir::Node& node, const TensorValue& x, const TensorValue& out);
-void run_adaptive_avg(CudaContext& ctx, const TensorValue& x, const TensorValue& out);
+// Window and adaptive pools; outputs[1], when present, receives a max pool's indices.
+void run_pool(CudaContext& ctx, const ir::Node& node, const TensorValue& x, Values outputs);
 void run_interpolate(CudaContext& ctx, const ir::Node& node, const TensorValue& x,
                      const TensorValue& out);
 void run_ctc(CudaContext& ctx, const ir::Node& node, Values in, const TensorValue& out);

@@ -8,8 +8,7 @@ namespace {
 
 static_assert(sizeof(CopyArgs) == 8 * (2 + 3 * kCopyRank));
 static_assert(sizeof(BiasArgs) == 8 * 4);
-static_assert(sizeof(PoolArgs) == 8 * 20);
-static_assert(sizeof(PlaneArgs) == 8 * 10);
+static_assert(sizeof(PoolArgs) == 8 * (7 + 7 * 3));
 static_assert(sizeof(InterpolateArgs) == 8 * 19);
 static_assert(sizeof(ConvArgs) == 8 * (7 + 18 + 10));
 static_assert(sizeof(CtcArgs) == 8 * 9);
@@ -54,10 +53,9 @@ __device__ __forceinline__ void st(st_t* p, i64 i, double v) { p[i] = td_f2b((fl
 // with the CPU's to the bit.
 constexpr const char* kBody = R"(
 struct PoolArgs {
-  i64 n, c, ih, iw, oh, ow, sn, sc, sh, sw;
-  i64 kh, kw, sy, sx, py, px, dy, dx, is_max, include_pad;
+  i64 n, c, sn, sc, max, include_pad, adaptive;
+  i64 in[3], out[3], st[3], k[3], s[3], pad[3], dil[3];
 };
-struct PlaneArgs { i64 n, c, ih, iw, oh, ow, sn, sc, sh, sw; };
 struct ConvArgs {
   i64 n, cin, cout, groups, transposed, has_bias, bias_stride;
   i64 in[3], k[3], o[3], s[3], pad[3], dil[3];
@@ -65,53 +63,65 @@ struct ConvArgs {
 };
 struct CtcArgs { i64 t_max, n, c, s_max, blank, zero_inf, st_t, st_n, st_c; };
 
-extern "C" __global__ void dnn_pool(const st_t* x, st_t* y, PoolArgs a) {
-  TD_LOOP(k, a.n * a.c * a.oh * a.ow) {
-    const i64 ox = k % a.ow, oy = k / a.ow % a.oh, plane = k / (a.ow * a.oh);
-    const st_t* src = x + plane / a.c * a.sn + plane % a.c * a.sc;
-    const i64 y0 = oy * a.sy - a.py, x0 = ox * a.sx - a.px;
-    double r;
-    if (a.is_max) {
-      double m = -td_inf();
-      for (i64 i = 0; i < a.kh; ++i) {
-        const i64 yy = y0 + i * a.dy;
-        if (yy < 0 || yy >= a.ih) continue;
-        for (i64 j = 0; j < a.kw; ++j) {
-          const i64 xx = x0 + j * a.dx;
-          if (xx < 0 || xx >= a.iw) continue;
-          const double v = ld(src, yy * a.sh + xx * a.sw);
-          if (v > m || v != v) m = v;
-          if (m != m) break;
-        }
-      }
-      r = m;
-    } else {
-      // PyTorch's divisor: the window clipped to the padded input, or to the input alone.
-      i64 ye = min(y0 + a.kh, a.ih + a.py), xe = min(x0 + a.kw, a.iw + a.px);
-      const i64 padded = (ye - y0) * (xe - x0);
-      const i64 ys = max(y0, (i64)0), xs = max(x0, (i64)0);
-      ye = min(ye, a.ih);
-      xe = min(xe, a.iw);
-      double sum = 0;
-      for (i64 yy = ys; yy < ye; ++yy)
-        for (i64 xx = xs; xx < xe; ++xx) sum += ld(src, yy * a.sh + xx * a.sw);
-      const i64 inside = max(ye - ys, (i64)0) * max(xe - xs, (i64)0);
-      r = sum / (double)(a.include_pad ? padded : inside);
-    }
-    st(y, k, r);
+// Output o's window along axis d: taps start + j dil for j in [first, end), the taps inside the
+// input; div is the axis's factor of an average's divisor (PyTorch's: the window clipped to the
+// padded input, or to the input). Adaptive: [floor(o in / out), ceil((o + 1) in / out)).
+struct PoolWindow { i64 start, first, end, dil, div; };
+
+__device__ PoolWindow pool_window(const PoolArgs& a, int d, i64 o) {
+  PoolWindow w;
+  const i64 in = a.in[d], out = a.out[d];
+  if (a.adaptive) {
+    w.start = o * in / out;
+    w.first = 0;
+    w.end = ((o + 1) * in + out - 1) / out - w.start;
+    w.dil = 1;
+    w.div = w.end;
+    return w;
   }
+  const i64 k = a.k[d];
+  w.dil = a.dil[d];
+  w.start = o * a.s[d] - a.pad[d];
+  const i64 last = in - 1 - w.start;
+  const i64 first = w.start >= 0 ? 0 : (-w.start + w.dil - 1) / w.dil;
+  w.end = last < 0 ? 0 : min(k, last / w.dil + 1);
+  w.first = min(first, w.end);
+  w.div = a.include_pad ? min(w.start + k, in + a.pad[d]) - w.start : w.end - w.first;
+  return w;
 }
 
-extern "C" __global__ void dnn_adaptive_avg(const st_t* x, st_t* y, PlaneArgs a) {
-  TD_LOOP(k, a.n * a.c * a.oh * a.ow) {
-    const i64 ox = k % a.ow, oy = k / a.ow % a.oh, plane = k / (a.ow * a.oh);
+// Max: PyTorch's rule `v > m or isnan(v)` over the window in row-major order (the last NaN
+// wins), the index starting at the first tap; an empty window gives -inf at index -1.
+extern "C" __global__ void dnn_pool(const st_t* x, st_t* y, i64* indices, PoolArgs a) {
+  const i64 per_plane = a.out[0] * a.out[1] * a.out[2];
+  TD_LOOP(k, a.n * a.c * per_plane) {
+    const i64 plane = k / per_plane;
     const st_t* src = x + plane / a.c * a.sn + plane % a.c * a.sc;
-    const i64 ys = oy * a.ih / a.oh, ye = ((oy + 1) * a.ih + a.oh - 1) / a.oh;
-    const i64 xs = ox * a.iw / a.ow, xe = ((ox + 1) * a.iw + a.ow - 1) / a.ow;
-    double sum = 0;
-    for (i64 yy = ys; yy < ye; ++yy)
-      for (i64 xx = xs; xx < xe; ++xx) sum += ld(src, yy * a.sh + xx * a.sw);
-    st(y, k, sum / (double)((ye - ys) * (xe - xs)));
+    const PoolWindow w0 = pool_window(a, 0, k / (a.out[1] * a.out[2]) % a.out[0]);
+    const PoolWindow w1 = pool_window(a, 1, k / a.out[2] % a.out[1]);
+    const PoolWindow w2 = pool_window(a, 2, k % a.out[2]);
+    double r = a.max ? -td_inf() : 0.0;
+    i64 at = -1;
+    for (i64 i = w0.first; i < w0.end; ++i) {
+      const i64 p0 = w0.start + i * w0.dil;
+      for (i64 j = w1.first; j < w1.end; ++j) {
+        const i64 p1 = w1.start + j * w1.dil;
+        for (i64 q = w2.first; q < w2.end; ++q) {
+          const i64 p2 = w2.start + q * w2.dil;
+          const double v = ld(src, p0 * a.st[0] + p1 * a.st[1] + p2 * a.st[2]);
+          if (a.max) {
+            const bool take = v > r || v != v;
+            if (take || at < 0) at = (p0 * a.in[1] + p1) * a.in[2] + p2;
+            if (take) r = v;
+          } else {
+            r = __dadd_rn(r, v);
+          }
+        }
+      }
+    }
+    if (!a.max) r = __ddiv_rn(r, (double)(w0.div * w1.div * w2.div));
+    st(y, k, r);
+    if (indices) indices[k] = at;
   }
 }
 

@@ -1,7 +1,8 @@
 // The CUDA C of the neural-network family's own kernels (compiled by NVRTC through the kernel
-// cache): one source per float dtype with pooling (the modes cuDNN lacks), adaptive average
-// pooling, interpolation (every mode), the direct convolution (cuDNN's fallback) and the CTC
-// loss; and one dtype-free source that copies strided views and broadcasts a bias.
+// cache): one source per float dtype with pooling (what cuDNN lacks: indices, dilation, 3-d,
+// ceil_mode windows, adaptive pools), interpolation (every mode), the direct convolution (cuDNN's
+// fallback) and the CTC loss; and one dtype-free source that copies strided views and broadcasts a
+// bias.
 //
 // Every kernel takes its sizes and strides in one struct of 64-bit fields, passed by value: the
 // host structs below have the same layout as the device structs in the source text.
@@ -29,14 +30,14 @@ struct BiasArgs {
   int64_t n = 0, c = 0, inner = 0, bias_stride = 0;
 };
 
-// Planes (n, c) of height ih, width iw read through strides; output contiguous (n, c, oh, ow).
+// Window and adaptive pools: x read through strides as (n, c) volumes of three spatial axes,
+// the leading 3 - nd of them of size 1 (stride 0, the identity window); output contiguous.
+// max: 1 for the max pools (which write each maximum's position in its plane to `indices`
+// when that is not null), 0 for averages; adaptive: 1 for the adaptive pools (k, s, pad and
+// dil unused).
 struct PoolArgs {
-  int64_t n, c, ih, iw, oh, ow, sn, sc, sh, sw;
-  int64_t kh, kw, sy, sx, py, px, dy, dx, is_max, include_pad;
-};
-
-struct PlaneArgs {  // adaptive_avg_pool2d
-  int64_t n, c, ih, iw, oh, ow, sn, sc, sh, sw;
+  int64_t n, c, sn, sc, max, include_pad, adaptive;
+  int64_t in[3], out[3], st[3], k[3], s[3], pad[3], dil[3];
 };
 
 // interpolate: x read through strides as (n, c) volumes of three spatial axes, the leading
@@ -64,7 +65,6 @@ struct CtcArgs {
 // The source for one float dtype (Float32, Float64, Float16, BFloat16), and its entry points.
 std::string kernel_source(ir::DType dtype);
 inline constexpr const char* kPool = "dnn_pool";
-inline constexpr const char* kAdaptiveAvg = "dnn_adaptive_avg";
 inline constexpr const char* kInterpolate = "dnn_interpolate";
 inline constexpr const char* kConvDirect = "dnn_conv_direct";
 inline constexpr const char* kCtcAlpha = "dnn_ctc_alpha";

@@ -1,12 +1,12 @@
-// max/avg pooling, adaptive_avg_pool2d and interpolate. Every op reads its input through
-// strides, as planes (N, C) of (H, W) (as_nchw; interpolate: of (D, H, W), interpolate_args):
+// Pooling (window and adaptive, max and average, 1 to 3 spatial axes) and interpolate. Every op
+// reads its input through strides, as planes (N, C) of (D, H, W) (pool_args, interpolate_args):
 // the kernels read any view without a copy.
 //
-// Pooling goes to cuDNN (cudnnPoolingForward, NaN-propagating max, average with or without the
-// padding in the count) when cuDNN's result is PyTorch's: no dilation, ceil_mode adding no
-// window, float32/float16/float64 (no bfloat16 pooling in the legacy API), an input packed
-// NCHW or NHWC. Otherwise, and when cuDNN declines, the kernel of dnn_kernels.cpp runs: the
-// CPU's loop, sums in double.
+// A 1-d or 2-d window pool without indices goes to cuDNN (cudnnPoolingForward, NaN-propagating
+// max, average with or without the padding in the count) when cuDNN's result is PyTorch's: no
+// dilation, ceil_mode adding no window, float32/float16/float64 (no bfloat16 pooling in the
+// legacy API), an input packed NCHW or NHWC. Everything else, and what cuDNN declines, runs the
+// kernel of dnn_kernels.cpp: the CPU's loop, sums in double, the CPU's indices.
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/dnn_internal.h"
 #include "engine/backends/cuda/dnn_kernels.h"
@@ -66,22 +66,22 @@ void launch_planes(CudaContext& ctx, ir::DType dtype, const char* name, const Te
 
 }  // namespace
 
-void run_pool(CudaContext& ctx, const ir::Node& node, const TensorValue& x,
-              const TensorValue& out) {
-  const PoolProblem p = pool_problem(node.op, node.attrs, x.type.shape, out.type.shape);
-  const View xv = as_nchw(view_of(x), ir::spatial_rank(node.op));
-  if (x.type.dtype != ir::DType::BFloat16 && cudnn_pools(p) &&
-      pool_with_cudnn(ctx, p, x, xv, out)) {
-    return;
+void run_pool(CudaContext& ctx, const ir::Node& node, const TensorValue& x, Values outputs) {
+  const TensorValue& out = outputs[0];
+  const bool with_indices = outputs.size() > 1;
+  const int nd = ir::spatial_rank(node.op);
+  if (ir::is_window_pool(node.op) && nd <= 2 && !with_indices &&
+      x.type.dtype != ir::DType::BFloat16) {
+    const PoolProblem p = pool_problem(node.op, node.attrs, x.type.shape, out.type.shape);
+    if (cudnn_pools(p) && pool_with_cudnn(ctx, p, x, as_nchw(view_of(x), nd), out)) return;
   }
-  PoolArgs a = pool_args(p, xv);
-  launch_planes(ctx, x.type.dtype, kPool, x, out, a);
-}
-
-void run_adaptive_avg(CudaContext& ctx, const TensorValue& x, const TensorValue& out) {
-  const View xv = as_nchw(view_of(x), 2);
-  PlaneArgs a = plane_args(xv, out.type.shape);
-  launch_planes(ctx, x.type.dtype, kAdaptiveAvg, x, out, a);
+  PoolArgs a = pool_args(node.op, node.attrs, view_of(x), out.type.shape);
+  const void* src = x.raw();
+  void* dst = out.raw();
+  void* indices = with_indices ? outputs[1].raw() : nullptr;
+  void* args[] = {&src, &dst, &indices, &a};
+  launch(typed_kernel(ctx, x.type.dtype, kPool), grid_for(ctx, out.type.numel()), dim3(256), args,
+         0, ctx.stream, kPool);
 }
 
 void run_interpolate(CudaContext& ctx, const ir::Node& node, const TensorValue& x,

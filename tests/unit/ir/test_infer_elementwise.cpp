@@ -281,9 +281,29 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
         attrs = {{Attr::kernel, Shape{2}}};
         inputs = {F32({1, 4, 4})};
         break;
+      case Op::max_pool3d:
+      case Op::avg_pool3d:
+        attrs = {{Attr::kernel, Shape{2}}};
+        inputs = {F32({1, 4, 4, 4})};
+        break;
+      case Op::adaptive_avg_pool1d:
+      case Op::adaptive_max_pool1d:
+        attrs = {{Attr::shape, Shape{2}}};
+        inputs = {F32({1, 4})};
+        break;
       case Op::adaptive_avg_pool2d:
+      case Op::adaptive_max_pool2d:
         attrs = {{Attr::shape, Shape{2, 2}}};
         inputs = {F32({1, 4, 4})};
+        break;
+      case Op::adaptive_avg_pool3d:
+      case Op::adaptive_max_pool3d:
+        attrs = {{Attr::shape, Shape{2, 2, 2}}};
+        inputs = {F32({1, 4, 4, 4})};
+        break;
+      case Op::max_unpool:
+        attrs = {{Attr::shape, Shape{4}}};
+        inputs = {F32({1, 2}), T(D::Int64, {1, 2})};
         break;
       case Op::interpolate:
         attrs = {{Attr::shape, Shape{6}}};

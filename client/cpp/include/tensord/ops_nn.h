@@ -13,6 +13,7 @@
 namespace tensord {
 
 using Ints = std::vector<int64_t>;
+struct ValuesIndices;  // tensord/ops.h
 
 // x (N, C_in, L... ), weight (C_out, C_in / groups, k...), bias (C_out).
 Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias = {}, Ints stride = {1},
@@ -38,21 +39,81 @@ Tensor conv_transpose3d(const Tensor& x, const Tensor& weight, const Tensor& bia
                         int64_t groups = 1, Ints dilation = {1},
                         std::source_location loc = std::source_location::current());
 
-// stride empty: the kernel size (PyTorch's stride=None). Padding at most half the kernel.
+// Pooling over 1 to 3 spatial axes of x ([N,] C, spatial...). stride empty: the kernel size
+// (PyTorch's stride=None). Padding at most half the kernel.
 Tensor max_pool1d(const Tensor& x, Ints kernel, Ints stride = {}, Ints padding = {0},
                   Ints dilation = {1}, bool ceil_mode = false,
                   std::source_location loc = std::source_location::current());
 Tensor max_pool2d(const Tensor& x, Ints kernel, Ints stride = {}, Ints padding = {0},
                   Ints dilation = {1}, bool ceil_mode = false,
                   std::source_location loc = std::source_location::current());
+Tensor max_pool3d(const Tensor& x, Ints kernel, Ints stride = {}, Ints padding = {0},
+                  Ints dilation = {1}, bool ceil_mode = false,
+                  std::source_location loc = std::source_location::current());
+// PyTorch's return_indices=True: (values, int64 indices), each index the maximum's position in
+// its plane's flattened spatial input (the first maximum; the last NaN), what max_unpool takes.
+ValuesIndices max_pool1d_with_indices(const Tensor& x, Ints kernel, Ints stride = {},
+                                      Ints padding = {0}, Ints dilation = {1},
+                                      bool ceil_mode = false,
+                                      std::source_location loc = std::source_location::current());
+ValuesIndices max_pool2d_with_indices(const Tensor& x, Ints kernel, Ints stride = {},
+                                      Ints padding = {0}, Ints dilation = {1},
+                                      bool ceil_mode = false,
+                                      std::source_location loc = std::source_location::current());
+ValuesIndices max_pool3d_with_indices(const Tensor& x, Ints kernel, Ints stride = {},
+                                      Ints padding = {0}, Ints dilation = {1},
+                                      bool ceil_mode = false,
+                                      std::source_location loc = std::source_location::current());
 Tensor avg_pool1d(const Tensor& x, Ints kernel, Ints stride = {}, Ints padding = {0},
                   bool ceil_mode = false, bool count_include_pad = true,
                   std::source_location loc = std::source_location::current());
 Tensor avg_pool2d(const Tensor& x, Ints kernel, Ints stride = {}, Ints padding = {0},
                   bool ceil_mode = false, bool count_include_pad = true,
                   std::source_location loc = std::source_location::current());
+Tensor avg_pool3d(const Tensor& x, Ints kernel, Ints stride = {}, Ints padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::source_location loc = std::source_location::current());
+// PyTorch's lp_pool: (avg_pool(x^p) * prod(kernel))^(1/p) with no padding (an avg_pool of the
+// powers, then two elementwise ops).
+Tensor lp_pool1d(const Tensor& x, double norm_type, Ints kernel, Ints stride = {},
+                 bool ceil_mode = false,
+                 std::source_location loc = std::source_location::current());
+Tensor lp_pool2d(const Tensor& x, double norm_type, Ints kernel, Ints stride = {},
+                 bool ceil_mode = false,
+                 std::source_location loc = std::source_location::current());
+Tensor lp_pool3d(const Tensor& x, double norm_type, Ints kernel, Ints stride = {},
+                 bool ceil_mode = false,
+                 std::source_location loc = std::source_location::current());
+// output_size: one size per spatial axis.
+Tensor adaptive_avg_pool1d(const Tensor& x, Ints output_size,
+                           std::source_location loc = std::source_location::current());
 Tensor adaptive_avg_pool2d(const Tensor& x, Ints output_size,
                            std::source_location loc = std::source_location::current());
+Tensor adaptive_avg_pool3d(const Tensor& x, Ints output_size,
+                           std::source_location loc = std::source_location::current());
+Tensor adaptive_max_pool1d(const Tensor& x, Ints output_size,
+                           std::source_location loc = std::source_location::current());
+Tensor adaptive_max_pool2d(const Tensor& x, Ints output_size,
+                           std::source_location loc = std::source_location::current());
+Tensor adaptive_max_pool3d(const Tensor& x, Ints output_size,
+                           std::source_location loc = std::source_location::current());
+ValuesIndices adaptive_max_pool1d_with_indices(
+    const Tensor& x, Ints output_size, std::source_location loc = std::source_location::current());
+ValuesIndices adaptive_max_pool2d_with_indices(
+    const Tensor& x, Ints output_size, std::source_location loc = std::source_location::current());
+ValuesIndices adaptive_max_pool3d_with_indices(
+    const Tensor& x, Ints output_size, std::source_location loc = std::source_location::current());
+// The inverse of a max pool: zeros with x's values at `indices` (a max pool's), spatial sizes
+// output_size, or else (in - 1) stride - 2 padding + kernel per axis (PyTorch's default).
+Tensor max_unpool1d(const Tensor& x, const Tensor& indices, Ints kernel, Ints stride = {},
+                    Ints padding = {0}, Ints output_size = {},
+                    std::source_location loc = std::source_location::current());
+Tensor max_unpool2d(const Tensor& x, const Tensor& indices, Ints kernel, Ints stride = {},
+                    Ints padding = {0}, Ints output_size = {},
+                    std::source_location loc = std::source_location::current());
+Tensor max_unpool3d(const Tensor& x, const Tensor& indices, Ints kernel, Ints stride = {},
+                    Ints padding = {0}, Ints output_size = {},
+                    std::source_location loc = std::source_location::current());
 
 // PyTorch's modes (docs/ops.md): Linear is linear, bilinear or trilinear by the input's rank.
 enum class InterpolateMode : int64_t {
