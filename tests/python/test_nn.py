@@ -163,12 +163,32 @@ def test_conv_transpose1d_3d(nd):
         fn(td.asarray(x), td.asarray(rnd(3, 3, *w.shape[2:])))
 
 
+def test_conv_unbatched_and_same_with_an_even_kernel():
+    x, w, b = rnd(1, 3, 7, 6, seed=50), rnd(4, 3, 4, 3, seed=51), rnd(4, seed=52)
+    check(td.conv2d(td.asarray(x[0]), td.asarray(w), td.asarray(b), padding=1),
+          np_conv2d(x, w, b, padding=(1, 1))[0])
+    # 'same' with dilation * (k - 1) odd: PyTorch puts the odd unit on the right
+    got = td.conv2d(td.asarray(x), td.asarray(w), padding="same")
+    assert got.shape == x.shape[:1] + (4,) + x.shape[2:]
+    check(got, np_conv2d(np.pad(x, ((0, 0), (0, 0), (1, 2), (1, 1))), w))
+    w1 = rnd(2, 3, 2, seed=53)
+    got = td.conv1d(td.asarray(x[0, :, 0]), td.asarray(w1), padding="same", dilation=3)
+    want = np_conv2d(np.pad(x[:, :, :1], ((0, 0), (0, 0), (0, 0), (1, 2))), w1[:, :, None, :],
+                     dilation=(1, 3))[0, :, 0]
+    check(got, want)
+    xt, wt = rnd(4, 5, seed=54), rnd(4, 2, 3, seed=55)
+    check(td.conv_transpose1d(td.asarray(xt), td.asarray(wt)),
+          np_conv_transpose(xt[None], wt, None, [1], [0], [0], [1], 1)[0])
+
+
 def test_conv_errors_name_the_op():
     x, w = td.asarray(rnd(1, 4, 5, 5)), td.asarray(rnd(2, 3, 3, 3))
     with pytest.raises(ValueError, match="conv2d.*channels"):
         td.conv2d(x, w)
     with pytest.raises(ValueError, match="conv2d.*rank 4"):
-        td.conv2d(td.asarray(rnd(4, 5, 5)), w)
+        td.conv2d(td.asarray(rnd(5, 5)), w)
+    with pytest.raises(ValueError, match="conv2d.*channels"):
+        td.conv2d(td.asarray(rnd(4, 5, 5)), w)  # unbatched (C, H, W) with 4 channels
     with pytest.raises(ValueError, match="conv2d: groups 3 must divide"):
         td.conv2d(td.asarray(rnd(1, 4, 5, 5)), td.asarray(rnd(3, 2, 3, 3)), groups=3)
     with pytest.raises(TypeError, match="conv1d"):
@@ -329,6 +349,19 @@ def test_interpolate_scale_factor():
         td.interpolate(td.asarray(x), size=(3, 3), mode="bilinear", antialias=True)
     with pytest.raises(ValueError, match="2 scale factors"):
         td.interpolate(td.asarray(x), scale_factor=(2, 2, 2))
+
+
+def test_embedding_max_norm_and_padding_idx():
+    idx = np.array([[0, 3], [5, 1]])
+    table = rnd(6, 3, seed=17) * 3
+    rows = table[idx]
+    for p, norm in ((2.0, np.linalg.norm(rows, axis=-1, keepdims=True)),
+                    (1, np.abs(rows).sum(-1, keepdims=True))):
+        got = td.embedding(td.asarray(idx), td.asarray(table), padding_idx=0, max_norm=1.5,
+                           norm_type=p)
+        check(got, np.where(norm > 1.5, rows * (1.5 / (norm + 1e-7)), rows), rtol=1e-6)
+    with pytest.raises(ValueError, match="padding_idx 6 is outside the 6 rows"):
+        td.embedding(td.asarray(idx), td.asarray(table), padding_idx=6)
 
 
 def test_linear_embedding_pixel_shuffle():

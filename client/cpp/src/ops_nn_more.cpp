@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "client/cpp/src/recorder.h"
+#include "engine/ir/nn_geometry.h"
 #include "tensord/ops.h"
 #include "tensord/session.h"
 
@@ -16,10 +17,21 @@ using ir::Op;
 
 namespace {
 
+// An unbatched input (C, spatial...) runs as a batch of one, as PyTorch's does.
 Tensor conv(Op op, const Tensor& x, const Tensor& w, const Tensor& bias, Attrs attrs, Loc loc) {
+  const ir::Shape& xs = x.shape(loc);
+  const bool unbatched = static_cast<int>(xs.size()) == ir::spatial_rank(op) + 1;
   std::vector<Tensor> in{x, w};
+  if (unbatched) {
+    ir::Shape batched{1};
+    batched.insert(batched.end(), xs.begin(), xs.end());
+    in[0] = x.reshape(batched, loc);
+  }
   if (bias.defined()) in.push_back(bias);
-  return record(op, std::span<const Tensor>(in), std::move(attrs), loc);
+  Tensor y = record(op, std::span<const Tensor>(in), std::move(attrs), loc);
+  if (!unbatched) return y;
+  const ir::Shape& ys = y.shape(loc);
+  return y.reshape(ir::Shape(ys.begin() + 1, ys.end()), loc);
 }
 
 Attrs conv_attrs(Ints stride, Ints padding, Ints dilation, int64_t groups) {

@@ -40,12 +40,13 @@ def _ints(v, what):
 
 
 def _conv_padding(padding, weight, dilation, stride, nd):
-    """PyTorch's string paddings: 'valid' is 0; 'same' keeps the size (stride 1) and needs an
-    even total padding dilation * (k - 1) on each axis (no asymmetric padding here)."""
+    """PyTorch's string paddings as (the op's padding per axis, extra right padding per axis or
+    None): 'valid' is 0; 'same' keeps the size (stride 1) with dilation * (k - 1) in all, the
+    odd unit on the right (applied as a pad of the input first, as PyTorch does)."""
     if not isinstance(padding, str):
-        return _ints(padding, "padding")
+        return _ints(padding, "padding"), None
     if padding == "valid":
-        return [0]
+        return [0], None
     if padding != "same":
         raise ValueError(f"padding must be 'valid', 'same' or ints, got {padding!r}")
     if any(s != 1 for s in _ints(stride, "stride")):
@@ -53,20 +54,32 @@ def _conv_padding(padding, weight, dilation, stride, nd):
     kernel = _operand_array(weight).shape[2:]
     dil = _ints(dilation, "dilation")
     dil = dil * nd if len(dil) == 1 else dil
-    pads = []
-    for k, d in zip(kernel, dil):
-        total = d * (k - 1)
-        if total % 2:
-            raise ValueError("padding='same' with an even dilated kernel needs asymmetric "
-                             "padding, which tensord does not support")
-        pads.append(total // 2)
-    return pads
+    totals = [d * (k - 1) for k, d in zip(kernel, dil)]
+    extra = [t % 2 for t in totals]
+    return [t // 2 for t in totals], (extra if any(extra) else None)
+
+
+def _batched(nd, input):  # noqa: A002
+    """input as (N, C, spatial...), and whether it came unbatched (C, spatial...)."""
+    x = _operand_array(input)
+    if x.ndim == nd + 1:
+        return x.reshape((1,) + tuple(x.shape)), True
+    return x, False
+
+
+def _unbatched(y, unbatched):
+    return y.reshape(tuple(y.shape[1:])) if unbatched else y
 
 
 def _conv(nd, input, weight, bias, stride, padding, dilation, groups):  # noqa: A002
-    pad = _conv_padding(padding, weight, dilation, stride, nd)
-    return Array(_tensord.conv(nd, _t(input), _t(weight), _opt(bias), _ints(stride, "stride"),
-                               pad, _ints(dilation, "dilation"), int(groups), caller()))
+    pad, extra = _conv_padding(padding, weight, dilation, stride, nd)
+    x, unbatched = _batched(nd, input)
+    t = x._t
+    if extra is not None:
+        t = _tensord.pad(t, [0] * 4 + [p for e in extra for p in (0, e)], 0, caller())
+    y = Array(_tensord.conv(nd, t, _t(weight), _opt(bias), _ints(stride, "stride"), pad,
+                            _ints(dilation, "dilation"), int(groups), caller()))
+    return _unbatched(y, unbatched)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
@@ -85,10 +98,12 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def _conv_transpose(nd, input, weight, bias, stride, padding,  # noqa: A002
                     output_padding, groups, dilation):
-    return Array(_tensord.conv_transpose(
-        nd, _t(input), _t(weight), _opt(bias), _ints(stride, "stride"),
+    x, unbatched = _batched(nd, input)
+    y = Array(_tensord.conv_transpose(
+        nd, x._t, _t(weight), _opt(bias), _ints(stride, "stride"),
         _ints(padding, "padding"), _ints(output_padding, "output_padding"), int(groups),
         _ints(dilation, "dilation"), caller()))
+    return _unbatched(y, unbatched)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0,  # noqa: A002
@@ -306,9 +321,24 @@ def linear(input, weight, bias=None):  # noqa: A002
     return Array(_tensord.linear(_t(input), _t(weight), _opt(bias), caller()))
 
 
-def embedding(input, weight):  # noqa: A002
-    """Rows of weight (num, dim) at the integer indices `input` (any shape)."""
-    return Array(_tensord.embedding(_t(input), _t(weight), caller()))
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # noqa: A002
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of weight (num, dim) at the integer indices `input` (any shape). padding_idx and
+    scale_grad_by_freq change only PyTorch's gradients, which tensord does not compute:
+    padding_idx is range-checked and has no effect on the values. max_norm scales each picked
+    row whose norm_type-norm exceeds it by max_norm / (norm + 1e-7), as torch.embedding_renorm_
+    does, in the result only (PyTorch also rewrites those rows of weight in place)."""
+    w = _operand_array(weight)
+    if padding_idx is not None and not -w.shape[0] <= int(padding_idx) < w.shape[0]:
+        raise ValueError(f"embedding: padding_idx {padding_idx} is outside the {w.shape[0]} "
+                         "rows of weight")
+    rows = Array(_tensord.embedding(_t(input), w._t, caller()))
+    if max_norm is None:
+        return rows
+    from . import _functions, linalg  # a cycle at import time otherwise
+    norms = linalg.vector_norm(rows, axis=-1, keepdims=True, ord=float(norm_type))
+    limit = float(max_norm)
+    return rows * _functions.where(norms > limit, limit / (norms + 1e-7), 1.0)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002

@@ -15,7 +15,8 @@ namespace tensord {
 using Ints = std::vector<int64_t>;
 struct ValuesIndices;  // tensord/ops.h
 
-// x (N, C_in, L... ), weight (C_out, C_in / groups, k...), bias (C_out).
+// x (N, C_in, L... ) or unbatched (C_in, L...), weight (C_out, C_in / groups, k...), bias
+// (C_out).
 Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias = {}, Ints stride = {1},
               Ints padding = {0}, Ints dilation = {1}, int64_t groups = 1,
               std::source_location loc = std::source_location::current());

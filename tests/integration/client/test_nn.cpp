@@ -1,5 +1,6 @@
-// The C++ client's pooling against the real daemon: a max pool's (values, indices) node synced
-// once and max_unpool's default size, the adaptive pools, lp_pool as PyTorch's composite.
+// The C++ client's pooling and convolution conveniences against the real daemon: a max pool's
+// (values, indices) node synced once and max_unpool's default size, the adaptive pools, lp_pool
+// as PyTorch's composite, and unbatched convolution inputs.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -50,4 +51,16 @@ TEST_CASE("pool: adaptive and 3-d pools, lp_pool", "[client][nn]") {
   // lp_pool2d with p = 2 over 2 x 2 windows: the windows' Euclidean norms
   auto p = s.from_vector<float>({3, 0, 0, 4}, {1, 1, 2, 2});
   CHECK(std::fabs(tensord::lp_pool2d(p, 2.0, {2}).to_vector<float>()[0] - 5.0f) < 1e-6f);
+}
+
+TEST_CASE("conv: an unbatched input runs as a batch of one", "[client][nn]") {
+  ClientFixture f;
+  auto& s = f.session;
+  auto x = s.from_vector<float>({1, 2, 3, 4, 5}, {1, 5});  // (C = 1, L = 5)
+  auto w = s.from_vector<float>({1, -1}, {1, 1, 2});
+  auto y = tensord::conv1d(x, w);
+  CHECK(y.shape() == tensord::ir::Shape{1, 4});
+  CHECK(y.to_vector<float>() == std::vector<float>{-1, -1, -1, -1});
+  auto t = tensord::conv_transpose1d(s.from_vector<float>({1, 2}, {1, 2}), w);
+  CHECK(t.to_vector<float>() == std::vector<float>{1, 1, -2});
 }
