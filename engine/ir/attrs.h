@@ -87,8 +87,9 @@ namespace tensord::ir {
   /* issue 4: complex numbers and FFT */                             \
   X(fft_norm)                                                        \
   X(inverse)                                                         \
-  /* issue 4: pooling's (values, indices) form */                    \
-  X(return_indices)
+  /* issue 4: pooling's indices, avg_pool's divisor */               \
+  X(return_indices)                                                  \
+  X(divisor)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

@@ -123,6 +123,7 @@ struct PoolGeometry {
   int nd = 2;
   Spatial kernel{1, 1, 1}, stride{1, 1, 1}, padding{0, 0, 0}, dilation{1, 1, 1};
   bool ceil_mode = false, count_include_pad = true;
+  int64_t divisor = 0;  // averages: PyTorch's divisor_override (0: the window's count)
 };
 
 inline PoolGeometry pool_geometry(Op op, const Attrs& attrs) {
@@ -141,6 +142,13 @@ inline PoolGeometry pool_geometry(Op op, const Attrs& attrs) {
   }
   g.ceil_mode = attrs.get_bool(Attr::ceil_mode, false);
   g.count_include_pad = attrs.get_bool(Attr::count_include_pad, true);
+  g.divisor = attrs.get_int(Attr::divisor, 0);
+  if (attrs.has(Attr::divisor) &&
+      (g.divisor == 0 || g.divisor < -kMaxWindowAttr || g.divisor > kMaxWindowAttr)) {
+    throw Error(ErrorCode::InvalidGraph, std::string(name(op)) +
+                                             "'s divisor must be nonzero and within 2^31, got " +
+                                             std::to_string(g.divisor));
+  }
   for (int d = 0; d < g.nd; ++d) {
     if (g.padding[d] > g.kernel[d] / 2) {
       throw Error(ErrorCode::InvalidGraph,

@@ -135,7 +135,8 @@ constexpr AttrSpec kAvgPool[] = {{Attr::kernel, K::Ints, req},
                                  {Attr::stride, K::Ints, opt},
                                  {Attr::padding, K::Ints, opt},
                                  {Attr::ceil_mode, K::Bool, opt},
-                                 {Attr::count_include_pad, K::Bool, opt}};
+                                 {Attr::count_include_pad, K::Bool, opt},
+                                 {Attr::divisor, K::Int, opt}};
 // interpolate: shape = the output's spatial sizes; mode: ir::InterpolateMode; scales: the
 // user's scale factors, which sample in place of in / out (PyTorch's scale_factor).
 constexpr AttrSpec kInterpolate[] = {{Attr::shape, K::Ints, req},

@@ -1,8 +1,8 @@
 // Table rows for pooling (issue 4): window pools (max with dilation and indices, average with
-// both divisors) and adaptive pools (max with indices, average) over 1 to 3 spatial axes, every
-// float dtype, channels-last and permuted inputs, ceil_mode, strides above the input, empty
-// batches, NaN/inf and ties (the indices follow PyTorch's first maximum and last NaN); max_unpool
-// with repeated and negative indices; and the errors docs/ops.md lists.
+// both divisors and an override) and adaptive pools (max with indices, average) over 1 to 3 spatial
+// axes, every float dtype, channels-last and permuted inputs, ceil_mode, strides above the input,
+// empty batches, NaN/inf and ties (the indices follow PyTorch's first maximum and last NaN);
+// max_unpool with repeated and negative indices; and the errors docs/ops.md lists.
 #include "tests/conformance/case.h"
 
 namespace tensord::conformance {
@@ -152,6 +152,23 @@ void add_window_pools(std::vector<Case>& out) {
            Layout::ChannelsLast,
            Values::Edge},
           {Op::avg_pool3d, {0, 2, 4, 4, 4}, {{Attr::kernel, I{2}}}},
+          // divisor_override: every window divided by it, clipped or not
+          {Op::avg_pool2d,
+           {2, 3, 7, 8},
+           {{Attr::kernel, I{3}},
+            {Attr::stride, I{2}},
+            {Attr::padding, I{1}},
+            {Attr::ceil_mode, true},
+            {Attr::divisor, int64_t{4}}},
+           Layout::ChannelsLast},
+          {Op::avg_pool1d,
+           {2, 3, 10},
+           {{Attr::kernel, I{3}}, {Attr::divisor, int64_t{-2}}},
+           Layout::Contiguous,
+           Values::Edge},
+          {Op::avg_pool3d,
+           {1, 2, 5, 6, 7},
+           {{Attr::kernel, I{2}}, {Attr::padding, I{1}}, {Attr::divisor, int64_t{5}}}},
       });
   const DType f = DType::Float32;
   out.push_back(error(Op::max_pool2d, {in(f, {1, 2, 6, 6})},
@@ -172,6 +189,12 @@ void add_window_pools(std::vector<Case>& out) {
   out.push_back(error(Op::avg_pool3d, {in(f, {1, 1, 4, 4, 4})},
                       {{Attr::kernel, I{2}}, {Attr::return_indices, true}}, ErrorCode::InvalidGraph,
                       "return_indices on an average pool"));
+  out.push_back(error(Op::avg_pool2d, {in(f, {1, 1, 4, 4})},
+                      {{Attr::kernel, I{2}}, {Attr::divisor, int64_t{0}}}, ErrorCode::InvalidGraph,
+                      "divisor 0"));
+  out.push_back(error(Op::max_pool2d, {in(f, {1, 1, 4, 4})},
+                      {{Attr::kernel, I{2}}, {Attr::divisor, int64_t{2}}}, ErrorCode::InvalidGraph,
+                      "divisor on a max pool"));
 }
 
 void add_adaptive_pools(std::vector<Case>& out) {

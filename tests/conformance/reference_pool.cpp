@@ -147,6 +147,8 @@ Expected pool(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs, uint
   std::vector<int64_t> k, s, pad, dil;
   const std::vector<int64_t> out = output_sizes(p, x, attrs, k, s, pad, dil);
   const bool include_pad = attrs.get_bool(Attr::count_include_pad, true);
+  const int64_t divisor = attrs.get_int(Attr::divisor, 0);  // PyTorch's divisor_override
+  if (attrs.has(Attr::divisor) && divisor == 0) reject(ErrorCode::InvalidGraph, "divisor 0");
   const size_t first = x.shape.size() - static_cast<size_t>(p.nd);
   const std::vector<int64_t> in_size(x.shape.begin() + first, x.shape.end());
 
@@ -217,7 +219,8 @@ Expected pool(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs, uint
           } else if (p.max) {
             e.value.put(o, Num::of_float(m));
           } else {
-            e.value.put(o, Num::of_float(sum / double(w0.divisor * w1.divisor * w2.divisor)));
+            const int64_t count = divisor != 0 ? divisor : w0.divisor * w1.divisor * w2.divisor;
+            e.value.put(o, Num::of_float(sum / double(count)));
             e.scale[o] = big;
             e.terms = std::max<int64_t>(
                 e.terms, static_cast<int64_t>(w0.taps.size() * w1.taps.size() * w2.taps.size()));

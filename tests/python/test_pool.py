@@ -27,6 +27,8 @@ def test_pool3d_against_windows():
                                   blocks(x, 2).max(axis=-1))
     np.testing.assert_allclose(np.asarray(td.avg_pool3d(td.asarray(x), 2)),
                                blocks(x, 2).mean(axis=-1), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(td.avg_pool3d(td.asarray(x), 2, divisor_override=3)),
+                               blocks(x, 2).sum(axis=-1) / 3, rtol=1e-6, atol=1e-6)
     # unbatched (C, D, H, W)
     np.testing.assert_array_equal(np.asarray(td.max_pool3d(td.asarray(x[0]), (2, 2, 2))),
                                   blocks(x, 2).max(axis=-1)[0])
@@ -103,8 +105,8 @@ def test_pool_errors_name_the_call():
     x = td.asarray(rnd(1, 2, 4, 4, 4))
     with pytest.raises(ValueError, match="max_pool3d"):
         td.max_pool3d(td.asarray(rnd(2, 4, 4)), 2)  # rank 3: no channel axis for 3 spatial
-    with pytest.raises(NotImplementedError, match="divisor_override"):
-        td.avg_pool3d(x, 2, divisor_override=3)
+    with pytest.raises(ValueError, match="avg_pool3d's divisor must be nonzero"):
+        td.avg_pool3d(x, 2, divisor_override=0)
     with pytest.raises(ValueError, match="output_size needs 1 or 3"):
         td.adaptive_max_pool3d(x, (2, 2))
     v, i = td.max_pool3d(x, 2, return_indices=True)

@@ -1,6 +1,7 @@
 // Pooling (tensord/ops_nn.h): one node each; the _with_indices forms are the max pools'
 // return_indices node with its two outputs. max_unpool sizes its output as PyTorch does;
 // lp_pool is PyTorch's composite of avg_pool.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,12 @@ Attrs max_attrs(Ints kernel, Ints stride, Ints padding, Ints dilation, bool ceil
   return a;
 }
 
-Attrs avg_attrs(Ints kernel, Ints stride, Ints padding, bool ceil_mode, bool count_include_pad) {
+Attrs avg_attrs(Ints kernel, Ints stride, Ints padding, bool ceil_mode, bool count_include_pad,
+                std::optional<int64_t> divisor) {
   Attrs a = pool_attrs(std::move(kernel), std::move(stride), std::move(padding));
   a.set(Attr::ceil_mode, ceil_mode);
   a.set(Attr::count_include_pad, count_include_pad);
+  if (divisor) a.set(Attr::divisor, *divisor);
   return a;
 }
 
@@ -82,7 +85,7 @@ Tensor lp_pool(size_t nd, const Tensor& x, double p, const Ints& kernel, const I
   double volume = 1;
   for (int64_t k : per_axis(kernel, nd)) volume *= static_cast<double>(k);
   auto fn = nd == 1 ? &avg_pool1d : nd == 3 ? &avg_pool3d : &avg_pool2d;
-  const Tensor avg = fn(pow(x, p, loc), kernel, stride, {0}, ceil_mode, true, loc);
+  const Tensor avg = fn(pow(x, p, loc), kernel, stride, {0}, ceil_mode, true, std::nullopt, loc);
   return pow(mul(avg, volume, loc), 1.0 / p, loc);
 }
 
@@ -119,19 +122,22 @@ ValuesIndices max_pool3d_with_indices(const Tensor& x, Ints kernel, Ints stride,
               loc);
 }
 Tensor avg_pool1d(const Tensor& x, Ints kernel, Ints stride, Ints padding, bool ceil_mode,
-                  bool count_include_pad, Loc loc) {
+                  bool count_include_pad, std::optional<int64_t> divisor_override, Loc loc) {
   return record(Op::avg_pool1d, {&x},
-                avg_attrs(kernel, stride, padding, ceil_mode, count_include_pad), loc);
+                avg_attrs(kernel, stride, padding, ceil_mode, count_include_pad, divisor_override),
+                loc);
 }
 Tensor avg_pool2d(const Tensor& x, Ints kernel, Ints stride, Ints padding, bool ceil_mode,
-                  bool count_include_pad, Loc loc) {
+                  bool count_include_pad, std::optional<int64_t> divisor_override, Loc loc) {
   return record(Op::avg_pool2d, {&x},
-                avg_attrs(kernel, stride, padding, ceil_mode, count_include_pad), loc);
+                avg_attrs(kernel, stride, padding, ceil_mode, count_include_pad, divisor_override),
+                loc);
 }
 Tensor avg_pool3d(const Tensor& x, Ints kernel, Ints stride, Ints padding, bool ceil_mode,
-                  bool count_include_pad, Loc loc) {
+                  bool count_include_pad, std::optional<int64_t> divisor_override, Loc loc) {
   return record(Op::avg_pool3d, {&x},
-                avg_attrs(kernel, stride, padding, ceil_mode, count_include_pad), loc);
+                avg_attrs(kernel, stride, padding, ceil_mode, count_include_pad, divisor_override),
+                loc);
 }
 Tensor lp_pool1d(const Tensor& x, double norm_type, Ints kernel, Ints stride, bool ceil_mode,
                  Loc loc) {

@@ -69,14 +69,16 @@ void bind_nn(py::module_& m) {
           return py::cast(
               recorded([&] { return fn(x, kernel, stride, padding, dilation, ceil_mode, loc); }));
         });
-  m.def("avg_pool", [](int nd, const Tensor& x, Ints kernel, Ints stride, Ints padding,
-                       bool ceil_mode, bool count_include_pad, Loc loc) {
-    auto fn = nd == 1   ? &tensord::avg_pool1d
-              : nd == 3 ? &tensord::avg_pool3d
-                        : &tensord::avg_pool2d;
-    return recorded(
-        [&] { return fn(x, kernel, stride, padding, ceil_mode, count_include_pad, loc); });
-  });
+  m.def("avg_pool",
+        [](int nd, const Tensor& x, Ints kernel, Ints stride, Ints padding, bool ceil_mode,
+           bool count_include_pad, std::optional<int64_t> divisor, Loc loc) {
+          auto fn = nd == 1   ? &tensord::avg_pool1d
+                    : nd == 3 ? &tensord::avg_pool3d
+                              : &tensord::avg_pool2d;
+          return recorded([&] {
+            return fn(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor, loc);
+          });
+        });
   m.def("adaptive_avg_pool", [](int nd, const Tensor& x, Ints size, Loc loc) {
     auto fn = nd == 1   ? &tensord::adaptive_avg_pool1d
               : nd == 3 ? &tensord::adaptive_avg_pool3d

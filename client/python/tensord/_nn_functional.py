@@ -157,11 +157,10 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: 
 
 def _avg_pool(nd, input, kernel_size, stride, padding, ceil_mode,  # noqa: A002
               count_include_pad, divisor_override):
-    if divisor_override is not None:
-        raise NotImplementedError("avg_pool's divisor_override is not supported by tensord")
+    divisor = None if divisor_override is None else int(divisor_override)
     return Array(_tensord.avg_pool(nd, _t(input), _ints(kernel_size, "kernel_size"),
                                    _stride(stride), _ints(padding, "padding"), bool(ceil_mode),
-                                   bool(count_include_pad), caller()))
+                                   bool(count_include_pad), divisor, caller()))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # noqa: A002

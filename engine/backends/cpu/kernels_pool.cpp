@@ -162,6 +162,11 @@ void window_pool_t(const KernelContext& ctx, PoolKind kind, const ir::PoolGeomet
   }
   Windows w;
   for (int d = 0; d < 3; ++d) w.axis[d] = window_axis(g3, d, v.in[d], v.out[d]);
+  if (g.divisor != 0) {  // divisor_override: the product of the axes' factors is the divisor
+    for (int d = 0; d < 3; ++d) {
+      w.axis[d].divisor.assign(w.axis[d].divisor.size(), d == 2 ? double(g.divisor) : 1.0);
+    }
+  }
   run_windows(ctx, kind, w, v, x, y, indices);
 }
 

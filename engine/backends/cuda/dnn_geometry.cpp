@@ -174,6 +174,7 @@ PoolArgs pool_args(ir::Op op, const ir::Attrs& attrs, const View& x, const ir::S
   a.adaptive = ir::is_adaptive_pool(op) ? 1 : 0;
   const ir::PoolGeometry g = a.adaptive ? ir::PoolGeometry{} : ir::pool_geometry(op, attrs);
   a.include_pad = g.count_include_pad ? 1 : 0;
+  a.divisor = g.divisor;
   for (int e = 0; e < 3; ++e) {
     a.in[e] = a.out[e] = a.k[e] = a.s[e] = a.dil[e] = 1;
     a.st[e] = a.pad[e] = 0;

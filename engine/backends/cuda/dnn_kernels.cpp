@@ -8,7 +8,7 @@ namespace {
 
 static_assert(sizeof(CopyArgs) == 8 * (2 + 3 * kCopyRank));
 static_assert(sizeof(BiasArgs) == 8 * 4);
-static_assert(sizeof(PoolArgs) == 8 * (7 + 7 * 3));
+static_assert(sizeof(PoolArgs) == 8 * (8 + 7 * 3));
 static_assert(sizeof(InterpolateArgs) == 8 * 19);
 static_assert(sizeof(ConvArgs) == 8 * (7 + 18 + 10));
 static_assert(sizeof(CtcArgs) == 8 * 9);
@@ -53,7 +53,7 @@ __device__ __forceinline__ void st(st_t* p, i64 i, double v) { p[i] = td_f2b((fl
 // with the CPU's to the bit.
 constexpr const char* kBody = R"(
 struct PoolArgs {
-  i64 n, c, sn, sc, max, include_pad, adaptive;
+  i64 n, c, sn, sc, max, include_pad, adaptive, divisor;
   i64 in[3], out[3], st[3], k[3], s[3], pad[3], dil[3];
 };
 struct ConvArgs {
@@ -119,7 +119,7 @@ extern "C" __global__ void dnn_pool(const st_t* x, st_t* y, i64* indices, PoolAr
         }
       }
     }
-    if (!a.max) r = __ddiv_rn(r, (double)(w0.div * w1.div * w2.div));
+    if (!a.max) r = __ddiv_rn(r, (double)(a.divisor ? a.divisor : w0.div * w1.div * w2.div));
     st(y, k, r);
     if (indices) indices[k] = at;
   }

@@ -36,7 +36,7 @@ struct BiasArgs {
 // when that is not null), 0 for averages; adaptive: 1 for the adaptive pools (k, s, pad and
 // dil unused).
 struct PoolArgs {
-  int64_t n, c, sn, sc, max, include_pad, adaptive;
+  int64_t n, c, sn, sc, max, include_pad, adaptive, divisor;  // divisor: 0 or the override
   int64_t in[3], out[3], st[3], k[3], s[3], pad[3], dil[3];
 };
 

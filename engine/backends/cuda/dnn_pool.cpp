@@ -2,11 +2,11 @@
 // reads its input through strides, as planes (N, C) of (D, H, W) (pool_args, interpolate_args):
 // the kernels read any view without a copy.
 //
-// A 1-d or 2-d window pool without indices goes to cuDNN (cudnnPoolingForward, NaN-propagating
-// max, average with or without the padding in the count) when cuDNN's result is PyTorch's: no
-// dilation, ceil_mode adding no window, float32/float16/float64 (no bfloat16 pooling in the
-// legacy API), an input packed NCHW or NHWC. Everything else, and what cuDNN declines, runs the
-// kernel of dnn_kernels.cpp: the CPU's loop, sums in double, the CPU's indices.
+// A 1-d or 2-d window pool without indices or divisor goes to cuDNN (cudnnPoolingForward,
+// NaN-propagating max, average with or without the padding in the count) when cuDNN's result is
+// PyTorch's: no dilation, ceil_mode adding no window, float32/float16/float64 (no bfloat16 pooling
+// in the legacy API), an input packed NCHW or NHWC. Everything else, and what cuDNN declines, runs
+// the kernel of dnn_kernels.cpp: the CPU's loop, sums in double, the CPU's indices.
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/dnn_internal.h"
 #include "engine/backends/cuda/dnn_kernels.h"
@@ -71,7 +71,7 @@ void run_pool(CudaContext& ctx, const ir::Node& node, const TensorValue& x, Valu
   const bool with_indices = outputs.size() > 1;
   const int nd = ir::spatial_rank(node.op);
   if (ir::is_window_pool(node.op) && nd <= 2 && !with_indices &&
-      x.type.dtype != ir::DType::BFloat16) {
+      !node.attrs.has(ir::Attr::divisor) && x.type.dtype != ir::DType::BFloat16) {
     const PoolProblem p = pool_problem(node.op, node.attrs, x.type.shape, out.type.shape);
     if (cudnn_pools(p) && pool_with_cudnn(ctx, p, x, as_nchw(view_of(x), nd), out)) return;
   }

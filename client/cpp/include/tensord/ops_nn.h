@@ -65,14 +65,18 @@ ValuesIndices max_pool3d_with_indices(const Tensor& x, Ints kernel, Ints stride 
                                       Ints padding = {0}, Ints dilation = {1},
                                       bool ceil_mode = false,
                                       std::source_location loc = std::source_location::current());
+// divisor_override (nonzero): every window's sum divided by it (PyTorch's; avg_pool1d too).
 Tensor avg_pool1d(const Tensor& x, Ints kernel, Ints stride = {}, Ints padding = {0},
                   bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt,
                   std::source_location loc = std::source_location::current());
 Tensor avg_pool2d(const Tensor& x, Ints kernel, Ints stride = {}, Ints padding = {0},
                   bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt,
                   std::source_location loc = std::source_location::current());
 Tensor avg_pool3d(const Tensor& x, Ints kernel, Ints stride = {}, Ints padding = {0},
                   bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt,
                   std::source_location loc = std::source_location::current());
 // PyTorch's lp_pool: (avg_pool(x^p) * prod(kernel))^(1/p) with no padding (an avg_pool of the
 // powers, then two elementwise ops).
