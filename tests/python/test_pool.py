@@ -125,3 +125,14 @@ def test_lp_pool_is_pytorchs_composite():
     got = td.lp_pool1d(td.asarray(x[0]), 3.0, 3, stride=2)  # (N, C, L) = (3, 4, 6)
     w = np.stack([x[0, :, :, 2 * i:2 * i + 3] for i in range(2)], axis=-2)
     np.testing.assert_allclose(np.asarray(got), (w ** 3).sum(-1) ** (1 / 3), rtol=1e-5)
+
+
+def test_huge_pool_sizes_are_refused_clearly():
+    x = td.asarray(rnd(1, 2, 2, 2, 2))
+    _, i = td.max_pool3d(x, 1, return_indices=True)
+    with pytest.raises(td.TensorError, match="max_unpool .* more bytes than int64 can count"):
+        td.max_unpool3d(x, i, 2, output_size=[2 ** 31] * 3)
+    with pytest.raises(td.TensorError, match="adaptive_avg_pool3d .* more bytes than int64"):
+        td.adaptive_avg_pool3d(x, (2 ** 31, 2 ** 31, 2 ** 31))
+    with pytest.raises(td.TensorError, match="max_unpool .* exceeds the limit"):  # 4 TiB
+        np.asarray(td.max_unpool3d(x, i, 2, output_size=[2 ** 13] * 3))
