@@ -485,3 +485,9 @@ def test_ctc_loss():
     assert np.asarray(td.ctc_loss(*impossible, reduction="none", zero_infinity=True))[0] == 0
     with pytest.raises(td.TensorError, match="ctc_loss: input length 9"):
         np.asarray(td.ctc_loss(args[0], args[1], td.asarray(np.array([9, 1])), args[3]))
+    # PyTorch's concatenated targets: [1, 1] then [2]
+    flat = [args[0], td.asarray(np.array([1, 1, 2])), args[2], args[3]]
+    check(td.ctc_loss(*flat, reduction="none"), want, rtol=1e-9, atol=1e-12)
+    empty = [args[0], td.asarray(np.zeros(0, np.int64)), args[2], td.asarray(np.array([0, 0]))]
+    check(td.ctc_loss(*empty, reduction="none"),
+          [np_ctc(lp[:, 0], [], 5), np_ctc(lp[:, 1], [], 4)], rtol=1e-9, atol=1e-12)

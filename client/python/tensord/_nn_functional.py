@@ -400,12 +400,30 @@ def pixel_unshuffle(input, downscale_factor):  # noqa: A002
 _CTC_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 
+def _padded_targets(targets, target_lengths):
+    """PyTorch's concatenated 1-D targets as rows (N, S) with S the total length, an upper
+    bound of every target: row n reads from the sum of the lengths before it (cumulative_sum,
+    a clipped arange, take); ctc_loss reads only each row's first target_lengths[n] labels."""
+    from . import _creation, _dtypes, _functions, _math_extra  # cycles at import time otherwise
+    t = _operand_array(targets)
+    lengths = _functions.astype(_operand_array(target_lengths), _dtypes.int64)
+    total = t.shape[0]
+    if total == 0:
+        return _functions.astype(_creation.zeros((lengths.shape[0], 0)), t.dtype)
+    starts = _math_extra.cumulative_sum(lengths, include_initial=True)[:-1]
+    pos = starts[:, None] + _creation.arange(total, dtype=_dtypes.int64)[None, :]
+    pos = _functions.clip(pos, 0, total - 1)
+    return _functions.take(t, pos.reshape((-1,))).reshape((lengths.shape[0], total))
+
+
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False):
-    """Forward only. log_probs (T, N, C); targets padded (N, S) (the concatenated 1-D form is
-    not supported); lengths (N,) integer tensors or sequences."""
+    """Forward only. log_probs (T, N, C); targets padded (N, S) or PyTorch's concatenated 1-D
+    form (sum(target_lengths),); lengths (N,) integer tensors or sequences."""
     if reduction not in _CTC_REDUCTIONS:
         raise ValueError(f"reduction must be one of {sorted(_CTC_REDUCTIONS)}, got {reduction!r}")
+    if _operand_array(targets).ndim == 1:
+        targets = _padded_targets(targets, target_lengths)
     return Array(_tensord.ctc_loss(_t(log_probs), _t(targets), _t(input_lengths),
                                    _t(target_lengths), int(blank), _CTC_REDUCTIONS[reduction],
                                    bool(zero_infinity), caller()))
