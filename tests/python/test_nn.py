@@ -377,6 +377,22 @@ def test_linear_embedding_pixel_shuffle():
     check(td.pixel_unshuffle(shuffled, 2), y, rtol=0, atol=0)
 
 
+def test_batch_norm_updates_running_statistics():
+    x = rnd(4, 3, 5, seed=24).astype(np.float64)
+    want_m = 0.8 * np.zeros(3) + 0.2 * x.mean(axis=(0, 2))
+    want_v = 0.8 * np.ones(3) + 0.2 * x.var(axis=(0, 2), ddof=1)
+    m, v = td.asarray(np.zeros(3)), td.asarray(np.ones(3))
+    td.batch_norm(td.asarray(x), m, v, training=True, momentum=0.2)
+    check(m, want_m, rtol=1e-12, atol=1e-12)
+    check(v, want_v, rtol=1e-12, atol=1e-12)
+    m_np, v_np = np.zeros(3), np.ones(3)  # NumPy statistics are written in place
+    td.batch_norm(td.asarray(x), m_np, v_np, training=True, momentum=0.2)
+    check(m_np, want_m, rtol=1e-12, atol=1e-12)
+    check(v_np, want_v, rtol=1e-12, atol=1e-12)
+    td.batch_norm(td.asarray(x), m, v)  # inference leaves them
+    check(m, want_m, rtol=1e-12, atol=1e-12)
+
+
 def test_norms():
     x = rnd(4, 6, 5, seed=19).astype(np.float64)
     w, b = rnd(6, seed=20).astype(np.float64), rnd(6, seed=21).astype(np.float64)

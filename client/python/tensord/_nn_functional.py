@@ -348,12 +348,35 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa: A002
                training=False, momentum=0.1, eps=1e-5):
-    """training uses the batch's statistics; the running statistics are not updated (tensord's
-    ops have one output), so `momentum` has no effect."""
-    del momentum
-    return Array(_tensord.batch_norm(_t(input), _opt(running_mean), _opt(running_var),
-                                     _opt(weight), _opt(bias), bool(training), float(eps),
-                                     caller()))
+    """training normalizes with the batch's statistics and, as PyTorch does, updates the running
+    statistics given: mean <- (1 - momentum) mean + momentum batch_mean, var likewise with the
+    batch's unbiased variance. A tensord array is updated by rebinding it (x[...] = new, no
+    sync); a NumPy array in place, which waits for the values."""
+    y = Array(_tensord.batch_norm(_t(input), _opt(running_mean), _opt(running_var),
+                                  _opt(weight), _opt(bias), bool(training), float(eps),
+                                  caller()))
+    if training and momentum is not None:
+        _update_running_stats(_operand_array(input), running_mean, running_var, float(momentum))
+    return y
+
+
+def _update_running_stats(x, running_mean, running_var, momentum):
+    from . import _functions  # a cycle at import time otherwise
+    axes = tuple(d for d in range(x.ndim) if d != 1)
+    n = math.prod(x.shape[d] for d in axes)
+    for stat, batch in ((running_mean, lambda: _functions.mean(x, axis=axes)),
+                        (running_var, lambda: _functions.var(x, axis=axes,
+                                                             correction=1 if n > 1 else 0))):
+        if stat is None:
+            continue
+        old = _operand_array(stat)
+        new = _functions.astype(old * (1 - momentum) + _functions.astype(batch(), old.dtype)
+                                * momentum, old.dtype)
+        if isinstance(stat, Array):
+            stat[...] = new
+        else:  # NumPy and the like: written in place
+            import numpy as np
+            np.copyto(stat, np.asarray(new), casting="unsafe")
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):  # noqa: A002
