@@ -443,6 +443,26 @@ def test_attention():
     assert np.isfinite(np.asarray(big)).all()
 
 
+def test_attention_dropout_and_grouped_heads():
+    q, k, v = rnd(2, 4, 3, 8, seed=28), rnd(2, 2, 5, 8, seed=29), rnd(2, 2, 5, 6, seed=30)
+    kk, vv = np.repeat(k, 2, axis=1), np.repeat(v, 2, axis=1)  # head h reads k/v head h // 2
+    s = q.astype(np.float64) @ kk.transpose(0, 1, 3, 2) / math.sqrt(8)
+    args = [td.asarray(q), td.asarray(k), td.asarray(v)]
+    check(td.scaled_dot_product_attention(*args, enable_gqa=True), np_softmax(s) @ vv)
+    # dropout on the weights: td.dropout's mask of the same seed and shape
+    keep = np.asarray(td.dropout(td.asarray(np.ones(s.shape, np.float32)), 0.3, seed=5))
+    assert 0 < (keep == 0).mean() < 0.6
+    got = td.scaled_dot_product_attention(*args, dropout_p=0.3, enable_gqa=True, seed=5)
+    check(got, (np_softmax(s) * keep) @ vv)
+    causal = np.where(np.tril(np.ones((3, 5), bool)), s, -np.inf)
+    got = td.scaled_dot_product_attention(*args, dropout_p=0.3, is_causal=True, enable_gqa=True,
+                                          seed=5)
+    check(got, (np_softmax(causal) * keep) @ vv)
+    with pytest.raises(ValueError, match="4 query heads are not a multiple of 3"):
+        td.scaled_dot_product_attention(args[0], td.asarray(rnd(2, 3, 5, 8)),
+                                        td.asarray(rnd(2, 3, 5, 6)), enable_gqa=True)
+
+
 def test_dropout():
     x = np.ones((100, 100), np.float32)
     a = np.asarray(td.dropout(td.asarray(x), 0.25, seed=3))
