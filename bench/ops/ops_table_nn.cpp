@@ -69,6 +69,10 @@ std::vector<OpCase> nn_cases() {
        [](I in) {
          return interpolate(in.image, {16, 16}, InterpolateMode::Area);
        }},
+      {"interpolate_bilinear_aa", img,
+       [](I in) {
+         return interpolate(in.image, {16, 16}, InterpolateMode::Linear, std::nullopt, {}, true);
+       }},
       {"interpolate_trilinear", "(4,16,16,32,32)",
        [](I in) {
          return interpolate(in.volume, {32, 64, 64}, InterpolateMode::Linear);

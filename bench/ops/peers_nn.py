@@ -100,6 +100,25 @@ def resize(x, sizes, cubic):
     return x
 
 
+def aa_matrix(n_in, n_out):
+    """Antialiased bilinear (PIL's triangle stretched by the scale) as an (n_out, n_in) matrix."""
+    s = n_in / n_out
+    stretch = max(s, 1.0)
+    m = np.zeros((n_out, n_in), F)
+    for o in range(n_out):
+        c = s * (o + 0.5)
+        lo, hi = max(int(c - stretch + 0.5), 0), min(int(c + stretch + 0.5), n_in)
+        w = np.maximum(1 - np.abs((np.arange(lo, hi) + 0.5 - c) / stretch), 0)
+        m[o, lo:hi] = w / w.sum()
+    return m
+
+
+def resize_aa(x, sizes):
+    for axis, n in zip(range(x.ndim - len(sizes), x.ndim), sizes):
+        x = np.moveaxis(np.moveaxis(x, axis, -1) @ aa_matrix(x.shape[axis], n).T, -1, axis)
+    return x
+
+
 def numpy_ops(i):
     x, img, seq, ch = i.x, i.image, i.seq, i.channel
     c3 = ch[:, None, None]
@@ -133,6 +152,7 @@ def numpy_ops(i):
         "interpolate_bilinear": lambda: bilinear2x(img),
         "interpolate_bicubic": lambda: resize(img, (128, 128), True),
         "interpolate_area": lambda: img.reshape(16, 16, 16, 4, 16, 4).mean(axis=(3, 5)),
+        "interpolate_bilinear_aa": lambda: resize_aa(img, (16, 16)),
         "interpolate_trilinear": lambda: resize(i.volume, (32, 64, 64), False),
         "pixel_shuffle": lambda: i.shuffled.reshape(16, 16, 2, 2, 32, 32)
         .transpose(0, 1, 4, 2, 5, 3).reshape(16, 16, 64, 64),

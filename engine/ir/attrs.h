@@ -89,7 +89,8 @@ namespace tensord::ir {
   X(inverse)                                                         \
   /* issue 4: pooling's indices, avg_pool's divisor */               \
   X(return_indices)                                                  \
-  X(divisor)
+  X(divisor)                                                         \
+  X(antialias)
 
 enum class Attr : uint8_t {
 #define TENSORD_ATTR_ENUM(name) name,

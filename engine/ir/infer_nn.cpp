@@ -228,6 +228,10 @@ std::vector<TensorType> infer_interpolate(Op op, const TensorType& x, const Attr
     fail(ErrorCode::InvalidGraph,
          "interpolate: align_corners applies to the linear and bicubic modes only");
   }
+  if (attrs.get_bool(Attr::antialias, false) && (!sampled || x.rank() != 4)) {
+    fail(ErrorCode::InvalidGraph,
+         "interpolate: antialias applies to bilinear and bicubic (2 spatial axes) only");
+  }
   const std::vector<int64_t>& size = attrs.get_ints(Attr::shape);
   const int64_t nd = x.rank() - 2;
   if (static_cast<int64_t>(size.size()) != nd) {

@@ -206,12 +206,14 @@ struct InterpolateGeometry {
   bool align_corners = false;
   bool has_scales = false;
   std::array<double, kMaxSpatial> scales{};  // the user's factors (out / in), when has_scales
+  bool antialias = false;  // linear and bicubic on 2 axes: PyTorch's antialiased filters
 };
 
 inline InterpolateGeometry interpolate_geometry(const Attrs& attrs) {
   InterpolateGeometry g;
   g.mode = static_cast<InterpolateMode>(attrs.get_int(Attr::mode, 0));
   g.align_corners = attrs.get_bool(Attr::align_corners, false);
+  g.antialias = attrs.get_bool(Attr::antialias, false);
   if (attrs.has(Attr::scales)) {
     const std::vector<double>& s = attrs.get_floats(Attr::scales);
     g.has_scales = true;

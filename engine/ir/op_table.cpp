@@ -142,7 +142,8 @@ constexpr AttrSpec kAvgPool[] = {{Attr::kernel, K::Ints, req},
 constexpr AttrSpec kInterpolate[] = {{Attr::shape, K::Ints, req},
                                      {Attr::mode, K::Int, opt},
                                      {Attr::align_corners, K::Bool, opt},
-                                     {Attr::scales, K::Floats, opt}};
+                                     {Attr::scales, K::Floats, opt},
+                                     {Attr::antialias, K::Bool, opt}};
 constexpr AttrSpec kEps[] = {{Attr::eps, K::Float, opt}};
 constexpr AttrSpec kRmsNorm[] = {{Attr::normalized_ndim, K::Int, req}, {Attr::eps, K::Float, opt}};
 constexpr AttrSpec kBatchNorm[] = {{Attr::training, K::Bool, opt}, {Attr::eps, K::Float, opt}};

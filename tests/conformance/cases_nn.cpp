@@ -244,6 +244,22 @@ void add_interpolate(std::vector<Case>& out) {
       {{1, 1, 3, 4, 5},
        {{Attr::shape, I{7, 2, 7}}, mode(M::Linear), {Attr::scales, F{2.5, 0.5, 1.5}}}},
       {{1, 2, 5, 6}, {{Attr::shape, I{8, 3}}, mode(M::Bicubic), {Attr::scales, F{1.7, 0.6}}}},
+      // antialias: downsampling stretches the filter over scale inputs; upsampling keeps it
+      {{2, 2, 17, 23}, {{Attr::shape, I{5, 4}}, mode(M::Linear), {Attr::antialias, true}}},
+      {{1, 3, 16, 9},
+       {{Attr::shape, I{3, 13}}, mode(M::Bicubic), {Attr::antialias, true}},
+       Layout::ChannelsLast},
+      {{1, 2, 12, 10},
+       {{Attr::shape, I{5, 4}},
+        mode(M::Bicubic),
+        {Attr::antialias, true},
+        {Attr::align_corners, true}}},
+      {{1, 2, 11, 7},
+       {{Attr::shape, I{4, 3}},
+        mode(M::Linear),
+        {Attr::antialias, true},
+        {Attr::scales, F{0.4, 0.45}}}},
+      {{1, 1, 40, 3}, {{Attr::shape, I{18, 6}}, mode(M::Bicubic), {Attr::antialias, true}}},
   };
   for (const Row& r : rows) {
     const auto m = static_cast<M>(r.attrs.get_int(Attr::mode, 0));
@@ -284,6 +300,12 @@ void add_interpolate(std::vector<Case>& out) {
   out.push_back(error(Op::interpolate, {in(f, {1, 3, 4})},
                       {{Attr::shape, I{8}}, {Attr::mode, int64_t{5}}}, ErrorCode::InvalidGraph,
                       "mode 5"));
+  out.push_back(error(Op::interpolate, {in(f, {1, 3, 4, 4})},
+                      {{Attr::shape, I{2, 2}}, mode(M::Area), {Attr::antialias, true}},
+                      ErrorCode::InvalidGraph, "antialias with area"));
+  out.push_back(error(Op::interpolate, {in(f, {1, 3, 8})},
+                      {{Attr::shape, I{2}}, mode(M::Linear), {Attr::antialias, true}},
+                      ErrorCode::InvalidGraph, "antialias on one axis"));
   out.push_back(error(Op::interpolate, {in(f, {1, 3, 4})},
                       {{Attr::shape, I{8}}, {Attr::scales, F{2, 2}}}, ErrorCode::InvalidGraph,
                       "two scales for one axis"));

@@ -171,8 +171,36 @@ using Taps = std::vector<std::pair<int64_t, double>>;
 
 // docs/ops.md's interpolate, axis by axis, in double: PyTorch's coordinates; taps of weight 0
 // are left out.
+// PyTorch's antialiased weights: input pixel i (centre i + 0.5) weighted by the filter at its
+// distance to the output's centre mapped into the input, in input pixels divided by the scale
+// when downsampling; the window spans the filter's support (interp_size / 2 pixels of the
+// output) by PyTorch's truncations; the weights are divided by their sum.
+Taps antialiased_taps(bool cubic, double scale, int64_t o, int64_t in) {
+  const double stretch = std::max(scale, 1.0);
+  const double support = (cubic ? 2.0 : 1.0) * stretch;
+  const double centre = scale * (static_cast<double>(o) + 0.5);
+  const auto lo = std::max<int64_t>(static_cast<int64_t>(std::trunc(centre - support + 0.5)), 0);
+  const auto hi = std::min<int64_t>(static_cast<int64_t>(std::trunc(centre + support + 0.5)), in);
+  auto filter = [&](double d) {
+    d = std::fabs(d);
+    if (!cubic) return std::max(0.0, 1 - d);
+    const double a = -0.5;  // PIL's cubic, which PyTorch's antialiased bicubic follows
+    if (d < 1) return (a + 2) * d * d * d - (a + 3) * d * d + 1;
+    if (d < 2) return a * d * d * d - 5 * a * d * d + 8 * a * d - 4 * a;
+    return 0.0;
+  };
+  Taps t;
+  double total = 0;
+  for (int64_t i = lo; i < hi; ++i) total += filter((double(i) + 0.5 - centre) / stretch);
+  for (int64_t i = lo; i < hi; ++i) {
+    const double w = filter((double(i) + 0.5 - centre) / stretch);
+    if (w != 0) t.push_back({i, total != 0 ? w / total : w});
+  }
+  return t;
+}
+
 Taps interpolate_taps(int64_t mode, bool corners, std::optional<double> factor, int64_t o,
-                      int64_t in, int64_t out) {
+                      int64_t in, int64_t out, bool antialias) {
   Taps t;
   const double od = static_cast<double>(o);
   auto nearest_scale = [&] {
@@ -203,6 +231,7 @@ Taps interpolate_taps(int64_t mode, bool corners, std::optional<double> factor, 
   } else {
     scale = factor ? 1.0 / *factor : double(in) / double(out);
   }
+  if (antialias) return antialiased_taps(mode == 2, scale, o, in);
   if (mode == 1) {  // linear
     const double src = corners ? scale * od : std::max(scale * (od + 0.5) - 0.5, 0.0);
     const int64_t i0 = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
@@ -236,6 +265,8 @@ Expected interpolate(const RefTensor& x, const ir::Attrs& attrs) {
   const bool sampled = mode == 1 || mode == 2;
   if (!sampled && attrs.has(Attr::align_corners)) reject(ErrorCode::InvalidGraph, "corners");
   const bool corners = attrs.get_bool(Attr::align_corners, false);
+  const bool antialias = attrs.get_bool(Attr::antialias, false);
+  if (antialias && (!sampled || x.shape.size() != 4)) reject(ErrorCode::InvalidGraph, "antialias");
   const std::vector<int64_t>& size = attrs.get_ints(Attr::shape);
   const size_t nd = x.shape.size() - 2;
   if (size.size() != nd) reject(ErrorCode::InvalidGraph, "size length");
@@ -267,7 +298,7 @@ Expected interpolate(const RefTensor& x, const ir::Attrs& attrs) {
     std::optional<double> factor;
     if (!factors.empty()) factor = factors[d];
     for (int64_t o = 0; o < out[a]; ++o) {
-      taps[a].push_back(interpolate_taps(mode, corners, factor, o, in[a], out[a]));
+      taps[a].push_back(interpolate_taps(mode, corners, factor, o, in[a], out[a], antialias));
     }
   }
   const int64_t planes = x.shape[0] * x.shape[1];

@@ -326,6 +326,49 @@ def test_interpolate_modes():
           atol=0)
 
 
+def _aa_matrix(cubic, n_in, n_out, scale=None, align_corners=False):
+    """PyTorch's antialiased weights (PIL's filters): input i's centre i + 0.5 at its distance
+    from the output's centre s (o + 0.5), in output pixels when downsampling, normalized."""
+    if align_corners:
+        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        s = 1.0 / scale if scale else n_in / n_out
+    stretch = max(s, 1.0)
+    support = (2.0 if cubic else 1.0) * stretch
+    m = np.zeros((n_out, n_in))
+    for o in range(n_out):
+        c = s * (o + 0.5)
+        lo, hi = max(int(c - support + 0.5), 0), min(int(c + support + 0.5), n_in)
+        d = np.abs((np.arange(lo, hi) + 0.5 - c) / stretch)
+        if cubic:
+            a = -0.5
+            w = np.where(d < 1, (a + 2) * d**3 - (a + 3) * d**2 + 1,
+                         np.where(d < 2, a * d**3 - 5 * a * d**2 + 8 * a * d - 4 * a, 0))
+        else:
+            w = np.maximum(1 - d, 0)
+        m[o, lo:hi] = w / w.sum() if w.sum() != 0 else w
+    return m
+
+
+def test_interpolate_antialias():
+    # halving with the triangle filter: weights 1/8, 3/8, 3/8, 1/8 around each output
+    row = np.zeros((1, 1, 1, 8), np.float32)
+    row[..., 3] = 8
+    got = td.interpolate(td.asarray(row), size=(1, 4), mode="bilinear", antialias=True)
+    check(got, np.array([0, 3, 1, 0], np.float32).reshape(1, 1, 1, 4), rtol=0, atol=1e-6)
+    x = rnd(2, 3, 17, 23, seed=35)
+    for mode, cubic in (("bilinear", False), ("bicubic", True)):
+        for size, corners in (((5, 4), False), ((16, 30), False), ((4, 7), True)):
+            want = _separable(x, [_aa_matrix(cubic, i, o, align_corners=corners)
+                                  for i, o in zip((17, 23), size)])
+            check(td.interpolate(td.asarray(x), size=size, mode=mode, align_corners=corners,
+                                 antialias=True), want)
+        want = _separable(x, [_aa_matrix(cubic, 17, 6, scale=0.37),
+                              _aa_matrix(cubic, 23, 9, scale=0.4)])
+        check(td.interpolate(td.asarray(x), scale_factor=(0.37, 0.4), mode=mode,
+                             antialias=True), want)
+
+
 def test_interpolate_scale_factor():
     x = rnd(1, 2, 5, 7, seed=34)
     # PyTorch samples with 1 / scale_factor, not input / output sizes: 5 * 1.7 -> 8 rows.
@@ -345,8 +388,8 @@ def test_interpolate_scale_factor():
         td.interpolate(td.asarray(x), size=(3, 3), mode="area", align_corners=False)
     with pytest.raises(ValueError, match="4-D"):
         td.interpolate(td.asarray(x[0]), size=3, mode="bicubic")
-    with pytest.raises(NotImplementedError, match="antialias"):
-        td.interpolate(td.asarray(x), size=(3, 3), mode="bilinear", antialias=True)
+    with pytest.raises(ValueError, match="antialias is restricted"):
+        td.interpolate(td.asarray(x), size=(3, 3), mode="area", antialias=True)
     with pytest.raises(ValueError, match="2 scale factors"):
         td.interpolate(td.asarray(x), scale_factor=(2, 2, 2))
 

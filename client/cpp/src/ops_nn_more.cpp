@@ -100,10 +100,12 @@ Tensor conv_transpose3d(const Tensor& x, const Tensor& weight, const Tensor& bia
 }
 
 Tensor interpolate(const Tensor& x, Ints size, InterpolateMode mode,
-                   std::optional<bool> align_corners, std::vector<double> scales, Loc loc) {
+                   std::optional<bool> align_corners, std::vector<double> scales, bool antialias,
+                   Loc loc) {
   Attrs a{{Attr::shape, std::move(size)}, {Attr::mode, static_cast<int64_t>(mode)}};
   if (align_corners) a.set(Attr::align_corners, *align_corners);
   if (!scales.empty()) a.set(Attr::scales, std::move(scales));
+  if (antialias) a.set(Attr::antialias, true);
   return record(Op::interpolate, {&x}, std::move(a), loc);
 }
 

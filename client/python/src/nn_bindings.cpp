@@ -107,10 +107,10 @@ void bind_nn(py::module_& m) {
     return recorded([&] { return fn(x, indices, kernel, stride, padding, output_size, loc); });
   });
   m.def("interpolate", [](const Tensor& x, Ints size, int64_t mode, std::optional<bool> corners,
-                          std::vector<double> scales, Loc loc) {
+                          std::vector<double> scales, bool antialias, Loc loc) {
     return recorded([&] {
       return tensord::interpolate(x, size, static_cast<InterpolateMode>(mode), corners,
-                                  std::move(scales), loc);
+                                  std::move(scales), antialias, loc);
     });
   });
   m.def("linear", [](const Tensor& x, const Tensor& w, const Opt& b, Loc loc) {

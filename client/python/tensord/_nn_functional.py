@@ -279,7 +279,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A0
     """torch.nn.functional.interpolate: modes nearest, linear, bilinear, trilinear, bicubic,
     area and nearest-exact on (N, C, spatial...) inputs. With scale_factor the output size is
     floor(size * scale) and, as in PyTorch, the sampling uses 1 / scale_factor unless
-    recompute_scale_factor=True (then input / output sizes). antialias is not supported."""
+    recompute_scale_factor=True (then input / output sizes). antialias: PyTorch's antialiased
+    bilinear and bicubic filters (stretched by the scale when downsampling)."""
     x = _operand_array(input)
     if mode not in _MODES:
         raise ValueError(f"interpolate supports modes {sorted(_MODES)}, got {mode!r}")
@@ -292,8 +293,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A0
     if align_corners is not None and mode not in _SAMPLED:
         raise ValueError("align_corners can only be set with the interpolating modes: "
                          + " | ".join(_SAMPLED))
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported by tensord")
+    if antialias and (mode not in ("bilinear", "bicubic") or nd != 2):
+        raise ValueError("interpolate: antialias is restricted to the bilinear and bicubic modes "
+                         "on a 4-D input")
     if (size is None) == (scale_factor is None):
         raise ValueError("interpolate needs exactly one of size and scale_factor")
     scales = []
@@ -312,7 +314,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A0
         # Area pooling and align_corners do not sample with the factors (nor does PyTorch).
         if not recompute_scale_factor and mode != "area" and not align_corners:
             scales = factors
-    return Array(_tensord.interpolate(_t(x), out, number, align_corners, scales, caller()))
+    return Array(_tensord.interpolate(_t(x), out, number, align_corners, scales, bool(antialias),
+                                      caller()))
 
 
 def linear(input, weight, bias=None):  # noqa: A002

@@ -1,7 +1,8 @@
 // interpolate (docs/ops.md "Neural-network ops"): nearest, linear (1 to 3 axes), bicubic,
-// area and nearest-exact, PyTorch's coordinates. Every mode is separable: each output
-// coordinate of an axis reads a few source coordinates of that axis with weights (its taps),
-// and an output element is the weighted sum over the product of its axes' taps, in double.
+// area and nearest-exact, PyTorch's coordinates, and its antialiased linear and bicubic. Every
+// mode is separable: each output coordinate of an axis reads a few source coordinates of that
+// axis with weights (its taps), and an output element is the weighted sum over the product of
+// its axes' taps, in double.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -75,6 +76,36 @@ double cubic_far(double t) {  // 1 < |distance| < 2
   return ((kCubicA * t - 5 * kCubicA) * t + 8 * kCubicA) * t - 4 * kCubicA;
 }
 
+// PyTorch's antialiased filters (its _compute_weights_aa): linear's triangle, and for bicubic
+// Keys' cubic with A = -0.5 (PIL's choice, which PyTorch follows there), of |x|.
+double aa_filter(bool cubic, double x) {
+  x = std::fabs(x);
+  if (!cubic) return x < 1 ? 1 - x : 0;
+  constexpr double a = -0.5;
+  if (x < 1) return ((a + 2) * x - (a + 3)) * x * x + 1;
+  if (x < 2) return (((x - 5) * x + 8) * x - 4) * a;
+  return 0;
+}
+
+// Output o's antialiased taps: the filter stretched by the scale when downsampling (support
+// interp_size / 2 * scale), centred on scale (o + 0.5), over the inputs it covers, each weight
+// divided by their total.
+void add_aa_taps(AxisTaps& t, bool cubic, double scale, int64_t o, int64_t in) {
+  const double support = (cubic ? 2.0 : 1.0) * (scale >= 1 ? scale : 1.0);
+  const double invscale = scale >= 1 ? 1 / scale : 1.0;
+  const double center = scale * (static_cast<double>(o) + 0.5);
+  const int64_t lo = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
+  const int64_t hi = std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in);
+  double total = 0;
+  for (int64_t i = lo; i < hi; ++i) {
+    total += aa_filter(cubic, (static_cast<double>(i) - center + 0.5) * invscale);
+  }
+  for (int64_t i = lo; i < hi; ++i) {
+    const double w = aa_filter(cubic, (static_cast<double>(i) - center + 0.5) * invscale);
+    t.add(i, total != 0 ? w / total : w);
+  }
+}
+
 // The taps of spatial axis d (`in` source coordinates, `out` outputs); a padded axis (d < 0)
 // takes one tap of weight 1.
 AxisTaps axis_taps(const ir::InterpolateGeometry& g, int d, int64_t in, int64_t out) {
@@ -87,7 +118,9 @@ AxisTaps axis_taps(const ir::InterpolateGeometry& g, int d, int64_t in, int64_t 
   const double scale = sampling_scale(g, d, in, out);
   for (int64_t o = 0; o < out; ++o) {
     const double od = static_cast<double>(o);
-    if (g.mode == InterpolateMode::Nearest) {
+    if (g.antialias) {
+      add_aa_taps(t, g.mode == InterpolateMode::Bicubic, scale, o, in);
+    } else if (g.mode == InterpolateMode::Nearest) {
       t.add(nearest_source(g, d, o, in, out), 1.0);
     } else if (g.mode == InterpolateMode::NearestExact) {
       t.add(nearest_exact_source(g, d, o, in, out), 1.0);

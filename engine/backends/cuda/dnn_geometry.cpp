@@ -196,6 +196,7 @@ InterpolateArgs interpolate_args(const View& x, const ir::Shape& y,
   a.n = x.shape[0], a.c = x.shape[1], a.nd = nd;
   a.mode = static_cast<int64_t>(g.mode);
   a.align_corners = g.align_corners ? 1 : 0;
+  a.antialias = g.antialias ? 1 : 0;
   a.sn = x.strides[0], a.sc = x.strides[1];
   for (int d = 0; d < 3; ++d) {
     a.in[d] = a.out[d] = 1;

@@ -9,7 +9,7 @@ namespace {
 static_assert(sizeof(CopyArgs) == 8 * (2 + 3 * kCopyRank));
 static_assert(sizeof(BiasArgs) == 8 * 4);
 static_assert(sizeof(PoolArgs) == 8 * (8 + 7 * 3));
-static_assert(sizeof(InterpolateArgs) == 8 * 19);
+static_assert(sizeof(InterpolateArgs) == 8 * 20);
 static_assert(sizeof(ConvArgs) == 8 * (7 + 18 + 10));
 static_assert(sizeof(CtcArgs) == 8 * 9);
 
@@ -151,12 +151,14 @@ __device__ double sample_scale(i64 in, i64 out, double scale, bool align_corners
 
 // The source elements one output index reads along one axis, with their weights. A tap of
 // weight 0 is left out, as the CPU does: an inf there would make NaN. Area's window may be
-// long: its taps (`box`) are i[0] .. i[0] + n - 1, of weight 1 each.
+// long: its taps (`box`) are i[0] .. i[0] + n - 1, of weight 1 each; so are antialias's
+// (`aa`), weighted by aa_weight.
 struct Taps {
   i64 i[4];
   double w[4];
   i64 n;
-  bool box;
+  bool box, aa, cubic;
+  double center, invscale, total;
 };
 
 __device__ void add_tap(Taps& t, i64 i, double w) {
@@ -166,8 +168,47 @@ __device__ void add_tap(Taps& t, i64 i, double w) {
   ++t.n;
 }
 
-__device__ i64 tap_index(const Taps& t, i64 j) { return t.box ? t.i[0] + j : t.i[j]; }
-__device__ double tap_weight(const Taps& t, i64 j) { return t.box ? 1.0 : t.w[j]; }
+// PyTorch's antialiased filters of |x|: linear's triangle; Keys' cubic with A = -0.5 (PIL's).
+__device__ double aa_filter(bool cubic, double x) {
+  x = fabs(x);
+  if (!cubic) return x < 1.0 ? __dadd_rn(1.0, -x) : 0.0;
+  if (x < 1.0) return __dadd_rn(__dmul_rn(__dmul_rn(__dadd_rn(__dmul_rn(1.5, x), -2.5), x), x), 1.0);
+  if (x >= 2.0) return 0.0;
+  const double p = __dadd_rn(__dmul_rn(__dadd_rn(__dmul_rn(__dadd_rn(x, -5.0), x), 8.0), x), -4.0);
+  return __dmul_rn(p, -0.5);
+}
+
+// The filter at input i's distance (centre i + 0.5) from the output's centre, unnormalized.
+__device__ double aa_raw(const Taps& t, i64 i) {
+  return aa_filter(t.cubic, __dmul_rn(__dadd_rn(__dadd_rn((double)i, -t.center), 0.5), t.invscale));
+}
+
+__device__ i64 tap_index(const Taps& t, i64 j) { return t.box || t.aa ? t.i[0] + j : t.i[j]; }
+__device__ double tap_weight(const Taps& t, i64 j) {
+  if (t.aa) {
+    const double w = aa_raw(t, t.i[0] + j);
+    return t.total != 0 ? __ddiv_rn(w, t.total) : w;
+  }
+  return t.box ? 1.0 : t.w[j];
+}
+
+// PyTorch's _compute_weights_aa: the filter stretched by the scale when downsampling (support
+// interp_size / 2 * scale), centred on scale (o + 0.5), over the inputs it covers.
+__device__ void aa_taps(Taps& t, bool cubic, i64 o, i64 in, i64 out, double scale,
+                        bool align_corners) {
+  const double s = sample_scale(in, out, scale, align_corners);
+  const double support = __dmul_rn(cubic ? 2.0 : 1.0, s >= 1.0 ? s : 1.0);
+  t.aa = true;
+  t.cubic = cubic;
+  t.invscale = s >= 1.0 ? __ddiv_rn(1.0, s) : 1.0;
+  t.center = __dmul_rn(s, __dadd_rn((double)o, 0.5));
+  const i64 lo = max((i64)__dadd_rn(__dadd_rn(t.center, -support), 0.5), (i64)0);
+  const i64 hi = min((i64)__dadd_rn(__dadd_rn(t.center, support), 0.5), in);
+  t.i[0] = lo;
+  t.n = max(hi - lo, (i64)0);
+  t.total = 0;
+  for (i64 i = lo; i < hi; ++i) t.total = __dadd_rn(t.total, aa_raw(t, i));
+}
 
 __device__ void linear_taps(Taps& t, i64 o, i64 in, i64 out, double scale, bool align_corners) {
   const double s = sample_scale(in, out, scale, align_corners);
@@ -204,6 +245,7 @@ __device__ void cubic_taps(Taps& t, i64 o, i64 in, i64 out, double scale, bool a
 struct InterpolateArgs {
   i64 n, c, nd, mode, align_corners, in[3], out[3], sn, sc, st[3];
   double scales[3];
+  i64 antialias;
 };
 
 // Modes: 0 nearest, 1 linear, 2 bicubic, 3 area, 4 nearest-exact (ir::InterpolateMode).
@@ -215,7 +257,9 @@ __device__ Taps axis_taps(const InterpolateArgs& a, int d, i64 o) {
   }
   const i64 in = a.in[d], out = a.out[d];
   const bool corners = a.align_corners != 0;
-  if (a.mode == 0) {
+  if (a.antialias) {
+    aa_taps(t, a.mode == 2, o, in, out, a.scales[d], corners);
+  } else if (a.mode == 0) {
     add_tap(t, nearest_source(o, in, out, a.scales[d]), 1.0);
   } else if (a.mode == 4) {
     add_tap(t, nearest_exact_source(o, in, out, a.scales[d]), 1.0);
@@ -245,21 +289,34 @@ extern "C" __global__ void dnn_interpolate(const st_t* x, st_t* y, InterpolateAr
       y[k] = src[t0.i[0] * a.st[0] + t1.i[0] * a.st[1] + t2.i[0] * a.st[2]];
       continue;
     }
+    // Antialias's taps of weight 0 (a distance of exactly 1 or 2) are skipped, as the CPU's.
     double v = 0;
+    bool first0 = true;
     for (i64 p = 0; p < t0.n; ++p) {
+      const double w0 = tap_weight(t0, p);
+      if (w0 == 0) continue;
       double vp = 0;
+      bool first1 = true;
       for (i64 q = 0; q < t1.n; ++q) {
+        const double w1 = tap_weight(t1, q);
+        if (w1 == 0) continue;
         const st_t* row = src + tap_index(t0, p) * a.st[0] + tap_index(t1, q) * a.st[1];
         double vq = 0;
+        bool first2 = true;
         for (i64 r = 0; r < t2.n; ++r) {
-          const double term = __dmul_rn(tap_weight(t2, r), ld(row, tap_index(t2, r) * a.st[2]));
-          vq = r == 0 ? term : __dadd_rn(vq, term);
+          const double w2 = tap_weight(t2, r);
+          if (w2 == 0) continue;
+          const double term = __dmul_rn(w2, ld(row, tap_index(t2, r) * a.st[2]));
+          vq = first2 ? term : __dadd_rn(vq, term);
+          first2 = false;
         }
-        const double term = __dmul_rn(tap_weight(t1, q), vq);
-        vp = q == 0 ? term : __dadd_rn(vp, term);
+        const double term = __dmul_rn(w1, vq);
+        vp = first1 ? term : __dadd_rn(vp, term);
+        first1 = false;
       }
-      const double term = __dmul_rn(tap_weight(t0, p), vp);
-      v = p == 0 ? term : __dadd_rn(v, term);
+      const double term = __dmul_rn(w0, vp);
+      v = first0 ? term : __dadd_rn(v, term);
+      first0 = false;
     }
     if (a.mode == 3) v = __ddiv_rn(v, (double)(t0.n * t1.n * t2.n));
     st(y, k, v);

@@ -47,6 +47,7 @@ struct PoolArgs {
 struct InterpolateArgs {
   int64_t n, c, nd, mode, align_corners, in[3], out[3], sn, sc, st[3];
   double scales[3];
+  int64_t antialias;  // linear and bicubic: PyTorch's antialiased filters
 };
 
 // Three spatial axes (leading ones of size 1 for conv1d/conv2d), as the CPU's direct loop.

@@ -64,6 +64,24 @@ TEST_CASE("interpolation kernel = CPU backend (every mode, 1 to 3 axes, scales, 
     rows.push_back({{2, 3, 7}, {1, 2, 6}, interp_scales(m, {3}, {0.45})});
     rows.push_back({{1, 2, 3, 4, 5}, {}, interp_scales(m, {5, 3, 7}, {1.7, 0.8, 1.5})});
   }
+  // antialias (bilinear and bicubic): down by whole and fractional factors, up (in == out gives
+  // bicubic interior taps of weight 0), align_corners, scales, a strided input, NaN and inf.
+  for (int64_t m : {kLinear, kBicubic}) {
+    Attrs aa = interp(m, {5, 4});
+    aa.set(Attr::antialias, true);
+    rows.push_back({{2, 2, 17, 23}, {}, aa});
+    rows.push_back({{1, 2, 16, 9}, {144, 1, 18, 2}, aa});
+    aa.set(Attr::shape, I{16, 9});
+    rows.push_back({{1, 2, 16, 9}, {}, aa, true});
+    aa.set(Attr::shape, I{7, 20});
+    rows.push_back({{1, 2, 16, 9}, {}, aa});
+    Attrs corners = interp_corners(m, {5, 4});
+    corners.set(Attr::antialias, true);
+    rows.push_back({{1, 2, 12, 10}, {}, corners});
+    Attrs scaled = interp_scales(m, {4, 3}, {0.4, 0.45});
+    scaled.set(Attr::antialias, true);
+    rows.push_back({{1, 2, 11, 7}, {}, scaled});
+  }
   // NaN and infinities; where a source lands on an element its neighbours get weight 0 and
   // are left out (PyTorch would make NaN of an infinite neighbour).
   for (int64_t m : {kNearest, kLinear, kArea, kNearestExact}) {
@@ -80,6 +98,7 @@ TEST_CASE("interpolation kernel = CPU backend (every mode, 1 to 3 axes, scales, 
                    << ir::to_string(r.attrs.get_ints(Attr::shape))
                    << (r.attrs.has(Attr::align_corners) ? ", align_corners" : "")
                    << (r.attrs.has(Attr::scales) ? ", scales" : "")
+                   << (r.attrs.has(Attr::antialias) ? ", antialias" : "")
                    << (r.strides.empty() ? "" : ", strided")
                    << (r.specials ? ", NaN and inf" : ""));
       const Input x{t, r.shape, r.strides, random_values(ir::numel(r.shape), 2, r.specials)};

@@ -300,7 +300,7 @@ TEST_CASE("pool arguments: spatial axes last of three, a unit batch for unbatche
 
 TEST_CASE("argument blocks have the device structs' layout: 64-bit fields, no padding") {
   CHECK(sizeof(PoolArgs) == (8 + 7 * 3) * 8);
-  CHECK(sizeof(InterpolateArgs) == 19 * 8);
+  CHECK(sizeof(InterpolateArgs) == 20 * 8);
   CHECK(sizeof(ConvArgs) == 35 * 8);
   CHECK(sizeof(CtcArgs) == 9 * 8);
   CHECK(sizeof(CopyArgs) == (2 + 3 * kCopyRank) * 8);

@@ -131,9 +131,10 @@ enum class InterpolateMode : int64_t {
 // size: the output's spatial sizes. align_corners: linear and bicubic only (PyTorch's default
 // false). scales: the factors the output was sized with (one per spatial axis); given, they set
 // the sampling scale (1 / scale) as PyTorch's scale_factor does; empty: in / out.
+// antialias (Linear and Bicubic on 2 spatial axes): PyTorch's antialiased filters.
 Tensor interpolate(const Tensor& x, Ints size, InterpolateMode mode = InterpolateMode::Nearest,
                    std::optional<bool> align_corners = std::nullopt,
-                   std::vector<double> scales = {},
+                   std::vector<double> scales = {}, bool antialias = false,
                    std::source_location loc = std::source_location::current());
 
 // x (..., in), weight (out, in), bias (out).
