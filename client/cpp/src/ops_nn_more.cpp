@@ -1,6 +1,10 @@
 // Neural-network ops of issue 4 (tensord/ops_nn.h) and the class-weighted losses: one node
 // each; absent optional tensors are left out (or, for batch_norm's positional inputs, filled
-// with ones and zeros).
+// with ones and zeros). Attention with dropout or grouped heads and the running-statistics update
+// of batch_norm are composites of other ops.
+#include <cmath>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "client/cpp/src/recorder.h"
@@ -58,6 +62,56 @@ Tensor optional_inputs(Op op, std::vector<Tensor> in, const Tensor& a, const Ten
   }
   if (b.defined()) in.push_back(b);
   return record(op, std::span<const Tensor>(in), std::move(attrs), loc);
+}
+
+// enable_gqa: key or value head h serves query heads h * group ... (h + 1) * group - 1 (axis -3).
+Tensor repeat_heads(const Tensor& kv, const Tensor& q, const char* what, Loc loc) {
+  if (q.rank(loc) < 3 || kv.rank(loc) < 3) return kv;
+  const int64_t heads = q.shape(loc)[q.shape(loc).size() - 3];
+  const int64_t kv_heads = kv.shape(loc)[kv.shape(loc).size() - 3];
+  if (kv_heads == heads) return kv;
+  if (kv_heads == 0 || heads % kv_heads != 0) {
+    throw Error(ErrorCode::Shape, "scaled_dot_product_attention: " + std::to_string(heads) +
+                                      " query heads are not a multiple of " +
+                                      std::to_string(kv_heads) + " " + what + " heads");
+  }
+  return repeat_interleave(kv, heads / kv_heads, -3, loc);
+}
+
+// The attention op has no dropout: its softmax is written out of ops, and dropout (Philox
+// stream of `seed`) drops weights before they multiply v.
+Tensor attention_with_dropout(const Tensor& q, const Tensor& k, const Tensor& v,
+                              const Tensor& attn_mask, bool is_causal, std::optional<double> scale,
+                              double p, int64_t seed, Loc loc) {
+  if (!(p >= 0 && p <= 1)) {
+    throw Error(ErrorCode::InvalidGraph,
+                "scaled_dot_product_attention: dropout_p must be in "
+                "[0, 1], got " +
+                    std::to_string(p));
+  }
+  if (is_causal && attn_mask.defined()) {
+    throw Error(ErrorCode::InvalidGraph,
+                "scaled_dot_product_attention: attn_mask and is_causal are exclusive");
+  }
+  const double e = static_cast<double>(q.rank(loc) > 0 ? q.shape(loc).back() : 0);
+  const double s = scale ? *scale : 1 / std::sqrt(e);
+  Tensor scores = mul(matmul(q, transpose(k, -2, -1, loc), loc), s, loc);
+  Tensor mask = attn_mask;
+  if (is_causal) {
+    const int64_t l = q.shape(loc)[q.shape(loc).size() - 2];
+    const int64_t sk = k.shape(loc)[k.shape(loc).size() - 2];
+    const auto& session = detail::TensorAccess::node(q, loc)->session;
+    mask = tril(detail::record_creation(
+                    session, Op::ones,
+                    {{Attr::shape, ir::Shape{l, sk}}, {Attr::dtype, ir::DType::Bool}}, loc),
+                0, loc);
+  }
+  if (mask.defined()) {
+    scores = mask.dtype(loc) == ir::DType::Bool
+                 ? where(mask, scores, -std::numeric_limits<double>::infinity(), loc)
+                 : add(scores, mask, loc);
+  }
+  return matmul(dropout(softmax(scores, -1, loc), p, true, seed, loc), v, loc);
 }
 
 }  // namespace
@@ -143,6 +197,24 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
                 {{Attr::training, training}, {Attr::eps, eps}}, loc);
 }
 
+void update_batch_norm_stats(const Tensor& x, Tensor& running_mean, Tensor& running_var,
+                             double momentum, Loc loc) {
+  std::vector<int64_t> axes;
+  int64_t n = 1;
+  for (int64_t d = 0; d < x.rank(loc); ++d) {
+    if (d == 1) continue;
+    axes.push_back(d);
+    n *= x.shape(loc)[static_cast<size_t>(d)];
+  }
+  auto blend = [&](Tensor& stat, const Tensor& batch) {
+    const ir::DType dtype = stat.dtype(loc);
+    stat = add(mul(stat, 1 - momentum, loc), mul(batch.astype(dtype, loc), momentum, loc), loc)
+               .astype(dtype, loc);
+  };
+  if (running_mean.defined()) blend(running_mean, mean(x, Axes(axes), false, loc));
+  if (running_var.defined()) blend(running_var, var(x, Axes(axes), n > 1 ? 1 : 0, false, loc));
+}
+
 Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
                   double eps, Loc loc) {
   return optional_inputs(Op::group_norm, {x}, weight, bias,
@@ -156,7 +228,16 @@ Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, 
 
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                     const Tensor& attn_mask, bool is_causal,
-                                    std::optional<double> scale, Loc loc) {
+                                    std::optional<double> scale, double dropout_p, bool enable_gqa,
+                                    int64_t seed, Loc loc) {
+  if (enable_gqa) {
+    const Tensor kk = repeat_heads(k, q, "key", loc), vv = repeat_heads(v, q, "value", loc);
+    return scaled_dot_product_attention(q, kk, vv, attn_mask, is_causal, scale, dropout_p, false,
+                                        seed, loc);
+  }
+  if (dropout_p != 0) {
+    return attention_with_dropout(q, k, v, attn_mask, is_causal, scale, dropout_p, seed, loc);
+  }
   Attrs a{{Attr::is_causal, is_causal}};
   if (scale) a.set(Attr::scale, *scale);
   if (attn_mask.defined()) {

@@ -136,11 +136,19 @@ void bind_nn(py::module_& m) {
   m.def("instance_norm", [](const Tensor& x, const Opt& w, const Opt& b, double eps, Loc loc) {
     return recorded([&] { return tensord::instance_norm(x, get(w), get(b), eps, loc); });
   });
+  m.def("update_batch_norm_stats",
+        [](const Tensor& x, const Opt& mean, const Opt& var, double momentum, Loc loc) {
+          Tensor new_mean = get(mean), new_var = get(var);
+          recorded([&] { tensord::update_batch_norm_stats(x, new_mean, new_var, momentum, loc); });
+          return py::make_tuple(new_mean.defined() ? py::cast(new_mean) : py::none(),
+                                new_var.defined() ? py::cast(new_var) : py::none());
+        });
   m.def("scaled_dot_product_attention",
         [](const Tensor& q, const Tensor& k, const Tensor& v, const Opt& mask, bool causal,
-           std::optional<double> scale, Loc loc) {
+           std::optional<double> scale, double dropout_p, bool enable_gqa, int64_t seed, Loc loc) {
           return recorded([&] {
-            return tensord::scaled_dot_product_attention(q, k, v, get(mask), causal, scale, loc);
+            return tensord::scaled_dot_product_attention(q, k, v, get(mask), causal, scale,
+                                                         dropout_p, enable_gqa, seed, loc);
           });
         });
   m.def("dropout", [](const Tensor& x, double p, bool training, int64_t seed, Loc loc) {

@@ -364,22 +364,16 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa
 
 
 def _update_running_stats(x, running_mean, running_var, momentum):
-    from . import _functions  # a cycle at import time otherwise
-    axes = tuple(d for d in range(x.ndim) if d != 1)
-    n = math.prod(x.shape[d] for d in axes)
-    for stat, batch in ((running_mean, lambda: _functions.mean(x, axis=axes)),
-                        (running_var, lambda: _functions.var(x, axis=axes,
-                                                             correction=1 if n > 1 else 0))):
-        if stat is None:
+    news = _tensord.update_batch_norm_stats(x._t, _opt(running_mean), _opt(running_var),
+                                            momentum, caller())
+    for stat, new in zip((running_mean, running_var), news):
+        if new is None:
             continue
-        old = _operand_array(stat)
-        new = _functions.astype(old * (1 - momentum) + _functions.astype(batch(), old.dtype)
-                                * momentum, old.dtype)
         if isinstance(stat, Array):
-            stat[...] = new
+            stat[...] = Array(new)
         else:  # NumPy and the like: written in place
             import numpy as np
-            np.copyto(stat, np.asarray(new), casting="unsafe")
+            np.copyto(stat, np.asarray(Array(new)), casting="unsafe")
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):  # noqa: A002
@@ -404,39 +398,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     value head for its group of query heads (axis -3), as PyTorch does. dropout_p > 0 writes
     the same softmax out (matmul, mask, softmax) and drops attention weights with td.dropout's
     Philox stream of `seed` (tensord's argument: PyTorch's generator gives other masks)."""
-    q, k, v = _operand_array(query), _operand_array(key), _operand_array(value)
-    if enable_gqa and q.ndim >= 3 and k.ndim >= 3 and k.shape[-3] != q.shape[-3]:
-        from . import _shape  # a cycle at import time otherwise
-        heads = q.shape[-3]
-        if heads % k.shape[-3] or heads % v.shape[-3]:
-            raise ValueError(f"scaled_dot_product_attention: {heads} query heads are not a "
-                             f"multiple of {k.shape[-3]} key and {v.shape[-3]} value heads")
-        k = _shape.repeat_interleave(k, heads // k.shape[-3], axis=-3)
-        v = _shape.repeat_interleave(v, heads // v.shape[-3], axis=-3)
-    if not dropout_p:
-        return Array(_tensord.scaled_dot_product_attention(
-            q._t, k._t, v._t, _opt(attn_mask), bool(is_causal),
-            None if scale is None else float(scale), caller()))
-    return _attention_with_dropout(q, k, v, attn_mask, float(dropout_p), is_causal, scale, seed)
-
-
-def _attention_with_dropout(q, k, v, attn_mask, p, is_causal, scale, seed):
-    from . import _creation, _dtypes, _functions, _shape  # a cycle at import time otherwise
-    if not 0 <= p <= 1:
-        raise ValueError(f"scaled_dot_product_attention: dropout_p must be in [0, 1], got {p}")
-    if is_causal and attn_mask is not None:
-        raise ValueError("scaled_dot_product_attention: attn_mask and is_causal are exclusive")
-    s = 1 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
-    scores = _functions.matmul(q, _functions.matrix_transpose(k)) * s
-    if is_causal:
-        shape = (q.shape[-2], k.shape[-2])
-        attn_mask = _shape.tril(_creation.ones(shape, dtype=_dtypes.bool))
-    if attn_mask is not None:
-        m = _operand_array(attn_mask)
-        scores = (_functions.where(m, scores, -math.inf) if m.dtype == _dtypes.bool
-                  else scores + m)
-    weights = dropout(_functions.softmax(scores, axis=-1), p, True, seed)
-    return _functions.matmul(weights, v)
+    return Array(_tensord.scaled_dot_product_attention(
+        _t(query), _t(key), _t(value), _opt(attn_mask), bool(is_causal),
+        None if scale is None else float(scale), float(dropout_p), bool(enable_gqa), int(seed),
+        caller()))
 
 
 def dropout(input, p=0.5, training=True, seed=0):  # noqa: A002

@@ -1,9 +1,12 @@
 // The C++ client's pooling and convolution conveniences against the real daemon: a max pool's
 // (values, indices) node synced once and max_unpool's default size, the adaptive pools, lp_pool
-// as PyTorch's composite, and unbatched convolution inputs.
+// as PyTorch's composite, unbatched convolution inputs, and the composites of attention with
+// grouped heads or dropout and of batch_norm's running-statistics update against float64 loops.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "tests/integration/client/client_fixture.h"
 
@@ -63,4 +66,102 @@ TEST_CASE("conv: an unbatched input runs as a batch of one", "[client][nn]") {
   CHECK(y.to_vector<float>() == std::vector<float>{-1, -1, -1, -1});
   auto t = tensord::conv_transpose1d(s.from_vector<float>({1, 2}, {1, 2}), w);
   CHECK(t.to_vector<float>() == std::vector<float>{1, 1, -2});
+}
+
+namespace {
+
+// softmax(q k^T / sqrt(E) + causal mask) * keep, times v, in double: one (L, E) head of q
+// against one (S, E) head of k and (S, Ev) of v, row-major; keep is empty or (L, S).
+std::vector<double> attention_reference(const std::vector<double>& q, const std::vector<double>& k,
+                                        const std::vector<double>& v, int64_t l, int64_t s,
+                                        int64_t e, int64_t ev, bool causal,
+                                        const std::vector<double>& keep) {
+  std::vector<double> out(static_cast<size_t>(l * ev), 0.0);
+  for (int64_t i = 0; i < l; ++i) {
+    std::vector<double> w(static_cast<size_t>(s));
+    double top = -INFINITY, total = 0;
+    for (int64_t j = 0; j < s; ++j) {
+      double dot = 0;
+      for (int64_t c = 0; c < e; ++c) dot += q[i * e + c] * k[j * e + c];
+      w[j] = causal && j > i ? -INFINITY : dot / std::sqrt(static_cast<double>(e));
+      top = std::max(top, w[j]);
+    }
+    for (double& x : w) total += (x = std::exp(x - top));
+    for (int64_t j = 0; j < s; ++j) {
+      const double weight = w[j] / total * (keep.empty() ? 1.0 : keep[i * s + j]);
+      for (int64_t c = 0; c < ev; ++c) out[i * ev + c] += weight * v[j * ev + c];
+    }
+  }
+  return out;
+}
+
+void check_close(const std::vector<double>& got, const std::vector<double>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).margin(1e-12));
+}
+
+}  // namespace
+
+TEST_CASE("attention: grouped heads and dropout are composites of other ops", "[client][nn]") {
+  ClientFixture f;
+  auto& s = f.session;
+  // two query heads of (2, 3) share one key head (3, 3) and one value head (3, 2)
+  const std::vector<double> q{0.5, -1, 2, 1, 0, -0.5, -2, 1, 0.25, 0.75, 1.5, -1};
+  const std::vector<double> k{1, 0, 2, -1, 1, 0.5, 0, -2, 1};
+  const std::vector<double> v{1, 2, -1, 0.5, 3, -2};
+  auto tq = s.from_vector<double>(q, {1, 2, 2, 3});
+  auto tk = s.from_vector<double>(k, {1, 1, 3, 3});
+  auto tv = s.from_vector<double>(v, {1, 1, 3, 2});
+  auto per_head = [&](bool causal, const std::vector<double>& keep) {
+    std::vector<double> all;
+    for (int64_t h = 0; h < 2; ++h) {
+      const std::vector<double> qh(q.begin() + h * 6, q.begin() + h * 6 + 6);
+      const std::vector<double> kh =
+          keep.empty() ? keep : std::vector<double>(keep.begin() + h * 6, keep.begin() + h * 6 + 6);
+      auto o = attention_reference(qh, k, v, 2, 3, 3, 2, causal, kh);
+      all.insert(all.end(), o.begin(), o.end());
+    }
+    return all;
+  };
+  using tensord::scaled_dot_product_attention;
+  check_close(scaled_dot_product_attention(tq, tk, tv, {}, false, std::nullopt, 0, true)
+                  .to_vector<double>(),
+              per_head(false, {}));
+  // dropout's mask of the same seed and shape, scaled by 1 / (1 - p)
+  const auto keep =
+      tensord::dropout(s.ones({1, 2, 2, 3}, tensord::ir::DType::Float64), 0.5, true, 7)
+          .to_vector<double>();
+  CHECK(std::count(keep.begin(), keep.end(), 0.0) > 0);
+  CHECK(std::count(keep.begin(), keep.end(), 2.0) > 0);
+  check_close(scaled_dot_product_attention(tq, tk, tv, {}, false, std::nullopt, 0.5, true, 7)
+                  .to_vector<double>(),
+              per_head(false, keep));
+  check_close(scaled_dot_product_attention(tq, tk, tv, {}, true, std::nullopt, 0.5, true, 7)
+                  .to_vector<double>(),
+              per_head(true, keep));
+  auto three = s.from_vector<double>(std::vector<double>(18, 1.0), {1, 3, 2, 3});
+  auto two = s.from_vector<double>(std::vector<double>(18, 1.0), {1, 2, 3, 3});
+  CHECK_THROWS_WITH(scaled_dot_product_attention(three, two, two, {}, false, std::nullopt, 0, true),
+                    Catch::Contains("3 query heads are not a multiple of 2 key heads"));
+  CHECK_THROWS_WITH(scaled_dot_product_attention(tq, tq, tq, {}, false, std::nullopt, 1.5),
+                    Catch::Contains("dropout_p must be in [0, 1], got 1.5"));
+}
+
+TEST_CASE("batch_norm: update_batch_norm_stats moves the running statistics", "[client][nn]") {
+  ClientFixture f;
+  auto& s = f.session;
+  // (N = 2, C = 2, L = 2): channel 0 holds 1, 2, 5, 6; channel 1 holds 3, 4, 7, 8
+  auto x = s.from_vector<double>({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2});
+  auto mean = s.zeros({2}, tensord::ir::DType::Float32);
+  auto var = s.ones({2}, tensord::ir::DType::Float64);
+  const auto old_var = var;
+  tensord::update_batch_norm_stats(x, mean, var, 0.25);
+  CHECK(mean.dtype() == tensord::ir::DType::Float32);  // each statistic keeps its dtype
+  CHECK(mean.to_vector<float>() == std::vector<float>{0.25f * 3.5f, 0.25f * 5.5f});
+  // unbiased variance of {1, 2, 5, 6}: 17 / 3 (the same for channel 1)
+  check_close(var.to_vector<double>(), {0.75 + 0.25 * 17 / 3.0, 0.75 + 0.25 * 17 / 3.0});
+  CHECK(old_var.to_vector<double>() == std::vector<double>{1, 1});  // rebound, not overwritten
+  tensord::Tensor none;
+  tensord::update_batch_norm_stats(x, none, var, 0.5);  // an undefined statistic is left alone
+  CHECK_FALSE(none.defined());
 }

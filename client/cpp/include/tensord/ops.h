@@ -262,8 +262,7 @@ Tensor scatter(const Tensor& x, int64_t axis, const Tensor& index, Scalar value,
                Loc loc = Loc::current());
 Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& values,
                  bool accumulate = false, Loc loc = Loc::current());
-Tensor unfold(const Tensor& x, int64_t axis, int64_t size, int64_t step,
-              Loc loc = Loc::current());
+Tensor unfold(const Tensor& x, int64_t axis, int64_t size, int64_t step, Loc loc = Loc::current());
 // Data-dependent output shapes (docs/design-notes.md): the size marked ir::kDynamic (-1) in
 // shape() is known once the tensor is synced (to_vector, item, Session::sync); later ops may
 // consume such tensors before that. nonzero: int64 (n, rank) indices of the non-zero elements
@@ -272,7 +271,8 @@ Tensor unfold(const Tensor& x, int64_t axis, int64_t size, int64_t step,
 // unique: the sorted distinct values of the flattened x (NaN last, each NaN distinct; -0.0 and
 // 0.0 one value), unique_counts their counts, unique_inverse (int64 of x's shape, static) each
 // element's position among them; unique_all all four from one node (one sort in the daemon);
-// each of the three single functions records that node too and keeps one output. repeat_interleave with a tensor of repeats; boolean_index is
+// each of the three single functions records that node too and keeps one output.
+// repeat_interleave with a tensor of repeats: element i repeats[i] times; boolean_index is
 // x[mask] (mask's shape = x's leading dims): (n,) + the rest of x's shape.
 Tensor nonzero(const Tensor& x, Loc loc = Loc::current());
 Tensor flatnonzero(const Tensor& x, Loc loc = Loc::current());
@@ -281,7 +281,7 @@ Tensor masked_select(const Tensor& x, const Tensor& mask, Loc loc = Loc::current
 Tensor unique(const Tensor& x, Loc loc = Loc::current());
 Tensor unique_counts(const Tensor& x, Loc loc = Loc::current());
 Tensor unique_inverse(const Tensor& x, Loc loc = Loc::current());
-struct UniqueAll {  // the Array API's unique_all
+struct UniqueAll {         // the Array API's unique_all
   Tensor values;           // (n,) sorted distinct values
   Tensor indices;          // (n,) int64: flat index of each value's first occurrence in x
   Tensor inverse_indices;  // int64 of x's shape: each element's position in values

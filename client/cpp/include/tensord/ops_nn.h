@@ -148,10 +148,18 @@ Tensor rms_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight =
                 std::optional<double> eps = std::nullopt,
                 std::source_location loc = std::source_location::current());
 // Inference (training false) uses running_mean and running_var; training uses the batch's
-// statistics (biased variance) and does not update the running ones (single output).
+// statistics (biased variance) and does not update the running ones (the op has one output):
+// update_batch_norm_stats does.
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight = {}, const Tensor& bias = {}, bool training = false,
                   double eps = 1e-5, std::source_location loc = std::source_location::current());
+// What PyTorch's training batch_norm does to its running statistics: mean <- (1 - momentum)
+// mean + momentum batch_mean, var likewise with the batch's unbiased variance (x's statistics
+// over every axis but 1), each kept in its own dtype. The handles are rebound to the new lazy
+// values; an undefined one is left alone.
+void update_batch_norm_stats(const Tensor& x, Tensor& running_mean, Tensor& running_var,
+                             double momentum = 0.1,
+                             std::source_location loc = std::source_location::current());
 Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight = {},
                   const Tensor& bias = {}, double eps = 1e-5,
                   std::source_location loc = std::source_location::current());
@@ -159,10 +167,15 @@ Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight = {},
 Tensor instance_norm(const Tensor& x, const Tensor& weight = {}, const Tensor& bias = {},
                      double eps = 1e-5, std::source_location loc = std::source_location::current());
 // softmax(q k^T scale + mask) v; mask bool (true: attend) or float (added); scale absent:
-// 1 / sqrt(E). A row with every position masked gives NaN, as in PyTorch.
+// 1 / sqrt(E). A row with every position masked gives NaN, as in PyTorch. dropout_p > 0 writes
+// the same softmax out of other ops and drops attention weights with dropout's Philox stream of
+// `seed` (PyTorch's generator gives other masks). enable_gqa: each key and value head serves
+// its group of query heads (axis -3), as in PyTorch.
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                     const Tensor& attn_mask = {}, bool is_causal = false,
                                     std::optional<double> scale = std::nullopt,
+                                    double dropout_p = 0.0, bool enable_gqa = false,
+                                    int64_t seed = 0,
                                     std::source_location loc = std::source_location::current());
 // Zeroes each element with probability p (rand's Philox stream of `seed`), scales the rest by
 // 1 / (1 - p); identity when training is false.
