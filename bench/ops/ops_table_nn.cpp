@@ -49,6 +49,14 @@ std::vector<OpCase> nn_cases() {
       {"rms_norm", "", [](I in) { return rms_norm(in.x, 1, in.weight); }},
       {"embedding", "", [](I in) { return embedding(in.classes, in.x); }},
       {"dropout", "", [](I in) { return dropout(in.x, 0.5, true, 1); }},
+      {"rand", "",
+       [](I in) {
+         return in.session->rand({1000, 1000}, 1);
+       }},
+      {"randn", "",
+       [](I in) {
+         return in.session->randn({1000, 1000}, 1);
+       }},
       {"linear", "", [](I in) { return linear(in.x, in.y, in.weight); }},
       {"sdpa", "(8,1024,128)", [](I in) { return scaled_dot_product_attention(in.q, in.k, in.v); }},
       {"sdpa_causal", "(8,1024,128)",

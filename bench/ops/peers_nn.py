@@ -145,6 +145,8 @@ def numpy_ops(i):
                                         np.finfo(F).eps) * i.weight,
         "embedding": lambda: x[i.classes],
         "dropout": lambda: np.where(i.rng.random(x.shape, dtype=F) < F(0.5), x * F(2), F(0)),
+        "rand": lambda: i.rng.random((1000, 1000), dtype=F),
+        "randn": lambda: i.rng.standard_normal((1000, 1000), dtype=F),
         "linear": lambda: x @ i.y.T + i.weight,
         "sdpa": lambda: attention(i.q, i.k, i.v, False),
         "sdpa_causal": lambda: attention(i.q, i.k, i.v, True),

@@ -72,12 +72,19 @@ TENSORD_HOST_DEVICE inline double philox_uniform53(const Philox4x32& w) {
   return static_cast<double>(bits) * 1.1102230246251565e-16;  // 2^-53
 }
 
-// Standard normal by Box-Muller in double; the caller casts it to the dtype.
-TENSORD_HOST_DEVICE inline double philox_normal(const Philox4x32& w) {
+// Box-Muller's two uniforms, 53 bits each: u1 in (0, 1], u2 in [0, 1).
+TENSORD_HOST_DEVICE inline void philox_normal_uniforms(const Philox4x32& w, double* u1,
+                                                       double* u2) {
   uint64_t b1 = (static_cast<uint64_t>(w.r[0]) << 32 | w.r[1]) >> 11;
   uint64_t b2 = (static_cast<uint64_t>(w.r[2]) << 32 | w.r[3]) >> 11;
-  double u1 = static_cast<double>(b1 + 1) * 1.1102230246251565e-16;  // (0, 1]
-  double u2 = static_cast<double>(b2) * 1.1102230246251565e-16;      // [0, 1)
+  *u1 = static_cast<double>(b1 + 1) * 1.1102230246251565e-16;  // 2^-53
+  *u2 = static_cast<double>(b2) * 1.1102230246251565e-16;
+}
+
+// Standard normal by Box-Muller in double; the caller casts it to the dtype.
+TENSORD_HOST_DEVICE inline double philox_normal(const Philox4x32& w) {
+  double u1, u2;
+  philox_normal_uniforms(w, &u1, &u2);
   return ::sqrt(-2.0 * ::log(u1)) * ::cos(6.283185307179586 * u2);
 }
 

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -126,7 +127,13 @@ TEST_CASE("rand and randn follow the Philox formulas of docs/ops.md") {
   for (double v : z) m1 += v, m2 += v * v;
   CHECK(m1 / n == Approx(0.0).margin(0.02));
   CHECK(m2 / n == Approx(1.0).margin(0.02));
-  CHECK(z[5] == ir::philox_normal(ir::philox_element(7, 5)));
+  // log and cos come from libmvec, within an ulp or two of the libm calls of philox_normal
+  int64_t far = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double want = ir::philox_normal(ir::philox_element(7, static_cast<uint64_t>(i)));
+    far += std::abs(z[i] - want) > 1e-14 * std::max(1.0, std::abs(want));
+  }
+  CHECK(far == 0);
   // Same seed, same numbers; another seed, other numbers.
   CHECK(values<float>(run(cpu, random(Op::rand, DType::Float32, 8, seed), {})) ==
         std::vector<float>(u.begin(), u.begin() + 8));
