@@ -35,6 +35,8 @@ std::vector<OpCase> reduction_cases() {
       {"sort", "", [](I in) { return sort(in.x, 1); }},
       {"argsort", "", [](I in) { return argsort(in.x, 1); }},
       {"topk", "", [](I in) { return topk(in.x, 10, 1); }},
+      {"topk_500", "", [](I in) { return topk(in.x, 500, 1); }},
+      {"topk_500_unsorted", "", [](I in) { return topk(in.x, 500, 1, true, false); }},
       {"kthvalue", "", [](I in) { return kthvalue(in.x, 500, 1); }},
       {"median", "", [](I in) { return median(in.x); }},
       {"nanmedian", "", [](I in) { return nanmedian(in.x); }},

@@ -138,6 +138,12 @@ void add_values_indices_rows(std::vector<Case>& out) {
        }},
       {Op::topk, A{{Attr::k, int64_t{10}}, {Attr::sorted, false}},
        [](DType t) { return in(t, {67}, Layout::Contiguous, Values::Special); }},
+      {Op::topk, A{{Attr::k, int64_t{40}}, {Attr::sorted, false}, {Attr::largest, false}},
+       [](DType t) { return in(t, {67}, Layout::Contiguous, Values::Halves); }},
+      {Op::topk, A{{Attr::k, int64_t{4}}, {Attr::axis, int64_t{0}}, {Attr::sorted, false}},
+       [](DType t) {
+         return in(t, {5, 7}, Layout::Permuted, Values::Halves);
+       }},
       {Op::topk, A{{Attr::k, int64_t{5}}, {Attr::axis, int64_t{1}}},
        [](DType t) { return in(t, big_shape(), Layout::Contiguous, Values::Mixed); }},
       {Op::topk, A{{Attr::k, int64_t{8}}, {Attr::axis, int64_t{1}}},

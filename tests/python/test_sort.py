@@ -120,6 +120,8 @@ def test_topk_kthvalue_mode_match_numpy():
     assert type(r).__name__ == "topk" and r.values.shape == (4, 3)
     np.testing.assert_array_equal(np.asarray(r.indices), order[:, :3])
     np.testing.assert_array_equal(np.asarray(r.values), np.take_along_axis(a, order[:, :3], 1))
+    unsorted = td.topk(x, 6, dim=1, sorted=False)  # the same six, in the sorted order too
+    np.testing.assert_array_equal(np.asarray(unsorted.indices), order[:, :6])
     small = td.topk(x, 2, largest=False)
     np.testing.assert_array_equal(np.asarray(small.indices),
                                   np.argsort(a, axis=1, kind="stable")[:, :2])

@@ -79,7 +79,8 @@ def nanmedian(input, dim=None, keepdim=False):  # noqa: A002
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
-    """torch.topk: the k largest (or smallest) along dim, in order, with their indices."""
+    """torch.topk: the k largest (or smallest) along dim, in order, with their indices
+    (sorted=False too: PyTorch leaves that order unspecified)."""
     return _pair("topk", _tensord.topk(_operand_array(input)._t, int(k), int(dim),
                                        bool(largest), bool(sorted), caller()))
 

@@ -367,8 +367,8 @@ Tensor nanquantile(const Tensor& x, double q, std::optional<int64_t> axis = std:
                    Loc loc = Loc::current());
 Tensor median(const Tensor& x, Loc loc = Loc::current());
 Tensor nanmedian(const Tensor& x, Loc loc = Loc::current());
-// topk: the k largest (largest = false: smallest) in order (sorted = false is accepted and
-// also sorts); ties in input order. kthvalue: the k-th smallest (k from 1). median/nanmedian
+// topk: the k largest (largest = false: smallest) in order (sorted = false too: PyTorch leaves
+// that order open); ties in input order. kthvalue: the k-th smallest (k from 1). median/nanmedian
 // along an axis: the lower median (a line with a NaN: NaN at its first NaN; nanmedian skips
 // NaNs). mode: the most frequent value (ties: the smallest) at its last position. cummax,
 // cummin: running max/min with its position (ties take the later one; NaN propagates).
