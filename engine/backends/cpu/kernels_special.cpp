@@ -20,11 +20,26 @@ struct Unary {
     return static_cast<C>(F(static_cast<double>(x)));
   }
 };
-template <double (*F)(double, double)>
-struct Binary {
+
+// A two-argument float64 function with a block form (special_blocks.h) over blocks of any float
+// type.
+template <double (*F)(double, double),
+          void (*Block)(const double*, const double*, double*, int64_t)>
+struct BinaryBlock {
   template <typename C>
   C operator()(C x, C y) const {
     return static_cast<C>(F(static_cast<double>(x), static_cast<double>(y)));
+  }
+  template <typename C>
+  void block(const C* x, const C* y, C* z, int64_t n) const {
+    double a[kBlock], b[kBlock], out[kBlock];
+    for (int64_t i = 0; i < n; i += kBlock) {
+      const int64_t m = std::min(kBlock, n - i);
+      for (int64_t k = 0; k < m; ++k) a[k] = static_cast<double>(x[i + k]);
+      for (int64_t k = 0; k < m; ++k) b[k] = static_cast<double>(y[i + k]);
+      Block(a, b, out, m);
+      for (int64_t k = 0; k < m; ++k) z[i + k] = static_cast<C>(out[k]);
+    }
   }
 };
 
@@ -112,7 +127,7 @@ void run_unary_typed(const KernelContext& ctx, Op op, std::span<const Operand> o
       case Op::i1e:
         return go(Unary<i1e>{});
       case Op::ndtr:
-        return go(Unary<special::ndtr>{});
+        return go(BlockUnary<special::ndtr, special::ndtr_block>{});
       case Op::ndtri:
         return go(BlockUnary<special::ndtri, special::ndtri_block>{});
       case Op::log_ndtr:
@@ -120,9 +135,9 @@ void run_unary_typed(const KernelContext& ctx, Op op, std::span<const Operand> o
       case Op::sinc:
         return go(Sinc{});
       case Op::entr:
-        return go(Unary<special::entr>{});
+        return go(BlockUnary<special::entr, special::entr_block>{});
       case Op::logit:
-        return go(Unary<special::logit>{});
+        return go(BlockUnary<special::logit, special::logit_block>{});
       default:
         break;
     }
@@ -137,8 +152,8 @@ void run_binary_typed(const KernelContext& ctx, Op op, std::span<const Operand> 
            [f](char* const* p, const int64_t* s, int64_t n) { binary_row<T, T>(p, s, n, f); });
   };
   if constexpr (kIsFloat<T>) {
-    if (op == Op::xlogy) return go(Binary<special::xlogy>{});
-    if (op == Op::xlog1py) return go(Binary<special::xlog1py>{});
+    if (op == Op::xlogy) return go(BinaryBlock<special::xlogy, special::xlogy_block>{});
+    if (op == Op::xlog1py) return go(BinaryBlock<special::xlog1py, special::xlog1py_block>{});
   }
   throw_unsupported(op, dtype_of<T>());
 }

@@ -9,6 +9,46 @@
 
 namespace tensord::cpu::special {
 
+void logit_block(const double* x, double* out, int64_t m) {
+  for (int64_t i = 0; i < m; ++i) out[i] = x[i] / (1 - x[i]);
+  vmath::log(out, out, m);  // 0 -> -inf, inf (x = 1) -> inf, negative (x outside [0, 1]) -> NaN
+}
+
+void ndtr_block(const double* x, double* out, int64_t m) {
+  for (int64_t i = 0; i < m; ++i) out[i] = -x[i] / std::numbers::sqrt2;
+  vmath::erfc(out, out, m);
+  for (int64_t i = 0; i < m; ++i) out[i] *= 0.5;
+}
+
+void entr_block(const double* x, double* out, int64_t m) {
+  vmath::log(x, out, m);
+  for (int64_t i = 0; i < m; ++i) {
+    const double v = x[i];
+    out[i] = v > 0 ? -v * out[i] : v == 0 ? 0.0 : v < 0 ? -kInf : v;  // NaN stays NaN
+  }
+}
+
+namespace {
+
+// x * f(y) with f's values in fy: 0 where x == 0 (even for an infinite f(y)), NaN where y is.
+void times_unless_zero(const double* x, const double* y, double* fy, int64_t m) {
+  for (int64_t i = 0; i < m; ++i) {
+    fy[i] = std::isnan(y[i]) ? y[i] : x[i] == 0 ? 0.0 : x[i] * fy[i];
+  }
+}
+
+}  // namespace
+
+void xlogy_block(const double* x, const double* y, double* out, int64_t m) {
+  vmath::log(y, out, m);
+  times_unless_zero(x, y, out, m);
+}
+
+void xlog1py_block(const double* x, const double* y, double* out, int64_t m) {
+  vmath::log1p(y, out, m);
+  times_unless_zero(x, y, out, m);
+}
+
 void erfinv_block(const double* y, double* out, int64_t m) {
   const double c = 2 / std::sqrt(kPi);
   double a[kBlock], tail[kBlock], x[kBlock], e[kBlock], ec[kBlock], g[kBlock];

@@ -10,6 +10,16 @@
 
 namespace tensord::cpu::special {
 
+// The special functions that are one libm call and arithmetic, a block at a time (m <= kBlock)
+// with that call through libmvec: a libm call per element made them 1.6-3.5x slower than
+// NumPy's and SciPy's (bench/results/2026-11-30-cpu-stop33). Same edge cases as the scalar
+// functions of special_functions.h.
+void logit_block(const double* x, double* out, int64_t m);  // log(x / (1 - x))
+void ndtr_block(const double* x, double* out, int64_t m);   // erfc(-x / sqrt 2) / 2
+void entr_block(const double* x, double* out, int64_t m);   // -x log x
+void xlogy_block(const double* x, const double* y, double* out, int64_t m);
+void xlog1py_block(const double* x, const double* y, double* out, int64_t m);
+
 // out[0, m) = erfinv(y[0, m)), m <= kBlock (convert.h).
 void erfinv_block(const double* y, double* out, int64_t m);
 // out[0, m) = ndtri(p[0, m)), m <= kBlock.
