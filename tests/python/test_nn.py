@@ -403,6 +403,17 @@ def test_embedding_max_norm_and_padding_idx():
         got = td.embedding(td.asarray(idx), td.asarray(table), padding_idx=0, max_norm=1.5,
                            norm_type=p)
         check(got, np.where(norm > 1.5, rows * (1.5 / (norm + 1e-7)), rows), rtol=1e-6)
+    # the picked rows of weight are rewritten, as torch.embedding_renorm_ does; the others stay
+    norm = np.linalg.norm(table, axis=-1, keepdims=True)
+    renormed = np.where(norm > 1.5, table * (1.5 / (norm + 1e-7)), table)
+    want = table.copy()
+    want[[0, 1, 3, 5]] = renormed[[0, 1, 3, 5]]
+    w = td.asarray(table)
+    td.embedding(td.asarray(np.array([[0, 3], [5, 1], [3, 3]])), w, max_norm=1.5)
+    check(w, want, rtol=1e-6)
+    w_np = table.copy()
+    td.embedding(td.asarray(idx), w_np, max_norm=1.5)
+    check(w_np, want, rtol=1e-6)
     with pytest.raises(ValueError, match="padding_idx 6 is outside the 6 rows"):
         td.embedding(td.asarray(idx), td.asarray(table), padding_idx=6)
 

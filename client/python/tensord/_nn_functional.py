@@ -328,8 +328,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # 
     """Rows of weight (num, dim) at the integer indices `input` (any shape). padding_idx and
     scale_grad_by_freq change only PyTorch's gradients, which tensord does not compute:
     padding_idx is range-checked and has no effect on the values. max_norm scales each picked
-    row whose norm_type-norm exceeds it by max_norm / (norm + 1e-7), as torch.embedding_renorm_
-    does, in the result only (PyTorch also rewrites those rows of weight in place)."""
+    row whose norm_type-norm exceeds it by max_norm / (norm + 1e-7) and writes those rows back
+    into weight, as torch.embedding_renorm_ does: a tensord array by rebinding it
+    (weight[rows] = ..., no sync), a NumPy array in place (which waits for the values)."""
     w = _operand_array(weight)
     if padding_idx is not None and not -w.shape[0] <= int(padding_idx) < w.shape[0]:
         raise ValueError(f"embedding: padding_idx {padding_idx} is outside the {w.shape[0]} "
@@ -340,7 +341,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # 
     from . import _functions, linalg  # a cycle at import time otherwise
     norms = linalg.vector_norm(rows, axis=-1, keepdims=True, ord=float(norm_type))
     limit = float(max_norm)
-    return rows * _functions.where(norms > limit, limit / (norms + 1e-7), 1.0)
+    rows = rows * _functions.where(norms > limit, limit / (norms + 1e-7), 1.0)
+    flat = _operand_array(input).reshape(-1)
+    picked = rows.reshape(-1, w.shape[-1])
+    if isinstance(weight, Array):
+        weight[flat] = picked  # a repeated index writes the same row twice
+    else:
+        import numpy as np
+        weight[np.asarray(flat)] = np.asarray(picked)
+    return rows
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
