@@ -54,12 +54,9 @@ bool pool_with_cudnn(CudaContext& ctx, const PoolProblem& p, const TensorValue& 
   return true;
 }
 
-template <typename Args>
-void launch_planes(CudaContext& ctx, ir::DType dtype, const char* name, const TensorValue& x,
-                   const TensorValue& y, Args& a) {
-  const void* src = x.raw();
-  void* dst = y.raw();
-  void* args[] = {&src, &dst, &a};
+// One thread per output element (the kernels loop over the rest): both kernels' launch.
+void launch_per_output(CudaContext& ctx, ir::DType dtype, const char* name, const TensorValue& y,
+                       void** args) {
   launch(typed_kernel(ctx, dtype, name), grid_for(ctx, y.type.numel()), dim3(256), args, 0,
          ctx.stream, name);
 }
@@ -80,8 +77,7 @@ void run_pool(CudaContext& ctx, const ir::Node& node, const TensorValue& x, Valu
   void* dst = out.raw();
   void* indices = with_indices ? outputs[1].raw() : nullptr;
   void* args[] = {&src, &dst, &indices, &a};
-  launch(typed_kernel(ctx, x.type.dtype, kPool), grid_for(ctx, out.type.numel()), dim3(256), args,
-         0, ctx.stream, kPool);
+  launch_per_output(ctx, x.type.dtype, kPool, out, args);
 }
 
 void run_interpolate(CudaContext& ctx, const ir::Node& node, const TensorValue& x,
@@ -92,7 +88,10 @@ void run_interpolate(CudaContext& ctx, const ir::Node& node, const TensorValue& 
   }
   InterpolateArgs a =
       interpolate_args(view_of(x), out.type.shape, ir::interpolate_geometry(node.attrs));
-  launch_planes(ctx, x.type.dtype, kInterpolate, x, out, a);
+  const void* src = x.raw();
+  void* dst = out.raw();
+  void* args[] = {&src, &dst, &a};
+  launch_per_output(ctx, x.type.dtype, kInterpolate, out, args);
 }
 
 }  // namespace tensord::cuda::dnn
