@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "server/dashboard_profile.h"
 #include "server/dashboard_status.h"
 #include "server/metrics_text.h"
 #include "server/token.h"
@@ -78,9 +79,10 @@ std::string json_error(std::string_view message) {
 #pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
 class Dashboard::Service final : public kj::HttpService {
  public:
-  Service(std::shared_ptr<DaemonState> daemon, kj::HttpHeaderTable::Builder& builder,
-          std::string page_dir)
+  Service(std::shared_ptr<DaemonState> daemon, kj::Timer& timer,
+          kj::HttpHeaderTable::Builder& builder, std::string page_dir)
       : daemon_(std::move(daemon)),
+        timer_(timer),
         page_dir_(std::move(page_dir)),
         table_(builder.getFutureTable()),
         authorization_(builder.add("Authorization")),
@@ -108,15 +110,27 @@ class Dashboard::Service final : public kj::HttpService {
                   metrics_text(*daemon_), head);
     }
     if (path.starts_with("/api/")) {
-      if (path != "/api/status") {
+      if (path != "/api/status" && path != "/api/profile") {
         return send(response, 404, "Not Found", "application/json",
-                    json_error("no such API: " + std::string(path) + " (there is /api/status)"),
+                    json_error("no such API: " + std::string(path) +
+                               " (there are /api/status and /api/profile)"),
                     head);
       }
       if (!authorized(headers)) {
         return send(response, 401, "Unauthorized", "application/json",
                     json_error("this daemon has a token: send 'Authorization: Bearer TOKEN'"),
                     head);
+      }
+      if (path == "/api/profile") {
+        const std::string_view full(url.cStr(), url.size());
+        const size_t mark = full.find('?');
+        std::string_view query = mark == std::string_view::npos ? "" : full.substr(mark + 1);
+        query = query.substr(0, query.find('#'));
+        return profile_session(daemon_, timer_, query)
+            .then([this, &response, head](DashboardAnswer a) {
+              return send(response, a.status, reason(a.status), "application/json",
+                          std::move(a.body), head);
+            });
       }
       return send(response, 200, "OK", "application/json", dashboard_status_json(*daemon_), head);
     }
@@ -166,7 +180,21 @@ class Dashboard::Service final : public kj::HttpService {
     return written.attach(kj::mv(stream), kj::mv(owned));
   }
 
+  static kj::StringPtr reason(unsigned status) {
+    switch (status) {
+      case 200:
+        return "OK";
+      case 400:
+        return "Bad Request";
+      case 404:
+        return "Not Found";
+      default:
+        return "Conflict";  // 409
+    }
+  }
+
   std::shared_ptr<DaemonState> daemon_;
+  kj::Timer& timer_;
   std::string page_dir_;
   const kj::HttpHeaderTable& table_;
   kj::HttpHeaderId authorization_, content_type_, cache_control_, allow_, nosniff_;
@@ -202,7 +230,7 @@ class Dashboard::Errors final : public kj::HttpServerErrorHandler {
 Dashboard::Dashboard(std::shared_ptr<DaemonState> daemon, kj::Timer& timer, std::string page_dir) {
   kj::HttpHeaderTable::Builder builder;
   Logger& log = daemon->log;
-  service_ = kj::heap<Service>(std::move(daemon), builder, std::move(page_dir));
+  service_ = kj::heap<Service>(std::move(daemon), timer, builder, std::move(page_dir));
   headers_ = builder.build();
   errors_ = kj::heap<Errors>(log, *headers_);
   kj::HttpServerSettings settings;

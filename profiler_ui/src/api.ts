@@ -1,4 +1,4 @@
-// The daemon's dashboard API: GET /api/status (relative URL, same origin).
+// The daemon's dashboard API: GET /api/status and GET /api/profile (relative URLs, same origin).
 // The types mirror the JSON the daemon serves; see server/ for the producer.
 
 export interface DaemonInfo {
@@ -168,4 +168,51 @@ function normalize(raw: unknown): Status {
     sessions: s.sessions ?? [],
     recent_runs: s.recent_runs ?? [],
   };
+}
+
+/** One row of /api/profile's key averages (torch.profiler's table): an op, or a stage in brackets. */
+export interface KeyAverage {
+  key: string;
+  calls: number;
+  self_us: number;
+  total_us: number;
+  /** The user's line of the costliest call ("file:line"), "" for stages. */
+  source: string;
+}
+
+export interface Profile {
+  session: number;
+  seconds: number;
+  records: number;
+  dropped: number;
+  key_averages: KeyAverage[];
+}
+
+export type ProfileResult = { ok: true; profile: Profile } | { ok: false; message: string };
+
+/** GET /api/profile: traces session `session` for `seconds` on the daemon; never throws. */
+export async function fetchProfile(token: string, session: number, seconds: number): Promise<ProfileResult> {
+  const headers: Record<string, string> = { Accept: "application/json" };
+  if (token !== "") headers["Authorization"] = `Bearer ${token}`;
+  try {
+    const response = await fetch(`api/profile?session=${session}&seconds=${seconds}`, {
+      headers,
+      cache: "no-store",
+      signal: AbortSignal.timeout(seconds * 1000 + REQUEST_TIMEOUT_MS),
+    });
+    if (!response.ok) return { ok: false, message: `HTTP ${response.status}: ${await errorText(response)}` };
+    const body = (await response.json()) as Partial<Profile>;
+    return {
+      ok: true,
+      profile: {
+        session: body.session ?? session,
+        seconds: body.seconds ?? seconds,
+        records: body.records ?? 0,
+        dropped: body.dropped ?? 0,
+        key_averages: body.key_averages ?? [],
+      },
+    };
+  } catch (e) {
+    return { ok: false, message: describe(e) };
+  }
 }

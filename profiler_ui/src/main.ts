@@ -1,10 +1,12 @@
 // The dashboard's loop: GET /api/status every second, render what it says,
 // show a banner while the daemon cannot be reached (and recover by itself).
+// A session row's profile button traces that session for a few seconds (GET /api/profile)
+// and shows the key averages below the polled content, where the polls leave them.
 
-import { fetchStatus, tokenFromHash, type PollError, type Status } from "./api";
+import { fetchProfile, fetchStatus, tokenFromHash, type PollError, type Status } from "./api";
 import { h } from "./dom";
 import { formatSpan } from "./format";
-import { renderContent, renderHeader } from "./render";
+import { PROFILE_SECONDS, renderContent, renderHeader, renderProfile } from "./render";
 
 const POLL_INTERVAL_MS = 1000;
 
@@ -18,6 +20,7 @@ const headerInfo = byId("header-info");
 const banner = byId("banner");
 const content = byId("content");
 const updated = byId("updated");
+const profilePanel = byId("profile");
 
 let token = tokenFromHash(location.hash);
 let lastGood: { status: Status; at: number } | null = null;
@@ -64,7 +67,8 @@ function show(status: Status): void {
  */
 function inUse(section: HTMLElement): boolean {
   const name = section.dataset.section;
-  if (name === "timeline") return section.matches(":hover");
+  // the sessions while the pointer is over them too: a button replaced under it loses the click
+  if (name === "timeline" || name === "sessions") return section.matches(":hover");
   if (name === "failed-runs") {
     const selection = document.getSelection();
     return selection !== null && !selection.isCollapsed && section.contains(selection.anchorNode);
@@ -99,6 +103,29 @@ async function poll(): Promise<void> {
   }
   timer = window.setTimeout(() => void poll(), Math.max(0, POLL_INTERVAL_MS - (Date.now() - started)));
 }
+
+async function profile(session: number): Promise<void> {
+  const name = lastGood?.status.sessions.find((x) => x.id === session)?.name ?? "";
+  profilePanel.hidden = false;
+  profilePanel.dataset.state = "running";
+  profilePanel.replaceChildren(
+    h("h2", {}, `Profiling session ${session} (${name || "unnamed"}) for ${PROFILE_SECONDS} s…`));
+  const result = await fetchProfile(token, session, PROFILE_SECONDS);
+  if (result.ok) {
+    profilePanel.dataset.state = "done";
+    profilePanel.replaceChildren(...renderProfile(result.profile, name));
+  } else {
+    profilePanel.dataset.state = "failed";
+    profilePanel.replaceChildren(h("h2", {}, `Profile of session ${session}`),
+      h("p", { class: "bad" }, result.message));
+  }
+}
+
+content.addEventListener("click", (event) => {
+  const button = (event.target as HTMLElement).closest<HTMLButtonElement>("button[data-profile-session]");
+  if (!button || profilePanel.dataset.state === "running") return;
+  void profile(Number(button.dataset.profileSession));
+});
 
 window.addEventListener("hashchange", () => {
   token = tokenFromHash(location.hash);

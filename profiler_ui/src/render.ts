@@ -1,7 +1,7 @@
 // Builds the dashboard's DOM from one /api/status snapshot. No framework:
 // each poll rebuilds the content from scratch, which is cheap at this size.
 
-import type { Device, KernelCache, Run, Session, Status } from "./api";
+import type { Device, KernelCache, Profile, Run, Session, Status } from "./api";
 import { h } from "./dom";
 import { formatAge, formatBytes, formatCount, formatDuration, formatSpan } from "./format";
 import { renderTimeline } from "./timeline";
@@ -88,6 +88,28 @@ function num(text: string, field?: string): HTMLElement {
   return h("td", { class: "num", "data-field": field }, text);
 }
 
+/** How long the sessions table's profile button traces a session. */
+export const PROFILE_SECONDS = 2;
+
+/** /api/profile's answer: the key averages, longest total first, as torch.profiler prints them. */
+export function renderProfile(p: Profile, name: string): HTMLElement[] {
+  const ms = (us: number) => (us / 1000).toFixed(us < 10000 ? 3 : 1);
+  const rows = p.key_averages.map((k) =>
+    h("tr", { "data-testid": "profile-row", "data-key": k.key },
+      h("td", { "data-field": "key" }, k.key),
+      num(formatCount(k.calls), "calls"),
+      num(ms(k.self_us), "self_ms"),
+      num(ms(k.total_us), "total_ms"),
+      h("td", { class: "muted", "data-field": "source" }, k.source)));
+  const dropped = p.dropped > 0 ? ` · ${formatCount(p.dropped)} records dropped (the buffer was full)` : "";
+  return [
+    h("h2", {}, `Profile of session ${p.session} (${name || "unnamed"}), ${p.seconds} s`),
+    h("p", { class: "meta" }, `${formatCount(p.records)} records${dropped}. Runs that started before the profile are not in it.`),
+    table([["op or stage", false], ["calls", true], ["self ms", true], ["total ms", true], ["source (costliest call)", false]],
+      rows, "nothing ran in this session while it was traced"),
+  ];
+}
+
 function renderSessions(sessions: Session[]): HTMLElement {
   const rows = [...sessions].sort((a, b) => a.id - b.id).map((x) =>
     h("tr", { "data-testid": "session-row", "data-session-id": x.id, "data-session-name": x.name },
@@ -104,12 +126,16 @@ function renderSessions(sessions: Session[]): HTMLElement {
       h("td", { "data-field": "profiling" }, x.profiling ? "on" : "off"),
       num(formatSpan(x.age_s), "age"),
       num(formatSpan(x.idle_s), "idle"),
+      h("td", {},
+        h("button", { type: "button", "data-testid": "profile-button", "data-profile-session": x.id,
+          title: `trace this session for ${PROFILE_SECONDS} s (GET /api/profile)`,
+          disabled: x.profiling }, `profile ${PROFILE_SECONDS} s`)),
     ));
   return h("section", { class: "panel", "data-section": "sessions" },
     h("h2", {}, "Sessions"),
     table([["id", true], ["name", false], ["client (its word)", false], ["connection", false], ["runs", true], ["failed", true], ["live tensors", true],
       ["live bytes", true], ["compile mode", false], ["profiling", false], ["open for", true],
-      ["idle for", true]], rows, "no open sessions"),
+      ["idle for", true], ["", false]], rows, "no open sessions"),
   );
 }
 

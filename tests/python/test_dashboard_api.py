@@ -10,6 +10,7 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -144,7 +145,7 @@ def test_the_api_is_read_only_and_names_what_exists(dashboard):
     assert code == 405 and headers["Allow"] == "GET, HEAD"
     assert "read-only" in json.loads(body)["error"]
     code, _, body = get(dashboard.dashboard_url + "api/sessions")
-    assert code == 404 and "/api/status" in json.loads(body)["error"]
+    assert code == 404 and "/api/status and /api/profile" in json.loads(body)["error"]
     code, headers, body = get(dashboard.dashboard_url + "api/status", method="HEAD")
     assert code == 200 and body == b"" and int(headers["Content-Length"]) > 0
 
@@ -186,6 +187,110 @@ def test_malformed_http_gets_an_error_and_the_daemon_serves_on(dashboard):
     finally:
         client.stdin.close()
         client.wait(timeout=30)
+
+
+BUSY_CLIENT = """
+import sys, numpy as np, tensord as td
+td.connect(sys.argv[1], name=sys.argv[2])
+x = td.asarray(np.random.default_rng(0).random((128, 128), dtype=np.float32))
+print("ready", flush=True)
+mode = sys.argv[3]
+def work():
+    for _ in range(20):
+        float(td.softmax(x @ x, axis=-1).sum())
+if mode == "profiled":  # its own profile runs until stdin closes
+    with td.profile():
+        work()
+        sys.stdin.read()
+elif mode == "late":  # busy until a line comes, then its own profile until stdin closes
+    import select
+    while not select.select([sys.stdin], [], [], 0)[0]:
+        work()
+    sys.stdin.readline()
+    with td.profile():
+        work()
+        print("profiling", flush=True)
+        sys.stdin.read()
+else:
+    import select
+    while not select.select([sys.stdin], [], [], 0)[0]:
+        work()
+"""
+
+
+def start_busy_client(d, name, mode="plain"):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    p = subprocess.Popen([sys.executable, "-c", BUSY_CLIENT, d.address, name, mode],
+                         env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().startswith("ready"), f"the client did not start (exit {p.poll()})"
+    return p
+
+
+def session_id(d, name):
+    wait_for(lambda: any(s["name"] == name for s in status(d)["sessions"]), f"session {name}")
+    return next(s["id"] for s in status(d)["sessions"] if s["name"] == name)
+
+
+def test_profile_traces_a_session_without_its_client(dashboard):
+    url = dashboard.dashboard_url + "api/profile"
+    client = start_busy_client(dashboard, "busy")
+    try:
+        sid = session_id(dashboard, "busy")
+        code, _, body = get(f"{url}?seconds=0.5&session={sid}")
+        assert code == 200, body
+        answer = json.loads(body)
+        assert answer["session"] == sid and answer["seconds"] == 0.5 and answer["records"] > 0
+        rows = {r["key"]: r for r in answer["key_averages"]}
+        assert rows["matmul"]["calls"] > 0 and rows["matmul"]["self_us"] > 0
+        assert rows["matmul"]["source"] == "<string>:9", rows["matmul"]  # the client's line
+        assert "[request]" in rows and "[execute]" in rows
+        # done: the session is no longer traced
+        assert not next(s for s in status(dashboard)["sessions"] if s["id"] == sid)["profiling"]
+        for query, want in (("session=99999", 404), ("", 400), ("session=x", 400),
+                            (f"session={sid}&seconds=0", 400), (f"session={sid}&seconds=11", 400),
+                            (f"session={sid}&seconds=nan", 400)):
+            code, _, body = get(f"{url}?{query}")
+            assert code == want, (query, body)
+            assert json.loads(body)["error"]
+    finally:
+        client.stdin.close()
+        client.wait(timeout=60)
+
+
+def test_profile_leaves_a_session_its_client_profiles_alone(dashboard):
+    client = start_busy_client(dashboard, "self-profiled", mode="profiled")
+    try:
+        sid = session_id(dashboard, "self-profiled")
+        wait_for(lambda: next(s for s in status(dashboard)["sessions"]
+                              if s["id"] == sid)["profiling"], "the client's profile")
+        code, _, body = get(f"{dashboard.dashboard_url}api/profile?session={sid}&seconds=0.2")
+        assert code == 409 and "profiled by its client" in json.loads(body)["error"], body
+    finally:
+        client.stdin.close()
+        client.wait(timeout=60)
+    assert client.returncode == 0
+    # A client that starts its own profile while the dashboard traces it gets it; the dashboard's
+    # answer says so, and the client's profile goes on.
+    client = start_busy_client(dashboard, "late-profiler", mode="late")
+    try:
+        sid = session_id(dashboard, "late-profiler")
+        answers = []
+        request = threading.Thread(target=lambda: answers.append(
+            get(f"{dashboard.dashboard_url}api/profile?session={sid}&seconds=3")))
+        request.start()
+        wait_for(lambda: next(s for s in status(dashboard)["sessions"]
+                              if s["id"] == sid)["profiling"], "the dashboard's profile")
+        client.stdin.write("go\n")
+        client.stdin.flush()
+        assert client.stdout.readline().startswith("profiling")
+        request.join(timeout=30)
+        code, _, body = answers[0]
+        assert code == 409 and "of its own" in json.loads(body)["error"], body
+        assert next(s for s in status(dashboard)["sessions"] if s["id"] == sid)["profiling"]
+    finally:
+        client.stdin.close()
+        client.wait(timeout=60)
+    assert client.returncode == 0
 
 
 def test_the_token_guards_the_api_not_the_page(tmp_path):

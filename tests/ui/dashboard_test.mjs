@@ -11,8 +11,8 @@
 //   PYTHON         the interpreter       (default: /usr/bin/python3)
 //   PYTHONPATH     where `tensord` is    (default: build/python)
 //   CHROMIUM       the browser           (default: /usr/bin/chromium)
-//   UI_ARTIFACTS   where the screenshot goes (default: the test's temporary folder,
-//                  removed at the end; set it to keep the screenshot)
+//   UI_ARTIFACTS   where the screenshots go (default: the test's temporary folder,
+//                  removed at the end; set it to keep them)
 // Prints `dashboard test: N checks passed`; exits 1 with the reason (and the daemon's,
 // the workload's and the page's state) on the first failure.
 
@@ -164,6 +164,16 @@ const LIGHT = `
 import sys, numpy as np, tensord as td
 td.connect(sys.argv[1], name="light")
 td.sum(td.asarray(np.ones(4, np.float32))).numpy()
+`;
+
+// A session that keeps the device busy with small runs until its stdin closes (the profile).
+const BUSY = `
+import select, sys, numpy as np, tensord as td
+td.connect(sys.argv[1], name="busy")
+x = td.asarray(np.ones((128, 128), np.float32))
+print("ready", flush=True)
+while not select.select([sys.stdin], [], [], 0)[0]:
+    float(td.softmax(x @ x, axis=-1).sum())
 `;
 
 /** What the page shows, read in one go (the page re-renders every second). */
@@ -320,6 +330,38 @@ async function main() {
     const paused = await waitUntil("the device line to count a paused run", () => snapshot(page),
       (s) => s.devices.some((d) => /runs? paused for [1-9]/.test(d)), 10000);
     check(true, `the device line counts the pause (${paused.devices.join("; ")})`);
+
+    // 4c. A session row's profile button: the daemon traces that session for 2 s and the page
+    // shows its key averages, with the client's own line for each op.
+    const busy = start("python busy", PYTHON, ["-c", BUSY, `unix:${first.socket}`], { env: { ...process.env, PYTHONPATH } });
+    children.push(busy);
+    await waitForOutput(busy, /^ready$/m, "'ready'", 60000);
+    const busyRow = await waitUntil("the 'busy' session row", () => snapshot(page),
+      (s) => s.sessions.some((r) => r.name === "busy"), 10000);
+    const busyId = busyRow.sessions.find((r) => r.name === "busy").id;
+    await page.hover(`button[data-profile-session="${busyId}"]`);
+    await page.click(`button[data-profile-session="${busyId}"]`);
+    const profiled = await waitUntil("the profile panel's key averages", () => page.evaluate(() => {
+      const panel = document.querySelector('[data-testid="profile"]');
+      return {
+        state: panel?.dataset.state ?? null,
+        title: panel?.querySelector("h2")?.textContent ?? "",
+        rows: [...(panel?.querySelectorAll('[data-testid="profile-row"]') ?? [])].map((r) => ({
+          key: r.dataset.key,
+          calls: Number(r.querySelector('[data-field="calls"]').textContent.replace(/[^0-9]/g, "")),
+          source: r.querySelector('[data-field="source"]').textContent,
+        })),
+      };
+    }), (p) => p.state === "done" || p.state === "failed", 15000);
+    check(profiled.state === "done", `the profile of session ${busyId} came back`, JSON.stringify(profiled));
+    const matmul = profiled.rows.find((r) => r.key === "matmul");
+    check(matmul !== undefined && matmul.calls > 0 && matmul.source === "<string>:7",
+      "its key averages list the client's matmul at the client's line", JSON.stringify(profiled));
+    check(profiled.title.includes("busy"), `the panel names the session (${profiled.title})`);
+    await page.screenshot({ path: path.join(artifacts, "dashboard-profile.png"), fullPage: true });
+    busy.proc.stdin.end();
+    const busyExit = await busy.exited;
+    check(busyExit.code === 0, "the busy client exited 0", `${JSON.stringify(busyExit)}\n${busy.output}`);
 
     // 5. The daemon stops: exit 0, and the page says it cannot reach it.
     const daemonExit = await stop(first.daemon);

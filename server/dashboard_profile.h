@@ -1,0 +1,30 @@
+// GET /api/profile?session=ID&seconds=S for the dashboard (server/dashboard.h): traces one
+// session for S seconds (default 2, at most 10) without its client's cooperation and answers
+// with torch.profiler-like key averages (engine/profiler/summary.h): per op and stage, calls,
+// self and total time, the user's line of the costliest call. The trace is the session's own
+// profiler (Session.profile's), started here with tracing only; it is not started when the
+// client is profiling, and if the client starts a profile meanwhile, the client's wins and the
+// answer says so.
+#pragma once
+
+#include <kj/async.h>
+#include <kj/timer.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "server/daemon_state.h"
+
+namespace tensord::server {
+
+struct DashboardAnswer {
+  unsigned status = 200;  // 200, or 400 (query), 404 (session), 409 (profiled by its client)
+  std::string body;       // JSON
+};
+
+// `query`: the part of the URL after '?' (session=ID&seconds=S, in any order).
+kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon, kj::Timer& timer,
+                                             std::string_view query);
+
+}  // namespace tensord::server
