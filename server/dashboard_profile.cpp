@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/profiler/chrome.h"
 #include "engine/profiler/summary.h"
 #include "server/session_core.h"
 
@@ -45,7 +46,8 @@ std::optional<T> number(std::string_view text) {
   return value;
 }
 
-std::string key_averages_json(uint64_t session, double seconds, const profiler::Trace& trace) {
+std::string key_averages_json(uint64_t session, double seconds, const profiler::Trace& trace,
+                              bool with_trace) {
   nlohmann::json rows = nlohmann::json::array();
   for (const profiler::KeyAverage& k : profiler::key_averages(trace)) {
     rows.push_back({{"key", k.key},
@@ -54,12 +56,17 @@ std::string key_averages_json(uint64_t session, double seconds, const profiler::
                     {"total_us", static_cast<double>(k.total_ns) / 1e3},
                     {"source", k.source}});
   }
-  return nlohmann::json{{"session", session},
-                        {"seconds", seconds},
-                        {"records", trace.records.size()},
-                        {"dropped", trace.dropped},
-                        {"key_averages", std::move(rows)}}
-      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string body = nlohmann::json{
+      {"session", session},
+      {"seconds", seconds},
+      {"records", trace.records.size()},
+      {"dropped", trace.dropped},
+      {"key_averages",
+       std::move(rows)}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (!with_trace) return body;
+  // The Chrome trace is JSON already: spliced in as the last member, not parsed again.
+  body.pop_back();  // the closing brace
+  return body + ",\"chrome_trace\":" + profiler::chrome_trace_json(trace) + "}";
 }
 
 // The dashboard's hold on a session's profiler: stopped when the request goes away unanswered
@@ -99,6 +106,11 @@ kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon
     }
     seconds = *given;
   }
+  const std::optional<std::string_view> trace_flag = parameter(query, "trace");
+  if (trace_flag && *trace_flag != "0" && *trace_flag != "1") {
+    return answer(400, "trace must be 0 or 1, got '" + std::string(*trace_flag) + "'");
+  }
+  const bool with_trace = trace_flag && *trace_flag == "1";
   const auto& sessions = daemon->activity.sessions();
   const auto it = sessions.find(*id);
   if (it == sessions.end()) return answer(404, "no session " + std::to_string(*id));
@@ -111,7 +123,7 @@ kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon
   profiler->start(options);
   auto ours = std::make_shared<OwnProfile>(profiler);
   const auto delay = static_cast<int64_t>(seconds * 1e3) * kj::MILLISECONDS;
-  return timer.afterDelay(delay).then([ours, seconds, id = *id]() {
+  return timer.afterDelay(delay).then([ours, seconds, with_trace, id = *id]() {
     const std::shared_ptr<profiler::Profiler> traced = ours->release();
     if (!traced) {
       return answer(409, "session " + std::to_string(id) +
@@ -129,7 +141,7 @@ kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon
       pending.records.clear();
     }
     trace.dropped = traced->dropped();
-    return DashboardAnswer{200, key_averages_json(id, seconds, trace)};
+    return DashboardAnswer{200, key_averages_json(id, seconds, trace, with_trace)};
   });
 }
 

@@ -186,6 +186,8 @@ export interface Profile {
   records: number;
   dropped: number;
   key_averages: KeyAverage[];
+  /** The Chrome trace of those seconds (Perfetto, chrome://tracing), as the daemon wrote it. */
+  chrome_trace?: unknown;
 }
 
 export type ProfileResult = { ok: true; profile: Profile } | { ok: false; message: string };
@@ -195,7 +197,7 @@ export async function fetchProfile(token: string, session: number, seconds: numb
   const headers: Record<string, string> = { Accept: "application/json" };
   if (token !== "") headers["Authorization"] = `Bearer ${token}`;
   try {
-    const response = await fetch(`api/profile?session=${session}&seconds=${seconds}`, {
+    const response = await fetch(`api/profile?session=${session}&seconds=${seconds}&trace=1`, {
       headers,
       cache: "no-store",
       signal: AbortSignal.timeout(seconds * 1000 + REQUEST_TIMEOUT_MS),
@@ -210,6 +212,7 @@ export async function fetchProfile(token: string, session: number, seconds: numb
         records: body.records ?? 0,
         dropped: body.dropped ?? 0,
         key_averages: body.key_averages ?? [],
+        chrome_trace: body.chrome_trace,
       },
     };
   } catch (e) {

@@ -106,6 +106,8 @@ async function poll(): Promise<void> {
 
 async function profile(session: number): Promise<void> {
   const name = lastGood?.status.sessions.find((x) => x.id === session)?.name ?? "";
+  const previous = profilePanel.querySelector<HTMLAnchorElement>('a[href^="blob:"]');
+  if (previous) URL.revokeObjectURL(previous.href); // the last profile's trace download
   profilePanel.hidden = false;
   profilePanel.dataset.state = "running";
   profilePanel.replaceChildren(

@@ -102,9 +102,14 @@ export function renderProfile(p: Profile, name: string): HTMLElement[] {
       num(ms(k.total_us), "total_ms"),
       h("td", { class: "muted", "data-field": "source" }, k.source)));
   const dropped = p.dropped > 0 ? ` · ${formatCount(p.dropped)} records dropped (the buffer was full)` : "";
+  const download = p.chrome_trace === undefined ? null : h("a", {
+    "data-testid": "profile-trace",
+    download: `tensord-session-${p.session}-trace.json`,
+    href: URL.createObjectURL(new Blob([JSON.stringify(p.chrome_trace)], { type: "application/json" })),
+  }, "download the trace (opens in ui.perfetto.dev or chrome://tracing)");
   return [
     h("h2", {}, `Profile of session ${p.session} (${name || "unnamed"}), ${p.seconds} s`),
-    h("p", { class: "meta" }, `${formatCount(p.records)} records${dropped}. Runs that started before the profile are not in it.`),
+    h("p", { class: "meta" }, `${formatCount(p.records)} records${dropped}. Runs that started before the profile are not in it. `, download),
     table([["op or stage", false], ["calls", true], ["self ms", true], ["total ms", true], ["source (costliest call)", false]],
       rows, "nothing ran in this session while it was traced"),
   ];

@@ -243,12 +243,16 @@ def test_profile_traces_a_session_without_its_client(dashboard):
         rows = {r["key"]: r for r in answer["key_averages"]}
         assert rows["matmul"]["calls"] > 0 and rows["matmul"]["self_us"] > 0
         assert rows["matmul"]["source"] == "<string>:9", rows["matmul"]  # the client's line
-        assert "[request]" in rows and "[execute]" in rows
+        assert "[request]" in rows and "[execute]" in rows and "chrome_trace" not in answer
+        code, _, body = get(f"{url}?session={sid}&seconds=0.3&trace=1")
+        assert code == 200, body
+        events = json.loads(body)["chrome_trace"]["traceEvents"]
+        assert any(e["ph"] == "X" and e["name"] == "matmul" for e in events)
         # done: the session is no longer traced
         assert not next(s for s in status(dashboard)["sessions"] if s["id"] == sid)["profiling"]
         for query, want in (("session=99999", 404), ("", 400), ("session=x", 400),
                             (f"session={sid}&seconds=0", 400), (f"session={sid}&seconds=11", 400),
-                            (f"session={sid}&seconds=nan", 400)):
+                            (f"session={sid}&seconds=nan", 400), (f"session={sid}&trace=2", 400)):
             code, _, body = get(f"{url}?{query}")
             assert code == want, (query, body)
             assert json.loads(body)["error"]

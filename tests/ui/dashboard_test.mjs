@@ -346,6 +346,7 @@ async function main() {
       return {
         state: panel?.dataset.state ?? null,
         title: panel?.querySelector("h2")?.textContent ?? "",
+        trace: panel?.querySelector('[data-testid="profile-trace"]')?.getAttribute("href") ?? null,
         rows: [...(panel?.querySelectorAll('[data-testid="profile-row"]') ?? [])].map((r) => ({
           key: r.dataset.key,
           calls: Number(r.querySelector('[data-field="calls"]').textContent.replace(/[^0-9]/g, "")),
@@ -358,6 +359,12 @@ async function main() {
     check(matmul !== undefined && matmul.calls > 0 && matmul.source === "<string>:7",
       "its key averages list the client's matmul at the client's line", JSON.stringify(profiled));
     check(profiled.title.includes("busy"), `the panel names the session (${profiled.title})`);
+    const traceEvents = await page.evaluate(async (href) => {
+      const trace = await (await fetch(href)).json();
+      return trace.traceEvents.filter((e) => e.ph === "X" && e.name === "matmul").length;
+    }, profiled.trace);
+    check(profiled.trace?.startsWith("blob:") && traceEvents > 0,
+      `the trace download holds Chrome trace events (${traceEvents} matmul spans)`);
     await page.screenshot({ path: path.join(artifacts, "dashboard-profile.png"), fullPage: true });
     busy.proc.stdin.end();
     const busyExit = await busy.exited;
