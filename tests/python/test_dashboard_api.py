@@ -1,6 +1,7 @@
 """The dashboard's HTTP side against a real daemon (--dashboard): /api/status follows the
 sessions and runs of real clients (each in a process of its own, so the current session of the
-other tests stays as it is), the token guards the API, the page is served from its folder and
+other tests stays as it is), /api/profile traces a busy client's session and leaves one its
+client profiles alone, the token guards the API, the page is served from its folder and
 nothing outside it, and malformed or hostile HTTP gets an error while the daemon goes on
 serving. The page itself is tested in Chromium (tests/ui/dashboard_test.mjs)."""
 import http.client

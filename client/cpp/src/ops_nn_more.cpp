@@ -2,6 +2,7 @@
 // each; absent optional tensors are left out (or, for batch_norm's positional inputs, filled
 // with ones and zeros). Attention with dropout or grouped heads and the running-statistics update
 // of batch_norm are composites of other ops.
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -84,10 +85,11 @@ Tensor attention_with_dropout(const Tensor& q, const Tensor& k, const Tensor& v,
                               const Tensor& attn_mask, bool is_causal, std::optional<double> scale,
                               double p, int64_t seed, Loc loc) {
   if (!(p >= 0 && p <= 1)) {
+    char text[32];
+    const auto [end, ec] = std::to_chars(text, text + sizeof text, p);  // shortest: "1.5", "nan"
     throw Error(ErrorCode::InvalidGraph,
-                "scaled_dot_product_attention: dropout_p must be in "
-                "[0, 1], got " +
-                    std::to_string(p));
+                "scaled_dot_product_attention: dropout_p must be in [0, 1], got " +
+                    std::string(text, ec == std::errc() ? end : text));
   }
   if (is_causal && attn_mask.defined()) {
     throw Error(ErrorCode::InvalidGraph,
@@ -199,6 +201,10 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
 
 void update_batch_norm_stats(const Tensor& x, Tensor& running_mean, Tensor& running_var,
                              double momentum, Loc loc) {
+  if (x.rank(loc) < 2) {
+    throw Error(ErrorCode::Shape, "update_batch_norm_stats needs x of rank >= 2 (N, C, ...), got " +
+                                      ir::to_string(x.shape(loc)));
+  }
   std::vector<int64_t> axes;
   int64_t n = 1;
   for (int64_t d = 0; d < x.rank(loc); ++d) {
