@@ -1,6 +1,5 @@
 #include "server/dashboard_profile.h"
 
-#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <memory>
@@ -9,6 +8,7 @@
 #include <string>
 
 #include "engine/profiler/chrome.h"
+#include "engine/profiler/compact.h"
 #include "engine/profiler/summary.h"
 #include "server/session_core.h"
 
@@ -130,17 +130,11 @@ kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon
                              "'s client started a profile of its own meanwhile; it has the trace");
     }
     traced->stop();
-    profiler::Trace trace;
-    trace.session = id;
+    profiler::Trace trace;  // as a client reads it: the drained records as chunks
     profiler::Pending pending;
     while (traced->drain(pending, SIZE_MAX)) {
-      trace.strings.resize(std::max<size_t>(trace.strings.size(), pending.first_string));
-      for (std::string& s : pending.strings) trace.strings.push_back(std::move(s));
-      for (profiler::Record& r : pending.records) trace.records.push_back(r);
-      pending.strings.clear();
-      pending.records.clear();
+      trace.append_chunk(profiler::encode_chunk(pending, id));
     }
-    trace.dropped = traced->dropped();
     return DashboardAnswer{200, key_averages_json(id, seconds, trace, with_trace)};
   });
 }

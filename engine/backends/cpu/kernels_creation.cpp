@@ -67,8 +67,7 @@ void normal_block(const PhiloxBlock& w, double* z) {
   double log_u1[kPhiloxLanes], cos_angle[kPhiloxLanes];
   for (int i = 0; i < kPhiloxLanes; ++i) {
     double u2;
-    ir::philox_normal_uniforms(ir::Philox4x32{{w.r[0][i], w.r[1][i], w.r[2][i], w.r[3][i]}},
-                               &log_u1[i], &u2);
+    ir::philox_normal_uniforms(w.lane(i), &log_u1[i], &u2);
     cos_angle[i] = 6.283185307179586 * u2;
   }
   vmath::log(log_u1, log_u1, kPhiloxLanes);
@@ -87,10 +86,7 @@ void random(const KernelContext& ctx, Op op, uint64_t seed, T* out, int64_t n) {
       philox_block(seed, static_cast<uint64_t>(i), w);
       if (op == Op::randn) {
         if constexpr (std::is_same_v<T, double>) {
-          for (int j = 0; j < m; ++j) {
-            out[i + j] =
-                ir::philox_normal(ir::Philox4x32{{w.r[0][j], w.r[1][j], w.r[2][j], w.r[3][j]}});
-          }
+          for (int j = 0; j < m; ++j) out[i + j] = ir::philox_normal(w.lane(j));
         } else {
           normal_block(w, z);
           for (int j = 0; j < m; ++j) out[i + j] = cast_scalar<T>(z[j]);
@@ -98,7 +94,7 @@ void random(const KernelContext& ctx, Op op, uint64_t seed, T* out, int64_t n) {
         continue;
       }
       for (int j = 0; j < m; ++j) {
-        const ir::Philox4x32 e{{w.r[0][j], w.r[1][j], w.r[2][j], w.r[3][j]}};
+        const ir::Philox4x32 e = w.lane(j);
         if constexpr (std::is_same_v<T, double>) {
           out[i + j] = ir::philox_uniform53(e);
         } else {

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "engine/ir/philox.h"
+
 namespace tensord::cpu {
 
 inline constexpr int kPhiloxLanes = 16;
@@ -13,6 +15,8 @@ inline constexpr int kPhiloxLanes = 16;
 // Word j of element first + i is r[j][i].
 struct PhiloxBlock {
   uint32_t r[4][kPhiloxLanes];
+
+  ir::Philox4x32 lane(int i) const { return {{r[0][i], r[1][i], r[2][i], r[3][i]}}; }
 };
 
 // The words of elements first ... first + kPhiloxLanes - 1 under `seed`. Compiled once, in
