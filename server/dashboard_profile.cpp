@@ -10,6 +10,7 @@
 #include "engine/profiler/chrome.h"
 #include "engine/profiler/compact.h"
 #include "engine/profiler/summary.h"
+#include "server/dashboard_timeline.h"
 #include "server/session_core.h"
 
 namespace tensord::server {
@@ -46,8 +47,16 @@ std::optional<T> number(std::string_view text) {
   return value;
 }
 
-std::string key_averages_json(uint64_t session, double seconds, const profiler::Trace& trace,
-                              bool with_trace) {
+// A 0/1 parameter (absent: 0); the 400 answer for another value.
+std::optional<DashboardAnswer> read_flag(std::string_view query, std::string_view key, bool& on) {
+  const std::optional<std::string_view> value = parameter(query, key);
+  on = value && *value == "1";
+  if (!value || *value == "0" || *value == "1") return std::nullopt;
+  return answer(400, std::string(key) + " must be 0 or 1, got '" + std::string(*value) + "'");
+}
+
+std::string profile_json(uint64_t session, double seconds, bool memory, int64_t elapsed_ns,
+                         const profiler::Trace& trace, bool with_trace) {
   nlohmann::json rows = nlohmann::json::array();
   for (const profiler::KeyAverage& k : profiler::key_averages(trace)) {
     rows.push_back({{"key", k.key},
@@ -56,40 +65,84 @@ std::string key_averages_json(uint64_t session, double seconds, const profiler::
                     {"total_us", static_cast<double>(k.total_ns) / 1e3},
                     {"source", k.source}});
   }
-  std::string body = nlohmann::json{
-      {"session", session},
-      {"seconds", seconds},
-      {"records", trace.records.size()},
-      {"dropped", trace.dropped},
-      {"key_averages",
-       std::move(rows)}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string body = nlohmann::json{{"session", session},
+                                    {"seconds", seconds},
+                                    {"memory", memory},
+                                    {"records", trace.records.size()},
+                                    {"dropped", trace.dropped},
+                                    {"key_averages", std::move(rows)},
+                                    {"timeline", profile_timeline(trace, elapsed_ns, memory)}}
+                         .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (!with_trace) return body;
   // The Chrome trace is JSON already: spliced in as the last member, not parsed again.
   body.pop_back();  // the closing brace
   return body + ",\"chrome_trace\":" + profiler::chrome_trace_json(trace) + "}";
 }
 
-// The dashboard's hold on a session's profiler: stopped when the request goes away unanswered
-// (the daemon shutting down), unless the client has started a profile of its own since.
+// The dashboard's profile of a session: its hold on the session's profiler, stopped when the
+// request goes away unanswered (the daemon shutting down) unless the client has started a profile
+// of its own since, and the records taken from it so far.
 class OwnProfile {
  public:
-  explicit OwnProfile(std::shared_ptr<profiler::Profiler> p)
-      : profiler_(std::move(p)), generation_(profiler_->generation()) {}
+  OwnProfile(std::shared_ptr<profiler::Profiler> p, uint64_t session)
+      : profiler_(std::move(p)), generation_(profiler_->generation()), session_(session) {}
   OwnProfile(const OwnProfile&) = delete;
   OwnProfile& operator=(const OwnProfile&) = delete;
   ~OwnProfile() {
     if (const std::shared_ptr<profiler::Profiler> p = release()) p->stop();
   }
+
+  // Takes what the profile recorded since the last call, as a client's stream does (every 10 ms
+  // there): the session's buffer holds 16384 pending records, which a busy session recording
+  // memory fills in well under a second. Past kMaxKept it takes no more, and the session drops
+  // (and counts) what follows. False once the profile is no longer ours.
+  bool collect() {
+    if (!profiler_ || profiler_->generation() != generation_) return false;
+    if (trace_.records.size() < kMaxKept && profiler_->drain(pending_, SIZE_MAX)) append();
+    return true;
+  }
+  // Stops the profile and takes the rest of its records, as a client reads them; false when the
+  // client has started a profile of its own meanwhile. `elapsed_ns`: how long it ran.
+  bool finish(int64_t& elapsed_ns) {
+    const std::shared_ptr<profiler::Profiler> p = release();
+    if (!p) return false;
+    p->stop();
+    // Read after the stop: every record taken was added before it, so ends by this time.
+    elapsed_ns = p->now();
+    while (p->drain(pending_, SIZE_MAX)) append();
+    return true;
+  }
+  const profiler::Trace& trace() const { return trace_; }
+
+ private:
+  // Decoded, ~170 bytes a record: 2^18 of them are ~45 MiB for the answer's moment.
+  static constexpr size_t kMaxKept = size_t{1} << 18;
+
   // The profiler while it is still this profile, else null; either way the hold ends.
   std::shared_ptr<profiler::Profiler> release() {
     std::shared_ptr<profiler::Profiler> p = std::move(profiler_);
     return p && p->generation() == generation_ ? p : nullptr;
   }
+  void append() { trace_.append_chunk(profiler::encode_chunk(pending_, session_)); }
 
- private:
   std::shared_ptr<profiler::Profiler> profiler_;
   const uint64_t generation_;
+  const uint64_t session_;
+  profiler::Pending pending_;
+  profiler::Trace trace_;
 };
+
+constexpr auto kCollectEvery = 50 * kj::MILLISECONDS;
+
+// Collects `own` every kCollectEvery until `end`, or until the profile is no longer ours.
+kj::Promise<void> collect_until(std::shared_ptr<OwnProfile> own, kj::Timer& timer,
+                                kj::TimePoint end) {
+  const kj::TimePoint next = timer.now() + kCollectEvery;
+  return timer.atTime(next < end ? next : end).then([own, &timer, end]() -> kj::Promise<void> {
+    if (!own->collect() || timer.now() >= end) return kj::READY_NOW;
+    return collect_until(own, timer, end);
+  });
+}
 
 }  // namespace
 
@@ -106,11 +159,9 @@ kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon
     }
     seconds = *given;
   }
-  const std::optional<std::string_view> trace_flag = parameter(query, "trace");
-  if (trace_flag && *trace_flag != "0" && *trace_flag != "1") {
-    return answer(400, "trace must be 0 or 1, got '" + std::string(*trace_flag) + "'");
-  }
-  const bool with_trace = trace_flag && *trace_flag == "1";
+  bool with_trace = false, memory = false;
+  if (std::optional<DashboardAnswer> bad = read_flag(query, "trace", with_trace)) return *bad;
+  if (std::optional<DashboardAnswer> bad = read_flag(query, "memory", memory)) return *bad;
   const auto& sessions = daemon->activity.sessions();
   const auto it = sessions.find(*id);
   if (it == sessions.end()) return answer(404, "no session " + std::to_string(*id));
@@ -119,23 +170,21 @@ kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon
     return answer(409, "session " + std::to_string(*id) +
                            " is being profiled by its client (or another dashboard request)");
   }
-  profiler::ProfileOptions options;  // tracing only: memory records would double the cost
+  profiler::ProfileOptions options;  // memory records only when asked: they double the cost
+  options.memory = memory;
   profiler->start(options);
-  auto ours = std::make_shared<OwnProfile>(profiler);
-  const auto delay = static_cast<int64_t>(seconds * 1e3) * kj::MILLISECONDS;
-  return timer.afterDelay(delay).then([ours, seconds, with_trace, id = *id]() {
-    const std::shared_ptr<profiler::Profiler> traced = ours->release();
-    if (!traced) {
+  // As Session.profile does: the device's segments go to every profile recording memory.
+  if (memory) daemon->memory->subscribe(profiler);
+  auto ours = std::make_shared<OwnProfile>(profiler, *id);
+  const kj::TimePoint end = timer.now() + static_cast<int64_t>(seconds * 1e3) * kj::MILLISECONDS;
+  return collect_until(ours, timer, end).then([ours, seconds, with_trace, memory, id = *id]() {
+    int64_t elapsed_ns = 0;
+    if (!ours->finish(elapsed_ns)) {
       return answer(409, "session " + std::to_string(id) +
                              "'s client started a profile of its own meanwhile; it has the trace");
     }
-    traced->stop();
-    profiler::Trace trace;  // as a client reads it: the drained records as chunks
-    profiler::Pending pending;
-    while (traced->drain(pending, SIZE_MAX)) {
-      trace.append_chunk(profiler::encode_chunk(pending, id));
-    }
-    return DashboardAnswer{200, key_averages_json(id, seconds, trace, with_trace)};
+    return DashboardAnswer{
+        200, profile_json(id, seconds, memory, elapsed_ns, ours->trace(), with_trace)};
   });
 }
 

@@ -1,11 +1,13 @@
-// GET /api/profile?session=ID&seconds=S[&trace=1] for the dashboard (server/dashboard.h):
-// traces one session for S seconds (default 2, at most 10) without its client's cooperation and
-// answers with torch.profiler-like key averages (engine/profiler/summary.h): per op and stage,
-// calls, self and total time, the user's line of the costliest call; with trace=1 also the
-// Chrome trace of those seconds (engine/profiler/chrome.h), for Perfetto. The trace is the
-// session's own profiler (Session.profile's), started here with tracing only; it is not started
-// when the client is profiling, and if the client starts a profile meanwhile, the client's wins and
-// the answer says so.
+// GET /api/profile?session=ID&seconds=S[&trace=1][&memory=1] for the dashboard
+// (server/dashboard.h): traces one session for S seconds (default 2, at most 10) without its
+// client's cooperation and answers with torch.profiler-like key averages
+// (engine/profiler/summary.h): per op and stage, calls, self and total time, the user's line of
+// the costliest call; and with the timeline the page draws (server/dashboard_timeline.h): the
+// longest spans and, with memory=1 (the profile then records memory, as td.profile(memory=True)
+// does), the allocated bytes over time. With trace=1 also the Chrome trace of those seconds
+// (engine/profiler/chrome.h), for Perfetto. The trace is the session's own profiler
+// (Session.profile's), started here; it is not started when the client is profiling, and if the
+// client starts a profile meanwhile, the client's wins and the answer says so.
 #pragma once
 
 #include <kj/async.h>
@@ -24,7 +26,7 @@ struct DashboardAnswer {
   std::string body;       // JSON
 };
 
-// `query`: the part of the URL after '?' (session=ID&seconds=S&trace=1, in any order).
+// `query`: the part of the URL after '?' (session=ID&seconds=S&trace=1&memory=1, in any order).
 kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon, kj::Timer& timer,
                                              std::string_view query);
 

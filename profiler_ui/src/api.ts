@@ -180,24 +180,67 @@ export interface KeyAverage {
   source: string;
 }
 
+/**
+ * One span of /api/profile's timeline: a stage of a request, a plan step (an op), a GPU kernel
+ * or copy. Times are microseconds since the profile started.
+ */
+export interface TimelineSpan {
+  start_us: number;
+  duration_us: number;
+  /** The op (steps, from the client), the kernel, or the stage's name. */
+  name: string;
+  /** "request", "receive", "queue_wait", "validate", "plan_lookup", "plan_build", "upload",
+   * "execute", "step", "fetch", "kernel" or "memcpy". */
+  stage: string;
+  /** The user's line ("file:line", from the client), "" where there is none. */
+  source: string;
+  request: number;
+  /** Kernels and copies: the GPU stream. */
+  stream?: number;
+}
+
+/** The allocated bytes over a profile recording memory: the value after each point, by time. */
+export interface MemorySeries {
+  t_us: number[];
+  allocated: number[];
+  /** The same points split by category ("tensor", "staging", "scratch", ...); only categories that held bytes. */
+  by_category: Record<string, number[]>;
+  peak_bytes: number;
+  peak_us: number;
+  events: number;
+  points_left_out: number;
+}
+
+export interface ProfileTimeline {
+  /** How long the profile ran: the time axis. */
+  duration_us: number;
+  /** The longest spans, by start time. */
+  spans: TimelineSpan[];
+  spans_left_out: number;
+  memory?: MemorySeries;
+}
+
 export interface Profile {
   session: number;
   seconds: number;
+  /** Whether the profile recorded memory. */
+  memory: boolean;
   records: number;
   dropped: number;
   key_averages: KeyAverage[];
+  timeline?: ProfileTimeline;
   /** The Chrome trace of those seconds (Perfetto, chrome://tracing), as the daemon wrote it. */
   chrome_trace?: unknown;
 }
 
 export type ProfileResult = { ok: true; profile: Profile } | { ok: false; message: string };
 
-/** GET /api/profile: traces session `session` for `seconds` on the daemon; never throws. */
+/** GET /api/profile: traces session `session` for `seconds` on the daemon, memory included; never throws. */
 export async function fetchProfile(token: string, session: number, seconds: number): Promise<ProfileResult> {
   const headers: Record<string, string> = { Accept: "application/json" };
   if (token !== "") headers["Authorization"] = `Bearer ${token}`;
   try {
-    const response = await fetch(`api/profile?session=${session}&seconds=${seconds}&trace=1`, {
+    const response = await fetch(`api/profile?session=${session}&seconds=${seconds}&trace=1&memory=1`, {
       headers,
       cache: "no-store",
       signal: AbortSignal.timeout(seconds * 1000 + REQUEST_TIMEOUT_MS),
@@ -209,9 +252,11 @@ export async function fetchProfile(token: string, session: number, seconds: numb
       profile: {
         session: body.session ?? session,
         seconds: body.seconds ?? seconds,
+        memory: body.memory ?? false,
         records: body.records ?? 0,
         dropped: body.dropped ?? 0,
         key_averages: body.key_averages ?? [],
+        timeline: body.timeline,
         chrome_trace: body.chrome_trace,
       },
     };

@@ -1,7 +1,8 @@
 // The dashboard's loop: GET /api/status every second, render what it says,
 // show a banner while the daemon cannot be reached (and recover by itself).
-// A session row's profile button traces that session for a few seconds (GET /api/profile)
-// and shows the key averages below the polled content, where the polls leave them.
+// A session row's profile button traces that session for a few seconds, memory included
+// (GET /api/profile), and shows the key averages and the timeline below the polled content,
+// where the polls leave them.
 
 import { fetchProfile, fetchStatus, tokenFromHash, type PollError, type Status } from "./api";
 import { h } from "./dom";

@@ -4,6 +4,7 @@
 import type { Device, KernelCache, Profile, Run, Session, Status } from "./api";
 import { h } from "./dom";
 import { formatAge, formatBytes, formatCount, formatDuration, formatSpan } from "./format";
+import { renderProfileTimeline } from "./profile_timeline";
 import { renderTimeline } from "./timeline";
 
 const MAX_FAILED_SHOWN = 20;
@@ -91,7 +92,10 @@ function num(text: string, field?: string): HTMLElement {
 /** How long the sessions table's profile button traces a session. */
 export const PROFILE_SECONDS = 2;
 
-/** /api/profile's answer: the key averages, longest total first, as torch.profiler prints them. */
+/**
+ * /api/profile's answer: the key averages, longest total first, as torch.profiler prints them,
+ * then the timeline of its spans and memory.
+ */
 export function renderProfile(p: Profile, name: string): HTMLElement[] {
   const ms = (us: number) => (us / 1000).toFixed(us < 10000 ? 3 : 1);
   const rows = p.key_averages.map((k) =>
@@ -112,7 +116,8 @@ export function renderProfile(p: Profile, name: string): HTMLElement[] {
     h("p", { class: "meta" }, `${formatCount(p.records)} records${dropped}. Runs that started before the profile are not in it. `, download),
     table([["op or stage", false], ["calls", true], ["self ms", true], ["total ms", true], ["source (costliest call)", false]],
       rows, "nothing ran in this session while it was traced"),
-  ];
+    renderProfileTimeline(p),
+  ].filter((e): e is HTMLElement => e !== null);
 }
 
 function renderSessions(sessions: Session[]): HTMLElement {

@@ -7,13 +7,14 @@ import { formatDuration } from "./format";
 
 export const WINDOW_S = 60;
 
-const WIDTH = 960;
+// Shared with the profile's timeline (profile_timeline.ts), so that the two read alike.
+export const WIDTH = 960;
 const LABEL_W = 150;
-const PLOT_X0 = LABEL_W;
-const PLOT_X1 = WIDTH - 12;
-const AXIS_H = 22;
+export const PLOT_X0 = LABEL_W;
+export const PLOT_X1 = WIDTH - 12;
+export const AXIS_H = 22;
 const LANE_H = 24;
-const BAR_H = 14;
+export const BAR_H = 14;
 const MIN_BAR_W = 2;
 
 interface Lane {
@@ -144,6 +145,6 @@ function legend(): HTMLElement {
     h("span", { class: "hint" }, "· hover a bar for nodes, duration and error (the timeline holds still meanwhile); greyed lanes are closed sessions"));
 }
 
-function truncate(text: string, max: number): string {
+export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

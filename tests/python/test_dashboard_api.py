@@ -1,9 +1,10 @@
 """The dashboard's HTTP side against a real daemon (--dashboard): /api/status follows the
 sessions and runs of real clients (each in a process of its own, so the current session of the
-other tests stays as it is), /api/profile traces a busy client's session and leaves one its
-client profiles alone, the token guards the API, the page is served from its folder and
-nothing outside it, and malformed or hostile HTTP gets an error while the daemon goes on
-serving. The page itself is tested in Chromium (tests/ui/dashboard_test.mjs)."""
+other tests stays as it is), /api/profile traces a busy client's session (its ops and, on
+request, its memory on one timeline) and leaves one its client profiles alone, the token guards
+the API, the page is served from its folder and nothing outside it, and malformed or hostile
+HTTP gets an error while the daemon goes on serving. The page itself is tested in Chromium
+(tests/ui/dashboard_test.mjs)."""
 import http.client
 import json
 import os
@@ -212,6 +213,15 @@ elif mode == "late":  # busy until a line comes, then its own profile until stdi
         work()
         print("profiling", flush=True)
         sys.stdin.read()
+elif mode == "memory":  # holds 4 MiB for a moment, lets it go, again until stdin closes
+    import select, time
+    while not select.select([sys.stdin], [], [], 0)[0]:
+        big = td.ones((1 << 20,), dtype=td.float32) * 2.0
+        td.sync(big)
+        time.sleep(0.05)
+        del big
+        float(td.sum(x))  # the release goes out with the next request at the latest
+        time.sleep(0.05)
 else:
     import select
     while not select.select([sys.stdin], [], [], 0)[0]:
@@ -245,6 +255,15 @@ def test_profile_traces_a_session_without_its_client(dashboard):
         assert rows["matmul"]["calls"] > 0 and rows["matmul"]["self_us"] > 0
         assert rows["matmul"]["source"] == "<string>:9", rows["matmul"]  # the client's line
         assert "[request]" in rows and "[execute]" in rows and "chrome_trace" not in answer
+        # The timeline: every span of the table, or the longest 2000 and the count of the rest.
+        timeline = answer["timeline"]
+        assert answer["memory"] is False and "memory" not in timeline
+        spans = timeline["spans"]
+        assert 0 < len(spans) <= 2000
+        assert len(spans) + timeline["spans_left_out"] == sum(r["calls"] for r in rows.values())
+        assert any(x["stage"] == "step" and x["name"] == "matmul" and x["source"] == "<string>:9"
+                   for x in spans)
+        assert [x["start_us"] for x in spans] == sorted(x["start_us"] for x in spans)
         code, _, body = get(f"{url}?session={sid}&seconds=0.3&trace=1")
         assert code == 200, body
         events = json.loads(body)["chrome_trace"]["traceEvents"]
@@ -253,13 +272,58 @@ def test_profile_traces_a_session_without_its_client(dashboard):
         assert not next(s for s in status(dashboard)["sessions"] if s["id"] == sid)["profiling"]
         for query, want in (("session=99999", 404), ("", 400), ("session=x", 400),
                             (f"session={sid}&seconds=0", 400), (f"session={sid}&seconds=11", 400),
-                            (f"session={sid}&seconds=nan", 400), (f"session={sid}&trace=2", 400)):
+                            (f"session={sid}&seconds=nan", 400), (f"session={sid}&trace=2", 400),
+                            (f"session={sid}&memory=bad", 400), (f"session={sid}&memory=", 400)):
             code, _, body = get(f"{url}?{query}")
             assert code == want, (query, body)
             assert json.loads(body)["error"]
     finally:
         client.stdin.close()
         client.wait(timeout=60)
+
+
+def test_profile_draws_ops_and_memory_on_one_timeline(dashboard):
+    client = start_busy_client(dashboard, "allocating", mode="memory")
+    try:
+        sid = session_id(dashboard, "allocating")
+        code, _, body = get(f"{dashboard.dashboard_url}api/profile?session={sid}&seconds=1&memory=1")
+        assert code == 200, body
+        answer = json.loads(body)
+        assert answer["memory"] is True and answer["dropped"] == 0
+        timeline = answer["timeline"]
+        end = timeline["duration_us"]
+        assert 0.95e6 <= end <= 3e6, end  # the timer's second, late on a loaded machine
+        spans = timeline["spans"]
+        assert spans and timeline["spans_left_out"] == 0
+        for x in spans:  # within the profile's time, the runs in flight at its start left out
+            assert 0 <= x["start_us"] and x["duration_us"] >= 0, x
+            assert x["start_us"] + x["duration_us"] <= end + 1e-3, (x, end)
+        line = next(i for i, text in enumerate(BUSY_CLIENT.split("\n"), 1) if "1 << 20" in text)
+        assert any(x["stage"] == "step" and x["source"] == f"<string>:{line}" for x in spans), spans
+        assert {"request", "execute", "step"} <= {x["stage"] for x in spans}
+
+        memory = timeline["memory"]
+        t, allocated = memory["t_us"], memory["allocated"]
+        assert len(t) == len(allocated) > 0 and memory["points_left_out"] == 0
+        assert t == sorted(t) and 0 <= t[0] and t[-1] <= end + 1e-3
+        assert "tensor" in memory["by_category"]
+        for series in memory["by_category"].values():
+            assert len(series) == len(t) and min(series) >= 0
+        assert [sum(c) for c in zip(*memory["by_category"].values())] == allocated
+        # The client's 4 MiB comes and goes, up to ten times in the second.
+        size = 4 << 20
+        assert memory["peak_bytes"] == max(allocated) >= size
+        assert (memory["peak_us"], memory["peak_bytes"]) in zip(t, allocated)
+        rises = sum(1 for a, b in zip(allocated, allocated[1:]) if b - a >= size)
+        falls = sum(1 for a, b in zip(allocated, allocated[1:]) if a - b >= size)
+        assert rises >= 2 and falls >= 2, (rises, falls)
+        assert memory["events"] == len(t)
+        # done: the session records nothing any more
+        assert not next(s for s in status(dashboard)["sessions"] if s["id"] == sid)["profiling"]
+    finally:
+        client.stdin.close()
+        client.wait(timeout=60)
+    assert client.returncode == 0
 
 
 def test_profile_leaves_a_session_its_client_profiles_alone(dashboard):

@@ -333,8 +333,9 @@ async function main() {
       (s) => s.devices.some((d) => /runs? paused for [1-9]/.test(d)), 10000);
     check(true, `the device line counts the pause (${paused.devices.join("; ")})`);
 
-    // 4c. A session row's profile button: the daemon traces that session for 2 s and the page
-    // shows its key averages, with the client's own line for each op.
+    // 4c. A session row's profile button: the daemon traces that session for 2 s, memory
+    // included, and the page shows its key averages, with the client's own line for each op, and
+    // its timeline.
     const busy = start("python busy", PYTHON, ["-c", BUSY, `unix:${first.socket}`], { env: { ...process.env, PYTHONPATH } });
     children.push(busy);
     await waitForOutput(busy, /^ready$/m, "'ready'", 60000);
@@ -367,6 +368,35 @@ async function main() {
     }, profiled.trace);
     check(profiled.trace?.startsWith("blob:") && traceEvents > 0,
       `the trace download holds Chrome trace events (${traceEvents} matmul spans)`);
+    // Under the table, the timeline: spans in lanes, the memory under them on the same axis.
+    const drawn = await page.evaluate(() => {
+      const svg = document.querySelector('[data-testid="profile"] svg[data-testid="profile-timeline"]');
+      if (!svg) return null;
+      const spans = [...svg.querySelectorAll('rect[data-testid="profile-span"]')];
+      return {
+        lanes: [...svg.querySelectorAll('[data-testid="profile-lane"]')].map((g) => g.dataset.lane),
+        spans: spans.length,
+        matmul: spans.filter((r) => r.dataset.name === "matmul")
+          .map((r) => ({ title: r.querySelector("title")?.textContent ?? "", width: Number(r.getAttribute("width")) })),
+        memory: [...svg.querySelectorAll('path[data-testid="profile-memory"]')]
+          .map((p) => ({ category: p.dataset.category, d: p.getAttribute("d") })),
+        total: svg.querySelector('[data-testid="profile-memory-total"]')?.getAttribute("d") ?? "",
+        peak: svg.querySelector('[data-testid="profile-memory-peak"]')?.textContent ?? "",
+        strayMarkup: svg.querySelectorAll("string").length,
+      };
+    });
+    check(drawn !== null, "the profile panel draws a timeline SVG");
+    check(drawn.spans > 0 && ["requests", "execute", "ops"].every((l) => drawn.lanes.includes(l)),
+      `it has span rects (${drawn.spans}) in lanes ${drawn.lanes.join(", ")}`);
+    check(drawn.matmul.length > 0 && drawn.matmul.every((m) => m.width > 0) &&
+      drawn.matmul[0].title.startsWith("matmul") && drawn.matmul[0].title.includes("at <string>:7"),
+      "the matmul spans' titles name the op, its duration and the client's line", JSON.stringify(drawn.matmul.slice(0, 2)));
+    check(drawn.strayMarkup === 0, "the source '<string>:7' shows as text, not as an element");
+    const tensorArea = drawn.memory.find((m) => m.category === "tensor");
+    check(tensorArea !== undefined && (tensorArea.d.match(/V/g) ?? []).length > 4 && drawn.total.startsWith("M"),
+      "under the spans, a memory path: the tensors' bytes over time", JSON.stringify(drawn.memory).slice(0, 300));
+    check(/^peak \d/.test(drawn.peak), `the memory's peak is labelled (${drawn.peak})`);
+    await page.locator('[data-testid="profile"]').screenshot({ path: path.join(artifacts, "dashboard-profile-panel.png") });
     await page.screenshot({ path: path.join(artifacts, "dashboard-profile.png"), fullPage: true });
     busy.proc.stdin.end();
     const busyExit = await busy.exited;

@@ -1,0 +1,225 @@
+// The profile's timeline (/api/profile's `timeline`) as an SVG: its spans in lanes on a time
+// axis and under them, on the same axis, the bytes allocated with their peak, so that an op and
+// the memory it took line up. It borrows the runs timeline's geometry and look (timeline.ts).
+
+import type { MemorySeries, Profile, ProfileTimeline, TimelineSpan } from "./api";
+import { h, s } from "./dom";
+import { formatBytes, formatCount, formatDuration } from "./format";
+import { AXIS_H, BAR_H, PLOT_X0, PLOT_X1, WIDTH, truncate } from "./timeline";
+
+const LANE_H = 20;
+const GAP = 14;
+const MEMORY_H = 100;
+const PEAK_ROOM = 16; // above the highest point, for the peak's label
+const MIN_SPAN_W = 1;
+
+// Ops get the same colour wherever they show (Tableau 10): matmul stays matmul from run to run.
+const OP_COLOURS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+  "#ff9da7", "#9c755f", "#bab0ac"];
+
+// MemoryCategory's order (engine/profiler/record.h); the JSON object's keys come sorted by name.
+const CATEGORY_ORDER = ["tensor", "staging", "scratch", "workspace", "graph_pool"];
+
+interface Lane {
+  order: number;
+  label: string;
+  title: string;
+  spans: TimelineSpan[];
+}
+
+/** Spans nest (a request holds its stages, an execute its steps): each level gets its lane. */
+function laneOf(span: TimelineSpan): Omit<Lane, "spans"> {
+  switch (span.stage) {
+    case "request":
+      return { order: 0, label: "requests", title: "each Session.run, from its arrival to its reply" };
+    case "execute":
+      return { order: 2, label: "execute", title: "the whole plan of a run" };
+    case "step":
+      return { order: 3, label: "ops", title: "the plan's steps: an op or a fused group each" };
+    case "kernel":
+    case "memcpy": {
+      const stream = span.stream ?? 0;
+      return { order: 10 + stream, label: `GPU stream ${stream}`, title: "kernels and copies on the device" };
+    }
+    default:
+      return { order: 1, label: "stages", title: "receive, queue wait, validate, plan lookup and build, upload, fetch" };
+  }
+}
+
+function lanesOf(spans: TimelineSpan[]): Lane[] {
+  const byLabel = new Map<string, Lane>();
+  for (const span of spans) {
+    const lane = laneOf(span);
+    let found = byLabel.get(lane.label);
+    if (!found) {
+      found = { ...lane, spans: [] };
+      byLabel.set(lane.label, found);
+    }
+    found.spans.push(span);
+  }
+  return [...byLabel.values()].sort((a, b) => a.order - b.order);
+}
+
+function opColour(name: string): string {
+  let hash = 0;
+  for (let i = 0; i < name.length; i++) hash = (hash * 31 + name.charCodeAt(i)) >>> 0;
+  return OP_COLOURS[hash % OP_COLOURS.length];
+}
+
+/** A time axis step giving 5 to 10 ticks: 1, 2 or 5 times a power of ten microseconds. */
+function tickStep(totalUs: number): number {
+  const target = totalUs / 8;
+  const power = 10 ** Math.floor(Math.log10(Math.max(target, 1)));
+  for (const m of [1, 2, 5]) if (m * power >= target) return m * power;
+  return 10 * power;
+}
+
+function spanTitle(span: TimelineSpan): string {
+  const lines = [
+    span.name === span.stage ? span.name : `${span.name} · ${span.stage}`,
+    `${formatDuration(span.duration_us / 1000)}, from ${formatDuration(span.start_us / 1000)}`,
+  ];
+  if (span.source) lines.push(`at ${span.source}`);
+  lines.push(`request ${span.request}`);
+  return lines.join("\n");
+}
+
+/** The series' categories, the daemon's order (tensor at the bottom of the stack), unknown ones last. */
+function categoriesOf(m: MemorySeries): string[] {
+  const rank = (c: string): number => {
+    const i = CATEGORY_ORDER.indexOf(c);
+    return i < 0 ? CATEGORY_ORDER.length : i;
+  };
+  return Object.keys(m.by_category).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+/** A class name from a category the daemon names ("graph_pool"): its letters only. */
+function categoryClass(category: string): string {
+  return `mem-${category.replace(/[^a-z_]/g, "")}`;
+}
+
+export function renderProfileTimeline(p: Profile): HTMLElement | null {
+  const t = p.timeline;
+  if (!t) return null;
+  const lanes = lanesOf(t.spans);
+  const end = Math.max(t.duration_us, ...t.spans.map((x) => x.start_us + x.duration_us), 1);
+  const xOf = (us: number): number => PLOT_X0 + (Math.min(Math.max(us, 0), end) / end) * (PLOT_X1 - PLOT_X0);
+  const memoryTop = AXIS_H + Math.max(lanes.length, 1) * LANE_H + GAP;
+  const height = t.memory ? memoryTop + MEMORY_H + 6 : memoryTop;
+  const svg = s("svg", {
+    "data-testid": "profile-timeline",
+    class: "timeline profile-timeline",
+    viewBox: `0 0 ${WIDTH} ${height}`,
+    role: "img",
+    "aria-label": "the profile's spans by stage on a time axis, with the memory allocated under them",
+  });
+
+  const step = tickStep(end);
+  for (let us = 0; us <= end + 1e-6; us += step) {
+    const x = xOf(us);
+    svg.append(
+      s("line", { class: "grid", x1: x, x2: x, y1: AXIS_H - 4, y2: height }),
+      s("text", { class: "tick", x, y: AXIS_H - 8, "text-anchor": x > PLOT_X1 - 24 ? "end" : "middle" },
+        us === 0 ? "0" : formatDuration(us / 1000)),
+    );
+  }
+  if (lanes.length === 0) {
+    svg.append(s("text", { class: "empty", x: (PLOT_X0 + PLOT_X1) / 2, y: AXIS_H + 14, "text-anchor": "middle" },
+      "no spans: nothing ran in this session while it was traced"));
+  }
+  lanes.forEach((lane, i) => {
+    const y = AXIS_H + i * LANE_H;
+    const g = s("g", { "data-testid": "profile-lane", "data-lane": lane.label, class: "lane" },
+      s("line", { class: "lane-line", x1: PLOT_X0, x2: PLOT_X1, y1: y + LANE_H / 2, y2: y + LANE_H / 2 }),
+      s("text", { class: "lane-label", x: 4, y: y + LANE_H / 2 + 4 }, s("title", {}, lane.title), lane.label));
+    for (const span of lane.spans) {
+      const x = xOf(span.start_us);
+      const op = span.stage === "step" || span.stage === "kernel";
+      g.append(s("rect", {
+        "data-testid": "profile-span",
+        "data-stage": span.stage,
+        "data-name": span.name,
+        class: `span stage-${span.stage.replace(/[^a-z_]/g, "")}`,
+        fill: op ? opColour(span.name) : undefined,
+        x: x.toFixed(2),
+        y: y + (LANE_H - BAR_H) / 2,
+        width: Math.max(xOf(span.start_us + span.duration_us) - x, MIN_SPAN_W).toFixed(2),
+        height: BAR_H,
+      }, s("title", {}, spanTitle(span))));
+    }
+    svg.append(g);
+  });
+  if (t.memory) svg.append(memoryChart(t.memory, xOf, end, memoryTop));
+
+  return h("div", { class: "profile-timeline-box" },
+    h("h3", {}, "Timeline"),
+    svg,
+    legend(t));
+}
+
+/** The bytes allocated as stacked step areas, one per category, the total as a line on top. */
+function memoryChart(m: MemorySeries, xOf: (us: number) => number, end: number, top: number): SVGGElement {
+  const bottom = top + MEMORY_H;
+  const peak = m.peak_bytes;
+  const g = s("g", { "data-testid": "profile-memory-chart", class: "memory" },
+    s("text", { class: "lane-label", x: 4, y: top + MEMORY_H / 2 + 4 },
+      s("title", {}, "bytes the session allocated since the profile started (blocks it held before are not counted)"),
+      "memory allocated"),
+    s("line", { class: "grid", x1: PLOT_X0, x2: PLOT_X1, y1: bottom, y2: bottom }));
+  if (peak <= 0 || m.t_us.length === 0) {
+    g.append(s("text", { class: "empty", x: (PLOT_X0 + PLOT_X1) / 2, y: top + MEMORY_H / 2, "text-anchor": "middle" },
+      "no memory allocated while traced"));
+    return g;
+  }
+  const yOf = (bytes: number): number => bottom - (bytes / peak) * (MEMORY_H - PEAK_ROOM);
+  const xs = m.t_us.map(xOf);
+  // Starts from nothing: the series counts what was allocated since the profile started.
+  const steps = (values: number[]): string =>
+    `M${PLOT_X0},${bottom}` + values.map((v, i) => `H${xs[i].toFixed(2)}V${yOf(v).toFixed(2)}`).join("") +
+    `H${xOf(end).toFixed(2)}`;
+  // Stacked: each area reaches the sum of its category and those before it, drawn top first.
+  const categories = categoriesOf(m);
+  const sums = categories.map((_, c) => m.t_us.map((_, i) =>
+    categories.slice(0, c + 1).reduce((total, name) => total + (m.by_category[name][i] ?? 0), 0)));
+  for (let c = categories.length - 1; c >= 0; c--) {
+    g.append(s("path", {
+      "data-testid": "profile-memory",
+      "data-category": categories[c],
+      class: `area ${categoryClass(categories[c])}`,
+      d: `${steps(sums[c])}V${bottom}Z`,
+    }, s("title", {}, `${categories[c]}: allocated bytes over time (peak of all ${formatBytes(peak)})`)));
+  }
+  g.append(s("path", { "data-testid": "profile-memory-total", class: "total", d: steps(m.allocated) }));
+  const px = xOf(m.peak_us);
+  const right = px > (PLOT_X0 + PLOT_X1) / 2;
+  g.append(
+    s("line", { class: "peak-rule", x1: PLOT_X0, x2: PLOT_X1, y1: yOf(peak), y2: yOf(peak) }),
+    s("circle", { class: "peak", cx: px.toFixed(2), cy: yOf(peak).toFixed(2), r: 3 }),
+    s("text", {
+      "data-testid": "profile-memory-peak",
+      "data-value": peak,
+      class: "peak-label",
+      x: (right ? px - 6 : px + 6).toFixed(2),
+      y: yOf(peak) - 5,
+      "text-anchor": right ? "end" : "start",
+    }, `peak ${formatBytes(peak)} at ${formatDuration(m.peak_us / 1000)}`),
+    s("text", { class: "tick", x: PLOT_X0 - 6, y: yOf(peak) + 4, "text-anchor": "end" }, formatBytes(peak)),
+    s("text", { class: "tick", x: PLOT_X0 - 6, y: bottom, "text-anchor": "end" }, "0"),
+  );
+  return g;
+}
+
+function legend(t: ProfileTimeline): HTMLElement {
+  const notes: string[] = [];
+  if (t.spans_left_out > 0) notes.push(`the ${formatCount(t.spans_left_out)} shortest spans are left out`);
+  if (t.memory && t.memory.points_left_out > 0) {
+    notes.push(`memory: ${formatCount(t.memory.events)} changes, drawn as each moment's highest`);
+  }
+  if (!t.memory) notes.push("memory was not recorded");
+  const categories = t.memory ? categoriesOf(t.memory) : [];
+  return h("p", { class: "legend" },
+    ...categories.flatMap((c) => [h("span", { class: `swatch ${categoryClass(c)}` }), `${truncate(c, 20)} `]),
+    h("span", { class: "hint" },
+      `${categories.length > 0 ? "· " : ""}hover a span for its op, duration and line` +
+      notes.map((n) => `; ${n}`).join("")));
+}

@@ -1,0 +1,22 @@
+// The `timeline` of /api/profile's answer (server/dashboard_profile.h): what the dashboard's page
+// draws of a profile, in place of the whole Chrome trace (which runs to megabytes for a busy
+// session): the longest spans and, when the profile recorded memory, the allocated bytes over
+// time, both in microseconds since the profile started. docs/dashboard.md names every field.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "engine/profiler/compact.h"
+
+namespace tensord::server {
+
+// The page is ~1000 px wide: more spans or points than this cannot be told apart there.
+inline constexpr size_t kTimelineMaxSpans = 2000;
+inline constexpr size_t kTimelineMaxPoints = 2000;
+
+// `elapsed_ns`: how long the profile ran (its clock when it stopped). `memory`: whether it
+// recorded memory (adds the `memory` series).
+nlohmann::json profile_timeline(const profiler::Trace& trace, int64_t elapsed_ns, bool memory);
+
+}  // namespace tensord::server
