@@ -10,6 +10,7 @@
 
 #include "client/cpp/src/recorder.h"
 #include "engine/ir/nn_geometry.h"
+#include "tensord/linalg.h"
 #include "tensord/ops.h"
 #include "tensord/session.h"
 
@@ -172,6 +173,20 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, Loc loc
 
 Tensor embedding(const Tensor& indices, const Tensor& weight, Loc loc) {
   return record(Op::embedding, {&indices, &weight}, {}, loc);
+}
+
+Tensor embedding(const Tensor& indices, Tensor& weight, double max_norm, double norm_type,
+                 Loc loc) {
+  Tensor rows = embedding(indices, weight, loc);
+  const Tensor norms = linalg::vector_norm(rows, norm_type, Axes{-1}, true, loc);
+  // Scalars are weak: the scale keeps the table's dtype.
+  const Tensor scale =
+      where(gt(norms, max_norm, loc), div(max_norm, add(norms, 1e-7, loc), loc), 1.0, loc);
+  rows = mul(rows, scale, loc);
+  const int64_t dim = weight.shape(loc).back();
+  weight =
+      index_put(weight, {indices.reshape({-1}, loc)}, rows.reshape({-1, dim}, loc), false, loc);
+  return rows;
 }
 
 Tensor rms_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight,

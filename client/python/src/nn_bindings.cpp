@@ -119,6 +119,13 @@ void bind_nn(py::module_& m) {
   m.def("embedding", [](const Tensor& idx, const Tensor& w, Loc loc) {
     return recorded([&] { return tensord::embedding(idx, w, loc); });
   });
+  m.def("embedding_max_norm",
+        [](const Tensor& idx, const Tensor& w, double max_norm, double norm_type, Loc loc) {
+          Tensor table = w;
+          Tensor rows =
+              recorded([&] { return tensord::embedding(idx, table, max_norm, norm_type, loc); });
+          return py::make_tuple(rows, table);
+        });
   m.def("rms_norm",
         [](const Tensor& x, int64_t nd, const Opt& w, std::optional<double> eps, Loc loc) {
           return recorded([&] { return tensord::rms_norm(x, nd, get(w), eps, loc); });

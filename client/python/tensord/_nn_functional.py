@@ -335,20 +335,17 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # 
     if padding_idx is not None and not -w.shape[0] <= int(padding_idx) < w.shape[0]:
         raise ValueError(f"embedding: padding_idx {padding_idx} is outside the {w.shape[0]} "
                          "rows of weight")
-    rows = Array(_tensord.embedding(_t(input), w._t, caller()))
     if max_norm is None:
-        return rows
-    from . import _functions, linalg  # a cycle at import time otherwise
-    norms = linalg.vector_norm(rows, axis=-1, keepdims=True, ord=float(norm_type))
-    limit = float(max_norm)
-    rows = rows * _functions.where(norms > limit, limit / (norms + 1e-7), 1.0)
-    flat = _operand_array(input).reshape(-1)
-    picked = rows.reshape(-1, w.shape[-1])
+        return Array(_tensord.embedding(_t(input), w._t, caller()))
+    rows, table = _tensord.embedding_max_norm(_t(input), w._t, float(max_norm), float(norm_type),
+                                              caller())
+    rows = Array(rows)
     if isinstance(weight, Array):
-        weight[flat] = picked  # a repeated index writes the same row twice
-    else:
+        weight._t = table  # rebound, as weight[rows] = ... would
+    else:  # only the picked rows come back to be written in place
         import numpy as np
-        weight[np.asarray(flat)] = np.asarray(picked)
+        flat = np.asarray(_operand_array(input)).reshape(-1)
+        weight[flat] = np.asarray(rows).reshape(-1, w.shape[-1])
     return rows
 
 

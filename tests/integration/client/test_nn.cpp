@@ -1,7 +1,8 @@
 // The C++ client's pooling and convolution conveniences against the real daemon: a max pool's
 // (values, indices) node synced once and max_unpool's default size, the adaptive pools, lp_pool
 // as PyTorch's composite, unbatched convolution inputs, and the composites of attention with
-// grouped heads or dropout and of batch_norm's running-statistics update against float64 loops.
+// grouped heads or dropout, of batch_norm's running-statistics update and of embedding's max_norm
+// against float64 loops.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -168,4 +169,40 @@ TEST_CASE("batch_norm: update_batch_norm_stats moves the running statistics", "[
   auto flat = s.from_vector<double>({1, 2}, {2});
   CHECK_THROWS_WITH(tensord::update_batch_norm_stats(flat, mean, var),
                     Catch::Contains("needs x of rank >= 2 (N, C, ...), got (2,)"));
+}
+
+TEST_CASE("embedding: max_norm renormalizes the picked rows and writes them back", "[client][nn]") {
+  ClientFixture f;
+  auto& s = f.session;
+  // Rows of 2-norm 5, 0.5, 10 and 1; row 0 is picked twice, row 3 not at all.
+  const std::vector<float> table{3, 4, 0.3f, 0.4f, 6, 8, 1, 0};
+  auto weight = s.from_vector<float>(table, {4, 2});
+  const auto old_weight = weight;
+  auto indices = s.from_vector<int64_t>({0, 1, 0, 2}, {2, 2});
+  auto rows = tensord::embedding(indices, weight, 2.0);
+  CHECK(rows.shape() == tensord::ir::Shape{2, 2, 2});
+  auto renormed = [](double a, double b, double max_norm, double norm) {
+    double k = norm > max_norm ? max_norm / (norm + 1e-7) : 1.0;
+    return std::vector<double>{a * k, b * k};
+  };
+  std::vector<double> want;
+  for (int64_t i : {0, 1, 0, 2}) {
+    auto r = renormed(table[2 * i], table[2 * i + 1], 2.0,
+                      std::hypot(double(table[2 * i]), double(table[2 * i + 1])));
+    want.insert(want.end(), r.begin(), r.end());
+  }
+  auto got = rows.to_vector<float>();
+  check_close(std::vector<double>(got.begin(), got.end()), want);
+  // The table: rows 0 and 2 renormed, 1 (under max_norm) and 3 (not picked) as they were.
+  auto table_now = weight.to_vector<float>();
+  std::vector<double> want_table{want[0], want[1], 0.3, 0.4, want[6], want[7], 1, 0};
+  check_close(std::vector<double>(table_now.begin(), table_now.end()), want_table);
+  CHECK(old_weight.to_vector<float>() == table);  // rebound, not overwritten
+
+  // norm_type 1: row 1's 1-norm is 0.7, under 0.8; row 0's is 7.
+  auto w1 = s.from_vector<float>(table, {4, 2});
+  auto one = tensord::embedding(s.from_vector<int64_t>({0, 1}, {2}), w1, 0.8, 1.0);
+  auto got1 = one.to_vector<float>();
+  const double k = 0.8 / (7 + 1e-7);
+  check_close(std::vector<double>(got1.begin(), got1.end()), {3 * k, 4 * k, 0.3, 0.4});
 }

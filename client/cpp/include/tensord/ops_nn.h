@@ -143,6 +143,12 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {},
 // Rows of weight (num, dim) picked by integer indices of any shape.
 Tensor embedding(const Tensor& indices, const Tensor& weight,
                  std::source_location loc = std::source_location::current());
+// PyTorch's embedding with max_norm: each picked row whose norm_type-norm exceeds max_norm is
+// scaled by max_norm / (norm + 1e-7), and weight is rebound to a table with those rows written
+// back, as torch.embedding_renorm_ does in place (no sync; a repeated index writes the same
+// row twice). padding_idx changes only PyTorch's gradients, so it has no parameter here.
+Tensor embedding(const Tensor& indices, Tensor& weight, double max_norm, double norm_type = 2.0,
+                 std::source_location loc = std::source_location::current());
 // eps absent: the dtype's machine epsilon (PyTorch's default).
 Tensor rms_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight = {},
                 std::optional<double> eps = std::nullopt,
