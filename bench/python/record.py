@@ -4,6 +4,10 @@ format):
   python_record_per_op   us to record one elementwise op (y = y * b, y = y + b, ...) in a
                          20,000-op chain, nothing sent; vs NumPy running the same op on the
                          same 16-element arrays in this process
+  python_sync_1op        us for one recorded op synced and fetched ((a + 1).numpy() on 16
+                         floats: record, send, run, reply), median; vs the same session's
+                         trivial RPC (memory_stats, answered on the daemon's event loop): the
+                         ratio is what a run costs over Cap'n Proto's own round trip
   python_function_mlp_step  steps/s of an 8-layer MLP forward (256 wide, relu between, batch
                          8) kept on the daemon with @td.function, each step on the previous
                          step's result (pipelined, one wait at the end); vs NumPy running the
@@ -78,6 +82,23 @@ def steps_per_second(step, x, finish):
     return STEPS / median(times[1:])
 
 
+def median_us(f, n=2000):
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return median(times) * 1e6
+
+
+def sync_figure(td, a):
+    from tensord import _session, _tensord
+    session = _session.session()
+    ours = median_us(lambda: (a + 1).numpy())
+    floor = median_us(lambda: _tensord.memory_stats(session))
+    figure("python_sync_1op", ours, "us", "trivial_rpc", floor)
+
+
 def function_figures(td):
     rng = np.random.default_rng(0)
     w_np = [rng.standard_normal((WIDTH, WIDTH), dtype=np.float32) / 16 for _ in range(LAYERS)]
@@ -135,6 +156,7 @@ def main():
         ours = per_op_us(a, b, finish=lambda y: td.sync(y))
         numpy = per_op_us(a_np, b_np)
         figure("python_record_per_op", ours, "us", "numpy_op_16", numpy)
+        sync_figure(td, a)
         function_figures(td)
     finally:
         if process is not None:
