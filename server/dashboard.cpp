@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "server/dashboard_memory.h"
 #include "server/dashboard_profile.h"
 #include "server/dashboard_status.h"
 #include "server/metrics_text.h"
@@ -91,6 +92,8 @@ class Dashboard::Service final : public kj::HttpService {
         allow_(builder.add("Allow")),
         nosniff_(builder.add("X-Content-Type-Options")) {}
 
+  kj::Promise<void> sample_memory() { return server::sample_memory(*daemon_, memory_, timer_); }
+
   kj::Promise<void> request(kj::HttpMethod method, kj::StringPtr url,
                             const kj::HttpHeaders& headers, kj::AsyncInputStream&,
                             Response& response) override {
@@ -132,7 +135,8 @@ class Dashboard::Service final : public kj::HttpService {
                           std::move(a.body), head);
             });
       }
-      return send(response, 200, "OK", "application/json", dashboard_status_json(*daemon_), head);
+      return send(response, 200, "OK", "application/json", dashboard_status_json(*daemon_, memory_),
+                  head);
     }
     const std::optional<std::string> file = page_file(path);
     if (!file) {
@@ -195,6 +199,7 @@ class Dashboard::Service final : public kj::HttpService {
 
   std::shared_ptr<DaemonState> daemon_;
   kj::Timer& timer_;
+  MemoryHistory memory_;
   std::string page_dir_;
   const kj::HttpHeaderTable& table_;
   kj::HttpHeaderId authorization_, content_type_, cache_control_, allow_, nosniff_;
@@ -241,7 +246,9 @@ Dashboard::Dashboard(std::shared_ptr<DaemonState> daemon, kj::Timer& timer, std:
 Dashboard::~Dashboard() = default;
 
 kj::Promise<void> Dashboard::listen(kj::ConnectionReceiver& receiver) {
-  return server_->listenHttp(receiver);
+  // The memory history is sampled while the dashboard serves: it stops with the daemon's serving,
+  // before the devices do.
+  return server_->listenHttp(receiver).exclusiveJoin(service_->sample_memory());
 }
 
 std::string Dashboard::default_page_dir(const std::string& build_tree_dir) {

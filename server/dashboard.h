@@ -1,11 +1,11 @@
 // The web dashboard over HTTP, on the daemon's event loop (kj-http, from Cap'n Proto: no second
-// event loop or thread): GET /api/status (server/dashboard_status.h), GET /api/profile (a few
-// seconds' trace of one session, server/dashboard_profile.h), GET /metrics for Prometheus
-// (server/metrics_text.h) and the built page (profiler_ui/, found in `page_dir`). Read-only: no
-// request changes what the daemon computes (a profile only traces a session for its seconds). With
-// a --token the API and the metrics ask for "Authorization: Bearer TOKEN"; the page holds no data
-// and is served to anyone who reaches the address (bind it to 127.0.0.1 unless the network is
-// trusted).
+// event loop or thread): GET /api/status (server/dashboard_status.h, with the last minute's memory
+// sampled here, server/dashboard_memory.h), GET /api/profile (a few seconds' trace of one session,
+// server/dashboard_profile.h), GET /metrics for Prometheus (server/metrics_text.h) and the built
+// page (profiler_ui/, found in `page_dir`). Read-only: no request changes what the daemon computes
+// (a profile only traces a session for its seconds). With a --token the API and the metrics ask
+// for "Authorization: Bearer TOKEN"; the page holds no data and is served to anyone who reaches
+// the address (bind it to 127.0.0.1 unless the network is trusted).
 #pragma once
 
 #include <kj/async-io.h>
@@ -27,7 +27,8 @@ class Dashboard {
   Dashboard(const Dashboard&) = delete;
   Dashboard& operator=(const Dashboard&) = delete;
 
-  // Serves connections from `receiver` until the promise is dropped.
+  // Serves connections from `receiver`, and samples the memory history once a second (the status'
+  // memory_history, server/dashboard_memory.h), until the promise is dropped.
   kj::Promise<void> listen(kj::ConnectionReceiver& receiver);
 
   // Where the page is looked for when --dashboard-dir is not given: share/tensord/dashboard

@@ -99,7 +99,7 @@ nlohmann::json kernels(const DaemonState& daemon) {
 
 }  // namespace
 
-std::string dashboard_status_json(const DaemonState& daemon) {
+std::string dashboard_status_json(const DaemonState& daemon, const MemoryHistory& memory) {
   const ActivityLog& activity = daemon.activity;
   const Clock::time_point now = Clock::now();
   nlohmann::json status = {
@@ -119,6 +119,7 @@ std::string dashboard_status_json(const DaemonState& daemon) {
       {"kernels", kernels(daemon)},
       {"sessions", sessions(activity, now)},
       {"recent_runs", recent_runs(activity)},
+      {"memory_history", memory_history_json(memory, daemon)},
   };
   // Session names and error texts come from clients: never fail on bytes that are not UTF-8.
   return status.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

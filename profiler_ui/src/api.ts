@@ -81,6 +81,31 @@ export interface Run {
   error: string;
 }
 
+/** One session's live bytes over the memory history, aligned with its t_s. */
+export interface SessionMemory {
+  id: number;
+  name: string;
+  live_bytes: number[];
+}
+
+/** One device's memory figures over the memory history, each only where the device has it. */
+export interface DeviceMemoryHistory {
+  kind: string;
+  index: number;
+  allocated?: number[];
+  reserved?: number[];
+  host_cached?: number[];
+}
+
+/** A sample a second of the last 60 s: live bytes per session (closed ones too) and per device. */
+export interface MemoryHistory {
+  interval_s: number;
+  /** When each sample was taken, on the uptime_s clock, oldest first. */
+  t_s: number[];
+  sessions: SessionMemory[];
+  devices: DeviceMemoryHistory[];
+}
+
 export interface Status {
   daemon: DaemonInfo;
   devices: Device[];
@@ -89,6 +114,7 @@ export interface Status {
   sessions: Session[];
   /** Oldest first, at most 200. */
   recent_runs: Run[];
+  memory_history: MemoryHistory;
 }
 
 /** Why a poll did not give a status. */
@@ -167,6 +193,7 @@ function normalize(raw: unknown): Status {
     kernels: s.kernels ?? [],
     sessions: s.sessions ?? [],
     recent_runs: s.recent_runs ?? [],
+    memory_history: s.memory_history ?? { interval_s: 1, t_s: [], sessions: [], devices: [] },
   };
 }
 

@@ -63,13 +63,13 @@ function show(status: Status): void {
 
 /**
  * Whether a section on the page is being used and should stay as it is for now: the
- * timeline while the pointer is over it (its tooltips would vanish every second), the
- * failed runs while text in them is selected (to copy an error).
+ * timeline and the memory chart while the pointer is over them (their tooltips would vanish
+ * every second), the failed runs while text in them is selected (to copy an error).
  */
 function inUse(section: HTMLElement): boolean {
   const name = section.dataset.section;
   // the sessions while the pointer is over them too: a button replaced under it loses the click
-  if (name === "timeline" || name === "sessions") return section.matches(":hover");
+  if (name === "timeline" || name === "memory-history" || name === "sessions") return section.matches(":hover");
   if (name === "failed-runs") {
     const selection = document.getSelection();
     return selection !== null && !selection.isCollapsed && section.contains(selection.anchorNode);

@@ -5,7 +5,7 @@
 import type { MemorySeries, Profile, ProfileTimeline, TimelineSpan } from "./api";
 import { h, s } from "./dom";
 import { formatBytes, formatCount, formatDuration } from "./format";
-import { AXIS_H, BAR_H, PLOT_X0, PLOT_X1, WIDTH, truncate } from "./timeline";
+import { AXIS_H, BAR_H, PALETTE, PLOT_X0, PLOT_X1, WIDTH, truncate } from "./timeline";
 
 const LANE_H = 20;
 const GAP = 14;
@@ -13,9 +13,6 @@ const MEMORY_H = 100;
 const PEAK_ROOM = 16; // above the highest point, for the peak's label
 const MIN_SPAN_W = 1;
 
-// Ops get the same colour wherever they show (Tableau 10): matmul stays matmul from run to run.
-const OP_COLOURS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
-  "#ff9da7", "#9c755f", "#bab0ac"];
 
 // MemoryCategory's order (engine/profiler/record.h); the JSON object's keys come sorted by name.
 const CATEGORY_ORDER = ["tensor", "staging", "scratch", "workspace", "graph_pool"];
@@ -60,10 +57,11 @@ function lanesOf(spans: TimelineSpan[]): Lane[] {
   return [...byLabel.values()].sort((a, b) => a.order - b.order);
 }
 
+/** Ops get the same colour wherever they show: matmul stays matmul from run to run. */
 function opColour(name: string): string {
   let hash = 0;
   for (let i = 0; i < name.length; i++) hash = (hash * 31 + name.charCodeAt(i)) >>> 0;
-  return OP_COLOURS[hash % OP_COLOURS.length];
+  return PALETTE[hash % PALETTE.length];
 }
 
 /** A time axis step giving 5 to 10 ticks: 1, 2 or 5 times a power of ten microseconds. */

@@ -4,6 +4,7 @@
 import type { Device, KernelCache, Profile, Run, Session, Status } from "./api";
 import { h } from "./dom";
 import { formatAge, formatBytes, formatCount, formatDuration, formatSpan } from "./format";
+import { renderMemoryHistory } from "./memory_history";
 import { renderProfileTimeline } from "./profile_timeline";
 import { renderTimeline } from "./timeline";
 
@@ -53,6 +54,7 @@ export function renderContent(status: Status): HTMLElement[] {
     renderSummary(status),
     renderSessions(status.sessions),
     renderTimeline(status),
+    renderMemoryHistory(status),
     renderFailedRuns(status.recent_runs, status.daemon.uptime_s),
     renderKernels(status.kernels),
   ];

@@ -17,6 +17,29 @@ const LANE_H = 24;
 export const BAR_H = 14;
 const MIN_BAR_W = 2;
 
+// Tableau 10: the profile's ops (by name) and the memory history's sessions (by id) keep their
+// colour from poll to poll.
+export const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+  "#ff9da7", "#9c755f", "#bab0ac"];
+
+/** The x of a time on the uptime clock, in the window that ends `now` (the memory chart's too). */
+export function windowX(now: number): (t: number) => number {
+  const from = now - WINDOW_S;
+  return (t) => PLOT_X0 + ((t - from) / WINDOW_S) * (PLOT_X1 - PLOT_X0);
+}
+
+/** The window's axis: a tick every 10 s labelled relative to now, its grid line down to `height`. */
+export function windowAxis(svg: SVGSVGElement, now: number, height: number): void {
+  const xOf = windowX(now);
+  for (let ago = WINDOW_S; ago >= 0; ago -= 10) {
+    const x = xOf(now - ago);
+    svg.append(
+      s("line", { class: "grid", x1: x, x2: x, y1: AXIS_H - 4, y2: height }),
+      s("text", { class: "tick", x, y: AXIS_H - 8, "text-anchor": "middle" }, ago === 0 ? "now" : `−${ago} s`),
+    );
+  }
+}
+
 interface Lane {
   id: number;
   name: string;
@@ -68,16 +91,8 @@ export function renderTimeline(status: Status): HTMLElement {
     role: "img",
     "aria-label": `runs of the last ${WINDOW_S} seconds, one lane per session`,
   });
-  const xOf = (t: number): number => PLOT_X0 + ((t - from) / WINDOW_S) * (PLOT_X1 - PLOT_X0);
-
-  // Axis: a tick every 10 s, labelled relative to now.
-  for (let ago = WINDOW_S; ago >= 0; ago -= 10) {
-    const x = xOf(now - ago);
-    svg.append(
-      s("line", { class: "grid", x1: x, x2: x, y1: AXIS_H - 4, y2: height }),
-      s("text", { class: "tick", x, y: AXIS_H - 8, "text-anchor": "middle" }, ago === 0 ? "now" : `−${ago} s`),
-    );
-  }
+  const xOf = windowX(now);
+  windowAxis(svg, now, height);
 
   if (all.length === 0) {
     svg.append(

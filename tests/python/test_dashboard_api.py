@@ -326,6 +326,61 @@ def test_profile_draws_ops_and_memory_on_one_timeline(dashboard):
     assert client.returncode == 0
 
 
+HOLDING_CLIENT = """
+import sys, time, tensord as td
+td.connect(sys.argv[1], name=sys.argv[2])
+big = td.ones((2 << 20,), dtype=td.float32) * 2.0  # 8 MiB
+td.sync(big)
+print("holding", flush=True)
+time.sleep(2.5)
+del big
+td.sync(td.ones((1,)))  # the release goes out with the next request at the latest
+print("dropped", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_memory_history_shows_a_session_hold_and_drop_8_mib(dashboard):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    client = subprocess.Popen([sys.executable, "-c", HOLDING_CLIENT, dashboard.address, "holder"],
+                              env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    size = 8 << 20
+
+    def held_and_dropped():
+        history = status(dashboard)["memory_history"]
+        mine = [x for x in history["sessions"] if x["name"] == "holder"]
+        if not mine:
+            return None
+        series = mine[0]["live_bytes"]
+        top = max(range(len(series)), key=series.__getitem__)
+        return (history, mine[0]) if series[top] >= size and min(series[top:]) < size else None
+
+    try:
+        history, mine = wait_for(held_and_dropped, "the 8 MiB to show and go", timeout=30)
+        t = history["t_s"]
+        assert history["interval_s"] == 1 and 2 <= len(t) <= 60 and t == sorted(t)
+        assert all(0.5 < b - a < 3 for a, b in zip(t, t[1:])), t  # once a second, give or take
+        assert t[-1] <= status(dashboard)["daemon"]["uptime_s"]
+        for series in history["sessions"]:
+            assert len(series["live_bytes"]) == len(t), series
+        device = history["devices"][0]
+        assert device["kind"] in ("cpu", "cuda") and device["index"] == 0
+        figures = ["host_cached"] if device["kind"] == "cpu" else ["allocated", "reserved"]
+        assert all(len(device[f]) == len(t) for f in figures), device
+    finally:
+        client.stdin.close()
+        client.wait(timeout=30)
+    assert client.returncode == 0
+    # Closed, the session stays in the history under its id and name.
+    after = wait_for(lambda: (lambda s: s if all(x["id"] != mine["id"] for x in s["sessions"])
+                              else None)(status(dashboard)), "the session to close")
+    closed_at = after["daemon"]["uptime_s"]
+    after = wait_for(lambda: (lambda s: s if s["memory_history"]["t_s"][-1] > closed_at + 1
+                              else None)(status(dashboard)), "samples after the close")
+    kept = [x for x in after["memory_history"]["sessions"] if x["id"] == mine["id"]]
+    assert len(kept) == 1 and kept[0]["name"] == "holder" and max(kept[0]["live_bytes"]) >= size
+
+
 def test_profile_leaves_a_session_its_client_profiles_alone(dashboard):
     client = start_busy_client(dashboard, "self-profiled", mode="profiled")
     try:

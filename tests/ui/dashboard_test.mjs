@@ -16,12 +16,13 @@
 // Prints `dashboard test: N checks passed`; exits 1 with the reason (and the daemon's,
 // the workload's and the page's state) on the first failure.
 
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+
+import { start, stop, waitForOutput, waitUntil } from "./harness.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
@@ -46,78 +47,6 @@ function check(condition, what, detail = "") {
   console.log(`ok ${checks} - ${what}`);
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `probe` until `accept(value)` holds; on timeout, throws with the last value seen. */
-async function waitUntil(what, probe, accept, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  let lastError;
-  for (;;) {
-    try {
-      last = await probe();
-      lastError = undefined;
-      if (accept(last)) return last;
-    } catch (e) {
-      lastError = e;
-    }
-    if (Date.now() > deadline) {
-      const seen = lastError ? `error: ${lastError.message}` : JSON.stringify(last, null, 2);
-      throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}; last seen:\n${seen}`);
-    }
-    await sleep(200);
-  }
-}
-
-/** A child process whose stdout and stderr are gathered, with a way to wait for a line. */
-function start(name, command, args, options = {}) {
-  const proc = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], ...options });
-  const child = { name, proc, output: "", exit: null };
-  child.exited = new Promise((resolve) => {
-    proc.on("exit", (code, signal) => {
-      child.exit = { code, signal };
-      resolve(child.exit);
-    });
-    proc.on("error", (e) => {
-      child.output += `\n[${name}: ${e.message}]`;
-      child.exit = { code: null, signal: null, error: e.message };
-      resolve(child.exit);
-    });
-  });
-  proc.stdout.on("data", (d) => { child.output += d; });
-  proc.stderr.on("data", (d) => { child.output += d; });
-  proc.stdin.on("error", () => {}); // EPIPE when it has gone already
-  return child;
-}
-
-/** Resolves with the first match of `re` in the child's output; rejects on exit or timeout. */
-async function waitForOutput(child, re, what, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const m = child.output.match(re);
-    if (m) return m;
-    if (child.exit) {
-      throw new Error(`${child.name} exited (${JSON.stringify(child.exit)}) before ${what}; its output:\n${child.output}`);
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${child.name}: no ${what} within ${timeoutMs / 1000} s; its output:\n${child.output}`);
-    }
-    await sleep(100);
-  }
-}
-
-async function stop(child, signal = "SIGTERM", timeoutMs = 10000) {
-  if (!child || child.exit) return child?.exit;
-  child.proc.kill(signal);
-  const timer = sleep(timeoutMs).then(() => "timeout");
-  if ((await Promise.race([child.exited, timer])) === "timeout") {
-    child.proc.kill("SIGKILL");
-    await child.exited;
-    return { ...child.exit, timedOut: true };
-  }
-  return child.exit;
-}
-
 async function startDaemon(dir, extra = []) {
   const args = [
     "--listen", `unix:${path.join(dir, "tensord.sock")}`,
@@ -135,7 +64,7 @@ async function startDaemon(dir, extra = []) {
 
 // The workload: a few good runs, one that fails inside the daemon (an index out of range
 // is only found when the graph runs; shape errors like a bad matmul are caught by the
-// client when recording and never reach the daemon), then it stays connected.
+// client when recording and never reach the daemon), then it stays connected, holding 256 KiB.
 const WORKLOAD = `
 import json, sys
 import numpy as np
@@ -150,6 +79,8 @@ try:
     (td.take(x, td.asarray(np.array([0, 7], np.int64)), axis=0) * 2).numpy()
 except td.TensorError as e:
     error = str(e)
+held = td.asarray(np.ones((256, 256), np.float32))  # 256 KiB for the memory chart
+td.sync(held)
 info = td.info()["session"]
 print("RESULT " + json.dumps({"error": error, "runs": info["runs"]}), flush=True)
 print("ready", flush=True)
@@ -297,6 +228,27 @@ async function main() {
     check(/out of bounds|index_select/.test(failedBar.title), "the failed bar's tooltip has the error", failedBar.title);
     check(shown.kernelRows >= 1, `the kernel cache table has rows (${shown.kernelRows})`);
     check(shown.banner && !shown.banner.visible, "no banner while the daemon answers", JSON.stringify(shown.banner));
+
+    // Under the timeline, the memory history: the session's live bytes as an area, its name in
+    // the legend as text (the markup in it runs nothing there either).
+    const chart = await waitUntil(`the memory chart's area for session ${row.id}`, () => page.evaluate((id) => {
+      const svg = document.querySelector('svg[data-testid="memory-history"]');
+      const area = svg?.querySelector(`path[data-testid="memory-area"][data-session-id="${id}"]`);
+      const item = document.querySelector(`[data-testid="memory-legend-item"][data-session-id="${id}"]`);
+      return {
+        chart: Boolean(svg),
+        d: area?.getAttribute("d") ?? "",
+        title: area?.querySelector("title")?.textContent ?? "",
+        legend: item?.textContent ?? "",
+        legendElements: item?.children.length ?? null,
+        images: document.querySelectorAll("img").length,
+      };
+    }, row.id), (c) => c.d !== "", 10000);
+    check(/^M[\d.,L]+Z$/.test(chart.d), "the memory chart has an area path for the session", chart.d);
+    check(chart.title.startsWith(`${SESSION_NAME} · session ${row.id}`) && chart.title.includes("256 KiB at the last sample"),
+      "the area's hover title has the session's name and bytes", chart.title);
+    check(chart.legend.includes(SESSION_NAME.slice(0, 30)) && chart.legendElements === 0 && chart.images === 0,
+      "the chart's legend shows the session name as text", JSON.stringify(chart));
 
     fs.mkdirSync(artifacts, { recursive: true });
     const shot = path.join(artifacts, "dashboard.png");

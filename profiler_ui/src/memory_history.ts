@@ -1,0 +1,124 @@
+// The last minute's memory (/api/status's memory_history) under the runs timeline, on its 60 s
+// axis (timeline.ts): the live bytes of each session stacked, closed sessions included, and a
+// caching allocator's reserved bytes as a line over them, so that a team sharing a device sees
+// whose memory grew. Session names come from clients: they go in as text only (dom.ts).
+
+import type { MemoryHistory, Status } from "./api";
+import { h, s } from "./dom";
+import { formatBytes } from "./format";
+import { AXIS_H, PALETTE, PLOT_X0, PLOT_X1, WIDTH, WINDOW_S, truncate, windowAxis, windowX } from "./timeline";
+
+const CHART_H = 120;
+const TOP_ROOM = 8; // above the highest point
+
+interface Stacked {
+  id: number;
+  name: string;
+  open: boolean;
+  bytes: number[];
+  /** The top of its band: its bytes plus those of the sessions below it. */
+  top: number[];
+}
+
+export function sessionColour(id: number): string {
+  return PALETTE[id % PALETTE.length];
+}
+
+/** The sessions that held bytes in the window, by id (the oldest at the bottom), stacked. */
+function stack(m: MemoryHistory, first: number, openIds: Set<number>): Stacked[] {
+  const out: Stacked[] = [];
+  for (const x of [...m.sessions].sort((a, b) => a.id - b.id)) {
+    const bytes = x.live_bytes.slice(first);
+    if (!bytes.some((b) => b > 0)) continue;
+    const below = out.length > 0 ? out[out.length - 1].top : bytes.map(() => 0);
+    out.push({ id: x.id, name: x.name, open: openIds.has(x.id), bytes, top: bytes.map((b, i) => b + below[i]) });
+  }
+  return out;
+}
+
+/** What a series did in the window: its last value, and its highest with when it was first reached. */
+function describe(values: number[], times: number[], now: number): string {
+  let peak = 0;
+  for (let i = 1; i < values.length; i++) if (values[i] > values[peak]) peak = i;
+  const ago = Math.round(now - times[peak]);
+  return `${formatBytes(values[values.length - 1] ?? 0)} at the last sample; the most, ` +
+    `${formatBytes(values[peak] ?? 0)}, first ${ago <= 0 ? "just now" : `${ago} s ago`}`;
+}
+
+export function renderMemoryHistory(status: Status): HTMLElement {
+  const now = status.daemon.uptime_s;
+  const m = status.memory_history;
+  const first = Math.max(m.t_s.findIndex((t) => t >= now - WINDOW_S), 0);
+  const times = m.t_s.slice(first);
+  const stacked = stack(m, first, new Set(status.sessions.map((x) => x.id)));
+  const reserved = m.devices.flatMap((d) => d.reserved ? [{ label: `${d.kind}:${d.index}`, bytes: d.reserved.slice(first) }] : []);
+  const height = AXIS_H + CHART_H + 6;
+  const bottom = AXIS_H + CHART_H;
+  const svg = s("svg", {
+    "data-testid": "memory-history",
+    class: "timeline memory-history",
+    viewBox: `0 0 ${WIDTH} ${height}`,
+    role: "img",
+    "aria-label": `live bytes by session over the last ${WINDOW_S} seconds`,
+  });
+  windowAxis(svg, now, height);
+  svg.append(
+    s("line", { class: "grid", x1: PLOT_X0, x2: PLOT_X1, y1: bottom, y2: bottom }),
+    s("text", { class: "lane-label", x: 4, y: AXIS_H + CHART_H / 2 + 4 },
+      s("title", {}, "the live tensors' bytes of each session, sampled once a second"), "live bytes"),
+  );
+
+  const highest = Math.max(0, ...(stacked.at(-1)?.top ?? []), ...reserved.flatMap((r) => r.bytes));
+  if (times.length === 0 || highest <= 0) {
+    svg.append(s("text", { class: "empty", x: (PLOT_X0 + PLOT_X1) / 2, y: AXIS_H + CHART_H / 2, "text-anchor": "middle" },
+      times.length === 0 ? "no samples yet" : `no session held tensors in the last ${WINDOW_S} s`));
+    return section(svg, stacked, reserved.length > 0);
+  }
+  const xOf = windowX(now);
+  const yOf = (bytes: number): number => bottom - (bytes / highest) * (CHART_H - TOP_ROOM);
+  // Steps, as the profile's memory: a sample holds until the next (the last one until now), so
+  // that a tensor taken shows as a rise, not as a ramp a second long.
+  const xs = [...times.map((t) => Math.max(xOf(t), PLOT_X0).toFixed(1)), PLOT_X1.toFixed(1)];
+  const line = (values: number[]): string[] => values.flatMap((v, i) => {
+    const y = yOf(v).toFixed(1);
+    return [`${xs[i]},${y}`, `${xs[i + 1]},${y}`];
+  });
+
+  stacked.forEach((band, i) => {
+    const below = i > 0 ? stacked[i - 1].top : band.top.map(() => 0);
+    svg.append(s("path", {
+      "data-testid": "memory-area",
+      "data-session-id": band.id,
+      class: band.open ? "area" : "area closed",
+      fill: sessionColour(band.id),
+      d: `M${line(band.top).join("L")}L${line(below).reverse().join("L")}Z`,
+    }, s("title", {}, `${band.name || "(unnamed)"} · session ${band.id}${band.open ? "" : " (closed)"}\n` +
+      describe(band.bytes, times, now))));
+  });
+  for (const r of reserved) {
+    svg.append(s("path", { "data-testid": "memory-reserved", class: "reserved", d: `M${line(r.bytes).join("L")}` },
+      s("title", {}, `${r.label} reserved (held from the device by its caching allocator)\n${describe(r.bytes, times, now)}`)));
+  }
+  svg.append(
+    s("line", { class: "grid", x1: PLOT_X0, x2: PLOT_X1, y1: yOf(highest), y2: yOf(highest) }),
+    s("text", { class: "tick", x: PLOT_X0 - 6, y: yOf(highest) + 4, "text-anchor": "end" }, formatBytes(highest)),
+    s("text", { class: "tick", x: PLOT_X0 - 6, y: bottom, "text-anchor": "end" }, "0"),
+  );
+  return section(svg, stacked, reserved.length > 0);
+}
+
+function section(svg: SVGSVGElement, stacked: Stacked[], reserved: boolean): HTMLElement {
+  const legend = h("p", { class: "legend", "data-testid": "memory-legend" },
+    ...stacked.flatMap((band) => [
+      h("span", { class: "swatch", style: `background: ${sessionColour(band.id)}` }),
+      h("span", { "data-testid": "memory-legend-item", "data-session-id": band.id, class: band.open ? "" : "closed",
+        title: `${band.name}, session ${band.id}${band.open ? "" : " (closed)"}` },
+      `${truncate(band.name || "(unnamed)", 32)} #${band.id} `),
+    ]),
+    reserved ? h("span", { class: "swatch reserved" }) : null,
+    reserved ? "reserved by the device's allocator " : null,
+    h("span", { class: "hint" }, `${stacked.length > 0 || reserved ? "· " : ""}a sample a second; hover an area ` +
+      "for its bytes; names in italics are closed sessions; sessions that held nothing are left out"));
+  return h("section", { class: "panel", "data-section": "memory-history" },
+    h("h2", {}, `Memory by session, last ${WINDOW_S} s`), svg, legend);
+}
