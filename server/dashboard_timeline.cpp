@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/profiler/chrome.h"
 #include "engine/profiler/summary.h"
 
 namespace tensord::server {
@@ -35,9 +36,8 @@ json span_json(const profiler::Trace& t, const Record& r) {
     stage = "kernel";
     name = t.str(r.name);
   } else {
-    static constexpr const char* kCopies[] = {"memcpy HtoD", "memcpy DtoH", "memcpy DtoD"};
     stage = "memcpy";
-    name = kCopies[r.stage < 3 ? r.stage : 0];
+    name = profiler::memcpy_name(r);
   }
   json span = {{"start_us", us(r.start_ns)},
                {"duration_us", us(r.dur_ns)},

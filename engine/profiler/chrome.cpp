@@ -61,6 +61,11 @@ json span_event(const Trace& t, const Record& r, int pid) {
 
 }  // namespace
 
+std::string_view memcpy_name(const Record& r) {
+  static constexpr std::string_view kNames[] = {"memcpy HtoD", "memcpy DtoH", "memcpy DtoD"};
+  return kNames[r.stage < 3 ? r.stage : 0];
+}
+
 std::string chrome_trace_json(const Trace& t) {
   const int pid = static_cast<int>(t.session == 0 ? 1 : t.session);
   json events = json::array();
@@ -237,11 +242,10 @@ std::string chrome_trace_json(const Trace& t) {
       }
       case RecordKind::Memcpy: {
         threads.insert(r.thread);
-        static constexpr const char* kNames[] = {"memcpy HtoD", "memcpy DtoH", "memcpy DtoD"};
         double gbps =
             r.dur_ns > 0 ? static_cast<double>(r.bytes) / static_cast<double>(r.dur_ns) : 0.0;
         events.push_back({{"ph", "X"},
-                          {"name", kNames[r.stage < 3 ? r.stage : 0]},
+                          {"name", memcpy_name(r)},
                           {"cat", "memcpy"},
                           {"pid", pid},
                           {"tid", r.thread},

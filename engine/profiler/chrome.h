@@ -5,11 +5,15 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "engine/profiler/compact.h"
 
 namespace tensord::profiler {
 
 std::string chrome_trace_json(const Trace& trace);
+
+// The name a Memcpy record's event has ("memcpy HtoD", ...; its direction is in `stage`).
+std::string_view memcpy_name(const Record& r);
 
 }  // namespace tensord::profiler
