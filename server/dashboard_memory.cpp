@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 
 #include "server/session_core.h"
@@ -32,6 +33,56 @@ std::vector<uint64_t> MemoryHistory::live_bytes(uint64_t id) const {
     const auto it = std::lower_bound(sample.session.begin(), sample.session.end(),
                                      std::pair<uint64_t, uint64_t>{id, 0});
     out.push_back(it != sample.session.end() && it->first == id ? it->second : 0);
+  }
+  return out;
+}
+
+MemoryHistory::Series MemoryHistory::series(size_t cap) const {
+  // Every session of the window with its peak, by id (sessions_ holds each id of each sample).
+  std::vector<std::pair<uint64_t, uint64_t>> peaks;  // (id, peak bytes)
+  peaks.reserve(sessions_.size());
+  for (const auto& [id, seen] : sessions_) peaks.emplace_back(id, 0);
+  const auto index = [&peaks](uint64_t id) {
+    return static_cast<size_t>(
+        std::lower_bound(peaks.begin(), peaks.end(), std::pair<uint64_t, uint64_t>{id, 0}) -
+        peaks.begin());
+  };
+  for (const Sample& sample : samples_) {
+    for (const auto& [id, bytes] : sample.session) {
+      uint64_t& peak = peaks[index(id)].second;
+      peak = std::max(peak, bytes);
+    }
+  }
+  // The `cap` highest peaks, of equal ones the lower ids.
+  std::vector<size_t> order(peaks.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (order.size() > cap) {
+    std::nth_element(order.begin(), order.begin() + cap, order.end(), [&peaks](size_t a, size_t b) {
+      return peaks[a].second != peaks[b].second ? peaks[a].second > peaks[b].second : a < b;
+    });
+    order.resize(cap);
+    std::sort(order.begin(), order.end());  // by id again
+  }
+  constexpr size_t kOther = SIZE_MAX;
+  std::vector<size_t> slot(peaks.size(), kOther);
+  Series out;
+  out.sessions.reserve(order.size());
+  for (size_t i : order) {
+    slot[i] = out.sessions.size();
+    out.sessions.push_back({peaks[i].first, sessions_.at(peaks[i].first).name,
+                            std::vector<uint64_t>(samples_.size(), 0)});
+  }
+  out.other_count = peaks.size() - order.size();
+  if (out.other_count > 0) out.other.assign(samples_.size(), 0);
+  for (size_t i = 0; i < samples_.size(); ++i) {
+    for (const auto& [id, bytes] : samples_[i].session) {
+      const size_t s = slot[index(id)];
+      if (s == kOther) {
+        out.other[i] += bytes;
+      } else {
+        out.sessions[s].live_bytes[i] = bytes;
+      }
+    }
   }
   return out;
 }
@@ -94,10 +145,6 @@ nlohmann::json memory_history_json(const MemoryHistory& history, const DaemonSta
     // Milliseconds are plenty for a once-a-second series, and keep the numbers short.
     t_s.push_back(std::round(seconds(sample.at - daemon.activity.started()) * 1e3) / 1e3);
   }
-  nlohmann::json sessions = nlohmann::json::array();
-  for (const auto& [id, seen] : history.sessions()) {
-    sessions.push_back({{"id", id}, {"name", seen.name}, {"live_bytes", history.live_bytes(id)}});
-  }
   nlohmann::json devices = nlohmann::json::array();
   const scheduler::Scheduler& scheduler = *daemon.scheduler;
   for (size_t i = 0; i < scheduler.device_count(); ++i) {
@@ -108,10 +155,24 @@ nlohmann::json memory_history_json(const MemoryHistory& history, const DaemonSta
     if (auto s = series(history, i, &Device::host_cached)) device["host_cached"] = std::move(*s);
     devices.push_back(std::move(device));
   }
-  return {{"interval_s", 1},
-          {"t_s", std::move(t_s)},
-          {"sessions", std::move(sessions)},
-          {"devices", std::move(devices)}};
+  nlohmann::json out = {{"interval_s", 1}, {"t_s", std::move(t_s)}};
+  memory_sessions_json(history, out);
+  out["devices"] = std::move(devices);
+  return out;
+}
+
+void memory_sessions_json(const MemoryHistory& history, nlohmann::json& out, size_t cap) {
+  MemoryHistory::Series series = history.series(cap);
+  nlohmann::json sessions = nlohmann::json::array();
+  for (MemoryHistory::SessionSeries& s : series.sessions) {
+    sessions.push_back(
+        {{"id", s.id}, {"name", std::move(s.name)}, {"live_bytes", std::move(s.live_bytes)}});
+  }
+  out["sessions"] = std::move(sessions);
+  if (series.other_count > 0) {
+    out["other_sessions"] = {{"count", series.other_count},
+                             {"live_bytes", std::move(series.other)}};
+  }
 }
 
 kj::Promise<void> sample_memory(const DaemonState& daemon, MemoryHistory& history,

@@ -3,7 +3,10 @@
 // team sharing a device sees whose memory grew in the last minute, not only what is held now. A
 // session that closed stays under its id and name until its last sample ages out: who held the
 // memory matters most right after they let it go. Event-loop only, like the rest of the
-// dashboard's state; sampling is a timer on that loop (sample_memory), no thread.
+// dashboard's state; sampling is a timer on that loop (sample_memory), no thread. /api/status
+// sends the series of at most kSessionSeries sessions, the highest peaks of the window, and the
+// rest summed as one: thousands of short sessions in a minute must not make each poll thousands
+// of series long.
 #pragma once
 
 #include <kj/async.h>
@@ -27,6 +30,8 @@ class MemoryHistory {
  public:
   using Clock = std::chrono::steady_clock;
   static constexpr size_t kSamples = 60;
+  // The sessions /api/status gives a series of their own (series()); the others are summed.
+  static constexpr size_t kSessionSeries = 16;
 
   struct SessionBytes {
     uint64_t id = 0;
@@ -48,6 +53,16 @@ class MemoryHistory {
     std::string name;
     uint64_t last = 0;  // the number of its newest sample
   };
+  struct SessionSeries {
+    uint64_t id = 0;
+    std::string name;
+    std::vector<uint64_t> live_bytes;  // aligned with samples(), as live_bytes(id)
+  };
+  struct Series {
+    std::vector<SessionSeries> sessions;  // by id
+    size_t other_count = 0;               // the sessions summed into `other`
+    std::vector<uint64_t> other;          // their bytes at each sample; empty when none were
+  };
 
   // Drops the oldest sample past kSamples, and the sessions only it still held.
   void add(Clock::time_point at, std::vector<SessionBytes> sessions,
@@ -59,6 +74,10 @@ class MemoryHistory {
   // Session `id`'s live bytes at each sample, aligned with samples(): 0 where it was not open
   // (a closed session holds nothing; its tensors went with it).
   std::vector<uint64_t> live_bytes(uint64_t id) const;
+  // The series of the `cap` sessions with the highest peak in the window (of equal peaks, the
+  // lower ids: the set shown changes only when something grows or ages out), and the others'
+  // bytes summed at each sample, so that the stacked total stays every session's.
+  Series series(size_t cap = kSessionSeries) const;
 
  private:
   std::deque<Sample> samples_;
@@ -69,6 +88,10 @@ class MemoryHistory {
 // /api/status's `memory_history`: times on the uptime_s clock (since `started`), series aligned
 // with them (docs/dashboard.md names every field). `daemon` gives the devices' kinds and indexes.
 nlohmann::json memory_history_json(const MemoryHistory& history, const DaemonState& daemon);
+// Its `sessions` (at most `cap`) and, when some were summed, `other_sessions` ({count,
+// live_bytes}), set in `out`.
+void memory_sessions_json(const MemoryHistory& history, nlohmann::json& out,
+                          size_t cap = MemoryHistory::kSessionSeries);
 
 // Samples `daemon` into `history` now and then once a second until the promise is dropped. Both
 // must outlive the promise.

@@ -1,7 +1,9 @@
 // The last minute's memory (/api/status's memory_history) under the runs timeline, on its 60 s
 // axis (timeline.ts): the live bytes of each session stacked, closed sessions included, and a
 // caching allocator's reserved bytes as a line over them, so that a team sharing a device sees
-// whose memory grew. Session names come from clients: they go in as text only (dom.ts).
+// whose memory grew. Session names come from clients: they go in as text only (dom.ts). The
+// daemon sends at most 16 sessions' series (the highest peaks) and the rest summed as
+// `other_sessions`, drawn as one grey band on top so that the stack's total stays every session's.
 
 import type { MemoryHistory, Status } from "./api";
 import { h, s } from "./dom";
@@ -10,12 +12,22 @@ import { AXIS_H, PALETTE, PLOT_X0, PLOT_X1, WIDTH, WINDOW_S, truncate, windowAxi
 
 const CHART_H = 120;
 const TOP_ROOM = 8; // above the highest point
+const OTHER_COLOUR = "#5f6368"; // a grey darker than the palette's
+
+/** The sessions the daemon summed, past the 16 it gives a series of their own (api.ts's MemoryHistory, plus this). */
+interface OtherSessions {
+  count: number;
+  live_bytes: number[];
+}
+type WithOther = MemoryHistory & { other_sessions?: OtherSessions };
 
 interface Stacked {
   id: number;
   name: string;
   open: boolean;
   bytes: number[];
+  /** For the band of the summed sessions: how many; undefined for a session's own band. */
+  other?: number;
   /** The top of its band: its bytes plus those of the sessions below it. */
   top: number[];
 }
@@ -24,14 +36,28 @@ export function sessionColour(id: number): string {
   return PALETTE[id % PALETTE.length];
 }
 
-/** The sessions that held bytes in the window, by id (the oldest at the bottom), stacked. */
-function stack(m: MemoryHistory, first: number, openIds: Set<number>): Stacked[] {
+function bandColour(band: Stacked): string {
+  return band.other === undefined ? sessionColour(band.id) : OTHER_COLOUR;
+}
+
+function bandName(band: Stacked): string {
+  return band.other === undefined ? band.name || "(unnamed)" : `${band.other} other sessions, summed`;
+}
+
+/** The sessions that held bytes in the window, by id (the oldest at the bottom), stacked, the summed others on top. */
+function stack(m: WithOther, first: number, openIds: Set<number>): Stacked[] {
   const out: Stacked[] = [];
   for (const x of [...m.sessions].sort((a, b) => a.id - b.id)) {
     const bytes = x.live_bytes.slice(first);
     if (!bytes.some((b) => b > 0)) continue;
     const below = out.length > 0 ? out[out.length - 1].top : bytes.map(() => 0);
     out.push({ id: x.id, name: x.name, open: openIds.has(x.id), bytes, top: bytes.map((b, i) => b + below[i]) });
+  }
+  const other = m.other_sessions;
+  const bytes = other?.live_bytes.slice(first) ?? [];
+  if (other && bytes.some((b) => b > 0)) {
+    const below = out.length > 0 ? out[out.length - 1].top : bytes.map(() => 0);
+    out.push({ id: -1, name: "", open: true, other: other.count, bytes, top: bytes.map((b, i) => b + below[i]) });
   }
   return out;
 }
@@ -47,7 +73,7 @@ function describe(values: number[], times: number[], now: number): string {
 
 export function renderMemoryHistory(status: Status): HTMLElement {
   const now = status.daemon.uptime_s;
-  const m = status.memory_history;
+  const m: WithOther = status.memory_history;
   const first = Math.max(m.t_s.findIndex((t) => t >= now - WINDOW_S), 0);
   const times = m.t_s.slice(first);
   const stacked = stack(m, first, new Set(status.sessions.map((x) => x.id)));
@@ -88,11 +114,13 @@ export function renderMemoryHistory(status: Status): HTMLElement {
     const below = i > 0 ? stacked[i - 1].top : band.top.map(() => 0);
     svg.append(s("path", {
       "data-testid": "memory-area",
-      "data-session-id": band.id,
+      "data-session-id": band.other === undefined ? band.id : "other",
       class: band.open ? "area" : "area closed",
-      fill: sessionColour(band.id),
+      fill: bandColour(band),
       d: `M${line(band.top).join("L")}L${line(below).reverse().join("L")}Z`,
-    }, s("title", {}, `${band.name || "(unnamed)"} · session ${band.id}${band.open ? "" : " (closed)"}\n` +
+    }, s("title", {}, (band.other === undefined
+      ? `${bandName(band)} · session ${band.id}${band.open ? "" : " (closed)"}\n`
+      : `${bandName(band)} (open or closed; the ${m.sessions.length} with the highest peaks have bands of their own)\n`) +
       describe(band.bytes, times, now))));
   });
   for (const r of reserved) {
@@ -110,10 +138,13 @@ export function renderMemoryHistory(status: Status): HTMLElement {
 function section(svg: SVGSVGElement, stacked: Stacked[], reserved: boolean): HTMLElement {
   const legend = h("p", { class: "legend", "data-testid": "memory-legend" },
     ...stacked.flatMap((band) => [
-      h("span", { class: "swatch", style: `background: ${sessionColour(band.id)}` }),
-      h("span", { "data-testid": "memory-legend-item", "data-session-id": band.id, class: band.open ? "" : "closed",
-        title: `${band.name}, session ${band.id}${band.open ? "" : " (closed)"}` },
-      `${truncate(band.name || "(unnamed)", 32)} #${band.id} `),
+      h("span", { class: "swatch", style: `background: ${bandColour(band)}` }),
+      band.other === undefined
+        ? h("span", { "data-testid": "memory-legend-item", "data-session-id": band.id, class: band.open ? "" : "closed",
+          title: `${band.name}, session ${band.id}${band.open ? "" : " (closed)"}` },
+        `${truncate(bandName(band), 32)} #${band.id} `)
+        : h("span", { "data-testid": "memory-legend-item", "data-session-id": "other",
+          title: "sessions past the 16 with the highest peaks in the window, their bytes summed" }, `${bandName(band)} `),
     ]),
     reserved ? h("span", { class: "swatch reserved" }) : null,
     reserved ? "reserved by the device's allocator " : null,

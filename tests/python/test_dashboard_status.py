@@ -1,10 +1,12 @@
 """The dashboard's /api/status against a real daemon: it follows the sessions and runs of real
 clients (one run failing inside the daemon), names where each session connects from, and its
-memory_history shows a client's memory rise and fall, the session kept after it closed."""
+memory_history shows a client's memory rise and fall, the session kept after it closed, and
+sums the sessions past the 16 with the highest peaks as one."""
 import os
 import subprocess
 import sys
 
+from conftest import Daemon
 from dashboard_helpers import (dashboard, client_env, start_client, status,  # noqa: F401
                                wait_closed, wait_for)
 
@@ -108,3 +110,60 @@ def test_memory_history_shows_a_session_hold_and_drop_8_mib(dashboard):
                               else None)(status(dashboard)), "samples after the close")
     kept = [x for x in after["memory_history"]["sessions"] if x["id"] == mine["id"]]
     assert len(kept) == 1 and kept[0]["name"] == "holder" and max(kept[0]["live_bytes"]) >= size
+
+
+MANY_SESSIONS_CLIENT = """
+import sys, threading, tensord as td
+opened, done = threading.Semaphore(0), threading.Event()
+def hold(i):  # one session per thread: session i holds (i + 1) * 4 KiB
+    mine = td.connect(sys.argv[1], name=f"many-{i}")  # td's current session is the process's
+    held = td.ones(((i + 1) << 10,), dtype=td.float32)
+    td.sync(held)
+    opened.release()
+    done.wait()
+    del held
+    current = td._session.current  # the process's current session: the last one opened
+    if current.session is mine:  # closed on its own thread, not at exit (another one's)
+        current.session = None
+threads = [threading.Thread(target=hold, args=(i,)) for i in range(20)]
+for t in threads:  # one after the other
+    t.start()
+    opened.acquire()
+print("ready", flush=True)
+sys.stdin.read()
+done.set()
+for t in threads:
+    t.join()
+"""
+
+
+def test_memory_history_sums_the_sessions_past_16_as_one():
+    d = Daemon(args=["--dashboard", "tcp:127.0.0.1:0"])
+    client = subprocess.Popen([sys.executable, "-c", MANY_SESSIONS_CLIENT, d.address],
+                              env=client_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert client.stdout.readline().startswith("ready"), f"exit {client.poll()}"
+        ready_at = status(d)["daemon"]["uptime_s"]
+        now = wait_for(lambda: (lambda s: s if s["memory_history"]["t_s"][-1] > ready_at
+                                else None)(status(d)), "a sample with every session open")
+        history = now["memory_history"]
+        held = {s["name"]: s["live_bytes"] for s in now["sessions"]}
+        assert len(held) == 20 and all(held[f"many-{i}"] >= (i + 1) << 12 for i in range(20))
+        # The 16 highest peaks have series of their own, the 4 smallest are summed.
+        assert sorted(x["name"] for x in history["sessions"]) == sorted(
+            f"many-{i}" for i in range(4, 20))
+        other = history["other_sessions"]
+        assert other["count"] == 4 and len(other["live_bytes"]) == len(history["t_s"])
+        for x in history["sessions"]:
+            assert len(x["live_bytes"]) == len(history["t_s"]) and x["live_bytes"][-1] == held[x["name"]]
+        assert other["live_bytes"][-1] == sum(held[f"many-{i}"] for i in range(4))
+        # Stacked, every session's bytes.
+        assert sum(x["live_bytes"][-1] for x in history["sessions"]) + other["live_bytes"][-1] == \
+            now["totals"]["live_bytes"]
+    finally:
+        client.stdin.close()
+        client.wait(timeout=30)
+        failure = d.stop()
+    assert client.returncode == 0
+    assert failure is None, failure
