@@ -232,8 +232,15 @@ void update_batch_norm_stats(const Tensor& x, Tensor& running_mean, Tensor& runn
     stat = add(mul(stat, 1 - momentum, loc), mul(batch.astype(dtype, loc), momentum, loc), loc)
                .astype(dtype, loc);
   };
-  if (running_mean.defined()) blend(running_mean, mean(x, Axes(axes), false, loc));
-  if (running_var.defined()) blend(running_var, var(x, Axes(axes), n > 1 ? 1 : 0, false, loc));
+  // Axes kept, then reshaped: the daemon's batch_norm takes its sums so, and common
+  // subexpression elimination then merges them, so x is read for its statistics once.
+  const std::vector<int64_t> channels{x.shape(loc)[1]};
+  if (running_mean.defined()) {
+    blend(running_mean, reshape(mean(x, Axes(axes), true, loc), channels, loc));
+  }
+  if (running_var.defined()) {
+    blend(running_var, reshape(var(x, Axes(axes), n > 1 ? 1 : 0, true, loc), channels, loc));
+  }
 }
 
 Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,

@@ -142,6 +142,67 @@ TEST_CASE("decompose: mean and var", "[decompose]") {
   CHECK(found);
 }
 
+// The sum nodes of a graph: (input shape, axes).
+std::vector<std::pair<Shape, Ints>> sums_of(const Graph& g) {
+  std::vector<std::pair<Shape, Ints>> sums;
+  for (const Node& n : g.nodes) {
+    if (n.op == Op::sum) sums.emplace_back(g.type(n.inputs[0]).shape, n.attrs.get_ints(Attr::axes));
+  }
+  return sums;
+}
+
+TEST_CASE("decompose: a sum over trailing and leading axes takes the trailing ones first",
+          "[decompose]") {
+  using Sums = std::vector<std::pair<Shape, Ints>>;
+  for (bool keepdim : {false, true}) {
+    INFO("keepdim " << keepdim);
+    const Attrs nchw{{Attr::axes, Ints{0, 2, -1}}, {Attr::keepdim, keepdim}};
+    Rewritten r = decompose_checked(OneOp(Op::mean, {F32({8, 3, 4, 4})}, nchw));
+    CHECK(sums_of(r.graph) == Sums{{{8, 3, 4, 4}, {2, 3}}, {{8, 3, 1, 1}, {0}}});
+    r = decompose_checked(OneOp(Op::var, {F32({8, 3, 4, 4})}, nchw));
+    CHECK(sums_of(r.graph) == Sums{{{8, 3, 4, 4}, {2, 3}},
+                                   {{8, 3, 1, 1}, {0}},
+                                   {{8, 3, 4, 4}, {2, 3}},
+                                   {{8, 3, 1, 1}, {0}}});
+    // A trailing extent under 16 leaves little to gain: one step.
+    r = decompose_checked(OneOp(Op::var, {F32({8, 3, 2, 2})}, nchw));
+    CHECK(sums_of(r.graph) == Sums{{{8, 3, 2, 2}, {0, 2, 3}}, {{8, 3, 2, 2}, {0, 2, 3}}});
+  }
+  // Trailing axes only, or leading ones only: one step.
+  Rewritten r = decompose_checked(OneOp(Op::mean, {F32({8, 3, 4, 4})}, {{Attr::axes, Ints{2, 3}}}));
+  CHECK(sums_of(r.graph) == Sums{{{8, 3, 4, 4}, {2, 3}}});
+  r = decompose_checked(OneOp(Op::mean, {F32({8, 3, 4, 4})}, {{Attr::axes, Ints{0, 1}}}));
+  CHECK(sums_of(r.graph) == Sums{{{8, 3, 4, 4}, {0, 1}}});
+}
+
+TEST_CASE("decompose: batch_norm's statistics and PyTorch's running update share their sums",
+          "[decompose]") {
+  // What the clients record for a training batch_norm with momentum: the op, then the batch's
+  // mean and unbiased variance for the running statistics, their axes kept (then reshaped) so
+  // that they are batch_norm's own sums.
+  // 4 x 4 is split into two steps (Expansion::sum), 2 x 2 is not.
+  for (const Shape& shape : {Shape{8, 3, 4, 4}, Shape{8, 3, 2, 2}}) {
+    Graph g;
+    const NodeLocation at{g.intern_file("model.py"), 3};
+    const TensorType x = F32(shape), c = F32({3});
+    std::vector<ValueRef> in;
+    for (uint32_t i = 0; i < 5; ++i) in.push_back(g.add_input(i, i == 0 ? x : c, at));
+    const ValueRef y = g.add(Op::batch_norm, in, {{Attr::training, true}, {Attr::eps, 1e-5}}, at);
+    const Attrs stats{{Attr::axes, Ints{0, 2, 3}}, {Attr::keepdim, true}};
+    const ValueRef mean = g.add(Op::mean, {in[0]}, stats, at);
+    Attrs unbiased = stats;
+    unbiased.set(Attr::correction, int64_t{1});
+    const ValueRef var = g.add(Op::var, {in[0]}, unbiased, at);
+    const std::vector<ValueRef> outs{y, mean, var};
+    Rewritten d = decompose(g, outs);
+    Rewritten s = simplify(d.graph, d.outputs);
+    // One pass over x for its sum and one for the squared deviations.
+    size_t over_x = 0;
+    for (const auto& [in_shape, axes] : sums_of(s.graph)) over_x += in_shape == shape;
+    CHECK(over_x == 2);
+  }
+}
+
 TEST_CASE("decompose: shape composites", "[decompose]") {
   const TensorType x = T(D::Int16, {1, 3, 1, 2});
   Rewritten r = decompose_checked(OneOp(Op::transpose, {x}, {{Attr::dims, Ints{1, -1}}}));
