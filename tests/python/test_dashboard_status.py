@@ -116,15 +116,12 @@ MANY_SESSIONS_CLIENT = """
 import sys, threading, tensord as td
 opened, done = threading.Semaphore(0), threading.Event()
 def hold(i):  # one session per thread: session i holds (i + 1) * 4 KiB
-    mine = td.connect(sys.argv[1], name=f"many-{i}")  # td's current session is the process's
+    td.connect(sys.argv[1], name=f"many-{i}")  # this thread's current session
     held = td.ones(((i + 1) << 10,), dtype=td.float32)
     td.sync(held)
     opened.release()
     done.wait()
     del held
-    current = td._session.current  # the process's current session: the last one opened
-    if current.session is mine:  # closed on its own thread, not at exit (another one's)
-        current.session = None
 threads = [threading.Thread(target=hold, args=(i,)) for i in range(20)]
 for t in threads:  # one after the other
     t.start()

@@ -8,6 +8,7 @@
 
 #include "client/cpp/src/errors.h"
 #include "client/cpp/src/session_state.h"
+#include "client/cpp/src/thread_owned.h"
 #include "client/cpp/src/wire_graph.h"
 #include "protocol/wire_error.h"
 
@@ -67,8 +68,8 @@ SessionState::~SessionState() {
 void SessionState::check_thread() const {
   if (std::this_thread::get_id() != thread) {
     throw Error(ErrorCode::Unsupported,
-                "a tensord Session is used from the thread that opened it; open one Session per "
-                "thread");
+                "a tensord Session is used only from the thread that opened it; open one Session "
+                "per thread");
   }
 }
 
@@ -101,7 +102,8 @@ std::string default_address() {
 
 Session connect(const std::string& address, const ConnectOptions& options) {
   std::string target = kj_address(address);
-  auto state = std::make_shared<detail::SessionState>(setup_event_loop(), address);
+  auto state = detail::make_thread_owned<detail::SessionState>(std::this_thread::get_id(),
+                                                               setup_event_loop(), address);
   kj::WaitScope& ws = state->wait_scope();
   try {
     auto net_address = state->io.provider->getNetwork().parseAddress(target).wait(ws);

@@ -11,6 +11,7 @@
 #include "client/cpp/src/graph_builder.h"
 #include "client/cpp/src/recorder.h"
 #include "client/cpp/src/sync.h"
+#include "client/cpp/src/thread_owned.h"
 #include "client/cpp/src/wire_graph.h"
 #include "engine/ir/dynamic.h"
 #include "tensord/session.h"
@@ -115,7 +116,8 @@ std::vector<Tensor> take_results(FunctionState& f, const FunctionTrace& t,
                          std::to_string(k) + ", traced as " + ir::to_string(traced.type),
                      loc);
     }
-    auto node = std::make_shared<TensorNode>(f.session, std::move(type), traced.op, traced.loc);
+    auto node = make_thread_owned<TensorNode>(f.session->thread, f.session, std::move(type),
+                                              traced.op, traced.loc);
     node->materialize(results[k].getTensor());
     out.push_back(TensorAccess::wrap(std::move(node)));
   }
@@ -128,7 +130,8 @@ FunctionTrace trace(FunctionState& f, std::vector<ir::TensorType> signature,
   std::vector<Tensor> stand_ins;
   std::vector<const TensorNode*> parameters;
   for (const ir::TensorType& type : signature) {
-    auto node = std::make_shared<TensorNode>(f.session, type, ir::Op::input, loc);
+    auto node =
+        make_thread_owned<TensorNode>(f.session->thread, f.session, type, ir::Op::input, loc);
     node->state = TensorNode::State::Parameter;
     parameters.push_back(node.get());
     stand_ins.push_back(TensorAccess::wrap(std::move(node)));
@@ -273,7 +276,8 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args, Loc lo
   std::vector<Tensor> out;
   std::vector<std::weak_ptr<TensorNode>> pending;
   for (const detail::TracedResult& traced : t.results) {
-    auto node = std::make_shared<TensorNode>(f.session, traced.type, traced.op, traced.loc);
+    auto node = make_thread_owned<TensorNode>(f.session->thread, f.session, traced.type, traced.op,
+                                              traced.loc);
     node->state = TensorNode::State::InFlight;
     node->in_flight = call;
     node->in_flight_index = static_cast<uint32_t>(pending.size());
@@ -325,7 +329,7 @@ Explanation Function::explain(const std::vector<Tensor>& args, Loc loc) const {
 
 Function Session::function(Function::Body body) {
   if (!body) throw Error(ErrorCode::InvalidGraph, "Session::function of an empty body");
-  auto state = std::make_shared<detail::FunctionState>();
+  auto state = detail::make_thread_owned<detail::FunctionState>(state_->thread);
   state->session = state_;
   state->body = std::move(body);
   return Function(std::move(state));

@@ -8,6 +8,7 @@
 
 #include "client/cpp/src/errors.h"
 #include "client/cpp/src/session_state.h"
+#include "client/cpp/src/thread_owned.h"
 #include "engine/profiler/chrome.h"
 #include "tensord/session.h"
 
@@ -207,7 +208,7 @@ profiler::Trace read_compact_trace(const std::string& path) {
 
 Profile Session::profile(const ProfileOptions& options) {
   state_->check_thread();
-  auto state = std::make_shared<detail::ProfileState>();
+  auto state = detail::make_thread_owned<detail::ProfileState>(state_->thread);
   state->session = state_;
   auto request = state_->session.profileRequest();
   auto o = request.initOptions();

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "client/cpp/src/thread_owned.h"
+
 namespace tensord::detail {
 namespace {
 
@@ -22,13 +24,15 @@ std::vector<Tensor> record_nodes(std::shared_ptr<SessionState> session, ir::Op o
   } catch (const Error& e) {
     throw error_at(e.code(), e.message(), op, loc);
   }
-  auto node = std::make_shared<TensorNode>(session, std::move(outputs[0]), op, loc);
+  auto node =
+      make_thread_owned<TensorNode>(session->thread, session, std::move(outputs[0]), op, loc);
   node->inputs = std::move(inputs);
   node->attrs = std::move(attrs);
   std::vector<Tensor> results;
   results.reserve(outputs.size());
   for (uint32_t k = 1; k < outputs.size(); ++k) {
-    auto projection = std::make_shared<TensorNode>(session, std::move(outputs[k]), op, loc);
+    auto projection =
+        make_thread_owned<TensorNode>(session->thread, session, std::move(outputs[k]), op, loc);
     projection->output = k;
     projection->inputs.push_back(node);
     node->siblings.push_back(projection);

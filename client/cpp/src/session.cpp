@@ -7,6 +7,7 @@
 #include "client/cpp/src/recorder.h"
 #include "client/cpp/src/session_state.h"
 #include "client/cpp/src/sync.h"
+#include "client/cpp/src/thread_owned.h"
 
 namespace tensord {
 
@@ -72,7 +73,8 @@ Tensor Session::from_bytes(ir::DType dtype, const ir::Shape& shape, std::vector<
                     ir::to_string(shape),
                 std::nullopt, "input", detail::where(loc));
   }
-  auto node = std::make_shared<detail::TensorNode>(state_, std::move(type), ir::Op::input, loc);
+  auto node = detail::make_thread_owned<detail::TensorNode>(state_->thread, state_, std::move(type),
+                                                            ir::Op::input, loc);
   node->state = detail::TensorNode::State::Host;
   node->host = std::move(bytes);
   return TensorAccess::wrap(std::move(node));
@@ -92,8 +94,8 @@ Tensor Session::from_buffer(ir::DType dtype, const ir::Shape& shape,
                     std::string(ir::name(dtype)) + ir::to_string(shape),
                 std::nullopt, "input", detail::where(loc));
   }
-  auto node = std::make_shared<detail::TensorNode>(state_, ir::TensorType{dtype, shape},
-                                                   ir::Op::input, loc);
+  auto node = detail::make_thread_owned<detail::TensorNode>(
+      state_->thread, state_, ir::TensorType{dtype, shape}, ir::Op::input, loc);
   node->state = detail::TensorNode::State::Host;
   node->host_buffer = std::move(buffer);
   return TensorAccess::wrap(std::move(node));

@@ -3,15 +3,16 @@
 `td.connect()` opens a session with a daemon and makes it current; creation functions
 (`td.asarray`, `td.zeros`, `td.random.normal`, ...) record on the current session, and every
 other op on the session of its inputs. Sessions belong to the thread that opened them (the C++
-client runs its event loop there).
+client runs its event loop there), so each thread has its own current session.
 """
 import os
+import threading
 
 from . import _tensord, _transfer
 
 
-class _Current:
-    """Holds the current session; `td.connect` replaces it."""
+class _Current(threading.local):
+    """Holds this thread's current session; `td.connect` replaces it."""
 
     def __init__(self):
         self.session = None
@@ -23,9 +24,9 @@ current = _Current()
 
 def connect(address=None, token=None, name=None):
     """Connects to `address` ("unix:PATH" or "tcp:HOST:PORT"; default $TENSORD_ADDRESS, else
-    the local daemon's socket) and makes the session current. `name` labels the session in the
-    daemon's log and dashboard (default "python"). The previous current session ends once no
-    array recorded on it is left."""
+    the local daemon's socket) and makes the session current on this thread. `name` labels the
+    session in the daemon's log and dashboard (default "python"). This thread's previous
+    session ends once no array recorded on it is left."""
     if address is None:
         address = os.environ.get("TENSORD_ADDRESS") or _tensord.default_address()
     current.session = None  # a thread holds one session at a time: drop ours first
@@ -36,9 +37,10 @@ def connect(address=None, token=None, name=None):
 
 
 def session():
-    """The current session; RuntimeError if td.connect() was not called."""
+    """This thread's current session; RuntimeError if td.connect() was not called on it."""
     if current.session is None:
-        raise RuntimeError("tensord: no session; call tensord.connect() first")
+        raise RuntimeError("tensord: no session on this thread; call tensord.connect() first "
+                           "(a session belongs to the thread that opened it)")
     return current.session
 
 

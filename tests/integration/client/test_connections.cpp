@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
 #include "tests/integration/client/client_fixture.h"
@@ -94,6 +95,26 @@ TEST_CASE("one session per thread; tensors of different sessions do not mix", "[
   }).join();
   CHECK(mixed_failed);
   CHECK(mine.item<float>() == 1.0f);
+}
+
+TEST_CASE("a session released on another thread is kept, not destroyed there", "[client]") {
+  ClientFixture f;
+  std::optional<tensord::Session> theirs;
+  std::optional<tensord::Tensor> x;
+  std::thread([&] {  // opens a session, hands it out and ends
+    theirs = tensord::connect(f.daemon.address());
+    x = theirs->full({1}, 2.0f);
+    theirs->sync({*x});
+  }).join();
+  CHECK_THROWS_MATCHES(x->item<float>(), tensord::Error,
+                       Catch::Predicate<tensord::Error>([](const tensord::Error& e) {
+                         return e.code() == ErrorCode::Unsupported;
+                       }));
+  // The last references go here, on a thread without that session's event loop: destroying
+  // its capabilities here would abort.
+  x.reset();
+  theirs.reset();
+  CHECK((f.session.full({1}, 3.0f) * 2.0f).item<float>() == 6.0f);
 }
 
 TEST_CASE("connection failures and bad addresses", "[client]") {

@@ -140,7 +140,9 @@ Session connect(const std::string& address = default_address(), const ConnectOpt
 //
 // Threads: a Session runs a KJ event loop on the thread that connected, and is used from that
 // thread only, with its tensors. A thread has at most one Session at a time; for parallel
-// work open one Session per thread.
+// work open one Session per thread. A Session or Tensor whose last copy goes on another
+// thread is kept, connection and all, until the process exits (its event loop cannot run
+// there); stderr says so once.
 class Session {
  public:
   using Loc = std::source_location;
