@@ -108,9 +108,11 @@ kj::Exception to_kj_exception(const Error& e) {
 Error from_kj_exception(const kj::Exception& e) {
   std::string_view description(e.getDescription().cStr(), e.getDescription().size());
   if (auto decoded = decode_error(description)) return *decoded;
-  ErrorCode code =
-      e.getType() == kj::Exception::Type::DISCONNECTED ? ErrorCode::Cancelled : ErrorCode::Internal;
-  return Error(code, std::string(description));
+  if (e.getType() == kj::Exception::Type::DISCONNECTED) {
+    // KJ's own words name a syscall ("::writev(...): Broken pipe"): say first what happened.
+    return Error(ErrorCode::Cancelled, "the connection was lost: " + std::string(description));
+  }
+  return Error(ErrorCode::Internal, std::string(description));
 }
 
 }  // namespace tensord::protocol

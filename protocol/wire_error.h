@@ -26,8 +26,8 @@ std::optional<Error> decode_error(std::string_view description);
 kj::Exception to_kj_exception(const Error& e);
 
 // The error a client reports for an exception from a call: the decoded prefix when there is one;
-// otherwise a lost connection is Cancelled (the session ended) and anything else is Internal,
-// both keeping the exception's description as the message.
+// otherwise a lost connection is Cancelled (the session ended; "the connection was lost: "
+// and the exception's description) and anything else Internal (the description).
 Error from_kj_exception(const kj::Exception& e);
 
 }  // namespace tensord::protocol

@@ -105,7 +105,8 @@ TEST_CASE("a session released on another thread is kept, not destroyed there", "
     theirs = tensord::connect(f.daemon.address());
     x = theirs->full({1}, 2.0f);
     theirs->sync({*x});
-  }).join();
+  })
+      .join();
   CHECK_THROWS_MATCHES(x->item<float>(), tensord::Error,
                        Catch::Predicate<tensord::Error>([](const tensord::Error& e) {
                          return e.code() == ErrorCode::Unsupported;
@@ -163,6 +164,7 @@ TEST_CASE("a daemon that dies ends the session with Cancelled errors", "[client]
     FAIL("ran without a daemon");
   } catch (const tensord::Error& e) {
     CHECK(e.code() == ErrorCode::Cancelled);
+    CHECK(e.message().starts_with("the connection was lost: "));
     CHECK(e.where().line == static_cast<uint32_t>(line));  // the sync point's line
   }
   CHECK_THROWS_MATCHES(y.to_vector<float>(), tensord::Error, cancelled);

@@ -56,6 +56,7 @@ TEST_CASE("kj exceptions carry the encoding both ways") {
   kj::Exception lost(kj::Exception::Type::DISCONNECTED, __FILE__, __LINE__,
                      kj::heapString("Peer disconnected."));
   REQUIRE(from_kj_exception(lost).code() == ErrorCode::Cancelled);
+  REQUIRE(from_kj_exception(lost).message() == "the connection was lost: Peer disconnected.");
   kj::Exception other(kj::Exception::Type::FAILED, __FILE__, __LINE__, kj::heapString("boom"));
   Error unknown = from_kj_exception(other);
   REQUIRE(unknown.code() == ErrorCode::Internal);
