@@ -113,7 +113,7 @@ void run_unary_typed(const KernelContext& ctx, Op op, std::span<const Operand> o
       case Op::lgamma:
         return go(Unary<special::lgamma>{});
       case Op::digamma:
-        return go(Unary<special::digamma>{});
+        return go(BlockUnary<special::digamma, special::digamma_block>{});
       case Op::erfinv:
         return go(BlockUnary<special::erfinv, special::erfinv_block>{});
       case Op::erfcx:

@@ -28,6 +28,35 @@ void entr_block(const double* x, double* out, int64_t m) {
   }
 }
 
+void digamma_block(const double* x, double* out, int64_t m) {
+  constexpr int kSteps = 10;
+  double at[kBlock], sum[kBlock];
+  int64_t scalar[kBlock];  // as wide as a double, which GCC 12 needs to vectorize the loop
+  for (int64_t k = 0; k < m; ++k) {
+    const double v = x[k];
+    // sum_j 1 / (v + j) = num / den, a fraction at a time; den <= 19! / 9! for v < 10. For
+    // larger v it is not used (and may overflow to NaN).
+    double num = 0, den = 1;
+    for (int j = 0; j < kSteps; ++j) {
+      const double s = v + j;
+      num = num * s + den;
+      den *= s;
+    }
+    const bool shift = v < kSteps;
+    sum[k] = shift ? num / den : 0.0;
+    at[k] = shift ? v + kSteps : v;
+    scalar[k] = !(v > 0 && v < kInf);  // zero, negatives, NaN and inf
+  }
+  vmath::log(at, out, m);
+  for (int64_t k = 0; k < m; ++k) {
+    const double y = at[k], z = 1 / (y * y);
+    out[k] = out[k] - 0.5 / y - digamma_series(z) - sum[k];
+  }
+  for (int64_t k = 0; k < m; ++k) {
+    if (scalar[k]) out[k] = digamma(x[k]);
+  }
+}
+
 namespace {
 
 // x * f(y) with f's values in fy: 0 where x == 0 (even for an infinite f(y)), NaN where y is.

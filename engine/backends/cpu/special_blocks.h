@@ -20,6 +20,12 @@ void entr_block(const double* x, double* out, int64_t m);   // -x log x
 void xlogy_block(const double* x, const double* y, double* out, int64_t m);
 void xlog1py_block(const double* x, const double* y, double* out, int64_t m);
 
+// digamma: on (0, 10) the recurrence's ten steps are one fraction taken by every element (one
+// division instead of a loop of up to ten that depends on x), then the asymptotic series at
+// x + 10 with log through libmvec; zero, negatives and non-finite inputs through the scalar
+// special::digamma. 40 ns an element before, NumPy's (SciPy's) 27.
+void digamma_block(const double* x, double* out, int64_t m);
+
 // out[0, m) = erfinv(y[0, m)), m <= kBlock (convert.h).
 void erfinv_block(const double* y, double* out, int64_t m);
 // out[0, m) = ndtri(p[0, m)), m <= kBlock.

@@ -21,6 +21,15 @@ inline double lgamma(double x) {
   return ::lgamma_r(x, &sign);  // lgamma's global signgam would race between threads
 }
 
+// The asymptotic series of digamma(x) - log(x) + 1 / (2x) at z = 1 / x^2, subtracted, for
+// x >= 10: Bernoulli terms 1/12, -1/120, 1/252, -1/240, 1/132, -691/32760, 1/12.
+inline double digamma_series(double z) {
+  return z *
+         (1.0 / 12 -
+          z * (1.0 / 120 -
+               z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
+}
+
 inline double digamma(double x) {
   if (std::isnan(x) || x == kInf) return x;
   if (x == 0) return std::copysign(kInf, -x);  // PyTorch: digamma(+-0) = -+inf
@@ -32,13 +41,7 @@ inline double digamma(double x) {
   }
   double acc = 0;
   while (x < 10) acc -= 1 / x, x += 1;
-  const double z = 1 / (x * x);
-  // Bernoulli terms: 1/12, -1/120, 1/252, -1/240, 1/132, -691/32760, 1/12.
-  const double series =
-      z * (1.0 / 12 - z * (1.0 / 120 -
-                           z * (1.0 / 252 -
-                                z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
-  return acc + std::log(x) - 0.5 / x - series;
+  return acc + std::log(x) - 0.5 / x - digamma_series(1 / (x * x));
 }
 
 // The power series of the Bessel functions I_nu (q = x^2 / 4) and J_nu (q = -x^2 / 4), nu = 0
