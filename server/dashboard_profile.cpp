@@ -10,6 +10,7 @@
 #include "engine/profiler/chrome.h"
 #include "engine/profiler/compact.h"
 #include "engine/profiler/summary.h"
+#include "server/accounting.h"
 #include "server/dashboard_timeline.h"
 #include "server/session_core.h"
 
@@ -56,7 +57,7 @@ std::optional<DashboardAnswer> read_flag(std::string_view query, std::string_vie
 }
 
 std::string profile_json(uint64_t session, double seconds, bool memory, int64_t elapsed_ns,
-                         const profiler::Trace& trace, bool with_trace) {
+                         const profiler::Trace& trace, bool with_trace, HeldBytes held) {
   nlohmann::json rows = nlohmann::json::array();
   for (const profiler::KeyAverage& k : profiler::key_averages(trace)) {
     rows.push_back({{"key", k.key},
@@ -71,7 +72,7 @@ std::string profile_json(uint64_t session, double seconds, bool memory, int64_t 
                                     {"records", trace.records.size()},
                                     {"dropped", trace.dropped},
                                     {"key_averages", std::move(rows)},
-                                    {"timeline", profile_timeline(trace, elapsed_ns, memory)}}
+                                    {"timeline", profile_timeline(trace, elapsed_ns, memory, held)}}
                          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (!with_trace) return body;
   // The Chrome trace is JSON already: spliced in as the last member, not parsed again.
@@ -172,20 +173,28 @@ kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon
   }
   profiler::ProfileOptions options;  // memory records only when asked: they double the cost
   options.memory = memory;
+  // The bytes the session holds now: the memory series starts from them (the profile records
+  // only what is allocated from here on). Read on the event loop, where the account changes, in
+  // the same turn as the start.
+  const std::shared_ptr<Account> account = it->second->account();
+  const uint64_t held_before = account->usage().bytes;
   profiler->start(options);
   // As Session.profile does: the device's segments go to every profile recording memory.
   if (memory) daemon->memory->subscribe(profiler);
   auto ours = std::make_shared<OwnProfile>(profiler, *id);
   const kj::TimePoint end = timer.now() + static_cast<int64_t>(seconds * 1e3) * kj::MILLISECONDS;
-  return collect_until(ours, timer, end).then([ours, seconds, with_trace, memory, id = *id]() {
-    int64_t elapsed_ns = 0;
-    if (!ours->finish(elapsed_ns)) {
-      return answer(409, "session " + std::to_string(id) +
-                             "'s client started a profile of its own meanwhile; it has the trace");
-    }
-    return DashboardAnswer{
-        200, profile_json(id, seconds, memory, elapsed_ns, ours->trace(), with_trace)};
-  });
+  return collect_until(ours, timer, end)
+      .then([ours, seconds, with_trace, memory, account, held_before, id = *id]() {
+        int64_t elapsed_ns = 0;
+        if (!ours->finish(elapsed_ns)) {
+          return answer(409,
+                        "session " + std::to_string(id) +
+                            "'s client started a profile of its own meanwhile; it has the trace");
+        }
+        return DashboardAnswer{
+            200, profile_json(id, seconds, memory, elapsed_ns, ours->trace(), with_trace,
+                              HeldBytes{held_before, account->usage().bytes})};
+      });
 }
 
 }  // namespace tensord::server

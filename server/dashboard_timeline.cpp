@@ -101,7 +101,10 @@ std::vector<size_t> kept_points(const std::vector<const profiler::MemoryPoint*>&
   return kept;
 }
 
-json memory_json(const profiler::Trace& t, int64_t end_ns) {
+// The series starts with a point at 0, the profile's start, holding `held.before` (the session's
+// live tensors then, in a category of their own: the profile cannot split them, and records none
+// of their frees, so that category stays flat); every later point adds the blocks allocated since.
+json memory_json(const profiler::Trace& t, int64_t end_ns, HeldBytes held) {
   const std::vector<profiler::MemoryPoint> all = profiler::memory_timeline(t);
   // Segment events move only the reserved bytes, which the page does not draw.
   std::vector<const profiler::MemoryPoint*> points;
@@ -111,21 +114,24 @@ json memory_json(const profiler::Trace& t, int64_t end_ns) {
     if (!std::equal(std::begin(p.live_bytes), std::end(p.live_bytes), std::begin(last.live_bytes)))
       points.push_back(&p);
   }
-  int64_t peak = 0, peak_ns = 0;
+  const auto before = static_cast<int64_t>(held.before);
+  int64_t peak = before, peak_ns = 0;
   bool seen[kCategories] = {};
   for (const profiler::MemoryPoint* p : points) {
-    if (p->total() > peak) std::tie(peak, peak_ns) = std::pair(p->total(), p->t_ns);
+    if (before + p->total() > peak)
+      std::tie(peak, peak_ns) = std::pair(before + p->total(), p->t_ns);
     for (size_t c = 0; c < kCategories; ++c) seen[c] = seen[c] || p->live_bytes[c] != 0;
   }
   const std::vector<size_t> kept = kept_points(points, end_ns);
-  json t_us = json::array(), allocated = json::array(), by_category = json::object();
+  json t_us = json::array({0.0}), allocated = json::array({before}), by_category = json::object();
   for (size_t i : kept) {
     t_us.push_back(us(points[i]->t_ns));
-    allocated.push_back(points[i]->total());
+    allocated.push_back(before + points[i]->total());
   }
+  if (before > 0) by_category[kHeldBefore] = std::vector<int64_t>(kept.size() + 1, before);
   for (size_t c = 0; c < kCategories; ++c) {
     if (!seen[c]) continue;
-    json series = json::array();
+    json series = json::array({0});
     for (size_t i : kept) series.push_back(points[i]->live_bytes[c]);
     by_category[std::string(profiler::category_name(static_cast<profiler::MemoryCategory>(c)))] =
         std::move(series);
@@ -133,6 +139,8 @@ json memory_json(const profiler::Trace& t, int64_t end_ns) {
   return {{"t_us", std::move(t_us)},
           {"allocated", std::move(allocated)},
           {"by_category", std::move(by_category)},
+          {"held_before", held.before},
+          {"held_at_end", held.at_end},
           {"peak_bytes", peak},
           {"peak_us", us(peak_ns)},
           {"events", points.size()},
@@ -141,12 +149,13 @@ json memory_json(const profiler::Trace& t, int64_t end_ns) {
 
 }  // namespace
 
-json profile_timeline(const profiler::Trace& trace, int64_t elapsed_ns, bool memory) {
+json profile_timeline(const profiler::Trace& trace, int64_t elapsed_ns, bool memory,
+                      HeldBytes held) {
   size_t left_out = 0;
   json spans = spans_json(trace, left_out);
   json out = {
       {"duration_us", us(elapsed_ns)}, {"spans", std::move(spans)}, {"spans_left_out", left_out}};
-  if (memory) out["memory"] = memory_json(trace, elapsed_ns);
+  if (memory) out["memory"] = memory_json(trace, elapsed_ns, held);
   return out;
 }
 

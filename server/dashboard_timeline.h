@@ -15,8 +15,18 @@ namespace tensord::server {
 inline constexpr size_t kTimelineMaxSpans = 2000;
 inline constexpr size_t kTimelineMaxPoints = 2000;
 
+// The session's live tensor bytes (its account's, as /api/status's `live_bytes`) when the profile
+// started and when it stopped. The profile records only the blocks allocated while it runs: the
+// memory series starts from `before`, drawn as one category of its own, kHeldBefore.
+struct HeldBytes {
+  uint64_t before = 0;
+  uint64_t at_end = 0;
+};
+inline constexpr const char* kHeldBefore = "held_before_profile";
+
 // `elapsed_ns`: how long the profile ran (its clock when it stopped). `memory`: whether it
-// recorded memory (adds the `memory` series).
-nlohmann::json profile_timeline(const profiler::Trace& trace, int64_t elapsed_ns, bool memory);
+// recorded memory (adds the `memory` series, which starts from `held.before`).
+nlohmann::json profile_timeline(const profiler::Trace& trace, int64_t elapsed_ns, bool memory,
+                                HeldBytes held = {});
 
 }  // namespace tensord::server

@@ -1,6 +1,7 @@
 """The dashboard's /api/profile against a real daemon: it traces a busy client's session
-without the client's help (its ops in a table and on a timeline, and on request its memory and
-the Chrome trace), refuses bad queries, and leaves a session its client profiles alone."""
+without the client's help (its ops in a table and on a timeline, and on request its memory, from
+the bytes the session held when the profile began, and the Chrome trace), refuses bad queries,
+and leaves a session its client profiles alone."""
 import json
 import subprocess
 import sys
@@ -40,6 +41,13 @@ elif mode == "memory":  # holds 4 MiB for a moment, lets it go, again until stdi
         del big
         float(td.sum(x))  # the release goes out with the next request at the latest
         time.sleep(0.05)
+elif mode == "holding":  # holds 16 MiB from before the profile, and runs small requests
+    import select
+    held = td.ones((4 << 20,), dtype=td.float32) * 2.0
+    td.sync(held)
+    print("holding", flush=True)
+    while not select.select([sys.stdin], [], [], 0)[0]:
+        work()
 else:
     import select
     while not select.select([sys.stdin], [], [], 0)[0]:
@@ -122,8 +130,13 @@ def test_profile_draws_ops_and_memory_on_one_timeline(dashboard):
         memory = timeline["memory"]
         t, allocated = memory["t_us"], memory["allocated"]
         assert len(t) == len(allocated) > 0 and memory["points_left_out"] == 0
-        assert t == sorted(t) and 0 <= t[0] and t[-1] <= end + 1e-3
+        assert t == sorted(t) and t[0] == 0 and t[-1] <= end + 1e-3
         assert "tensor" in memory["by_category"]
+        # The series starts from what the session held then (its 64 KiB x once uploaded, 4 MiB
+        # more if the profile began while it held `big`), as one category of its own.
+        held = memory["held_before"]
+        assert allocated[0] == held, (held, allocated[:3])
+        assert memory["by_category"].get("held_before_profile", [0] * len(t)) == [held] * len(t)
         for series in memory["by_category"].values():
             assert len(series) == len(t) and min(series) >= 0
         assert [sum(c) for c in zip(*memory["by_category"].values())] == allocated
@@ -134,9 +147,37 @@ def test_profile_draws_ops_and_memory_on_one_timeline(dashboard):
         rises = sum(1 for a, b in zip(allocated, allocated[1:]) if b - a >= size)
         falls = sum(1 for a, b in zip(allocated, allocated[1:]) if a - b >= size)
         assert rises >= 2 and falls >= 2, (rises, falls)
-        assert memory["events"] == len(t)
+        assert memory["events"] == len(t) - 1  # and the start
         # done: the session records nothing any more
         assert not next(s for s in status(dashboard)["sessions"] if s["id"] == sid)["profiling"]
+    finally:
+        client.stdin.close()
+        client.wait(timeout=60)
+    assert client.returncode == 0
+
+
+def test_profile_memory_starts_from_what_the_session_held(dashboard):
+    # The profile records only what is allocated while it runs: without the bytes held before,
+    # a session holding 16 MiB would show a series starting at 0.
+    client = start_busy_client(dashboard, "holding", mode="holding")
+    try:
+        assert client.stdout.readline().startswith("holding")
+        sid = session_id(dashboard, "holding")
+        live = next(s for s in status(dashboard)["sessions"] if s["id"] == sid)["live_bytes"]
+        size = 16 << 20
+        assert live >= size, live
+        code, _, body = get(f"{dashboard.dashboard_url}api/profile?session={sid}&seconds=0.5&memory=1")
+        assert code == 200, body
+        memory = json.loads(body)["timeline"]["memory"]
+        t, allocated = memory["t_us"], memory["allocated"]
+        assert t[0] == 0 and allocated[0] >= size, (t[:3], allocated[:3])
+        assert min(allocated) >= size  # held all along
+        assert memory["held_before"] == allocated[0] and memory["held_at_end"] >= size, memory
+        held = memory["by_category"]["held_before_profile"]
+        assert held == [allocated[0]] * len(t)
+        assert [sum(c) for c in zip(*memory["by_category"].values())] == allocated
+        assert memory["peak_bytes"] == max(allocated) >= size
+        assert len(t) + memory["points_left_out"] == memory["events"] + 1 > 1  # and the start
     finally:
         client.stdin.close()
         client.wait(timeout=60)
