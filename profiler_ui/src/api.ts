@@ -226,12 +226,15 @@ export interface TimelineSpan {
   stream?: number;
 }
 
-/** The allocated bytes over a profile recording memory: the value after each point, by time. */
+/** The session's bytes over a profile recording memory: held at the start (t 0), then after each change, by time. */
 export interface MemorySeries {
   t_us: number[];
   allocated: number[];
-  /** The same points split by category ("tensor", "staging", "scratch", ...); only categories that held bytes. */
+  /** The same points split by category ("tensor", "staging", "scratch", ..., and "held_before_profile": the bytes held when the profile began); only categories that held bytes. */
   by_category: Record<string, number[]>;
+  /** The session's live tensor bytes when the profile began (the series' first point) and when it ended; absent from older daemons. */
+  held_before?: number;
+  held_at_end?: number;
   peak_bytes: number;
   peak_us: number;
   events: number;

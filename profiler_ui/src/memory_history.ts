@@ -1,7 +1,11 @@
 // The last minute's memory (/api/status's memory_history) under the runs timeline, on its 60 s
-// axis (timeline.ts): the live bytes of each session stacked, closed sessions included, and a
-// caching allocator's reserved bytes as a line over them, so that a team sharing a device sees
-// whose memory grew. Session names come from clients: they go in as text only (dom.ts). The
+// axis (timeline.ts): the live bytes of each session stacked, closed sessions included, a
+// caching allocator's reserved bytes as a dashed line over them, and the CPU's cache of freed
+// host blocks (host_cached) as a dotted line, so that a team sharing a device sees whose memory
+// grew and what the daemon keeps beyond it. On a daemon with only the CPU every live byte is host
+// memory, and the cache is memory the daemon holds on top of the live tensors: its line is drawn
+// over the sessions' stack (their sum plus the cache), the gap between them being the cache. With
+// a GPU the stack mixes device and host bytes, and the cache's line is drawn from 0 on its own. Session names come from clients: they go in as text only (dom.ts). The
 // daemon sends at most 16 sessions' series (the highest peaks) and the rest summed as
 // `other_sessions`, drawn as one grey band on top so that the stack's total stays every session's.
 
@@ -78,6 +82,7 @@ export function renderMemoryHistory(status: Status): HTMLElement {
   const times = m.t_s.slice(first);
   const stacked = stack(m, first, new Set(status.sessions.map((x) => x.id)));
   const reserved = m.devices.flatMap((d) => d.reserved ? [{ label: `${d.kind}:${d.index}`, bytes: d.reserved.slice(first) }] : []);
+  const cached = hostCached(m, first, stacked);
   const height = AXIS_H + CHART_H + 6;
   const bottom = AXIS_H + CHART_H;
   const svg = s("svg", {
@@ -94,11 +99,12 @@ export function renderMemoryHistory(status: Status): HTMLElement {
       s("title", {}, "the live tensors' bytes of each session, sampled once a second"), "live bytes"),
   );
 
-  const highest = Math.max(0, ...(stacked.at(-1)?.top ?? []), ...reserved.flatMap((r) => r.bytes));
+  const highest = Math.max(0, ...(stacked.at(-1)?.top ?? []), ...reserved.flatMap((r) => r.bytes),
+    ...cached.flatMap((c) => c.line));
   if (times.length === 0 || highest <= 0) {
     svg.append(s("text", { class: "empty", x: (PLOT_X0 + PLOT_X1) / 2, y: AXIS_H + CHART_H / 2, "text-anchor": "middle" },
       times.length === 0 ? "no samples yet" : `no session held tensors in the last ${WINDOW_S} s`));
-    return section(svg, stacked, reserved.length > 0);
+    return section(svg, stacked, reserved.length > 0, cached);
   }
   const xOf = windowX(now);
   const yOf = (bytes: number): number => bottom - (bytes / highest) * (CHART_H - TOP_ROOM);
@@ -110,6 +116,8 @@ export function renderMemoryHistory(status: Status): HTMLElement {
     return [`${xs[i]},${y}`, `${xs[i + 1]},${y}`];
   });
 
+  // The scale's top first, under the lines that may run along it.
+  svg.append(s("line", { class: "grid", x1: PLOT_X0, x2: PLOT_X1, y1: yOf(highest), y2: yOf(highest) }));
   stacked.forEach((band, i) => {
     const below = i > 0 ? stacked[i - 1].top : band.top.map(() => 0);
     svg.append(s("path", {
@@ -127,15 +135,48 @@ export function renderMemoryHistory(status: Status): HTMLElement {
     svg.append(s("path", { "data-testid": "memory-reserved", class: "reserved", d: `M${line(r.bytes).join("L")}` },
       s("title", {}, `${r.label} reserved (held from the device by its caching allocator)\n${describe(r.bytes, times, now)}`)));
   }
+  for (const c of cached) {
+    const where = c.stacked
+      ? "drawn over the sessions' live bytes: the line is their sum plus the cache\n" +
+        `the line: ${describe(c.line, times, now)}`
+      : "drawn from 0: the sessions' bytes include a GPU's, so the cache is not stacked on them";
+    svg.append(s("path", {
+      "data-testid": "memory-host-cached",
+      "data-stacked": String(c.stacked),
+      class: "host-cached",
+      d: `M${line(c.line).join("L")}`,
+    }, s("title", {}, `${c.label} cached host memory: freed blocks the daemon keeps for reuse, ` +
+      `no session's live bytes\n${describe(c.bytes, times, now)}\n${where}`)));
+  }
   svg.append(
-    s("line", { class: "grid", x1: PLOT_X0, x2: PLOT_X1, y1: yOf(highest), y2: yOf(highest) }),
     s("text", { class: "tick", x: PLOT_X0 - 6, y: yOf(highest) + 4, "text-anchor": "end" }, formatBytes(highest)),
     s("text", { class: "tick", x: PLOT_X0 - 6, y: bottom, "text-anchor": "end" }, "0"),
   );
-  return section(svg, stacked, reserved.length > 0);
+  return section(svg, stacked, reserved.length > 0, cached);
 }
 
-function section(svg: SVGSVGElement, stacked: Stacked[], reserved: boolean): HTMLElement {
+/** A CPU's cache of freed host blocks over the window: its bytes, and the line drawn for them. */
+interface HostCached {
+  label: string;
+  bytes: number[];
+  /** Over the sessions' stack (a daemon with only the CPU), or from 0 on its own. */
+  stacked: boolean;
+  line: number[];
+}
+
+/** Each device's host_cached that held bytes in the window, stacked on the sessions' bytes when every device is a CPU. */
+function hostCached(m: MemoryHistory, first: number, stacked: Stacked[]): HostCached[] {
+  const onTop = m.devices.every((d) => d.kind === "cpu");
+  const total = stacked.at(-1)?.top;
+  return m.devices.flatMap((d) => {
+    const bytes = d.host_cached?.slice(first) ?? [];
+    if (!bytes.some((b) => b > 0)) return [];
+    const line = onTop ? bytes.map((b, i) => b + (total?.[i] ?? 0)) : bytes;
+    return [{ label: `${d.kind}:${d.index}`, bytes, stacked: onTop, line }];
+  });
+}
+
+function section(svg: SVGSVGElement, stacked: Stacked[], reserved: boolean, cached: HostCached[]): HTMLElement {
   const legend = h("p", { class: "legend", "data-testid": "memory-legend" },
     ...stacked.flatMap((band) => [
       h("span", { class: "swatch", style: `background: ${bandColour(band)}` }),
@@ -148,7 +189,12 @@ function section(svg: SVGSVGElement, stacked: Stacked[], reserved: boolean): HTM
     ]),
     reserved ? h("span", { class: "swatch reserved" }) : null,
     reserved ? "reserved by the device's allocator " : null,
-    h("span", { class: "hint" }, `${stacked.length > 0 || reserved ? "· " : ""}a sample a second; hover an area ` +
+    ...cached.flatMap((c) => [
+      h("span", { class: "swatch host-cached" }),
+      h("span", { "data-testid": "memory-legend-host-cached" },
+        `${c.label} cached host memory (freed blocks kept for reuse)${c.stacked ? ", stacked on the sessions' bytes" : ""} `),
+    ]),
+    h("span", { class: "hint" }, `${stacked.length > 0 || reserved || cached.length > 0 ? "· " : ""}a sample a second; hover an area ` +
       "for its bytes; names in italics are closed sessions; sessions that held nothing are left out"));
   return h("section", { class: "panel", "data-section": "memory-history" },
     h("h2", {}, `Memory by session, last ${WINDOW_S} s`), svg, legend);

@@ -14,8 +14,23 @@ const PEAK_ROOM = 16; // above the highest point, for the peak's label
 const MIN_SPAN_W = 1;
 
 
-// MemoryCategory's order (engine/profiler/record.h); the JSON object's keys come sorted by name.
-const CATEGORY_ORDER = ["tensor", "staging", "scratch", "workspace", "graph_pool"];
+// The bytes the session held when the profile began, at the bottom of the stack (the daemon's
+// kHeldBefore), then MemoryCategory's order (engine/profiler/record.h); the JSON object's keys
+// come sorted by name.
+const HELD_BEFORE = "held_before_profile";
+const CATEGORY_ORDER = [HELD_BEFORE, "tensor", "staging", "scratch", "workspace", "graph_pool"];
+
+/** How the page names a category: the daemon's name, but the held bytes in words. */
+function categoryLabel(category: string): string {
+  return category === HELD_BEFORE ? "held before the profile" : category;
+}
+
+function categoryTitle(category: string, m: MemorySeries): string {
+  if (category !== HELD_BEFORE) return `${category}: allocated bytes over time (peak of all ${formatBytes(m.peak_bytes)})`;
+  return `held before the profile: ${formatBytes(m.held_before ?? 0)}, the session's live tensors when it began ` +
+    "(not split by category; the profile does not see their frees, so this stays flat); " +
+    `it held ${formatBytes(m.held_at_end ?? 0)} of live tensors when the profile ended`;
+}
 
 interface Lane {
   order: number;
@@ -161,17 +176,17 @@ function memoryChart(m: MemorySeries, xOf: (us: number) => number, end: number, 
   const peak = m.peak_bytes;
   const g = s("g", { "data-testid": "profile-memory-chart", class: "memory" },
     s("text", { class: "lane-label", x: 4, y: top + MEMORY_H / 2 + 4 },
-      s("title", {}, "bytes the session allocated since the profile started (blocks it held before are not counted)"),
-      "memory allocated"),
+      s("title", {}, "the session's bytes: what it held when the profile began, and the blocks it allocated since"),
+      "memory"),
     s("line", { class: "grid", x1: PLOT_X0, x2: PLOT_X1, y1: bottom, y2: bottom }));
   if (peak <= 0 || m.t_us.length === 0) {
     g.append(s("text", { class: "empty", x: (PLOT_X0 + PLOT_X1) / 2, y: top + MEMORY_H / 2, "text-anchor": "middle" },
-      "no memory allocated while traced"));
+      "no memory held or allocated while traced"));
     return g;
   }
   const yOf = (bytes: number): number => bottom - (bytes / peak) * (MEMORY_H - PEAK_ROOM);
   const xs = m.t_us.map(xOf);
-  // Starts from nothing: the series counts what was allocated since the profile started.
+  // Its first point is the profile's start (t 0), with the bytes held then.
   const steps = (values: number[]): string =>
     `M${PLOT_X0},${bottom}` + values.map((v, i) => `H${xs[i].toFixed(2)}V${yOf(v).toFixed(2)}`).join("") +
     `H${xOf(end).toFixed(2)}`;
@@ -185,7 +200,7 @@ function memoryChart(m: MemorySeries, xOf: (us: number) => number, end: number, 
       "data-category": categories[c],
       class: `area ${categoryClass(categories[c])}`,
       d: `${steps(sums[c])}V${bottom}Z`,
-    }, s("title", {}, `${categories[c]}: allocated bytes over time (peak of all ${formatBytes(peak)})`)));
+    }, s("title", {}, categoryTitle(categories[c], m))));
   }
   g.append(s("path", { "data-testid": "profile-memory-total", class: "total", d: steps(m.allocated) }));
   const px = xOf(m.peak_us);
@@ -216,7 +231,8 @@ function legend(t: ProfileTimeline): HTMLElement {
   if (!t.memory) notes.push("memory was not recorded");
   const categories = t.memory ? categoriesOf(t.memory) : [];
   return h("p", { class: "legend" },
-    ...categories.flatMap((c) => [h("span", { class: `swatch ${categoryClass(c)}` }), `${truncate(c, 20)} `]),
+    ...categories.flatMap((c) => [h("span", { class: `swatch ${categoryClass(c)}` }),
+      h("span", { "data-testid": "profile-memory-legend-item", "data-category": c }, `${truncate(categoryLabel(c), 24)} `)]),
     h("span", { class: "hint" },
       `${categories.length > 0 ? "· " : ""}hover a span for its op, duration and line` +
       notes.map((n) => `; ${n}`).join("")));

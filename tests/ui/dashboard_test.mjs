@@ -64,7 +64,8 @@ async function startDaemon(dir, extra = []) {
 
 // The workload: a few good runs, one that fails inside the daemon (an index out of range
 // is only found when the graph runs; shape errors like a bad matmul are caught by the
-// client when recording and never reach the daemon), then it stays connected, holding 256 KiB.
+// client when recording and never reach the daemon), then it stays connected, holding 256 KiB,
+// having freed 4 MiB, which the daemon keeps in its host block cache (the chart's dotted line).
 const WORKLOAD = `
 import json, sys
 import numpy as np
@@ -79,6 +80,9 @@ try:
     (td.take(x, td.asarray(np.array([0, 7], np.int64)), axis=0) * 2).numpy()
 except td.TensorError as e:
     error = str(e)
+freed = td.asarray(np.ones((1 << 20,), np.float32))  # 4 MiB: freed, its block stays in the host cache
+td.sync(freed)
+del freed
 held = td.asarray(np.ones((256, 256), np.float32))  # 256 KiB for the memory chart
 td.sync(held)
 info = td.info()["session"]
@@ -102,6 +106,7 @@ const BUSY = `
 import select, sys, numpy as np, tensord as td
 td.connect(sys.argv[1], name="busy")
 x = td.asarray(np.ones((128, 128), np.float32))
+td.sync(x)  # 64 KiB held before the profile: its memory starts from them
 print("ready", flush=True)
 while not select.select([sys.stdin], [], [], 0)[0]:
     float(td.softmax(x @ x, axis=-1).sum())
@@ -250,6 +255,40 @@ async function main() {
     check(chart.legend.includes(SESSION_NAME.slice(0, 30)) && chart.legendElements === 0 && chart.images === 0,
       "the chart's legend shows the session name as text", JSON.stringify(chart));
 
+    // The CPU's cache of freed host blocks (the workload's 4 MiB): on a daemon with only the CPU,
+    // a dotted line over the sessions' stack, their bytes plus the cache, named in the legend.
+    const cpuOnly = (await (await fetch(`${first.url}api/status`)).json()).devices.every((d) => d.kind === "cpu");
+    const cache = await waitUntil("the memory chart's host-cache line", () => page.evaluate((id) => {
+      const svg = document.querySelector('svg[data-testid="memory-history"]');
+      const cached = svg?.querySelector('path[data-testid="memory-host-cached"]');
+      const area = svg?.querySelector(`path[data-testid="memory-area"][data-session-id="${id}"]`);
+      // The last point of a path: "x,y" pairs joined by L (the area's top runs first, left to right).
+      const pointsOf = (d) => (d ?? "").replace(/^M/, "").replace(/Z$/, "").split("L").map((p) => p.split(",").map(Number));
+      const top = pointsOf(area?.getAttribute("d"));
+      const areaTop = top.length > 1 ? top[top.length / 2 - 1] : null;
+      const linePoints = pointsOf(cached?.getAttribute("d"));
+      return {
+        d: cached?.getAttribute("d") ?? "",
+        stacked: cached?.dataset.stacked ?? null,
+        title: cached?.querySelector("title")?.textContent ?? "",
+        legend: document.querySelector('[data-testid="memory-legend-host-cached"]')?.textContent ?? "",
+        lineEnd: linePoints.at(-1) ?? null,
+        areaTop,
+      };
+    }, row.id), (c) => c.d !== "", 10000);
+    check(/^M[\d.,L]+$/.test(cache.d), "the memory chart draws the host cache as a line", JSON.stringify(cache));
+    check(cache.title.startsWith("cpu:0 cached host memory") && /^4\.\d MiB at the last sample/m.test(cache.title.split("\n")[1]),
+      "its hover title names the CPU's cached host memory and its bytes (the freed 4 MiB)", cache.title);
+    check(cache.legend.startsWith("cpu:0 cached host memory"), "the legend names the cached host memory", cache.legend);
+    if (cpuOnly) {
+      check(cache.stacked === "true" && cache.legend.includes("stacked on the sessions' bytes"),
+        "on a CPU-only daemon it is drawn over the sessions' live bytes", JSON.stringify(cache));
+      check(cache.lineEnd && cache.areaTop && cache.lineEnd[1] < cache.areaTop[1] - 1,
+        "the cache's line is above the session's area (its bytes plus the cache)", JSON.stringify(cache));
+      check(/the line: 4\.\d MiB at the last sample/.test(cache.title),
+        "the line is the session's 256 KiB plus the cache (over 4 MiB)", cache.title);
+    }
+
     fs.mkdirSync(artifacts, { recursive: true });
     const shot = path.join(artifacts, "dashboard.png");
     await page.screenshot({ path: shot, fullPage: true });
@@ -311,7 +350,7 @@ async function main() {
     }), (p) => p.state === "done" || p.state === "failed", 15000);
     check(profiled.state === "done", `the profile of session ${busyId} came back`, JSON.stringify(profiled));
     const matmul = profiled.rows.find((r) => r.key === "matmul");
-    check(matmul !== undefined && matmul.calls > 0 && matmul.source === "<string>:7",
+    check(matmul !== undefined && matmul.calls > 0 && matmul.source === "<string>:8",
       "its key averages list the client's matmul at the client's line", JSON.stringify(profiled));
     check(profiled.title.includes("busy"), `the panel names the session (${profiled.title})`);
     const traceEvents = await page.evaluate(async (href) => {
@@ -331,7 +370,9 @@ async function main() {
         matmul: spans.filter((r) => r.dataset.name === "matmul")
           .map((r) => ({ title: r.querySelector("title")?.textContent ?? "", width: Number(r.getAttribute("width")) })),
         memory: [...svg.querySelectorAll('path[data-testid="profile-memory"]')]
-          .map((p) => ({ category: p.dataset.category, d: p.getAttribute("d") })),
+          .map((p) => ({ category: p.dataset.category, d: p.getAttribute("d"), title: p.querySelector("title")?.textContent ?? "" })),
+        legend: [...document.querySelectorAll('[data-testid="profile"] [data-testid="profile-memory-legend-item"]')]
+          .map((e) => ({ category: e.dataset.category, text: e.textContent })),
         total: svg.querySelector('[data-testid="profile-memory-total"]')?.getAttribute("d") ?? "",
         peak: svg.querySelector('[data-testid="profile-memory-peak"]')?.textContent ?? "",
         strayMarkup: svg.querySelectorAll("string").length,
@@ -341,13 +382,20 @@ async function main() {
     check(drawn.spans > 0 && ["requests", "execute", "ops"].every((l) => drawn.lanes.includes(l)),
       `it has span rects (${drawn.spans}) in lanes ${drawn.lanes.join(", ")}`);
     check(drawn.matmul.length > 0 && drawn.matmul.every((m) => m.width > 0) &&
-      drawn.matmul[0].title.startsWith("matmul") && drawn.matmul[0].title.includes("at <string>:7"),
+      drawn.matmul[0].title.startsWith("matmul") && drawn.matmul[0].title.includes("at <string>:8"),
       "the matmul spans' titles name the op, its duration and the client's line", JSON.stringify(drawn.matmul.slice(0, 2)));
-    check(drawn.strayMarkup === 0, "the source '<string>:7' shows as text, not as an element");
+    check(drawn.strayMarkup === 0, "the source '<string>:8' shows as text, not as an element");
     const tensorArea = drawn.memory.find((m) => m.category === "tensor");
     check(tensorArea !== undefined && (tensorArea.d.match(/V/g) ?? []).length > 4 && drawn.total.startsWith("M"),
       "under the spans, a memory path: the tensors' bytes over time", JSON.stringify(drawn.memory).slice(0, 300));
     check(/^peak \d/.test(drawn.peak), `the memory's peak is labelled (${drawn.peak})`);
+    // The 64 KiB the client held before the profile began: the memory starts from them, a band of
+    // its own at the bottom, named as such.
+    const heldArea = drawn.memory.find((m) => m.category === "held_before_profile");
+    const heldLegend = drawn.legend.find((l) => l.category === "held_before_profile");
+    check(heldArea !== undefined && heldArea.title.startsWith("held before the profile: 64 KiB,") &&
+      heldLegend?.text.startsWith("held before the profile"),
+      "the memory starts from the 64 KiB held before the profile, a band named so", JSON.stringify({ heldArea, heldLegend }));
     await page.locator('[data-testid="profile"]').screenshot({ path: path.join(artifacts, "dashboard-profile-panel.png") });
     await page.screenshot({ path: path.join(artifacts, "dashboard-profile.png"), fullPage: true });
     busy.proc.stdin.end();
