@@ -3,8 +3,8 @@
 // element to element is one long dependency chain (about 1.2 ns an element here, 12x NumPy's
 // argmax over 1024-wide float32 rows), and GCC does not vectorize it, nor the same scan split
 // into sixteen lanes (it kept the lanes in scalar registers). So this is written with GCC's
-// vector extensions: the extreme value over 64-byte vectors, a NaN mask beside it, then the
-// first 64-byte block holding the value (or a NaN), then the element. 2048 rows of 1024 float32
+// vector extensions: the extreme value over vectors as wide as the target's registers, a NaN mask
+// beside it, then the first vector holding the value (or a NaN), then the element. 2048 rows of 1024 float32
 // on one core here (a harness outside the tree): 0.30-0.36 ms, the serial scan 1.8-1.9 ms.
 // Ties and signed zeros give the serial scan's index: x == m first holds at the element that
 // scan would keep.
@@ -14,14 +14,16 @@
 #include <cstring>
 #include <utility>
 
+#include "engine/backends/cpu/vector_width.h"
+
 namespace tensord::cpu {
 
 // kMax: the maximum (argmax), else the minimum. Integral T has no NaN.
 template <bool kMax, typename T>
 std::pair<T, int64_t> first_extreme(const T* x, int64_t n) {
-  typedef T V __attribute__((vector_size(64)));
+  typedef T V __attribute__((vector_size(kVectorBytes)));
   using Mask = decltype(V{} != V{});
-  constexpr int64_t kW = 64 / static_cast<int64_t>(sizeof(T));
+  constexpr int64_t kW = kVectorBytes / static_cast<int64_t>(sizeof(T));
   // The strict order, spelled out where used: no function here takes or returns a vector by
   // value, which changes the ABI where this is compiled without AVX-512 (-Wpsabi).
   int64_t i = 0;

@@ -20,6 +20,7 @@
 #include "engine/backends/cpu/kernels_complex.h"
 #include "engine/backends/cpu/parallel.h"
 #include "engine/backends/cpu/reduce_ops.h"
+#include "engine/backends/cpu/vector_width.h"
 
 namespace tensord::cpu {
 namespace {
@@ -92,7 +93,7 @@ class Odometer {
 // scalar: amax over rows took 4x NumPy's time).
 template <class R, typename V>
 V select_values(const V* x, int64_t n) {
-  typedef V Vec __attribute__((vector_size(64)));  // a GCC vector of 16 floats or 8 doubles
+  typedef V Vec __attribute__((vector_size(kVectorBytes)));  // a GCC vector of floats or doubles
   constexpr int64_t kWidth = sizeof(Vec) / sizeof(V);
   Vec best = Vec{} + R::identity();
   auto nan = best != best;  // integer lanes, all zero
