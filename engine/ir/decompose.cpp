@@ -183,6 +183,19 @@ ValueRef expand_composite(Expansion& e, const Node& node, std::span<const ValueR
   return expand_issue4(e, node, in);
 }
 
+// A user's sum taken in two steps, as composites take theirs (Expansion::sum): float32 and
+// float64 only (float16 partial sums would round), and only a sum that says nothing but its
+// axes and keepdim.
+bool sum_splits(const Graph& g, const Node& node, std::span<const ValueRef> in) {
+  const TensorType& x = g.type(in[0]);
+  if (x.dtype != DType::Float32 && x.dtype != DType::Float64) return false;
+  if (!node.attrs.has(Attr::axes)) return false;
+  for (const auto& [attr, value] : node.attrs.items()) {
+    if (attr != Attr::axes && attr != Attr::keepdim) return false;
+  }
+  return trailing_first(x.shape, reduction_axes(node.attrs, x.rank())).has_value();
+}
+
 }  // namespace
 
 ValueRef expand_any(Expansion& e, const Node& node, std::span<const ValueRef> in) {
@@ -211,6 +224,12 @@ Rewritten decompose(const Graph& g, std::span<const ValueRef> outputs) {
         moved[i] = *products;
         continue;
       }
+    }
+    if (node.op == Op::sum && sum_splits(out.graph, node, inputs)) {
+      Expansion e(out, i, node.loc);
+      moved[i] = e.sum(inputs[0], node.attrs.get_ints(Attr::axes),
+                       node.attrs.get_bool(Attr::keepdim, false));
+      continue;
     }
     if (op_info(node.op).kind != OpKind::Composite) {
       // Already inferred: copied as is, without running inference again.

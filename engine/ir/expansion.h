@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "engine/ir/axes.h"
@@ -45,9 +46,10 @@ class Expansion {
   ValueRef unary(Op op, ValueRef x) { return add(op, {x}); }
   ValueRef binary(Op op, ValueRef a, ValueRef b) { return add(op, {a, b}); }
   // A sum over trailing axes and others too is taken in two steps when the trailing extent is
-  // large enough, the trailing axes first: the fuser takes a trailing reduction together with
-  // its elementwise producer, and the second step reads only the partial sums. In one step,
-  // batch_norm's statistics over (N, H, W) of NCHW stored (x - mean)^2 whole and read it back.
+  // large enough (trailing_first), the trailing axes first: the fuser takes a trailing
+  // reduction together with its elementwise producer, and the second step reads only the
+  // partial sums. In one step, batch_norm's statistics over (N, H, W) of NCHW stored
+  // (x - mean)^2 whole and read it back.
   ValueRef sum(ValueRef x, const Ints& axes, bool keepdim);
   ValueRef reduce(Op op, ValueRef x, const Ints& axes, bool keepdim) {
     return add(op, {x}, {{Attr::axes, axes}, {Attr::keepdim, keepdim}});
@@ -82,13 +84,13 @@ inline Shape without_axes(const Shape& shape, AxisMask mask) {
   return kept;
 }
 
-inline ValueRef Expansion::sum(ValueRef x, const Ints& axes, bool keepdim) {
-  // On the CPU (stop 35), var over (0, 2, 3) of (1024, 64, 4, 4) float32 took 2.6-2.9 ms split
-  // against 4.9-5.3 in one step; of (4096, 64, 2, 2), trailing extent 4, split was no faster.
+// The axes of a sum over trailing axes and others too, split in two (trailing, leading) when
+// the trailing extent is large enough to gain by it (Expansion::sum); nullopt otherwise. On the
+// CPU (stop 35), var over (0, 2, 3) of (1024, 64, 4, 4) float32 took 2.6-2.9 ms split against
+// 4.9-5.3 in one step; of (4096, 64, 2, 2), trailing extent 4, split was no faster.
+inline std::optional<std::pair<Ints, Ints>> trailing_first(const Shape& shape, AxisMask mask) {
   constexpr int64_t kSplitMinTrailingExtent = 16;
-  const Shape shape = type(x).shape;  // a copy: adding nodes moves the graph's nodes
   const auto rank = static_cast<int64_t>(shape.size());
-  const AxisMask mask = reduction_axes({{Attr::axes, axes}}, rank);
   int64_t first_trailing = rank, trailing_extent = 1;
   while (first_trailing > 0 && has_axis(mask, first_trailing - 1)) {
     trailing_extent *= shape[static_cast<size_t>(--first_trailing)];
@@ -97,14 +99,22 @@ inline ValueRef Expansion::sum(ValueRef x, const Ints& axes, bool keepdim) {
   for (int64_t d = 0; d < rank; ++d) {
     if (has_axis(mask, d)) (d < first_trailing ? leading : trailing).push_back(d);
   }
+  if (leading.empty() || trailing.empty() || trailing_extent < kSplitMinTrailingExtent) {
+    return std::nullopt;
+  }
+  return std::pair{std::move(trailing), std::move(leading)};
+}
+
+inline ValueRef Expansion::sum(ValueRef x, const Ints& axes, bool keepdim) {
+  const Shape shape = type(x).shape;  // a copy: adding nodes moves the graph's nodes
+  const AxisMask mask = reduction_axes({{Attr::axes, axes}}, static_cast<int64_t>(shape.size()));
   const auto one_step = [&](ValueRef v, const Ints& over, bool keep) {
     return add(Op::sum, {v}, {{Attr::axes, over}, {Attr::keepdim, keep}});
   };
-  if (leading.empty() || trailing.empty() || trailing_extent < kSplitMinTrailingExtent) {
-    return one_step(x, axes, keepdim);
-  }
-  ValueRef partial = one_step(x, trailing, true);
-  ValueRef total = one_step(partial, leading, true);
+  const auto split = trailing_first(shape, mask);
+  if (!split) return one_step(x, axes, keepdim);
+  ValueRef partial = one_step(x, split->first, true);
+  ValueRef total = one_step(partial, split->second, true);
   return keepdim ? total : reshape(total, without_axes(shape, mask));
 }
 

@@ -168,6 +168,15 @@ TEST_CASE("decompose: a sum over trailing and leading axes takes the trailing on
     r = decompose_checked(OneOp(Op::var, {F32({8, 3, 2, 2})}, nchw));
     CHECK(sums_of(r.graph) == Sums{{{8, 3, 2, 2}, {0, 2, 3}}, {{8, 3, 2, 2}, {0, 2, 3}}});
   }
+  // A user's sum too, in float32 and float64; not in float16, whose partial sums would round.
+  for (D t : {D::Float32, D::Float64}) {
+    Rewritten r =
+        decompose_checked(OneOp(Op::sum, {T(t, {8, 3, 4, 4})}, {{Attr::axes, Ints{0, 2, 3}}}));
+    CHECK(sums_of(r.graph) == Sums{{{8, 3, 4, 4}, {2, 3}}, {{8, 3, 1, 1}, {0}}});
+  }
+  Rewritten half = decompose_checked(
+      OneOp(Op::sum, {T(D::Float16, {8, 3, 4, 4})}, {{Attr::axes, Ints{0, 2, 3}}}));
+  CHECK(sums_of(half.graph) == Sums{{{8, 3, 4, 4}, {0, 2, 3}}});
   // Trailing axes only, or leading ones only: one step.
   Rewritten r = decompose_checked(OneOp(Op::mean, {F32({8, 3, 4, 4})}, {{Attr::axes, Ints{2, 3}}}));
   CHECK(sums_of(r.graph) == Sums{{{8, 3, 4, 4}, {2, 3}}});
