@@ -13,6 +13,15 @@ typedef long td_i64;
 typedef unsigned short td_u16;
 typedef unsigned int td_u32;
 #define TD_B 16
+// The target's vector register bytes: GCC's vector extensions wider than the registers lower
+// compares and selects element by element (a 64-byte max compiled for AVX2 ran scalar).
+#if defined(__AVX512F__)
+#define TD_VB 64
+#elif defined(__AVX__)
+#define TD_VB 32
+#else
+#define TD_VB 16
+#endif
 // One statement over a block's lanes. Kernels of many instructions redefine it to keep GCC
 // from peeling each loop completely (emit_cpp.cpp: kLanesUnpeeledFrom).
 #define TD_LANES for (int j = 0; j < TD_B; ++j)

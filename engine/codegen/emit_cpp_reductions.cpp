@@ -1,6 +1,7 @@
 // The pass of one row reduction in a kernel with inner dimensions (emit_cpp_rows.cpp runs one per
 // reduction, in body order): sum, prod, max and min in vector accumulators; argmax and argmin
 // per lane with their indices.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -46,24 +47,43 @@ void CppWriter::reduction(uint32_t v) {
     if (prod) return acc + " * " + y;
     return "(" + y + cmp + acc + ") | (" + y + " != " + y + ") ? " + y + " : " + acc;
   };
-  line("  typedef " + t + " __attribute__((vector_size(TD_B * sizeof(" + t + ")))) " + vt + ";");
+  // Vectors as wide as the target's registers (TD_VB), at most a block: a block feeds the
+  // accumulators one register at a time. Wider ones ran scalar on AVX2.
+  const bool half = in.dtype == DType::Float16 || in.dtype == DType::BFloat16;  // float lanes
+  const int bytes = wrap ? 8 : half ? 4 : static_cast<int>(ir::itemsize(in.dtype));
+  const std::string lanes = "TD_L" + num(v);
+  line("#if TD_VB == 64");
+  line("#define " + lanes + " " + std::to_string(std::min(64 / bytes, 16)));
+  line("#elif TD_VB == 32");
+  line("#define " + lanes + " " + std::to_string(std::min(32 / bytes, 16)));
+  line("#else");
+  line("#define " + lanes + " " + std::to_string(std::min(16 / bytes, 16)));
+  line("#endif");
+  line("  typedef " + t + " __attribute__((vector_size(" + lanes + " * sizeof(" + t + ")))) " + vt +
+       ";");
   std::string decl = "  " + vt;
   for (int q = 0; q < kAccumulators; ++q) decl += std::string(q ? "," : "") + " " + acc(a, q);
   line(decl + ";");
-  line("  TD_LANES " + acc(a, 0) + "[j] = " + init + ";");
+  line("  for (int j = 0; j < " + lanes + "; ++j) " + acc(a, 0) + "[j] = " + init + ";");
   for (int q = 1; q < kAccumulators; ++q) line("  " + acc(a, q) + " = " + acc(a, 0) + ";");
   with_scratch([&] {
     inner_rows([&] {
       row_blocks(cone({in.args[0]}), [&] {
+        // The block's values first, then a register at a time: filling the registers lane by
+        // lane from a bool block (a sum of x != 0) gave wrong sums with GCC 12 at -O3 on AVX2
+        // (right at -O2 and without tree vectorization).
         line("    {");
-        line("    " + vt + " x_;");
+        line("    " + t + " xb_[TD_B];");
         // A wrapping accumulator is wider than the elements: they are converted lane by lane.
         if (outer_arg || wrap) {
-          line("    TD_LANES x_[j] = j < m ? " + x + " : " + pad + ";");
+          line("    TD_LANES xb_[j] = j < m ? " + x + " : " + pad + ";");
         } else {
-          line("    if (full) { __builtin_memcpy(&x_, v" + num(in.args[0]) + ", sizeof x_); }");
-          line("    else { TD_LANES x_[j] = j < m ? " + x + " : " + pad + "; }");
+          line("    if (full) { __builtin_memcpy(xb_, v" + num(in.args[0]) + ", sizeof xb_); }");
+          line("    else { TD_LANES xb_[j] = j < m ? " + x + " : " + pad + "; }");
         }
+        line("    for (int s_ = 0; s_ < TD_B; s_ += " + lanes + ") {");
+        line("    " + vt + " x_;");
+        line("    __builtin_memcpy(&x_, xb_ + s_, sizeof x_);");
         line("    const " + vt + " t_ = " + step(acc(a, 0), "x_") + ";");
         std::string rotate = "   ";
         for (int q = 0; q + 1 < kAccumulators; ++q) {
@@ -74,6 +94,7 @@ void CppWriter::reduction(uint32_t v) {
           rotate += ";";
         }
         line(rotate + " " + acc(a, kAccumulators - 1) + " = t_;");
+        line("    }");
         line("    }");
       });
     });
@@ -87,27 +108,33 @@ void CppWriter::reduction(uint32_t v) {
   // wait for TD_B - 1 dependent adds or compares (the compares branching, and mispredicted on
   // random data), which dominated the reductions of short rows (a min over 64 columns).
   const std::string o = "o" + num(v), f = wrap ? "f" + num(v) : o;
-  line("  static_assert(TD_B == 16, \"the lane fold halves 16 lanes\");");
-  std::string from = acc(a, 0);
-  for (int w = 8; w >= 1; w /= 2) {
-    const std::string h = a + "h" + std::to_string(w);
-    std::string lo, hi;
-    for (int j = 0; j < w; ++j) {
-      lo += ", " + std::to_string(j);
-      hi += ", " + std::to_string(j + w);
+  line("  " + t + " " + f + ";");
+  // One fold for each lane count the target may give (2 to 16).
+  for (int count = 16; count >= 2; count /= 2) {
+    line(std::string(count == 16 ? "#if " : "#elif ") + lanes + " == " + std::to_string(count));
+    std::string from = acc(a, 0);
+    for (int w = count / 2; w >= 1; w /= 2) {
+      const std::string h = a + "h" + std::to_string(w);
+      std::string lo, hi;
+      for (int j = 0; j < w; ++j) {
+        lo += ", " + std::to_string(j);
+        hi += ", " + std::to_string(j + w);
+      }
+      if (w > 1) {
+        line("  typedef " + t + " __attribute__((vector_size(" + std::to_string(w) + " * sizeof(" +
+             t + ")))) " + h + "_t;");
+        line("  " + h + "_t " + h + " = __builtin_shufflevector(" + from + ", " + from + lo + ");");
+        line("  " + h + " = " +
+             step(h, "__builtin_shufflevector(" + from + ", " + from + hi + ")") + ";");
+      } else {
+        line("  " + t + " " + h + " = " + step(from + "[0]", from + "[1]") + ";");
+      }
+      from = h;
     }
-    if (w > 1) {
-      line("  typedef " + t + " __attribute__((vector_size(" + std::to_string(w) + " * sizeof(" +
-           t + ")))) " + h + "_t;");
-      line("  " + h + "_t " + h + " = __builtin_shufflevector(" + from + ", " + from + lo + ");");
-      line("  " + h + " = " + step(h, "__builtin_shufflevector(" + from + ", " + from + hi + ")") +
-           ";");
-    } else {
-      line("  " + t + " " + h + " = " + step(from + "[0]", from + "[1]") + ";");
-    }
-    from = h;
+    line("  " + f + " = " + from + ";");
   }
-  line("  " + t + " " + f + " = " + from + ";");
+  line("#endif");
+  line("#undef " + lanes);
   if (wrap) line("  const " + ct(in.dtype) + " " + o + " = (" + ct(in.dtype) + ")" + f + ";");
   if (in.dtype == DType::Float16 || in.dtype == DType::BFloat16) {
     line("  " + o + " = " + rounded(in.dtype, o) + ";");
