@@ -4,9 +4,9 @@
 // argmax over 1024-wide float32 rows), and GCC does not vectorize it, nor the same scan split
 // into sixteen lanes (it kept the lanes in scalar registers). So this is written with GCC's
 // vector extensions: the extreme value over vectors as wide as the target's registers, a NaN mask
-// beside it, then the first vector holding the value (or a NaN), then the element. 2048 rows of 1024 float32
-// on one core here (a harness outside the tree): 0.30-0.36 ms, the serial scan 1.8-1.9 ms.
-// Ties and signed zeros give the serial scan's index: x == m first holds at the element that
+// beside it, then the first vector holding the value (or a NaN), then the element. 2048 rows of
+// 1024 float32 on one core here (a harness outside the tree): 0.30-0.36 ms, the serial scan 1.8-1.9
+// ms. Ties and signed zeros give the serial scan's index: x == m first holds at the element that
 // scan would keep.
 #pragma once
 
