@@ -61,6 +61,7 @@ void CppWriter::reduction(uint32_t v) {
   line("#endif");
   line("  typedef " + t + " __attribute__((vector_size(" + lanes + " * sizeof(" + t + ")))) " + vt +
        ";");
+  line("  static_assert(TD_B % " + lanes + " == 0, \"a block is whole registers\");");
   std::string decl = "  " + vt;
   for (int q = 0; q < kAccumulators; ++q) decl += std::string(q ? "," : "") + " " + acc(a, q);
   line(decl + ";");

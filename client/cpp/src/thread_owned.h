@@ -13,6 +13,18 @@
 
 namespace tensord::detail {
 
+// Says once per process, whatever the object's type, that a session's objects are kept.
+inline void warn_kept_off_thread() {
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true)) {
+    std::fputs(
+        "tensord: a session's objects were released on a thread other than the one that "
+        "opened it; they are kept until the process exits (release a session's arrays and "
+        "the session on its own thread)\n",
+        stderr);
+  }
+}
+
 // A session's state, tensors, profiles and functions hold KJ capabilities and an event loop
 // bound to the thread that connected; destroying them on another thread would run that loop's
 // code there (KJ aborts, or worse). That happens in Python, where the last reference to an
@@ -29,14 +41,7 @@ std::shared_ptr<T> make_thread_owned(std::thread::id owner, Args&&... args) {
 #if defined(__SANITIZE_ADDRESS__)
     __lsan_ignore_object(object);  // kept on purpose
 #endif
-    static std::atomic<bool> warned{false};  // one line per process, not one per object
-    if (!warned.exchange(true)) {
-      std::fputs(
-          "tensord: a session's objects were released on a thread other than the one that "
-          "opened it; they are kept until the process exits (release a session's arrays and "
-          "the session on its own thread)\n",
-          stderr);
-    }
+    warn_kept_off_thread();
   });
 }
 
