@@ -82,7 +82,8 @@ Options:
                           ~/.cache/tensord; "none": in memory only)
   --compiler CMD          the host C++ compiler for fused kernels (default: c++)
   --compiler-flags FLAGS  its flags, space-separated (default: -O3 -march=native
-                          -fno-math-errno -shared -fPIC)
+                          -fno-math-errno -shared -fPIC); GCC's copy width
+                          (-mmove-max, -mstore-max) follows when it accepts them
   --background-compile on|off  on (default): a new graph's first runs go unfused while
                           its fused kernels compile on a background thread, and later
                           runs are fused; off: its first run waits for the compiler

@@ -83,6 +83,15 @@ std::vector<std::string> default_compiler_flags() {
   return flags;
 }
 
+std::vector<std::string> default_tuning_flags() {
+  __builtin_cpu_init();
+  const char* bits = __builtin_cpu_supports("avx512f") ? "512"
+                     : __builtin_cpu_supports("avx2")  ? "256"
+                                                       : nullptr;
+  if (bits == nullptr) return {};
+  return {std::string("-mmove-max=") + bits, std::string("-mstore-max=") + bits};
+}
+
 std::string default_cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/tensord";
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/tensord";
@@ -123,11 +132,27 @@ const std::string& KernelCache::identity() {
     std::string version = v.output.substr(0, v.output.find('\n'));
     if (v.status != 0) version = "unavailable";
     std::string id = options_.compiler.command + "|" + version + "|";
-    for (const std::string& f : options_.compiler.flags) id += f + " ";
+    flags_ = options_.compiler.flags;
+    if (v.status == 0 && !options_.compiler.tuning.empty()) {
+      std::vector<std::string> probe{options_.compiler.command};
+      probe.insert(probe.end(), flags_.begin(), flags_.end());
+      probe.insert(probe.end(), options_.compiler.tuning.begin(), options_.compiler.tuning.end());
+      probe.insert(probe.end(), {"-fsyntax-only", "-x", "c++", "/dev/null"});
+      if (run_process(probe).status == 0) {
+        flags_.insert(flags_.end(), options_.compiler.tuning.begin(),
+                      options_.compiler.tuning.end());
+      }
+    }
+    for (const std::string& f : flags_) id += f + " ";
     for (const std::string& l : options_.compiler.libs) id += l + " ";
     identity_ = id + "|" + cpu_identity();
   }
   return identity_;
+}
+
+const std::vector<std::string>& KernelCache::flags() {
+  identity();
+  return flags_;
 }
 
 bool KernelCache::compiler_available() {
@@ -268,7 +293,7 @@ KernelCache::CompileResult KernelCache::compile(const std::string& source,
   }
   const std::string obj = src.substr(0, src.size() - 4) + ".so";
   std::vector<std::string> argv{options_.compiler.command};
-  argv.insert(argv.end(), options_.compiler.flags.begin(), options_.compiler.flags.end());
+  argv.insert(argv.end(), flags_.begin(), flags_.end());  // set by identity(), called by load()
   argv.insert(argv.end(), {"-x", "c++", "-o", obj, src});
   argv.insert(argv.end(), options_.compiler.libs.begin(), options_.compiler.libs.end());
   const auto t0 = std::chrono::steady_clock::now();

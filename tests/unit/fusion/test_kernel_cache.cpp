@@ -100,6 +100,26 @@ TEST_CASE("compiler options are part of the key", "[cache]") {
   CHECK(files(dir.path(), ".so").size() == 2);
 }
 
+TEST_CASE("tuning flags go to the compiler only when it accepts them", "[cache]") {
+  // Accepted: the default compiler is GCC (the one that built us), which has both flags.
+  cache::KernelCacheOptions options{"", {}};
+  options.compiler.tuning = {"-mmove-max=256", "-mstore-max=256"};
+  cache::KernelCache accepting(options);
+  const std::vector<std::string> with = accepting.flags();
+  CHECK(std::find(with.begin(), with.end(), "-mmove-max=256") != with.end());
+  CHECK(accepting.identity().find("-mstore-max=256") != std::string::npos);
+  // Refused: a flag no compiler knows is left out, and kernels still compile.
+  options.compiler.tuning = {"-mno-such-tuning-flag"};
+  auto refusing = std::make_shared<cache::KernelCache>(options);
+  CHECK(refusing->flags() == options.compiler.flags);
+  ir::ValueRef y;
+  TestGraph g = graph_of(&y);
+  cpu::CpuBackend backend(1, refusing);
+  engine::Engine e(backend);
+  run(e, g, {y});
+  CHECK(refusing->stats().compiles == 1);
+}
+
 TEST_CASE("two caches writing the same entry at once both succeed", "[cache]") {
   TempDir dir;
   ir::ValueRef y;
