@@ -1,5 +1,5 @@
 // The text every generated C++ unit starts with: 16-bit float conversions (the same rounding
-// as engine/ir/half.h), the AVX-512 exp of engine/codegen/cpu_expf.inc and glibc's libmvec
+// as engine/ir/half.h), the AVX-512 or AVX2 exp of engine/codegen/cpu_expf.inc and glibc's libmvec
 // entry points for the other float functions: what the eager kernels use too, so fused and
 // eager results agree to the ulp.
 #include "engine/codegen/cpu_expf_text.h"
@@ -120,6 +120,10 @@ static inline void td_vpow(const float* x, const float* y, float* z) {
 #if defined(TD_HAVE_EXPF16)
 static inline void td_vexp(const float* x, float* y) {
   td_v16f v; __builtin_memcpy(&v, x, 64); v = td_expf16(v); __builtin_memcpy(y, &v, 64); }
+#elif defined(TD_HAVE_EXPF8)
+static inline void td_vexp(const float* x, float* y) {
+  for (int h = 0; h < TD_B; h += 8) {
+    td_v8f v; __builtin_memcpy(&v, x + h, 32); v = td_expf8(v); __builtin_memcpy(y + h, &v, 32); } }
 #else
 TD_VM(exp)
 #endif

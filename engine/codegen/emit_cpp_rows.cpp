@@ -229,6 +229,13 @@ void CppWriter::store_rows() {
       line("      td_v16 s_; __builtin_memcpy(&s_, v" + num(k_.results[o]) + ", 64);");
       line("      __builtin_ia32_movntps512(" + p + " + i, s_);");
       line("    } else");
+      line("#elif defined(__AVX__)");
+      line("    if (full && td_nt && ((unsigned long)(" + p + " + i) & 63) == 0) {");
+      line("      typedef float td_v8 __attribute__((vector_size(32)));");
+      line("      for (int h = 0; h < TD_B; h += 8) {");
+      line("        td_v8 s_; __builtin_memcpy(&s_, v" + num(k_.results[o]) + " + h, 32);");
+      line("        __builtin_ia32_movntps256(" + p + " + i + h, s_); }");
+      line("    } else");
       line("#endif");
     }
     if (to_storage(k_.outputs[o].dtype, "x") == "x" &&

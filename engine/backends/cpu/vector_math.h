@@ -2,8 +2,8 @@
 // libmvec (its AVX-512 or AVX2 variants, picked at compile time, so with TENSORD_NATIVE) on whole
 // blocks of floats, and plain libm loops where neither instruction set is enabled. libmvec
 // results are within a few ulp of libm's; NaN, infinities, overflow and underflow come out the
-// same. float32 exp with AVX-512 is our own (engine/codegen/cpu_expf.inc), the one generated
-// kernels embed.
+// same. float32 exp with AVX-512, or AVX2 and FMA, is our own (engine/codegen/cpu_expf.inc), the
+// one generated kernels embed.
 #pragma once
 
 #include <cmath>
@@ -164,21 +164,33 @@ inline void apply2(const T* x, const T* y, T* z, int64_t n) {
   }
 #endif
 
+#if defined(TD_HAVE_EXPF16) || defined(TD_HAVE_EXPF8)
 #if defined(TD_HAVE_EXPF16)
-// float32 exp: the AVX-512 one the generated kernels embed, so that fused and eager agree bit for
-// bit; the tail goes through a zero-padded block.
+using ExpVec = td_v16f;
+inline ExpVec exp_block(ExpVec v) {
+  return td_expf16(v);
+}
+#else
+using ExpVec = td_v8f;
+inline ExpVec exp_block(ExpVec v) {
+  return td_expf8(v);
+}
+#endif
+// float32 exp: the one the generated kernels embed, so that fused and eager agree bit for bit;
+// the tail goes through a zero-padded block.
 inline void exp(const float* x, float* y, int64_t n) {
-  td_v16f v;
+  constexpr int64_t kLanes = sizeof(ExpVec) / sizeof(float);
+  ExpVec v;
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
+  for (; i + kLanes <= n; i += kLanes) {
     std::memcpy(&v, x + i, sizeof v);
-    v = td_expf16(v);
+    v = exp_block(v);
     std::memcpy(y + i, &v, sizeof v);
   }
   if (i < n) {
-    v = td_v16f{};
+    v = ExpVec{};
     std::memcpy(&v, x + i, (n - i) * sizeof(float));
-    v = td_expf16(v);
+    v = exp_block(v);
     std::memcpy(y + i, &v, (n - i) * sizeof(float));
   }
 }
