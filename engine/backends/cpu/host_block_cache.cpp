@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <list>
 #include <mutex>
 #include <string>
@@ -45,14 +46,17 @@ struct HostBlockCache::State {
     std::free(data);
   }
 
-  // A cached block of `rounded` bytes, or null.
+  // The most recently freed block of `rounded` bytes, or null: its lines are the likeliest to
+  // be in cache still. Taking the oldest made a loop that frees and allocates the same size
+  // cycle through every cached block: each kernel wrote to memory out of cache (a 1M-float
+  // elementwise op 0.59 ms against 0.22 into one buffer).
   void* take(size_t rounded) {
     std::lock_guard lock(mu);
-    for (auto it = free.begin(); it != free.end(); ++it) {
+    for (auto it = free.rbegin(); it != free.rend(); ++it) {
       if (it->bytes != rounded) continue;
       void* p = it->data;
       stats.cached_bytes -= rounded;
-      free.erase(it);
+      free.erase(std::next(it).base());
       ++stats.hits;
       return p;
     }

@@ -189,3 +189,23 @@ TEST_CASE("a profile subscribing late starts from the segments held", "[cpu][pro
   CHECK(after.records[0].kind == RecordKind::SegmentFree);
   CHECK(after.records[0].value == 0);
 }
+
+TEST_CASE("the most recently freed block of a size is reused first", "[cpu]") {
+  // Its lines are the likeliest to be in cache: a loop that frees and allocates one size keeps
+  // writing to the same block instead of cycling through all of them.
+  HostBlockCache cache(64 * MiB);
+  void* newest = nullptr;
+  {
+    auto a = cache.allocate(4 * MiB);
+    auto b = cache.allocate(4 * MiB);
+    auto c = cache.allocate(4 * MiB);
+    newest = b->data();
+    a.reset();
+    c.reset();
+    b.reset();  // freed last
+  }
+  for (int i = 0; i < 3; ++i) {
+    auto d = cache.allocate(4 * MiB);
+    CHECK(d->data() == newest);
+  }
+}
