@@ -1,6 +1,7 @@
-"""Sessions and threads: each thread has its own current session, and arrays of a thread's
-session released on another thread (another thread's `del`, the interpreter's exit) are kept,
-never destroyed there, where the C++ client's event loop does not run."""
+"""Sessions and threads: each thread has its own current session, arrays of a thread's session
+released on another thread (another thread's `del`, the interpreter's exit) are kept, never
+destroyed there, where the C++ client's event loop does not run, and threads whose daemon dies
+each get an error and end."""
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 import tensord as td
+from conftest import Daemon
 
 
 def run_in_thread(f):
@@ -72,3 +74,58 @@ def test_a_threads_arrays_released_on_another_thread_are_kept(daemon):
     assert "used elsewhere:" in run.stdout and "thread that opened it" in run.stdout
     assert "main still works: 7.0" in run.stdout
     assert "kept until the process exits" in run.stderr
+
+
+# Threads each working on their own session of one daemon; the test kills the daemon once every
+# thread has run a few ops. Each thread prints how its loop ended.
+THREADS_DAEMON_KILLED = r"""
+import sys, threading
+import numpy as np
+import tensord as td
+address, n = sys.argv[1], int(sys.argv[2])
+ran = threading.Barrier(n + 1)
+def work(i):
+    try:
+        td.connect(address)
+        x = td.asarray(np.ones((128, 128), np.float32))
+        for k in range(10 ** 9):
+            y = td.matmul(x, x) if i % 2 else td.exp(x) + i
+            if i % 3 == 0:
+                y.numpy()  # a download in flight too
+            else:
+                td.sync(y)
+            if k == 3:
+                ran.wait()
+    except Exception as e:
+        print(f"thread {i}: {type(e).__name__}: {e}", flush=True)
+threads = [threading.Thread(target=work, args=(i,)) for i in range(n)]
+for t in threads:
+    t.start()
+ran.wait()
+print("running", flush=True)
+for t in threads:
+    t.join()
+print("all ended", flush=True)
+"""
+
+
+@pytest.mark.parametrize("transport", ["unix", "tcp"])
+def test_threads_see_the_daemon_die_and_the_process_exits(transport):
+    d = Daemon(tcp=True)
+    address = d.address if transport == "unix" else d.tcp_address
+    n = 12
+    child = subprocess.Popen([sys.executable, "-c", THREADS_DAEMON_KILLED, address, str(n)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ))
+    try:
+        assert child.stdout.readline().strip() == "running"
+    finally:
+        d.process.kill()  # SIGKILL: no goodbye on any connection
+        d.process.wait()
+        d.stop()
+    out, err = child.communicate(timeout=60)  # a thread left waiting would time out here
+    assert child.returncode == 0, err
+    lines = [line for line in out.splitlines() if line.startswith("thread ")]
+    assert len(lines) == n, out
+    assert all("the connection was lost" in line for line in lines), out
+    assert out.rstrip().endswith("all ended")
