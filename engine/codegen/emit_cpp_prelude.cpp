@@ -1,7 +1,7 @@
 // The text every generated C++ unit starts with: 16-bit float conversions (the same rounding
-// as engine/ir/half.h), the AVX-512 or AVX2 exp of engine/codegen/cpu_expf.inc and glibc's libmvec
-// entry points for the other float functions: what the eager kernels use too, so fused and
-// eager results agree to the ulp.
+// as engine/ir/half.h), the AVX-512 or AVX2 exp of engine/codegen/cpu_expf.inc and glibc's
+// libmvec entry points for the other float functions: what the eager kernels use too, so fused
+// and eager results agree to the ulp.
 #include "engine/codegen/cpu_expf_text.h"
 #include "engine/codegen/emit_cpp_internal.h"
 

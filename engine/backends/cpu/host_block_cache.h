@@ -5,8 +5,8 @@
 // the same sizes again and again. PyTorch's CUDA caching allocator is the model, much reduced:
 // blocks of at least kMinBytes, rounded to 2 MiB, reused only at the same rounded size (the
 // most recently freed first), the oldest evicted beyond a byte capacity, all released and the
-// allocation retried when the system allocator fails. Smaller blocks come from malloc, which caches
-// them itself.
+// allocation retried when the system allocator fails. Smaller blocks come from malloc, which
+// caches them itself.
 //
 // Each block from the system is a segment for the memory recorder (set_observer): it is
 // reported when it is allocated and when it goes back to the system (evicted, released, or too
