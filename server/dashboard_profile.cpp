@@ -179,8 +179,9 @@ kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon
   const std::shared_ptr<Account> account = it->second->account();
   const uint64_t held_before = account->usage().bytes;
   profiler->start(options);
-  // As Session.profile does: the device's segments go to every profile recording memory.
-  if (memory) daemon->memory->subscribe(profiler);
+  // As Session.profile does: the device's segments go to every profile recording memory, and
+  // the blocks the session holds now are adopted (their frees during the profile are recorded).
+  if (memory) daemon->memory->subscribe(profiler, *id);
   auto ours = std::make_shared<OwnProfile>(profiler, *id);
   const kj::TimePoint end = timer.now() + static_cast<int64_t>(seconds * 1e3) * kj::MILLISECONDS;
   return collect_until(ours, timer, end)

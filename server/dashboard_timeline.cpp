@@ -1,8 +1,11 @@
 #include "server/dashboard_timeline.h"
 
 #include <algorithm>
+#include <array>
+#include <numeric>
 #include <string>
 #include <tuple>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -101,45 +104,117 @@ std::vector<size_t> kept_points(const std::vector<const profiler::MemoryPoint*>&
   return kept;
 }
 
-// The series starts with a point at 0, the profile's start, holding `held.before` (the session's
-// live tensors then, in a category of their own: the profile cannot split them, and records none
-// of their frees, so that category stays flat); every later point adds the blocks allocated since.
+// Per point of memory_timeline(t) (one per memory event, in its order): the live bytes, by
+// category, of the session's blocks the profile adopted at its start (Alloc flagged kExisting,
+// not device-owned), which drop as they are freed during the profile.
+// `adopting[i]`: point i is an adopted block's Alloc (the page starts from all of them).
+std::vector<std::array<int64_t, kCategories>> adopted_per_point(const profiler::Trace& t,
+                                                                std::vector<bool>& adopting) {
+  std::vector<const Record*> events;
+  for (const Record& r : t.records) {
+    if (r.kind == RecordKind::Alloc || r.kind == RecordKind::Free ||
+        r.kind == RecordKind::SegmentAlloc || r.kind == RecordKind::SegmentFree) {
+      events.push_back(&r);
+    }
+  }
+  std::stable_sort(events.begin(), events.end(),
+                   [](const Record* a, const Record* b) { return a->start_ns < b->start_ns; });
+  std::vector<std::array<int64_t, kCategories>> out;
+  out.reserve(events.size());
+  std::unordered_set<uint64_t> adopted;
+  std::array<int64_t, kCategories> now{};
+  adopting.assign(events.size(), false);
+  for (const Record* r : events) {
+    const size_t c = r->stage < kCategories ? r->stage : 0;
+    const bool adopt = r->kind == RecordKind::Alloc && (r->flags & profiler::kExisting) != 0 &&
+                       (r->flags & profiler::kDeviceOwned) == 0;
+    adopting[out.size()] = adopt;
+    if (adopt && adopted.insert(r->id).second) {
+      now[c] += static_cast<int64_t>(r->bytes);
+    } else if (r->kind == RecordKind::Free && adopted.erase(r->id) != 0) {
+      now[c] -= static_cast<int64_t>(r->bytes);
+    }
+    out.push_back(now);
+  }
+  return out;
+}
+
+int64_t sum(const std::array<int64_t, kCategories>& a) {
+  return std::accumulate(a.begin(), a.end(), int64_t{0});
+}
+
+// The series starts with a point at 0, the profile's start, holding what the session held then
+// (`held.before`, its account's bytes), in a category of its own, kHeldBefore. Of those bytes,
+// the blocks the ledger tracks (allocated while an earlier profile recorded memory) are adopted
+// by this profile (Alloc flagged kExisting): the band drops as they are freed. The rest the
+// ledger never saw, and the profile records none of their frees: that part stays flat. Every
+// later point adds the blocks allocated since, in their categories.
 json memory_json(const profiler::Trace& t, int64_t end_ns, HeldBytes held) {
   const std::vector<profiler::MemoryPoint> all = profiler::memory_timeline(t);
-  // Segment events move only the reserved bytes, which the page does not draw.
-  std::vector<const profiler::MemoryPoint*> points;
-  const profiler::MemoryPoint zero;
-  for (const profiler::MemoryPoint& p : all) {
-    const profiler::MemoryPoint& last = points.empty() ? zero : *points.back();
-    if (!std::equal(std::begin(p.live_bytes), std::end(p.live_bytes), std::begin(last.live_bytes)))
-      points.push_back(&p);
+  std::vector<bool> adopting;
+  const std::vector<std::array<int64_t, kCategories>> adopted = adopted_per_point(t, adopting);
+  const std::array<int64_t, kCategories> none{};
+  auto adopted_at = [&](size_t i) -> const std::array<int64_t, kCategories>& {
+    return i < adopted.size() ? adopted[i] : none;
+  };
+  // Adopted Allocs come first (at the profile's start): the sum once they are all in.
+  int64_t adopted_start = 0;
+  for (const auto& a : adopted) adopted_start = std::max(adopted_start, sum(a));
+  // What the page draws at point i: the categories less the adopted blocks, and those.
+  auto drawn = [&](size_t i) {
+    std::array<int64_t, kCategories + 1> d{};
+    for (size_t c = 0; c < kCategories; ++c) d[c] = all[i].live_bytes[c] - adopted_at(i)[c];
+    d[kCategories] = sum(adopted_at(i));
+    return d;
+  };
+  // Segment events move only the reserved bytes, which the page does not draw; the adopted
+  // blocks' Allocs are the start's point.
+  std::vector<size_t> points;
+  std::array<int64_t, kCategories + 1> last{};
+  last[kCategories] = adopted_start;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i < adopting.size() && adopting[i]) continue;
+    const std::array<int64_t, kCategories + 1> d = drawn(i);
+    if (d == last) continue;
+    points.push_back(i);
+    last = d;
   }
-  const auto before = static_cast<int64_t>(held.before);
+  // Adopted blocks the profile saw at its start: they were part of the account's bytes then.
+  const int64_t untracked = std::max<int64_t>(0, static_cast<int64_t>(held.before) - adopted_start);
+  const int64_t before = untracked + adopted_start;
+  auto band = [&](size_t i) { return untracked + sum(adopted_at(i)); };
   int64_t peak = before, peak_ns = 0;
   bool seen[kCategories] = {};
-  for (const profiler::MemoryPoint* p : points) {
-    if (before + p->total() > peak)
-      std::tie(peak, peak_ns) = std::pair(before + p->total(), p->t_ns);
-    for (size_t c = 0; c < kCategories; ++c) seen[c] = seen[c] || p->live_bytes[c] != 0;
+  std::vector<const profiler::MemoryPoint*> ptrs;
+  for (size_t i : points) ptrs.push_back(&all[i]);
+  for (size_t i : points) {
+    const int64_t total = untracked + all[i].total();
+    if (total > peak) std::tie(peak, peak_ns) = std::pair(total, all[i].t_ns);
+    for (size_t c = 0; c < kCategories; ++c)
+      seen[c] = seen[c] || all[i].live_bytes[c] - adopted_at(i)[c] != 0;
   }
-  const std::vector<size_t> kept = kept_points(points, end_ns);
+  const std::vector<size_t> kept = kept_points(ptrs, end_ns);
   json t_us = json::array({0.0}), allocated = json::array({before}), by_category = json::object();
-  for (size_t i : kept) {
-    t_us.push_back(us(points[i]->t_ns));
-    allocated.push_back(before + points[i]->total());
+  for (size_t k : kept) {
+    t_us.push_back(us(all[points[k]].t_ns));
+    allocated.push_back(untracked + all[points[k]].total());
   }
-  if (before > 0) by_category[kHeldBefore] = std::vector<int64_t>(kept.size() + 1, before);
+  if (before > 0) {
+    json series = json::array({before});
+    for (size_t k : kept) series.push_back(band(points[k]));
+    by_category[kHeldBefore] = std::move(series);
+  }
   for (size_t c = 0; c < kCategories; ++c) {
     if (!seen[c]) continue;
     json series = json::array({0});
-    for (size_t i : kept) series.push_back(points[i]->live_bytes[c]);
+    for (size_t k : kept) series.push_back(all[points[k]].live_bytes[c] - adopted_at(points[k])[c]);
     by_category[std::string(profiler::category_name(static_cast<profiler::MemoryCategory>(c)))] =
         std::move(series);
   }
   return {{"t_us", std::move(t_us)},
           {"allocated", std::move(allocated)},
           {"by_category", std::move(by_category)},
-          {"held_before", held.before},
+          {"held_before", before},
           {"held_at_end", held.at_end},
           {"peak_bytes", peak},
           {"peak_us", us(peak_ns)},

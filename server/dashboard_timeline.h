@@ -16,8 +16,10 @@ inline constexpr size_t kTimelineMaxSpans = 2000;
 inline constexpr size_t kTimelineMaxPoints = 2000;
 
 // The session's live tensor bytes (its account's, as /api/status's `live_bytes`) when the profile
-// started and when it stopped. The profile records only the blocks allocated while it runs: the
-// memory series starts from `before`, drawn as one category of its own, kHeldBefore.
+// started and when it stopped. The memory series starts from `before`, drawn as one category of
+// its own, kHeldBefore: the blocks the memory ledger tracked then (allocated while an earlier
+// profile recorded memory) are adopted by the profile, and that band drops as they are freed;
+// the rest (allocated while no profile recorded memory) the profile cannot see go, and stays.
 struct HeldBytes {
   uint64_t before = 0;
   uint64_t at_end = 0;

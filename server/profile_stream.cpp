@@ -174,8 +174,9 @@ void start_now(const std::shared_ptr<SessionCore>& session, ProfileContext& cont
     throw Error(ErrorCode::Internal, "the daemon has no timer for profile streams");
   }
   session->profiler()->start(o);
-  // The device's segments go to every profile recording memory, those held now first.
-  if (o.memory) session->daemon().memory->subscribe(session->profiler());
+  // The device's segments go to every profile recording memory, those held now first; the
+  // session's blocks held now are adopted by the profile (Alloc flagged kExisting).
+  if (o.memory) session->daemon().memory->subscribe(session->profiler(), session->id());
   auto stream = std::make_shared<ProfileStream>(session->profiler(), params.getSink(),
                                                 *session->daemon().timer);
   session->profile_stream = stream;

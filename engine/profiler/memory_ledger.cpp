@@ -397,7 +397,7 @@ void send(const std::vector<std::shared_ptr<Profiler>>& to, Record r) {
 
 }  // namespace
 
-void MemoryLedger::subscribe(const std::shared_ptr<Profiler>& profiler) {
+void MemoryLedger::subscribe(const std::shared_ptr<Profiler>& profiler, uint64_t session) {
   std::vector<Record> existing;
   {
     std::lock_guard lock(mu_);
@@ -427,6 +427,35 @@ void MemoryLedger::subscribe(const std::shared_ptr<Profiler>& profiler) {
       r.file = profiler->intern(strings_[e->file].text);
       r.start_ns = profiler->now();
       profiler->add(r);
+    }
+    // The session's blocks held now: adopted by this profile, so that their frees during it are
+    // recorded (each has an Alloc flagged kExisting: held when the profile began, not allocated
+    // during it). Blocks of this profile's generation are its own already.
+    if (session == 0) return;
+    const uint64_t generation = profiler->generation();
+    std::vector<Entry*> held;
+    for (Entry& e : slots_) {
+      if (e.id == 0 || e.device_owned || e.session != session) continue;
+      if (e.profiler == profiler && e.generation == generation) continue;
+      held.push_back(&e);
+    }
+    std::sort(held.begin(), held.end(),
+              [](const Entry* a, const Entry* b) { return a->id < b->id; });
+    const int64_t at = held.empty() ? 0 : profiler->now();  // one instant: the profile's start
+    for (Entry* e : held) {
+      Record r = entry_record(RecordKind::Alloc, *e, totals_.live_bytes);
+      r.flags |= kExisting;
+      if (e->pending_free) r.flags |= kPendingFree;
+      r.name = profiler->intern(strings_[e->op].text);
+      r.file = profiler->intern(strings_[e->file].text);
+      r.session = e->session;
+      r.start_ns = at;
+      e->profiler = profiler;
+      e->generation = generation;
+      e->name = r.name;
+      e->file_name = r.file;
+      // As the block's later records: kept raw, in the order they are added.
+      profiler->add_memory(r);
     }
   }
 }

@@ -184,8 +184,12 @@ class MemoryLedger final : public std::enable_shared_from_this<MemoryLedger>,
   // Segment records go to every subscribed profiler that records memory: segments belong to the
   // device, not to one session. Subscribing (again, after each Profiler::start) also records a
   // SegmentAlloc (flag kExisting) for each segment held now, so that the profile's reserved
-  // bytes start from the device's. Subscribers are held weakly.
-  void subscribe(const std::shared_ptr<Profiler>& profiler);
+  // bytes start from the device's, and an Alloc (flag kExisting) for each device-owned block.
+  // With a `session` (its id; 0: none), the session's live blocks are adopted by the profile:
+  // each gets an Alloc flagged kExisting at the profile's now (by id), and its FreeRequested and
+  // Free go to this profile from then on. Consumers count them as held when the profile began,
+  // not as allocated during it. Subscribers are held weakly.
+  void subscribe(const std::shared_ptr<Profiler>& profiler, uint64_t session = 0);
   void segment_allocated(uint64_t address, uint64_t bytes, uint64_t stream,
                          MemoryCategory category) noexcept override;
   void segment_freed(uint64_t address) noexcept override;

@@ -76,7 +76,9 @@ inline constexpr uint8_t kGraphCaptured = 2;   // Execute: replayed from a captu
 inline constexpr uint8_t kF32Highest = 4;      // Step/Kernel: float32 matmul at "highest" precision
 inline constexpr uint8_t kCacheHit = 8;        // PlanLookup: the plan came from the cache
 inline constexpr uint8_t kExisting = 16;       // SegmentAlloc: there before the profile started
-                                               // (Alloc: a device-owned block, same meaning)
+                                               // (Alloc: a device-owned block, or a block of
+                                               // the session held when the profile started:
+                                               // not an allocation made during the profile)
 inline constexpr uint8_t kPendingFree = 32;    // Alloc in a snapshot: its free was requested, not
                                                // completed (torch's "active_pending_free")
 inline constexpr uint8_t kDeviceOwned = 64;    // Alloc/Free: a block no session owns (library

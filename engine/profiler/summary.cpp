@@ -53,7 +53,8 @@ std::vector<KeyAverage> key_averages(const Trace& t) {
     stack.emplace_back(r, &row);
   }
   for (const Record& r : t.records) {
-    if (r.kind != RecordKind::Alloc || r.name == 0) continue;
+    // An Alloc flagged kExisting is a block held when the profile began, not allocated in it.
+    if (r.kind != RecordKind::Alloc || r.name == 0 || (r.flags & kExisting) != 0) continue;
     auto it = rows.find(t.str(r.name));
     if (it != rows.end()) it->second.alloc_bytes += r.bytes;
   }
@@ -113,7 +114,7 @@ std::vector<CategorySummary> memory_summary(const Trace& t) {
   }
   for (const Record& r : t.records) {
     const size_t c = r.stage < n ? r.stage : 0;
-    if (r.kind == RecordKind::Alloc) out[c].allocs++;
+    if (r.kind == RecordKind::Alloc && (r.flags & kExisting) == 0) out[c].allocs++;
     if (r.kind == RecordKind::Free && (r.flags & kDeferredFree)) out[c].pending_frees++;
   }
   return out;

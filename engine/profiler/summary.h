@@ -35,7 +35,8 @@ struct MemoryPoint {
 
 // The session's live bytes per category and the device's reserved bytes after every memory
 // event (alloc, free completed, segment alloc and free), in time order. A requested free
-// changes nothing until it completes (torch's books).
+// changes nothing until it completes (torch's books). Blocks held when the profile began (Alloc
+// flagged kExisting) are live from its start, and drop out when freed during it.
 std::vector<MemoryPoint> memory_timeline(const Trace& trace);
 
 // One row per memory category: what the trace saw of it. Allocated: live blocks (this
@@ -46,7 +47,7 @@ struct CategorySummary {
   int64_t peak_allocated = 0;
   int64_t reserved = 0;
   int64_t peak_reserved = 0;
-  uint64_t allocs = 0;         // Alloc records (blocks existing at the start included)
+  uint64_t allocs = 0;         // allocations during the trace (not the blocks held at its start)
   uint64_t pending_frees = 0;  // frees whose completion came after their request
 };
 

@@ -230,7 +230,7 @@ export interface TimelineSpan {
 export interface MemorySeries {
   t_us: number[];
   allocated: number[];
-  /** The same points split by category ("tensor", "staging", "scratch", ..., and "held_before_profile": the bytes held when the profile began); only categories that held bytes. */
+  /** The same points split by category ("tensor", "staging", "scratch", ..., and "held_before_profile": the bytes held when the profile began, less those of the blocks the daemon tracked then that were freed since); only categories that held bytes. */
   by_category: Record<string, number[]>;
   /** The session's live tensor bytes when the profile began (the series' first point) and when it ended; absent from older daemons. */
   held_before?: number;

@@ -14,8 +14,8 @@ const PEAK_ROOM = 16; // above the highest point, for the peak's label
 const MIN_SPAN_W = 1;
 
 
-// The bytes the session held when the profile began, at the bottom of the stack (the daemon's
-// kHeldBefore), then MemoryCategory's order (engine/profiler/record.h); the JSON object's keys
+// The bytes the session held when the profile began (less those of its tracked blocks freed
+// since), at the bottom of the stack (the daemon's kHeldBefore), then MemoryCategory's order (engine/profiler/record.h); the JSON object's keys
 // come sorted by name.
 const HELD_BEFORE = "held_before_profile";
 const CATEGORY_ORDER = [HELD_BEFORE, "tensor", "staging", "scratch", "workspace", "graph_pool"];
@@ -28,7 +28,8 @@ function categoryLabel(category: string): string {
 function categoryTitle(category: string, m: MemorySeries): string {
   if (category !== HELD_BEFORE) return `${category}: allocated bytes over time (peak of all ${formatBytes(m.peak_bytes)})`;
   return `held before the profile: ${formatBytes(m.held_before ?? 0)}, the session's live tensors when it began ` +
-    "(not split by category; the profile does not see their frees, so this stays flat); " +
+    "(not split by category; it drops when those the daemon tracked, allocated while an earlier profile " +
+    "recorded memory, are freed; the profile does not see the others' frees); " +
     `it held ${formatBytes(m.held_at_end ?? 0)} of live tensors when the profile ended`;
 }
 

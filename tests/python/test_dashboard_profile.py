@@ -48,6 +48,16 @@ elif mode == "holding":  # holds 16 MiB from before the profile, and runs small 
     print("holding", flush=True)
     while not select.select([sys.stdin], [], [], 0)[0]:
         work()
+elif mode == "tracked":  # 16 MiB allocated under its own memory profile, let go on a line
+    import select
+    with td.profile(memory=True):  # the daemon's ledger tracks what is allocated meanwhile
+        held = td.ones((4 << 20,), dtype=td.float32) * 2.0
+        td.sync(held)
+    print("holding", flush=True)
+    sys.stdin.readline()
+    del held
+    while not select.select([sys.stdin], [], [], 0)[0]:
+        work()
 else:
     import select
     while not select.select([sys.stdin], [], [], 0)[0]:
@@ -133,7 +143,8 @@ def test_profile_draws_ops_and_memory_on_one_timeline(dashboard):
         assert t == sorted(t) and t[0] == 0 and t[-1] <= end + 1e-3
         assert "tensor" in memory["by_category"]
         # The series starts from what the session held then (its 64 KiB x once uploaded, 4 MiB
-        # more if the profile began while it held `big`), as one category of its own.
+        # more if the profile began while it held `big`), as one category of its own (flat: no
+        # profile recorded memory when they were allocated, so the daemon cannot see them go).
         held = memory["held_before"]
         assert allocated[0] == held, (held, allocated[:3])
         assert memory["by_category"].get("held_before_profile", [0] * len(t)) == [held] * len(t)
@@ -178,6 +189,48 @@ def test_profile_memory_starts_from_what_the_session_held(dashboard):
         assert [sum(c) for c in zip(*memory["by_category"].values())] == allocated
         assert memory["peak_bytes"] == max(allocated) >= size
         assert len(t) + memory["points_left_out"] == memory["events"] + 1 > 1  # and the start
+    finally:
+        client.stdin.close()
+        client.wait(timeout=60)
+    assert client.returncode == 0
+
+
+def test_profile_memory_drops_when_a_tensor_held_before_it_goes(dashboard):
+    # A block the daemon tracked before the profile (allocated while the client's own profile
+    # recorded memory) is adopted by the dashboard's: its free during the profile is recorded,
+    # and the held_before_profile band drops then.
+    client = start_busy_client(dashboard, "tracked", mode="tracked")
+    try:
+        assert client.stdout.readline().startswith("holding")
+        sid = session_id(dashboard, "tracked")
+        wait_for(lambda: not next(s for s in status(dashboard)["sessions"]
+                                  if s["id"] == sid)["profiling"], "the client's profile to end")
+        size = 16 << 20
+        answer = {}
+
+        def profile():
+            answer["got"] = get(
+                f"{dashboard.dashboard_url}api/profile?session={sid}&seconds=1&memory=1")
+
+        asking = threading.Thread(target=profile)
+        asking.start()
+        wait_for(lambda: next(s for s in status(dashboard)["sessions"]
+                              if s["id"] == sid)["profiling"], "the dashboard's profile")
+        client.stdin.write("free it\n")
+        client.stdin.flush()
+        asking.join(timeout=60)
+        code, _, body = answer["got"]
+        assert code == 200, body
+        memory = json.loads(body)["timeline"]["memory"]
+        t, allocated = memory["t_us"], memory["allocated"]
+        held = memory["by_category"]["held_before_profile"]
+        assert memory["held_before"] == allocated[0] == held[0] >= size, memory
+        assert held[-1] <= held[0] - size, held  # freed during the profile: the band drops
+        assert held == sorted(held, reverse=True)  # it only ever goes down
+        assert min(allocated) <= allocated[0] - size, allocated
+        for series in memory["by_category"].values():
+            assert len(series) == len(t) and min(series) >= 0
+        assert [sum(c) for c in zip(*memory["by_category"].values())] == allocated
     finally:
         client.stdin.close()
         client.wait(timeout=60)

@@ -37,6 +37,30 @@ def test_profile_exports_a_chrome_trace_with_the_users_lines():
     assert points and sum(points[-1][1].values()) >= 0
 
 
+def test_a_profile_sees_a_tensor_held_from_before_it_go():
+    with td.profile(memory=True):  # the daemon tracks what is allocated while memory is recorded
+        held = td.ones((1 << 20,), dtype=td.float32) * 2.0  # 4 MiB
+        td.sync(held)
+    x = td.asarray(np.ones((8, 8), dtype=np.float32))
+    size = 4 << 20
+    with td.profile(memory=True) as prof:
+        small = td.ones((16,), dtype=td.float32) * 2.0  # the same op as `held`'s, smaller
+        td.sync(small)
+        del held
+        float(td.sum(x))  # the release goes out with the next request at the latest
+    points = prof.memory_timeline()
+    if isinstance(points, tuple):
+        points = points[0]
+    totals = [sum(by_category.values()) for _, by_category, _ in points]
+    # Held when the profile began: the timeline starts with it and drops when it goes.
+    assert max(totals) >= size, totals
+    assert totals[-1] < size and totals[-1] <= max(totals) - size + 4096, totals
+    # ... but it was not allocated during the profile.
+    rows = prof.key_averages()
+    assert any(r["alloc_bytes"] > 0 for r in rows), rows
+    assert sum(r["alloc_bytes"] for r in rows) < size, rows
+
+
 def test_recommendations_name_a_sync_inside_a_loop():
     x = td.asarray(np.arange(4, dtype=np.float32))
     with td.profile() as prof:

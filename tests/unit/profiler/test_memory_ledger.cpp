@@ -131,6 +131,67 @@ TEST_CASE("a free after the profile restarted does not reach the new stream") {
   CHECK(ledger->totals().live_bytes == 0);
 }
 
+TEST_CASE("a profile adopts its session's blocks held at its start and records their frees") {
+  auto ledger = std::make_shared<MemoryLedger>();
+  auto p = std::make_shared<Profiler>(1);
+  auto other = std::make_shared<Profiler>(2);
+  // Tracked while earlier profiles recorded memory, then those profiles stopped.
+  p->start({.trace = false, .memory = true});
+  other->start({.trace = false, .memory = true});
+  AllocSite mine{p, 4, "ones", "model.py", 7, MemoryCategory::Tensor};
+  BlockTicket held = ledger->track(1 << 20, mine);
+  BlockTicket kept = ledger->track(2 << 20, mine);
+  AllocSite theirs{other, 5, "zeros", "other.py", 3, MemoryCategory::Tensor};
+  BlockTicket foreign = ledger->track(4 << 20, theirs);
+  p->stop();
+  other->stop();
+  Trace earlier, theirs_trace;
+  drain_into(*p, earlier);
+  drain_into(*other, theirs_trace);
+
+  p->start({.trace = false, .memory = true});
+  ledger->subscribe(p, 1);
+  ledger->subscribe(p, 1);  // again: blocks of this profile are its own already
+  AllocSite during{p, 6, "matmul", "model.py", 9, MemoryCategory::Tensor};
+  BlockTicket fresh = ledger->track(8 << 20, during);
+  held.reset();     // held before the profile, freed during it
+  foreign.reset();  // another session's: not this profile's
+  fresh.reset();
+  Trace t;
+  drain_into(*p, t);
+  REQUIRE(t.records.size() == 5);
+  CHECK(t.records[0].kind == RecordKind::Alloc);
+  CHECK(t.records[0].flags == kExisting);
+  CHECK(t.records[0].id == held.id());
+  CHECK(t.records[0].bytes == 1 << 20);
+  CHECK(t.records[0].session == 1);
+  CHECK(t.str(t.records[0].name) == "ones");
+  CHECK(t.str(t.records[0].file) == "model.py");
+  CHECK(t.records[1].flags == kExisting);
+  CHECK(t.records[1].bytes == 2 << 20);
+  CHECK(t.records[2].kind == RecordKind::Alloc);
+  CHECK(t.records[2].flags == 0);
+  CHECK(t.records[3].kind == RecordKind::Free);
+  CHECK(t.records[3].bytes == 1 << 20);
+  CHECK(t.records[3].id == t.records[0].id);
+  CHECK(t.records[4].kind == RecordKind::Free);
+  CHECK(t.records[4].bytes == 8 << 20);
+  for (const Record& r : t.records) CHECK(r.bytes != 4 << 20);  // never the other session's
+
+  // The timeline starts from the held blocks and drops when one goes; the tables count only
+  // the allocation made during the profile.
+  const std::vector<MemoryPoint> points = memory_timeline(t);
+  REQUIRE(points.size() == 5);
+  CHECK(points[1].total() == 3 << 20);
+  CHECK(points[2].total() == 11 << 20);
+  CHECK(points[3].total() == 10 << 20);
+  CHECK(points[4].total() == 2 << 20);
+  const std::vector<CategorySummary> rows = memory_summary(t);
+  CHECK(rows[static_cast<size_t>(MemoryCategory::Tensor)].allocs == 1);
+  CHECK(rows[static_cast<size_t>(MemoryCategory::Tensor)].allocated == 2 << 20);
+  CHECK(rows[static_cast<size_t>(MemoryCategory::Tensor)].peak_allocated == 11 << 20);
+}
+
 TEST_CASE("a device allocator's OOM with scattered free memory triggers the fragmentation rule") {
   auto ledger = std::make_shared<MemoryLedger>();
   auto p = std::make_shared<Profiler>(2);
