@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <numeric>
 #include <string>
 #include <tuple>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -104,45 +102,6 @@ std::vector<size_t> kept_points(const std::vector<const profiler::MemoryPoint*>&
   return kept;
 }
 
-// Per point of memory_timeline(t) (one per memory event, in its order): the live bytes, by
-// category, of the session's blocks the profile adopted at its start (Alloc flagged kExisting,
-// not device-owned), which drop as they are freed during the profile.
-// `adopting[i]`: point i is an adopted block's Alloc (the page starts from all of them).
-std::vector<std::array<int64_t, kCategories>> adopted_per_point(const profiler::Trace& t,
-                                                                std::vector<bool>& adopting) {
-  std::vector<const Record*> events;
-  for (const Record& r : t.records) {
-    if (r.kind == RecordKind::Alloc || r.kind == RecordKind::Free ||
-        r.kind == RecordKind::SegmentAlloc || r.kind == RecordKind::SegmentFree) {
-      events.push_back(&r);
-    }
-  }
-  std::stable_sort(events.begin(), events.end(),
-                   [](const Record* a, const Record* b) { return a->start_ns < b->start_ns; });
-  std::vector<std::array<int64_t, kCategories>> out;
-  out.reserve(events.size());
-  std::unordered_set<uint64_t> adopted;
-  std::array<int64_t, kCategories> now{};
-  adopting.assign(events.size(), false);
-  for (const Record* r : events) {
-    const size_t c = r->stage < kCategories ? r->stage : 0;
-    const bool adopt = r->kind == RecordKind::Alloc && (r->flags & profiler::kExisting) != 0 &&
-                       (r->flags & profiler::kDeviceOwned) == 0;
-    adopting[out.size()] = adopt;
-    if (adopt && adopted.insert(r->id).second) {
-      now[c] += static_cast<int64_t>(r->bytes);
-    } else if (r->kind == RecordKind::Free && adopted.erase(r->id) != 0) {
-      now[c] -= static_cast<int64_t>(r->bytes);
-    }
-    out.push_back(now);
-  }
-  return out;
-}
-
-int64_t sum(const std::array<int64_t, kCategories>& a) {
-  return std::accumulate(a.begin(), a.end(), int64_t{0});
-}
-
 // The series starts with a point at 0, the profile's start, holding what the session held then
 // (`held.before`, its account's bytes), in a category of its own, kHeldBefore. Of those bytes,
 // the blocks the ledger tracks (allocated while an earlier profile recorded memory) are adopted
@@ -151,63 +110,57 @@ int64_t sum(const std::array<int64_t, kCategories>& a) {
 // later point adds the blocks allocated since, in their categories.
 json memory_json(const profiler::Trace& t, int64_t end_ns, HeldBytes held) {
   const std::vector<profiler::MemoryPoint> all = profiler::memory_timeline(t);
-  std::vector<bool> adopting;
-  const std::vector<std::array<int64_t, kCategories>> adopted = adopted_per_point(t, adopting);
-  const std::array<int64_t, kCategories> none{};
-  auto adopted_at = [&](size_t i) -> const std::array<int64_t, kCategories>& {
-    return i < adopted.size() ? adopted[i] : none;
-  };
   // Adopted Allocs come first (at the profile's start): the sum once they are all in.
   int64_t adopted_start = 0;
-  for (const auto& a : adopted) adopted_start = std::max(adopted_start, sum(a));
-  // What the page draws at point i: the categories less the adopted blocks, and those.
-  auto drawn = [&](size_t i) {
+  for (const profiler::MemoryPoint& p : all) {
+    adopted_start = std::max(adopted_start, p.held_before_total());
+  }
+  // What the page draws at a point: the categories less the adopted blocks, and those.
+  auto stacked = [](const profiler::MemoryPoint& p) {
     std::array<int64_t, kCategories + 1> d{};
-    for (size_t c = 0; c < kCategories; ++c) d[c] = all[i].live_bytes[c] - adopted_at(i)[c];
-    d[kCategories] = sum(adopted_at(i));
+    for (size_t c = 0; c < kCategories; ++c) d[c] = p.live_bytes[c] - p.held_before_bytes[c];
+    d[kCategories] = p.held_before_total();
     return d;
   };
   // Segment events move only the reserved bytes, which the page does not draw; the adopted
   // blocks' Allocs are the start's point.
-  std::vector<size_t> points;
+  std::vector<const profiler::MemoryPoint*> points;
   std::array<int64_t, kCategories + 1> last{};
   last[kCategories] = adopted_start;
-  for (size_t i = 0; i < all.size(); ++i) {
-    if (i < adopting.size() && adopting[i]) continue;
-    const std::array<int64_t, kCategories + 1> d = drawn(i);
+  for (const profiler::MemoryPoint& p : all) {
+    if (p.adoption) continue;
+    const std::array<int64_t, kCategories + 1> d = stacked(p);
     if (d == last) continue;
-    points.push_back(i);
+    points.push_back(&p);
     last = d;
   }
   // Adopted blocks the profile saw at its start: they were part of the account's bytes then.
   const int64_t untracked = std::max<int64_t>(0, static_cast<int64_t>(held.before) - adopted_start);
   const int64_t before = untracked + adopted_start;
-  auto band = [&](size_t i) { return untracked + sum(adopted_at(i)); };
   int64_t peak = before, peak_ns = 0;
   bool seen[kCategories] = {};
-  std::vector<const profiler::MemoryPoint*> ptrs;
-  for (size_t i : points) ptrs.push_back(&all[i]);
-  for (size_t i : points) {
-    const int64_t total = untracked + all[i].total();
-    if (total > peak) std::tie(peak, peak_ns) = std::pair(total, all[i].t_ns);
+  for (const profiler::MemoryPoint* p : points) {
+    if (untracked + p->total() > peak)
+      std::tie(peak, peak_ns) = std::pair(untracked + p->total(), p->t_ns);
     for (size_t c = 0; c < kCategories; ++c)
-      seen[c] = seen[c] || all[i].live_bytes[c] - adopted_at(i)[c] != 0;
+      seen[c] = seen[c] || p->live_bytes[c] - p->held_before_bytes[c] != 0;
   }
-  const std::vector<size_t> kept = kept_points(ptrs, end_ns);
+  const std::vector<size_t> kept = kept_points(points, end_ns);
   json t_us = json::array({0.0}), allocated = json::array({before}), by_category = json::object();
   for (size_t k : kept) {
-    t_us.push_back(us(all[points[k]].t_ns));
-    allocated.push_back(untracked + all[points[k]].total());
+    t_us.push_back(us(points[k]->t_ns));
+    allocated.push_back(untracked + points[k]->total());
   }
   if (before > 0) {
     json series = json::array({before});
-    for (size_t k : kept) series.push_back(band(points[k]));
+    for (size_t k : kept) series.push_back(untracked + points[k]->held_before_total());
     by_category[kHeldBefore] = std::move(series);
   }
   for (size_t c = 0; c < kCategories; ++c) {
     if (!seen[c]) continue;
     json series = json::array({0});
-    for (size_t k : kept) series.push_back(all[points[k]].live_bytes[c] - adopted_at(points[k])[c]);
+    for (size_t k : kept)
+      series.push_back(points[k]->live_bytes[c] - points[k]->held_before_bytes[c]);
     by_category[std::string(profiler::category_name(static_cast<profiler::MemoryCategory>(c)))] =
         std::move(series);
   }

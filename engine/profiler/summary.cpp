@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <unordered_set>
 
 namespace tensord::profiler {
 namespace {
@@ -70,6 +71,10 @@ int64_t MemoryPoint::total() const {
   return std::accumulate(std::begin(live_bytes), std::end(live_bytes), int64_t{0});
 }
 
+int64_t MemoryPoint::held_before_total() const {
+  return std::accumulate(std::begin(held_before_bytes), std::end(held_before_bytes), int64_t{0});
+}
+
 std::vector<MemoryPoint> memory_timeline(const Trace& t) {
   std::vector<const Record*> events;
   for (const Record& r : t.records) {
@@ -81,10 +86,12 @@ std::vector<MemoryPoint> memory_timeline(const Trace& t) {
   std::stable_sort(events.begin(), events.end(),
                    [](const Record* a, const Record* b) { return a->start_ns < b->start_ns; });
   std::vector<MemoryPoint> out;
+  std::unordered_set<uint64_t> held_before;  // ids of adopted blocks still live
   MemoryPoint p;
   for (const Record* r : events) {
     size_t c = r->stage < static_cast<size_t>(MemoryCategory::kCount) ? r->stage : 0;
     p.t_ns = r->start_ns;
+    p.adoption = false;
     if (r->kind == RecordKind::SegmentAlloc || r->kind == RecordKind::SegmentFree) {
       const int64_t delta = r->kind == RecordKind::SegmentAlloc ? static_cast<int64_t>(r->bytes)
                                                                 : -static_cast<int64_t>(r->bytes);
@@ -93,8 +100,16 @@ std::vector<MemoryPoint> memory_timeline(const Trace& t) {
       out.push_back(p);
       continue;
     }
-    p.live_bytes[c] += r->kind == RecordKind::Alloc ? static_cast<int64_t>(r->bytes)
-                                                    : -static_cast<int64_t>(r->bytes);
+    const auto bytes = static_cast<int64_t>(r->bytes);
+    if (r->kind == RecordKind::Alloc) {
+      p.live_bytes[c] += bytes;
+      p.adoption = (r->flags & kExisting) != 0 && (r->flags & kDeviceOwned) == 0 &&
+                   held_before.insert(r->id).second;
+      if (p.adoption) p.held_before_bytes[c] += bytes;
+    } else {
+      p.live_bytes[c] -= bytes;
+      if (held_before.erase(r->id) != 0) p.held_before_bytes[c] -= bytes;
+    }
     out.push_back(p);
   }
   return out;

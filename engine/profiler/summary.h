@@ -30,7 +30,12 @@ struct MemoryPoint {
   int64_t live_bytes[static_cast<size_t>(MemoryCategory::kCount)] = {};
   int64_t reserved_bytes = 0;  // the device's segments (every session's), as far as seen
   int64_t reserved_by_category[static_cast<size_t>(MemoryCategory::kCount)] = {};
+  // Of live_bytes, the session's blocks held when the profile began (adopted: Alloc flagged
+  // kExisting, not device-owned) and not freed yet.
+  int64_t held_before_bytes[static_cast<size_t>(MemoryCategory::kCount)] = {};
+  bool adoption = false;  // this point is the Alloc of such a block, at the profile's start
   int64_t total() const;  // allocated: the sum of live_bytes
+  int64_t held_before_total() const;
 };
 
 // The session's live bytes per category and the device's reserved bytes after every memory

@@ -186,6 +186,14 @@ TEST_CASE("a profile adopts its session's blocks held at its start and records t
   CHECK(points[2].total() == 11 << 20);
   CHECK(points[3].total() == 10 << 20);
   CHECK(points[4].total() == 2 << 20);
+  // Of those bytes, the ones held before the profile (the dashboard's held_before band).
+  CHECK(points[0].adoption);
+  CHECK(points[1].adoption);
+  CHECK_FALSE(points[2].adoption);
+  CHECK(points[1].held_before_total() == 3 << 20);
+  CHECK(points[2].held_before_total() == 3 << 20);
+  CHECK(points[3].held_before_total() == 2 << 20);
+  CHECK(points[4].held_before_total() == 2 << 20);
   const std::vector<CategorySummary> rows = memory_summary(t);
   CHECK(rows[static_cast<size_t>(MemoryCategory::Tensor)].allocs == 1);
   CHECK(rows[static_cast<size_t>(MemoryCategory::Tensor)].allocated == 2 << 20);
