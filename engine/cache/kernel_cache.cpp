@@ -125,15 +125,23 @@ KernelCache::~KernelCache() {
   }
 }
 
+const std::string& KernelCache::version_locked() {
+  if (version_.empty()) {
+    ProcessResult v = run_process({options_.compiler.command, "--version"});
+    version_ = v.status == 0 ? v.output.substr(0, v.output.find('\n')) : "unavailable";
+  }
+  return version_;
+}
+
 const std::string& KernelCache::identity() {
   std::lock_guard lock(mutex_);
   if (identity_.empty()) {
-    ProcessResult v = run_process({options_.compiler.command, "--version"});
-    std::string version = v.output.substr(0, v.output.find('\n'));
-    if (v.status != 0) version = "unavailable";
+    const std::string version = version_locked();
     std::string id = options_.compiler.command + "|" + version + "|";
     flags_ = options_.compiler.flags;
-    if (v.status == 0 && !options_.compiler.tuning.empty()) {
+    // Probed here, at the first load, not at startup: a compile can take long (a compiler
+    // behind a network file system, a test's gated one).
+    if (version != "unavailable" && !options_.compiler.tuning.empty()) {
       std::vector<std::string> probe{options_.compiler.command};
       probe.insert(probe.end(), flags_.begin(), flags_.end());
       probe.insert(probe.end(), options_.compiler.tuning.begin(), options_.compiler.tuning.end());
@@ -156,7 +164,8 @@ const std::vector<std::string>& KernelCache::flags() {
 }
 
 bool KernelCache::compiler_available() {
-  return identity().find("|unavailable|") == std::string::npos;
+  std::lock_guard lock(mutex_);
+  return version_locked() != "unavailable";
 }
 
 bool KernelCache::has(std::span<const codegen::EmittedKernel> kernels) const {

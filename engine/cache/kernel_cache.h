@@ -70,6 +70,7 @@ class KernelCache {
   // The flags a compile passes: options().compiler.flags and the tuning flags it accepts.
   const std::vector<std::string>& flags();
   // Whether the compiler runs at all (`--version` succeeds); without it nothing compiles.
+  // Runs `--version` only (the daemon asks at startup); identity() also probes the flags.
   bool compiler_available();
 
  private:
@@ -88,6 +89,11 @@ class KernelCache {
   KernelCacheOptions options_;
   std::string dir_;
   bool private_dir_ = false;
+  // The compiler's `--version` line ("unavailable" when it does not run); the caller holds
+  // mutex_.
+  const std::string& version_locked();
+
+  std::string version_;
   std::string identity_;
   std::vector<std::string> flags_;  // set with identity_
   mutable std::mutex mutex_;
