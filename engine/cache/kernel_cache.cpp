@@ -125,35 +125,47 @@ KernelCache::~KernelCache() {
   }
 }
 
-const std::string& KernelCache::version_locked() {
-  if (version_.empty()) {
-    ProcessResult v = run_process({options_.compiler.command, "--version"});
-    version_ = v.status == 0 ? v.output.substr(0, v.output.find('\n')) : "unavailable";
+std::string KernelCache::version() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!version_.empty()) return version_;
   }
+  // Without the lock: a compiler may take its time, and has() must answer meanwhile.
+  ProcessResult v = run_process({options_.compiler.command, "--version"});
+  const std::string line = v.status == 0 ? v.output.substr(0, v.output.find('\n')) : "unavailable";
+  std::lock_guard lock(mutex_);
+  if (version_.empty()) version_ = line.empty() ? "(no version)" : line;
   return version_;
 }
 
 const std::string& KernelCache::identity() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!identity_.empty()) return identity_;
+  }
+  // Computed without the lock (two threads may both compute it; they get the same), so that a
+  // slow compiler does not hold up has(). Probed with the key (the first load, or a CUDA
+  // backend's construction), not by compiler_available(), the daemon's check at startup.
+  const std::string v = version();
+  std::string id = options_.compiler.command + "|" + v + "|";
+  std::vector<std::string> flags = options_.compiler.flags;
+  if (v != "unavailable" && !options_.compiler.tuning.empty()) {
+    std::vector<std::string> probe{options_.compiler.command};
+    probe.insert(probe.end(), flags.begin(), flags.end());
+    probe.insert(probe.end(), options_.compiler.tuning.begin(), options_.compiler.tuning.end());
+    probe.insert(probe.end(), {"-fsyntax-only", "-x", "c++", "/dev/null"});
+    if (run_process(probe).status == 0) {
+      flags.insert(flags.end(), options_.compiler.tuning.begin(), options_.compiler.tuning.end());
+    }
+  }
+  for (const std::string& f : flags) id += f + " ";
+  for (const std::string& l : options_.compiler.libs) id += l + " ";
+  id += "|";  // appends only: GCC 12 warns (-Wrestrict) on "|" + std::string
+  id += cpu_identity();
   std::lock_guard lock(mutex_);
   if (identity_.empty()) {
-    const std::string version = version_locked();
-    std::string id = options_.compiler.command + "|" + version + "|";
-    flags_ = options_.compiler.flags;
-    // Probed here, at the first load, not at startup: a compile can take long (a compiler
-    // behind a network file system, a test's gated one).
-    if (version != "unavailable" && !options_.compiler.tuning.empty()) {
-      std::vector<std::string> probe{options_.compiler.command};
-      probe.insert(probe.end(), flags_.begin(), flags_.end());
-      probe.insert(probe.end(), options_.compiler.tuning.begin(), options_.compiler.tuning.end());
-      probe.insert(probe.end(), {"-fsyntax-only", "-x", "c++", "/dev/null"});
-      if (run_process(probe).status == 0) {
-        flags_.insert(flags_.end(), options_.compiler.tuning.begin(),
-                      options_.compiler.tuning.end());
-      }
-    }
-    for (const std::string& f : flags_) id += f + " ";
-    for (const std::string& l : options_.compiler.libs) id += l + " ";
-    identity_ = id + "|" + cpu_identity();
+    identity_ = std::move(id);
+    flags_ = std::move(flags);
   }
   return identity_;
 }
@@ -164,8 +176,7 @@ const std::vector<std::string>& KernelCache::flags() {
 }
 
 bool KernelCache::compiler_available() {
-  std::lock_guard lock(mutex_);
-  return version_locked() != "unavailable";
+  return version() != "unavailable";
 }
 
 bool KernelCache::has(std::span<const codegen::EmittedKernel> kernels) const {

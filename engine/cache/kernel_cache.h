@@ -89,9 +89,8 @@ class KernelCache {
   KernelCacheOptions options_;
   std::string dir_;
   bool private_dir_ = false;
-  // The compiler's `--version` line ("unavailable" when it does not run); the caller holds
-  // mutex_.
-  const std::string& version_locked();
+  // The compiler's `--version` line ("unavailable" when it does not run), run once.
+  std::string version();
 
   std::string version_;
   std::string identity_;

@@ -84,6 +84,7 @@ import numpy as np
 import tensord as td
 address, n = sys.argv[1], int(sys.argv[2])
 ran = threading.Barrier(n + 1)
+ended = []
 def work(i):
     try:
         td.connect(address)
@@ -97,7 +98,7 @@ def work(i):
             if k == 3:
                 ran.wait()
     except Exception as e:
-        print(f"thread {i}: {type(e).__name__}: {e}", flush=True)
+        ended.append(f"thread {i}: {type(e).__name__}: {e}")  # printed after the joins
 threads = [threading.Thread(target=work, args=(i,)) for i in range(n)]
 for t in threads:
     t.start()
@@ -105,6 +106,7 @@ ran.wait()
 print("running", flush=True)
 for t in threads:
     t.join()
+print("\n".join(ended))
 print("all ended", flush=True)
 """
 
