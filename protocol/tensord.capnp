@@ -18,7 +18,7 @@
 @0xd0057a9e31298522;
 
 const protocolMajor :UInt16 = 1;
-const protocolMinor :UInt16 = 6;
+const protocolMinor :UInt16 = 7;
 
 # The largest `Data` any single message carries (upload chunks, reads, inline results).
 # Cap'n Proto refuses messages over 64 MiB; chunks stay far below that.
@@ -162,6 +162,17 @@ struct SessionStats {
   # CPU backend, the figures above) first, then each device that keeps its own (e.g. "cuda:0",
   # NVRTC CUBINs). Empty from a 1.2 daemon.
   kernelCaches @12 :List(KernelCacheStats);
+  # (protocol 1.7) What holds this session's live bytes, largest first, at most 3. Empty from a
+  # 1.6 daemon.
+  holdings @13 :List(Holding);
+}
+
+# (protocol 1.7) Bytes a session holds from one origin.
+struct Holding {
+  origin @0 :Text;     # where the tensors were made: "fit.py:12 (matmul)" (the op and the
+                       # client's line), "upload", "captured by a function"
+  bytes @1 :UInt64;
+  tensors @2 :UInt64;
 }
 
 struct KernelCacheStats {

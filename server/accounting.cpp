@@ -1,6 +1,7 @@
 #include "server/accounting.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "engine/ir/error.h"
@@ -13,7 +14,38 @@ void Account::check_room(uint64_t bytes, std::string_view what) const {
               std::string(what) + " needs " + bytes_text(bytes) + " and the session's " +
                   std::to_string(usage_.tensors) + " live tensors hold " +
                   bytes_text(usage_.bytes) + " of its " + bytes_text(limit_) +
-                  " (the daemon's --session-memory-limit); free tensors it no longer needs");
+                  " (the daemon's --session-memory-limit); free tensors it no longer needs" +
+                  (usage_.bytes == 0 ? "" : "; the largest holders: " + holdings_text()));
+}
+
+std::vector<Holding> Account::largest_holdings(size_t n) const {
+  std::map<std::string_view, Holding> by_origin;
+  for (const auto& [buffer, held] : held_) {
+    Holding& h = by_origin[held.origin];
+    h.bytes += held.bytes;
+    h.tensors += held.charges;
+  }
+  std::vector<Holding> out;
+  out.reserve(by_origin.size());
+  for (auto& [origin, h] : by_origin) {
+    h.origin = origin.empty() ? "unknown" : std::string(origin);
+    out.push_back(std::move(h));
+  }
+  std::sort(out.begin(), out.end(), [](const Holding& a, const Holding& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.origin < b.origin;
+  });
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
+std::string Account::holdings_text() const {
+  std::string s;
+  for (const Holding& h : largest_holdings(3)) {
+    if (!s.empty()) s += ", ";
+    s += h.origin + " " + bytes_text(h.bytes) + " in " + std::to_string(h.tensors) +
+         (h.tensors == 1 ? " tensor" : " tensors");
+  }
+  return s;
 }
 
 uint64_t Account::new_bytes(std::span<const std::pair<const void*, uint64_t>> buffers) const {
@@ -28,11 +60,12 @@ uint64_t Account::new_bytes(std::span<const std::pair<const void*, uint64_t>> bu
   return total;
 }
 
-void Account::add(const void* buffer, uint64_t bytes) {
+void Account::add(const void* buffer, uint64_t bytes, std::string origin) {
   usage_.tensors += 1;
   daemon_->tensors += 1;
   Held& h = held_[buffer];
   h.charges += 1;
+  if (h.origin.empty()) h.origin = std::move(origin);
   if (bytes > h.bytes) {
     usage_.bytes += bytes - h.bytes;
     daemon_->bytes += bytes - h.bytes;
@@ -51,9 +84,10 @@ void Account::remove(const void* buffer) {
   }
 }
 
-Charge::Charge(std::shared_ptr<Account> account, const void* buffer, uint64_t bytes)
+Charge::Charge(std::shared_ptr<Account> account, const void* buffer, uint64_t bytes,
+               std::string origin)
     : account_(std::move(account)), buffer_(buffer), bytes_(bytes) {
-  account_->add(buffer_, bytes_);
+  account_->add(buffer_, bytes_, std::move(origin));
 }
 
 Charge& Charge::operator=(Charge&& other) noexcept {

@@ -6,15 +6,25 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace tensord::server {
 
 struct Usage {
   uint64_t tensors = 0;
   uint64_t bytes = 0;
+};
+
+// The bytes a session holds from one origin: where its tensors were made ("fit.py:12 (matmul)",
+// "upload"), so that a quota or out-of-memory error can say what to free.
+struct Holding {
+  std::string origin;
+  uint64_t bytes = 0;
+  uint64_t tensors = 0;
 };
 
 // One session's usage, which also counts into the daemon's. Shared by everything that charges
@@ -33,16 +43,23 @@ class Account {
   // counted once).
   uint64_t new_bytes(std::span<const std::pair<const void*, uint64_t>> buffers) const;
   // Throws tensord::Error(Quota) when `bytes` more would take the session past its limit,
-  // naming `what` ("this upload", "the run's 2 outputs"), what it holds and the limit.
+  // naming `what` ("this upload", "the run's 2 outputs"), what it holds, where it was made and
+  // the limit.
   void check_room(uint64_t bytes, std::string_view what) const;
+  // The origins holding the most bytes, largest first, at most `n`.
+  std::vector<Holding> largest_holdings(size_t n) const;
+  // "fit.py:12 (matmul) 8.00 MiB (8388608 bytes) in 1 tensor, upload ..." of the largest three;
+  // empty when the session holds nothing.
+  std::string holdings_text() const;
 
  private:
   friend class Charge;
   struct Held {
     uint64_t charges = 0;
     uint64_t bytes = 0;  // the largest any of its charges named (a view names less)
+    std::string origin;  // the first charge's that named one
   };
-  void add(const void* buffer, uint64_t bytes);
+  void add(const void* buffer, uint64_t bytes, std::string origin);
   void remove(const void* buffer);
 
   std::shared_ptr<Usage> daemon_;
@@ -52,11 +69,13 @@ class Account {
 };
 
 // RAII: one live tensor of `bytes` in `buffer` on an account (and the daemon's) while this
-// exists; the buffer's bytes count while any charge on it does.
+// exists; the buffer's bytes count while any charge on it does. `origin` says where the tensor
+// was made, for errors that name what holds the session's memory.
 class Charge {
  public:
   Charge() = default;
-  Charge(std::shared_ptr<Account> account, const void* buffer, uint64_t bytes);
+  Charge(std::shared_ptr<Account> account, const void* buffer, uint64_t bytes,
+         std::string origin = {});
   ~Charge() { release(); }
   Charge(Charge&& other) noexcept
       : account_(std::move(other.account_)), buffer_(other.buffer_), bytes_(other.bytes_) {}

@@ -44,6 +44,15 @@ nlohmann::json devices(const scheduler::Scheduler& scheduler) {
   return out;
 }
 
+// What holds a session's live bytes, largest first: where its tensors were made.
+nlohmann::json holdings(const Account& account) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Holding& h : account.largest_holdings(3)) {
+    out.push_back({{"origin", h.origin}, {"bytes", h.bytes}, {"tensors", h.tensors}});
+  }
+  return out;
+}
+
 nlohmann::json sessions(const ActivityLog& activity, Clock::time_point now) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& [id, session] : activity.sessions()) {
@@ -56,6 +65,7 @@ nlohmann::json sessions(const ActivityLog& activity, Clock::time_point now) {
                    {"failed_runs", session->failed_runs()},
                    {"live_tensors", usage.tensors},
                    {"live_bytes", usage.bytes},
+                   {"holdings", holdings(*session->account())},
                    {"compile_mode", engine::name(session->compile_mode())},
                    {"profiling", session->profiler()->active()},
                    {"age_s", seconds(now - session->opened())},

@@ -40,7 +40,9 @@ void charge_captured(SessionCore& session, FunctionState& state) {
   }
   const std::shared_ptr<Account>& account = session.account();
   account->check_room(account->new_bytes(buffers), "the function's captured tensors");
-  for (const auto& [buffer, bytes] : buffers) state.charges.emplace_back(account, buffer, bytes);
+  for (const auto& [buffer, bytes] : buffers) {
+    state.charges.emplace_back(account, buffer, bytes, "captured by a function");
+  }
 }
 
 // The type a parameter's input node declares (validate() checks the node itself later).

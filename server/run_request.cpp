@@ -1,5 +1,6 @@
 #include "server/run_request.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -22,9 +23,9 @@ struct RunOutcome {
   std::vector<std::optional<std::vector<uint8_t>>> data;
   // The fetched bytes as host staging, until the reply is built (after `data`: freed first).
   std::vector<profiler::BlockTicket> staging;
-  // Per output, the user's line that made it, when the run recorded memory (else empty): the
-  // published tensors keep it for the staging of their chunked reads.
-  std::vector<TensorImpl::SourceLine> lines;
+  // Per output, the op and user's line that made it: the published tensors keep it for quota
+  // errors and the staging of their chunked reads.
+  std::vector<TensorImpl::Origin> origins;
 };
 
 // Inline input bytes wait on the host for the worker to copy them to the device: staging.
@@ -94,35 +95,39 @@ RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_b
       bytes.data = {};
     }
   }
-  // The user's line of each output, for its fetch staging here and for the staging of the
-  // published tensor's chunked reads (the graph moves into the engine).
-  // The graph is not validated yet: an output or file out of range gets no line (the engine
-  // refuses the graph).
+  // What made each output, taken before the graph moves into the engine. The graph is not
+  // validated yet: an output or file out of range gets no origin (the engine refuses the graph).
   RunOutcome out;
-  std::vector<TensorImpl::SourceLine>& lines = out.lines;
-  if (profile && profile->memory()) [[unlikely]] {
-    const ir::Graph& graph = run.user_graph();
-    for (ir::ValueRef v : run.user_outputs()) {
-      TensorImpl::SourceLine& where = lines.emplace_back();
-      if (v.node >= graph.nodes.size()) continue;
-      const ir::NodeLocation& loc = graph.nodes[v.node].loc;
-      if (loc.file < graph.files.size()) where = {graph.files[loc.file], loc.line};
+  const ir::Graph& graph = run.user_graph();
+  out.origins.reserve(run.user_outputs().size());
+  for (ir::ValueRef v : run.user_outputs()) {
+    TensorImpl::Origin& origin = out.origins.emplace_back();
+    if (v.node >= graph.nodes.size()) continue;
+    const ir::Node& node = graph.nodes[v.node];
+    // An input output is the bytes the client sent at that line (a held tensor's buffer keeps
+    // its own origin: the first charge names it).
+    origin.what = node.op == ir::Op::input ? std::string_view("upload") : ir::name(node.op);
+    if (node.loc.file < graph.files.size()) {
+      origin.file = graph.files[node.loc.file];
+      origin.line = node.loc.line;
     }
   }
+  const bool memory = profile && profile->memory();
   out.values = run.prepared
                    ? engine.run_prepared(*run.prepared, inputs, run.mode, profile)
                    : engine.run(std::move(run.graph), inputs, run.outputs, run.mode, profile);
   out.data.resize(out.values.size());
-  if (!lines.empty()) out.staging.resize(out.values.size());
+  if (memory) out.staging.resize(out.values.size());
   uint64_t budget = kMaxInlineReplyBytes;
   for (size_t i = 0; i < out.values.size(); ++i) {
     uint64_t n = out.values[i].nbytes();
     if (i < run.fetch.size() && run.fetch[i] && n <= max_chunk_bytes && n <= budget) {
       int64_t t = profile ? profile->profiler->now() : 0;
       out.data[i].emplace(n);
-      if (!lines.empty()) [[unlikely]] {
-        out.staging[i] = track_staging(profile->profiler, *profile->ledger, n, out.data[i]->data(),
-                                       "fetch", profile->request, lines[i].first, lines[i].second);
+      if (memory && i < out.origins.size()) [[unlikely]] {
+        out.staging[i] =
+            track_staging(profile->profiler, *profile->ledger, n, out.data[i]->data(), "fetch",
+                          profile->request, out.origins[i].file, out.origins[i].line);
       }
       read_device_bytes_into(engine.backend(), out.values[i], 0, out.data[i]->data(), n);
       if (profile && profile->tracing()) {
@@ -156,8 +161,25 @@ void publish(const std::shared_ptr<SessionCore>& session, RunOutcome outcome,
     }
     r.setTensor(TensorImpl::publish(
         session, std::move(value),
-        i < outcome.lines.size() ? std::move(outcome.lines[i]) : TensorImpl::SourceLine{}));
+        i < outcome.origins.size() ? std::move(outcome.origins[i]) : TensorImpl::Origin{}));
   }
+}
+
+// An out-of-memory error of a run also names what the session's live tensors hold and where
+// they were made: what the user can free. (The ledger's report, with every block of the
+// device, needs a memory profile running; the session's account is always kept.)
+kj::Exception with_holdings(kj::Exception&& e, const Account& account) {
+  std::optional<Error> error = protocol::decode_error(e.getDescription().cStr());
+  if (!error || error->code() != ErrorCode::OutOfMemory || account.usage().bytes == 0) return e;
+  const Usage& daemon = account.daemon_usage();
+  std::string held = "; this session's " + std::to_string(account.usage().tensors) +
+                     " live tensors hold " + bytes_text(account.usage().bytes) +
+                     ", the largest: " + account.holdings_text();
+  if (daemon.bytes > account.usage().bytes) {
+    held += "; other sessions' tensors hold " + bytes_text(daemon.bytes - account.usage().bytes);
+  }
+  return protocol::to_kj_exception(
+      Error(error->code(), error->message() + held, error->node(), error->op(), error->where()));
 }
 
 // What the dashboard shows of a failed run: a tensord error's one-line summary
@@ -224,17 +246,20 @@ kj::Promise<void> run_request(std::shared_ptr<SessionCore> session, std::shared_
   return resolve(session->daemon(), run)
       .then([session, run, max_chunk, profile, marks]() {
         int64_t queued = profile ? profile->profiler->now() : 0;
-        return run_on_worker(
-            session->queue(), [request = std::move(run->request), max_chunk, profile, queued, marks,
-                               running = session->running_since()](engine::Engine& engine) mutable {
-              marks->on_worker = ActivityLog::Clock::now();
-              running->store(marks->on_worker->time_since_epoch().count());
-              KJ_DEFER(running->store(0));
-              if (profile && profile->tracing()) {
-                profile->profiler->span(profiler::Stage::QueueWait, queued, profiler::kWorkerThread,
-                                        profile->request);
-              }
-              return execute(engine, request, max_chunk, profile ? &*profile : nullptr);
+        auto job = [request = std::move(run->request), max_chunk, profile, queued, marks,
+                    running = session->running_since()](engine::Engine& engine) mutable {
+          marks->on_worker = ActivityLog::Clock::now();
+          running->store(marks->on_worker->time_since_epoch().count());
+          KJ_DEFER(running->store(0));
+          if (profile && profile->tracing()) {
+            profile->profiler->span(profiler::Stage::QueueWait, queued, profiler::kWorkerThread,
+                                    profile->request);
+          }
+          return execute(engine, request, max_chunk, profile ? &*profile : nullptr);
+        };
+        return run_on_worker(session->queue(), std::move(job))
+            .catch_([session](kj::Exception&& e) -> kj::Own<RunOutcome> {
+              kj::throwFatalException(with_holdings(kj::mv(e), *session->account()));
             });
       })
       .then([session, profile, arrived, nodes = marks->nodes,

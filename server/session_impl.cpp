@@ -60,6 +60,13 @@ kj::Promise<void> SessionImpl::stats(StatsContext context) {
   }
   s.setCompileMode(std::string(engine::name(core_->compile_mode())));
   s.setFloat32MatmulPrecision(std::string(engine::name(core_->queue().float32_matmul_precision())));
+  const std::vector<Holding> holdings = account.largest_holdings(3);
+  auto wire_holdings = s.initHoldings(static_cast<unsigned>(holdings.size()));
+  for (unsigned i = 0; i < holdings.size(); ++i) {
+    wire_holdings[i].setOrigin(holdings[i].origin);
+    wire_holdings[i].setBytes(holdings[i].bytes);
+    wire_holdings[i].setTensors(holdings[i].tensors);
+  }
   return kj::READY_NOW;
 }
 

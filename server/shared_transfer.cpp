@@ -41,7 +41,7 @@ kj::Promise<::Tensor::Client> upload_shared(std::shared_ptr<SessionCore> session
             });
       })
       .then([session](kj::Own<engine::TensorValue> value) {
-        return TensorImpl::publish(session, kj::mv(*value));
+        return TensorImpl::publish(session, kj::mv(*value), TensorImpl::Origin::upload());
       });
 }
 

@@ -18,15 +18,26 @@ constexpr uint64_t kEventLoopReadBytes = 64 << 10;
 
 }  // namespace
 
+std::string TensorImpl::Origin::text() const {
+  if (file.empty()) return what.empty() ? std::string("unknown") : std::string(what);
+  std::string s = file + ":" + std::to_string(line);
+  if (!what.empty()) {
+    s += " (";
+    s += what;
+    s += ')';
+  }
+  return s;
+}
+
 TensorImpl::TensorImpl(std::shared_ptr<SessionCore> session, engine::TensorValue value,
-                       SourceLine made_at)
+                       Origin made_at)
     : session_(std::move(session)),
       value_(std::move(value)),
       made_at_(std::move(made_at)),
-      charge_(session_->account(), value_.buffer.get(), value_.nbytes()) {}
+      charge_(session_->account(), value_.buffer.get(), value_.nbytes(), made_at_.text()) {}
 
 ::Tensor::Client TensorImpl::publish(std::shared_ptr<SessionCore> session,
-                                     engine::TensorValue value, SourceLine made_at) {
+                                     engine::TensorValue value, Origin made_at) {
   DaemonState& daemon = session->daemon();
   return daemon.tensors.add(
       kj::heap<TensorImpl>(std::move(session), std::move(value), std::move(made_at)));
@@ -63,7 +74,7 @@ kj::Promise<void> TensorImpl::read(ReadContext context) {
     // made the tensor (no request: the read is not part of a run).
     profiler::BlockTicket staging =
         track_staging(session_->profiler(), *session_->daemon().memory, length, out, "fetch", 0,
-                      made_at_.first, made_at_.second);
+                      made_at_.file, made_at_.line);
     std::shared_ptr<profiler::Profiler> prof;
     if (session_->profiler()->tracing()) prof = session_->profiler();
     // A small read of host memory is a memcpy shorter than the two thread wake-ups a turn on

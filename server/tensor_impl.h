@@ -3,8 +3,10 @@
 // running job uses it) its memory go.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "engine/exec/tensor_value.h"
@@ -19,19 +21,25 @@ namespace tensord::server {
 #pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
 class TensorImpl final : public ::Tensor::Server {
  public:
-  // The user's line of the node that made a tensor: known for outputs of runs that recorded
-  // memory, so that a later chunked read's staging names it ("" and 0 otherwise).
-  using SourceLine = std::pair<std::string, uint32_t>;
+  // What made a tensor: the op and user's line of its node for outputs of runs, or "upload".
+  // Quota errors name it, and the staging of the tensor's chunked reads.
+  struct Origin {
+    std::string file;  // empty: not made at a line of the user's program
+    uint32_t line = 0;
+    std::string_view what;  // the op's name, or "upload": static strings
+
+    static Origin upload() { return {{}, 0, "upload"}; }
+    std::string text() const;  // "fit.py:12 (matmul)", "upload"
+  };
 
   // `value` must be contiguous (engine outputs and uploads are).
-  TensorImpl(std::shared_ptr<SessionCore> session, engine::TensorValue value,
-             SourceLine made_at = {});
+  TensorImpl(std::shared_ptr<SessionCore> session, engine::TensorValue value, Origin made_at);
 
   const engine::TensorValue& value() const { return value_; }
 
   // Makes a capability for `value` that this daemon recognizes when it comes back in a graph.
   static ::Tensor::Client publish(std::shared_ptr<SessionCore> session, engine::TensorValue value,
-                                  SourceLine made_at = {});
+                                  Origin made_at);
 
  protected:
   kj::Promise<void> info(InfoContext context) override;
@@ -41,7 +49,7 @@ class TensorImpl final : public ::Tensor::Server {
  private:
   std::shared_ptr<SessionCore> session_;
   engine::TensorValue value_;
-  SourceLine made_at_;
+  Origin made_at_;
   Charge charge_;
 };
 #pragma GCC diagnostic pop

@@ -28,7 +28,7 @@ UploadSinkImpl::UploadSinkImpl(std::shared_ptr<SessionCore> session, ir::TensorT
       staging_(session_->daemon().staging->allocate(size_)),
       // Keyed by the sink, not its staging buffer: that goes back to the staging cache (and may
       // serve another upload) before this charge is released.
-      charge_(session_->account(), this, size_) {
+      charge_(session_->account(), this, size_, "upload") {
   if (session_->profiler()->recording_memory()) {
     profiler::AllocSite site;
     site.profiler = session_->profiler();
@@ -124,7 +124,8 @@ kj::Promise<void> UploadSinkImpl::finish(FinishContext context) {
                            return value;
                          })
         .then([this, context](kj::Own<engine::TensorValue> value) mutable {
-          context.getResults().setTensor(TensorImpl::publish(session_, std::move(*value)));
+          context.getResults().setTensor(
+              TensorImpl::publish(session_, std::move(*value), TensorImpl::Origin::upload()));
           charge_ = Charge();
         });
   });

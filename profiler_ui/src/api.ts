@@ -62,10 +62,19 @@ export interface Session {
   failed_runs: number;
   live_tensors: number;
   live_bytes: number;
+  /** What holds its live bytes, largest first (at most 3): where the tensors were made. */
+  holdings?: Holding[];
   compile_mode: string;
   profiling: boolean;
   age_s: number;
   idle_s: number;
+}
+
+export interface Holding {
+  /** "fit.py:12 (matmul)": the op and user's line that made the tensors; "upload". */
+  origin: string;
+  bytes: number;
+  tensors: number;
 }
 
 export interface Run {

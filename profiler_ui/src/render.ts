@@ -1,7 +1,7 @@
 // Builds the dashboard's DOM from one /api/status snapshot. No framework:
 // each poll rebuilds the content from scratch, which is cheap at this size.
 
-import type { Device, KernelCache, Profile, Run, Session, Status } from "./api";
+import type { Device, Holding, KernelCache, Profile, Run, Session, Status } from "./api";
 import { h } from "./dom";
 import { formatAge, formatBytes, formatCount, formatDuration, formatSpan } from "./format";
 import { renderMemoryHistory } from "./memory_history";
@@ -122,6 +122,14 @@ export function renderProfile(p: Profile, name: string): HTMLElement[] {
   ].filter((e): e is HTMLElement => e !== null);
 }
 
+/** The origin holding most of a session's bytes; the others in its tooltip. */
+function renderHolding(holdings: Holding[]): HTMLElement {
+  const text = (x: Holding) =>
+    `${x.origin} ${formatBytes(x.bytes)} in ${formatCount(x.tensors)} ${x.tensors === 1 ? "tensor" : "tensors"}`;
+  return h("td", { class: "muted", "data-field": "holding", title: holdings.map(text).join("\n") },
+    holdings.length === 0 ? "" : `${holdings[0].origin} ${formatBytes(holdings[0].bytes)}`);
+}
+
 function renderSessions(sessions: Session[]): HTMLElement {
   const rows = [...sessions].sort((a, b) => a.id - b.id).map((x) =>
     h("tr", { "data-testid": "session-row", "data-session-id": x.id, "data-session-name": x.name },
@@ -134,6 +142,7 @@ function renderSessions(sessions: Session[]): HTMLElement {
         formatCount(x.failed_runs)),
       num(formatCount(x.live_tensors), "live_tensors"),
       num(formatBytes(x.live_bytes), "live_bytes"),
+      renderHolding(x.holdings ?? []),
       h("td", { "data-field": "compile_mode" }, x.compile_mode),
       h("td", { "data-field": "profiling" }, x.profiling ? "on" : "off"),
       num(formatSpan(x.age_s), "age"),
@@ -146,7 +155,7 @@ function renderSessions(sessions: Session[]): HTMLElement {
   return h("section", { class: "panel", "data-section": "sessions" },
     h("h2", {}, "Sessions"),
     table([["id", true], ["name", false], ["client (its word)", false], ["connection", false], ["runs", true], ["failed", true], ["live tensors", true],
-      ["live bytes", true], ["compile mode", false], ["profiling", false], ["open for", true],
+      ["live bytes", true], ["held most by", false], ["compile mode", false], ["profiling", false], ["open for", true],
       ["idle for", true], ["", false]], rows, "no open sessions"),
   );
 }

@@ -88,6 +88,13 @@ def test_memory_history_shows_a_session_hold_and_drop_8_mib(dashboard):
         return (history, mine[0]) if series[top] >= size and min(series[top:]) < size else None
 
     try:
+        # While it holds them, its row says where the 8 MiB were made (the client's line).
+        assert client.stdout.readline().startswith("holding")
+        row = next(s for s in status(dashboard)["sessions"] if s["name"] == "holder")
+        line = HOLDING_CLIENT.split("\n").index(
+            "big = td.ones((2 << 20,), dtype=td.float32) * 2.0  # 8 MiB") + 1
+        assert row["holdings"][0] == {"origin": f"<string>:{line} (mul)", "bytes": size,
+                                      "tensors": 1}, row
         history, mine = wait_for(held_and_dropped, "the 8 MiB to show and go", timeout=30)
         t = history["t_s"]
         assert history["interval_s"] == 1 and 2 <= len(t) <= 60 and t == sorted(t)

@@ -1,5 +1,8 @@
 """repr, notebook displays and td.info(): values like NumPy, shape, dtype, device; large
 pending arrays are not evaluated by a notebook display."""
+import os
+import sys
+
 import numpy as np
 
 import tensord as td
@@ -94,3 +97,13 @@ def test_info_shows_daemon_devices_and_memory():
     assert info["session"]["daemon_live_bytes"] >= info["session"]["live_bytes"]
     html = info._repr_html_()
     assert "device cpu:0" in html and "this session" in html and "whole daemon" in html
+
+
+def test_info_says_which_line_holds_the_session_memory():
+    line = sys._getframe().f_lineno + 1
+    big = td.zeros((8 << 20,), dtype=td.float32) + 1  # 32 MiB, more than this session's others
+    td.sync(big)
+    info = td.info()
+    first = info["session"]["holdings"][0]
+    assert first == {"origin": f"{__file__}:{line} (add)", "bytes": 32 << 20, "arrays": 1}, info
+    assert f"{os.path.basename(__file__)}:{line} (add) 32.0 MiB" in info._repr_html_()

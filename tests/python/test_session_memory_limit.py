@@ -1,6 +1,7 @@
 """--session-memory-limit against the real daemon: a session's uploads and run results past its
-limit fail with a quota error that says what it holds, the session goes on working and gets its
-room back when it frees tensors, and another session is not limited by the first one's tensors.
+limit fail with a quota error that says what it holds and where it was made, the session goes on
+working and gets its room back when it frees tensors, and another session is not limited by the
+first one's tensors.
 Each session is a client process of its own (a session belongs to its process's thread)."""
 import json
 import subprocess
@@ -34,6 +35,10 @@ if sys.argv[2] == "first":
     out["upload_past"] = attempt(lambda: td.sync(td.asarray(floats(10 << 18))))  # 10 MiB
     out["run_past"] = attempt(lambda: td.sync(td.concat([a, a])))  # a 16 MiB result
     out["small_run"] = attempt(lambda: float(td.sum(a[:4]).numpy()))
+    b = td.zeros(1 << 20) + 1  # 4 MiB made by a run at this line
+    td.sync(b)
+    out["named_past"] = attempt(lambda: td.sync(td.asarray(floats(2 << 20))))  # 8 + 4 + 8 MiB
+    del b
     print(json.dumps(out), flush=True)
     sys.stdin.readline()  # the other session runs now, while this one holds its 512 KiB
     del a
@@ -84,6 +89,11 @@ def test_a_session_past_its_limit_fails_alone_and_recovers(limited, transport):
         assert "this upload needs 10.00 MiB" in r["upload_past"]
         assert "the run's 1 output needs 16.00 MiB" in r["run_past"]
         assert r["small_run"] == "ok"
+        # The error names what holds the session's bytes, largest first, at the user's line.
+        assert "the largest holders: upload 8.00 MiB (8388608 bytes) in 1 tensor" in r["upload_past"]
+        line = CLIENT.split("\n").index("    b = td.zeros(1 << 20) + 1  # 4 MiB made by a run at this line") + 1
+        assert ("the largest holders: upload 8.00 MiB (8388608 bytes) in 1 tensor, "
+                f"<string>:{line} (add) 4.00 MiB (4194304 bytes) in 1 tensor") in r["named_past"], r
 
         other = client(address, "second")
         assert result(other) == {"other_session": "ok"}

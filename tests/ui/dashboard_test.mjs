@@ -127,6 +127,7 @@ function snapshot(page) {
         failed: r.querySelector('[data-field="failed_runs"]')?.textContent.trim() ?? null,
         client: r.querySelector('[data-field="client"]')?.textContent.trim() ?? null,
         peer: r.querySelector('[data-field="peer"]')?.textContent.trim() ?? null,
+        holding: r.querySelector('[data-field="holding"]')?.textContent.trim() ?? null,
       })),
       summary: {
         sessions: number(one("summary-sessions")),
@@ -204,6 +205,9 @@ async function main() {
     const row = shown.sessions.find((r) => r.name === SESSION_NAME);
     check(true, `the sessions table shows '${SESSION_NAME}' (id ${row.id}) with ${row.runs} runs`);
     check(row.client.endsWith(` pid ${workload.proc.pid}`), `its client is the workload's process (${row.client})`);
+    const heldLine = WORKLOAD.split("\n").findIndex((l) => l.startsWith("held = ")) + 1;
+    check(row.holding.endsWith(`workload.py:${heldLine} (upload) 256 KiB`),
+      `its live bytes are held most by the workload's line ${heldLine} (${row.holding})`);
     check(row.peer.startsWith(`uid ${process.getuid()} `) && row.peer.endsWith(` pid ${workload.proc.pid}`),
       `its connection is the workload's, as the system says (${row.peer})`);
     const markup = await page.evaluate(() => ({

@@ -44,6 +44,9 @@ SessionStats Session::stats() {
       out.kernel_caches.push_back({k.getTarget(), k.getMemoryHits(), k.getDiskHits(), k.getMisses(),
                                    k.getCompiles(), k.getCompileNanos()});
     }
+    for (auto h : stats.getHoldings()) {
+      out.holdings.push_back({h.getOrigin(), h.getBytes(), h.getTensors()});
+    }
     return out;
   } catch (const kj::Exception& e) {
     throw detail::translate(e, nullptr, std::source_location::current());

@@ -197,7 +197,12 @@ void bind_types(py::module_& m) {
       .def_readonly("live_bytes", &SessionStats::live_bytes)
       .def_readonly("runs", &SessionStats::runs)
       .def_readonly("daemon_live_tensors", &SessionStats::daemon_live_tensors)
-      .def_readonly("daemon_live_bytes", &SessionStats::daemon_live_bytes);
+      .def_readonly("daemon_live_bytes", &SessionStats::daemon_live_bytes)
+      .def_readonly("holdings", &SessionStats::holdings);
+  py::class_<Holding>(m, "Holding")
+      .def_readonly("origin", &Holding::origin)
+      .def_readonly("bytes", &Holding::bytes)
+      .def_readonly("tensors", &Holding::tensors);
 
   py::class_<Session>(m, "Session")
       .def_property_readonly("info", &Session::info)

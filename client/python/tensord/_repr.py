@@ -128,6 +128,9 @@ class Info(dict):
         s = self["session"]
         rows.append(("this session", f"{s['live_tensors']} arrays, {_mib(s['live_bytes'])}, "
                                      f"{s['runs']} runs"))
+        if s.get("holdings"):
+            rows.append(("held most by", ", ".join(f"{h['origin']} {_mib(h['bytes'])}"
+                                                   for h in s["holdings"])))
         rows.append(("whole daemon", f"{s['daemon_live_tensors']} arrays, "
                                      f"{_mib(s['daemon_live_bytes'])}"))
         cells = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"

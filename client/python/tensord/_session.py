@@ -58,5 +58,8 @@ def info():
                     for d in server.devices],
         "session": {"live_tensors": stats.live_tensors, "live_bytes": stats.live_bytes,
                     "runs": stats.runs, "daemon_live_tensors": stats.daemon_live_tensors,
-                    "daemon_live_bytes": stats.daemon_live_bytes},
+                    "daemon_live_bytes": stats.daemon_live_bytes,
+                    # What holds live_bytes, largest first (at most 3): where the arrays were made.
+                    "holdings": [{"origin": h.origin, "bytes": h.bytes, "arrays": h.tensors}
+                                 for h in stats.holdings]},
     })

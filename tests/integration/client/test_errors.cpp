@@ -93,6 +93,29 @@ TEST_CASE("a daemon-side error carries its code and the recording line", "[clien
   CHECK((x + 1.0f).sum().item<float>() == 20);
 }
 
+TEST_CASE("out of memory names the session's live tensors and their lines, with no profile",
+          "[client]") {
+  tensord::test::ClientFixture f(
+      tensord::test::DaemonOptions::with_args({"--max-tensor-bytes", "4503599627370496"}));
+  auto& s = f.session;
+  const int keep_line = __LINE__ + 1;
+  auto keep = s.full({1 << 16}, 1.0f);
+  s.sync({keep});
+  auto huge = s.full({int64_t{1} << 23, int64_t{1} << 23}, 2.0f);  // 256 TiB
+  try {
+    s.sync({huge});
+    FAIL("a 256 TiB tensor was allocated");
+  } catch (const tensord::Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == ErrorCode::OutOfMemory);
+    CHECK(e.message().find("this session's 1 live tensors hold 256.00 KiB (262144 bytes), the "
+                           "largest: " +
+                           std::string(__FILE__) + ":" + std::to_string(keep_line) +
+                           " (full) 256.00 KiB (262144 bytes) in 1 tensor") != std::string::npos);
+  }
+  CHECK((keep + 1.0f).to_vector<float>()[0] == 2.0f);  // the session goes on
+}
+
 TEST_CASE("one_hot without num_classes syncs to learn it; empty input is a shape error",
           "[client]") {
   tensord::test::ClientFixture f;

@@ -97,6 +97,13 @@ struct KernelCacheStats {
   uint64_t compile_ns = 0;
 };
 
+// Bytes this session holds from one origin (SessionStats::holdings).
+struct Holding {
+  std::string origin;  // "fit.py:12 (matmul)": the op and line that made them; "upload"
+  uint64_t bytes = 0;
+  uint64_t tensors = 0;
+};
+
 struct SessionStats {
   uint64_t live_tensors = 0;  // this session's tensors the daemon holds
   uint64_t live_bytes = 0;
@@ -114,6 +121,8 @@ struct SessionStats {
   // Every kernel cache: "host" (the kernel_* figures above) and each device's own (protocol
   // 1.3; empty from an older daemon).
   std::vector<KernelCacheStats> kernel_caches;
+  // What holds live_bytes, largest first, at most 3 (protocol 1.7; empty from an older daemon).
+  std::vector<Holding> holdings;
 };
 
 struct ConnectOptions {
