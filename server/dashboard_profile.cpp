@@ -57,7 +57,7 @@ std::optional<DashboardAnswer> read_flag(std::string_view query, std::string_vie
 }
 
 std::string profile_json(uint64_t session, double seconds, bool memory, int64_t elapsed_ns,
-                         const profiler::Trace& trace, bool with_trace, HeldBytes held) {
+                         const profiler::Trace& trace, bool with_trace, const HeldBytes& held) {
   nlohmann::json rows = nlohmann::json::array();
   for (const profiler::KeyAverage& k : profiler::key_averages(trace)) {
     rows.push_back({{"key", k.key},
@@ -177,7 +177,7 @@ kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon
   // only what is allocated from here on). Read on the event loop, where the account changes, in
   // the same turn as the start.
   const std::shared_ptr<Account> account = it->second->account();
-  const uint64_t held_before = account->usage().bytes;
+  HeldBytes held{account->usage().bytes, 0, account->largest_holdings(3)};
   profiler->start(options);
   // As Session.profile does: the device's segments go to every profile recording memory, and
   // the blocks the session holds now are adopted (their frees during the profile are recorded).
@@ -185,16 +185,17 @@ kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon
   auto ours = std::make_shared<OwnProfile>(profiler, *id);
   const kj::TimePoint end = timer.now() + static_cast<int64_t>(seconds * 1e3) * kj::MILLISECONDS;
   return collect_until(ours, timer, end)
-      .then([ours, seconds, with_trace, memory, account, held_before, id = *id]() {
+      .then([ours, seconds, with_trace, memory, account, held = std::move(held),
+             id = *id]() mutable {
         int64_t elapsed_ns = 0;
         if (!ours->finish(elapsed_ns)) {
           return answer(409,
                         "session " + std::to_string(id) +
                             "'s client started a profile of its own meanwhile; it has the trace");
         }
+        held.at_end = account->usage().bytes;
         return DashboardAnswer{
-            200, profile_json(id, seconds, memory, elapsed_ns, ours->trace(), with_trace,
-                              HeldBytes{held_before, account->usage().bytes})};
+            200, profile_json(id, seconds, memory, elapsed_ns, ours->trace(), with_trace, held)};
       });
 }
 

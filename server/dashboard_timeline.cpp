@@ -108,7 +108,15 @@ std::vector<size_t> kept_points(const std::vector<const profiler::MemoryPoint*>&
 // by this profile (Alloc flagged kExisting): the band drops as they are freed. The rest the
 // ledger never saw, and the profile records none of their frees: that part stays flat. Every
 // later point adds the blocks allocated since, in their categories.
-json memory_json(const profiler::Trace& t, int64_t end_ns, HeldBytes held) {
+json held_by_json(const std::vector<Holding>& holdings) {
+  json out = json::array();
+  for (const Holding& h : holdings) {
+    out.push_back({{"origin", h.origin}, {"bytes", h.bytes}, {"tensors", h.tensors}});
+  }
+  return out;
+}
+
+json memory_json(const profiler::Trace& t, int64_t end_ns, const HeldBytes& held) {
   const std::vector<profiler::MemoryPoint> all = profiler::memory_timeline(t);
   // Adopted Allocs come first (at the profile's start): the sum once they are all in.
   int64_t adopted_start = 0;
@@ -168,6 +176,7 @@ json memory_json(const profiler::Trace& t, int64_t end_ns, HeldBytes held) {
           {"allocated", std::move(allocated)},
           {"by_category", std::move(by_category)},
           {"held_before", before},
+          {"held_before_by", held_by_json(held.before_by)},
           {"held_at_end", held.at_end},
           {"peak_bytes", peak},
           {"peak_us", us(peak_ns)},
@@ -178,7 +187,7 @@ json memory_json(const profiler::Trace& t, int64_t end_ns, HeldBytes held) {
 }  // namespace
 
 json profile_timeline(const profiler::Trace& trace, int64_t elapsed_ns, bool memory,
-                      HeldBytes held) {
+                      const HeldBytes& held) {
   size_t left_out = 0;
   json spans = spans_json(trace, left_out);
   json out = {

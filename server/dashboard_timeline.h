@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "engine/profiler/compact.h"
+#include "server/accounting.h"
 
 namespace tensord::server {
 
@@ -20,15 +22,17 @@ inline constexpr size_t kTimelineMaxPoints = 2000;
 // its own, kHeldBefore: the blocks the memory ledger tracked then (allocated while an earlier
 // profile recorded memory) are adopted by the profile, and that band drops as they are freed;
 // the rest (allocated while no profile recorded memory) the profile cannot see go, and stays.
+// `before_by`: where the largest of `before` were made (the account's holdings then).
 struct HeldBytes {
   uint64_t before = 0;
   uint64_t at_end = 0;
+  std::vector<Holding> before_by;
 };
 inline constexpr const char* kHeldBefore = "held_before_profile";
 
 // `elapsed_ns`: how long the profile ran (its clock when it stopped). `memory`: whether it
 // recorded memory (adds the `memory` series, which starts from `held.before`).
 nlohmann::json profile_timeline(const profiler::Trace& trace, int64_t elapsed_ns, bool memory,
-                                HeldBytes held = {});
+                                const HeldBytes& held = {});
 
 }  // namespace tensord::server

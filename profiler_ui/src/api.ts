@@ -244,6 +244,8 @@ export interface MemorySeries {
   /** The session's live tensor bytes when the profile began (the series' first point) and when it ended; absent from older daemons. */
   held_before?: number;
   held_at_end?: number;
+  /** Where the largest of held_before were made, largest first (at most 3). */
+  held_before_by?: Holding[];
   peak_bytes: number;
   peak_us: number;
   events: number;

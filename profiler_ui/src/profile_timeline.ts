@@ -30,7 +30,8 @@ function categoryTitle(category: string, m: MemorySeries): string {
   return `held before the profile: ${formatBytes(m.held_before ?? 0)}, the session's live tensors when it began ` +
     "(not split by category; it drops when those the daemon tracked, allocated while an earlier profile " +
     "recorded memory, are freed; the profile does not see the others' frees); " +
-    `it held ${formatBytes(m.held_at_end ?? 0)} of live tensors when the profile ended`;
+    `it held ${formatBytes(m.held_at_end ?? 0)} of live tensors when the profile ended` +
+    (m.held_before_by?.length ? "; held most by " + m.held_before_by.map((x) => `${x.origin} ${formatBytes(x.bytes)}`).join(", ") : "");
 }
 
 interface Lane {

@@ -43,7 +43,7 @@ elif mode == "memory":  # holds 4 MiB for a moment, lets it go, again until stdi
         time.sleep(0.05)
 elif mode == "holding":  # holds 16 MiB from before the profile, and runs small requests
     import select
-    held = td.ones((4 << 20,), dtype=td.float32) * 2.0
+    held = td.ones((4 << 20,), dtype=td.float32) * 2.0  # held before the profile
     td.sync(held)
     print("holding", flush=True)
     while not select.select([sys.stdin], [], [], 0)[0]:
@@ -186,6 +186,10 @@ def test_profile_memory_starts_from_what_the_session_held(dashboard):
         assert memory["held_before"] == allocated[0] and memory["held_at_end"] >= size, memory
         held = memory["by_category"]["held_before_profile"]
         assert held == [allocated[0]] * len(t)
+        line = BUSY_CLIENT.split("\n").index(
+            "    held = td.ones((4 << 20,), dtype=td.float32) * 2.0  # held before the profile") + 1
+        assert memory["held_before_by"][0] == {"origin": f"<string>:{line} (mul)", "bytes": size,
+                                               "tensors": 1}, memory["held_before_by"]
         assert [sum(c) for c in zip(*memory["by_category"].values())] == allocated
         assert memory["peak_bytes"] == max(allocated) >= size
         assert len(t) + memory["points_left_out"] == memory["events"] + 1 > 1  # and the start

@@ -400,6 +400,9 @@ async function main() {
     check(heldArea !== undefined && heldArea.title.startsWith("held before the profile: 64 KiB,") &&
       heldLegend?.text.startsWith("held before the profile"),
       "the memory starts from the 64 KiB held before the profile, a band named so", JSON.stringify({ heldArea, heldLegend }));
+    const xLine = BUSY.split("\n").findIndex((l) => l.startsWith("x = ")) + 1;
+    check(heldArea.title.includes(`held most by <string>:${xLine} (upload) 64 KiB`),
+      "the band's title says which line made the bytes held before", heldArea.title);
     await page.locator('[data-testid="profile"]').screenshot({ path: path.join(artifacts, "dashboard-profile-panel.png") });
     await page.screenshot({ path: path.join(artifacts, "dashboard-profile.png"), fullPage: true });
     busy.proc.stdin.end();
