@@ -11,6 +11,7 @@
 #include "engine/profiler/compact.h"
 #include "engine/profiler/summary.h"
 #include "server/accounting.h"
+#include "server/dashboard_status.h"
 #include "server/dashboard_timeline.h"
 #include "server/session_core.h"
 
@@ -177,7 +178,7 @@ kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon
   // only what is allocated from here on). Read on the event loop, where the account changes, in
   // the same turn as the start.
   const std::shared_ptr<Account> account = it->second->account();
-  HeldBytes held{account->usage().bytes, 0, account->largest_holdings(3)};
+  HeldBytes held{account->usage().bytes, 0, holdings_json(*account)};
   profiler->start(options);
   // As Session.profile does: the device's segments go to every profile recording memory, and
   // the blocks the session holds now are adopted (their frees during the profile are recorded).

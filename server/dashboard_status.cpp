@@ -44,15 +44,6 @@ nlohmann::json devices(const scheduler::Scheduler& scheduler) {
   return out;
 }
 
-// What holds a session's live bytes, largest first: where its tensors were made.
-nlohmann::json holdings(const Account& account) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const Holding& h : account.largest_holdings(3)) {
-    out.push_back({{"origin", h.origin}, {"bytes", h.bytes}, {"tensors", h.tensors}});
-  }
-  return out;
-}
-
 nlohmann::json sessions(const ActivityLog& activity, Clock::time_point now) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& [id, session] : activity.sessions()) {
@@ -65,7 +56,7 @@ nlohmann::json sessions(const ActivityLog& activity, Clock::time_point now) {
                    {"failed_runs", session->failed_runs()},
                    {"live_tensors", usage.tensors},
                    {"live_bytes", usage.bytes},
-                   {"holdings", holdings(*session->account())},
+                   {"holdings", holdings_json(*session->account())},
                    {"compile_mode", engine::name(session->compile_mode())},
                    {"profiling", session->profiler()->active()},
                    {"age_s", seconds(now - session->opened())},
@@ -108,6 +99,14 @@ nlohmann::json kernels(const DaemonState& daemon) {
 }
 
 }  // namespace
+
+nlohmann::json holdings_json(const Account& account) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Holding& h : account.largest_holdings(3)) {
+    out.push_back({{"origin", h.origin}, {"bytes", h.bytes}, {"tensors", h.tensors}});
+  }
+  return out;
+}
 
 std::string dashboard_status_json(const DaemonState& daemon, const MemoryHistory& memory) {
   const ActivityLog& activity = daemon.activity;

@@ -108,14 +108,6 @@ std::vector<size_t> kept_points(const std::vector<const profiler::MemoryPoint*>&
 // by this profile (Alloc flagged kExisting): the band drops as they are freed. The rest the
 // ledger never saw, and the profile records none of their frees: that part stays flat. Every
 // later point adds the blocks allocated since, in their categories.
-json held_by_json(const std::vector<Holding>& holdings) {
-  json out = json::array();
-  for (const Holding& h : holdings) {
-    out.push_back({{"origin", h.origin}, {"bytes", h.bytes}, {"tensors", h.tensors}});
-  }
-  return out;
-}
-
 json memory_json(const profiler::Trace& t, int64_t end_ns, const HeldBytes& held) {
   const std::vector<profiler::MemoryPoint> all = profiler::memory_timeline(t);
   // Adopted Allocs come first (at the profile's start): the sum once they are all in.
@@ -176,7 +168,7 @@ json memory_json(const profiler::Trace& t, int64_t end_ns, const HeldBytes& held
           {"allocated", std::move(allocated)},
           {"by_category", std::move(by_category)},
           {"held_before", before},
-          {"held_before_by", held_by_json(held.before_by)},
+          {"held_before_by", held.before_by},
           {"held_at_end", held.at_end},
           {"peak_bytes", peak},
           {"peak_us", us(peak_ns)},

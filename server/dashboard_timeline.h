@@ -6,10 +6,8 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
-#include <vector>
 
 #include "engine/profiler/compact.h"
-#include "server/accounting.h"
 
 namespace tensord::server {
 
@@ -22,11 +20,12 @@ inline constexpr size_t kTimelineMaxPoints = 2000;
 // its own, kHeldBefore: the blocks the memory ledger tracked then (allocated while an earlier
 // profile recorded memory) are adopted by the profile, and that band drops as they are freed;
 // the rest (allocated while no profile recorded memory) the profile cannot see go, and stays.
-// `before_by`: where the largest of `before` were made (the account's holdings then).
+// `before_by`: where the largest of `before` were made (the account's holdings then, as
+// holdings_json gives them).
 struct HeldBytes {
   uint64_t before = 0;
   uint64_t at_end = 0;
-  std::vector<Holding> before_by;
+  nlohmann::json before_by = nlohmann::json::array();
 };
 inline constexpr const char* kHeldBefore = "held_before_profile";
 

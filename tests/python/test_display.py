@@ -105,5 +105,5 @@ def test_info_says_which_line_holds_the_session_memory():
     td.sync(big)
     info = td.info()
     first = info["session"]["holdings"][0]
-    assert first == {"origin": f"{__file__}:{line} (add)", "bytes": 32 << 20, "arrays": 1}, info
+    assert first == {"origin": f"{__file__}:{line} (add)", "bytes": 32 << 20, "tensors": 1}, info
     assert f"{os.path.basename(__file__)}:{line} (add) 32.0 MiB" in info._repr_html_()

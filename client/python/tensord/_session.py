@@ -60,6 +60,6 @@ def info():
                     "runs": stats.runs, "daemon_live_tensors": stats.daemon_live_tensors,
                     "daemon_live_bytes": stats.daemon_live_bytes,
                     # What holds live_bytes, largest first (at most 3): where the arrays were made.
-                    "holdings": [{"origin": h.origin, "bytes": h.bytes, "arrays": h.tensors}
+                    "holdings": [{"origin": h.origin, "bytes": h.bytes, "tensors": h.tensors}
                                  for h in stats.holdings]},
     })
