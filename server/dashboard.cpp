@@ -113,10 +113,10 @@ class Dashboard::Service final : public kj::HttpService {
                   metrics_text(*daemon_), head);
     }
     if (path.starts_with("/api/")) {
-      if (path != "/api/status" && path != "/api/profile") {
+      if (path != "/api/status" && path != "/api/profile" && path != "/api/profile/timeline") {
         return send(response, 404, "Not Found", "application/json",
                     json_error("no such API: " + std::string(path) +
-                               " (there are /api/status and /api/profile)"),
+                               " (there are /api/status, /api/profile and /api/profile/timeline)"),
                     head);
       }
       if (!authorized(headers)) {
@@ -124,16 +124,21 @@ class Dashboard::Service final : public kj::HttpService {
                     json_error("this daemon has a token: send 'Authorization: Bearer TOKEN'"),
                     head);
       }
+      const std::string_view full(url.cStr(), url.size());
+      const size_t mark = full.find('?');
+      std::string_view query = mark == std::string_view::npos ? "" : full.substr(mark + 1);
+      query = query.substr(0, query.find('#'));
       if (path == "/api/profile") {
-        const std::string_view full(url.cStr(), url.size());
-        const size_t mark = full.find('?');
-        std::string_view query = mark == std::string_view::npos ? "" : full.substr(mark + 1);
-        query = query.substr(0, query.find('#'));
-        return profile_session(daemon_, timer_, query)
+        return profile_session(daemon_, timer_, profiles_, query)
             .then([this, &response, head](DashboardAnswer a) {
               return send(response, a.status, reason(a.status), "application/json",
                           std::move(a.body), head);
             });
+      }
+      if (path == "/api/profile/timeline") {
+        DashboardAnswer a = profile_window(profiles_, query);
+        return send(response, a.status, reason(a.status), "application/json", std::move(a.body),
+                    head);
       }
       return send(response, 200, "OK", "application/json", dashboard_status_json(*daemon_, memory_),
                   head);
@@ -200,6 +205,7 @@ class Dashboard::Service final : public kj::HttpService {
   std::shared_ptr<DaemonState> daemon_;
   kj::Timer& timer_;
   MemoryHistory memory_;
+  KeptProfiles profiles_;  // the last /api/profile answers, for /api/profile/timeline
   std::string page_dir_;
   const kj::HttpHeaderTable& table_;
   kj::HttpHeaderId authorization_, content_type_, cache_control_, allow_, nosniff_;

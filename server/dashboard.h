@@ -1,11 +1,12 @@
 // The web dashboard over HTTP, on the daemon's event loop (kj-http, from Cap'n Proto: no second
 // event loop or thread): GET /api/status (server/dashboard_status.h, with the last minute's memory
 // sampled here, server/dashboard_memory.h), GET /api/profile (a few seconds' trace of one session,
-// server/dashboard_profile.h), GET /metrics for Prometheus (server/metrics_text.h) and the built
-// page (profiler_ui/, found in `page_dir`). Read-only: no request changes what the daemon computes
-// (a profile only traces a session for its seconds). With a --token the API and the metrics ask
-// for "Authorization: Bearer TOKEN"; the page holds no data and is served to anyone who reaches
-// the address (bind it to 127.0.0.1 unless the network is trusted).
+// server/dashboard_profile.h; /api/profile/timeline zooms into one of the last few), GET /metrics
+// for Prometheus (server/metrics_text.h) and the built page (profiler_ui/, found in `page_dir`).
+// Read-only: no request changes what the daemon computes (a profile only traces a session for its
+// seconds). With a --token the API and the metrics ask for "Authorization: Bearer TOKEN"; the page
+// holds no data and is served to anyone who reaches the address (bind it to 127.0.0.1 unless the
+// network is trusted).
 #pragma once
 
 #include <kj/async-io.h>

@@ -1,6 +1,5 @@
 #include "server/dashboard_profile.h"
 
-#include <charconv>
 #include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -21,44 +20,17 @@ namespace {
 constexpr double kDefaultSeconds = 2;
 constexpr double kMaxSeconds = 10;
 
-DashboardAnswer answer(unsigned status, std::string_view error) {
-  return {status, nlohmann::json{{"error", error}}.dump(-1, ' ', false,
-                                                        nlohmann::json::error_handler_t::replace)};
-}
-
-// The value of `key` in "a=1&b=2"; nullopt when absent.
-std::optional<std::string_view> parameter(std::string_view query, std::string_view key) {
-  while (!query.empty()) {
-    const size_t amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
-    const size_t eq = pair.find('=');
-    if (pair.substr(0, eq) == key) {
-      return eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
-    }
-    if (amp == std::string_view::npos) break;
-    query.remove_prefix(amp + 1);
-  }
-  return std::nullopt;
-}
-
-template <typename T>
-std::optional<T> number(std::string_view text) {
-  T value{};
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 // A 0/1 parameter (absent: 0); the 400 answer for another value.
 std::optional<DashboardAnswer> read_flag(std::string_view query, std::string_view key, bool& on) {
-  const std::optional<std::string_view> value = parameter(query, key);
+  const std::optional<std::string_view> value = query_parameter(query, key);
   on = value && *value == "1";
   if (!value || *value == "0" || *value == "1") return std::nullopt;
-  return answer(400, std::string(key) + " must be 0 or 1, got '" + std::string(*value) + "'");
+  return error_answer(400, std::string(key) + " must be 0 or 1, got '" + std::string(*value) + "'");
 }
 
-std::string profile_json(uint64_t session, double seconds, bool memory, int64_t elapsed_ns,
-                         const profiler::Trace& trace, bool with_trace, const HeldBytes& held) {
+std::string profile_json(uint64_t id, uint64_t session, double seconds, bool memory,
+                         int64_t elapsed_ns, const profiler::Trace& trace, bool with_trace,
+                         const HeldBytes& held) {
   nlohmann::json rows = nlohmann::json::array();
   for (const profiler::KeyAverage& k : profiler::key_averages(trace)) {
     rows.push_back({{"key", k.key},
@@ -67,7 +39,8 @@ std::string profile_json(uint64_t session, double seconds, bool memory, int64_t 
                     {"total_us", static_cast<double>(k.total_ns) / 1e3},
                     {"source", k.source}});
   }
-  std::string body = nlohmann::json{{"session", session},
+  std::string body = nlohmann::json{{"id", id},
+                                    {"session", session},
                                     {"seconds", seconds},
                                     {"memory", memory},
                                     {"records", trace.records.size()},
@@ -115,6 +88,8 @@ class OwnProfile {
     return true;
   }
   const profiler::Trace& trace() const { return trace_; }
+  // The records as collected (compact chunks), for KeptProfiles; the trace keeps its own.
+  std::vector<std::vector<uint8_t>> take_chunks() { return std::move(chunks_); }
 
  private:
   // Decoded, ~170 bytes a record: 2^18 of them are ~45 MiB for the answer's moment.
@@ -125,13 +100,18 @@ class OwnProfile {
     std::shared_ptr<profiler::Profiler> p = std::move(profiler_);
     return p && p->generation() == generation_ ? p : nullptr;
   }
-  void append() { trace_.append_chunk(profiler::encode_chunk(pending_, session_)); }
+  void append() {
+    std::vector<uint8_t> chunk = profiler::encode_chunk(pending_, session_);
+    trace_.append_chunk(chunk);
+    chunks_.push_back(std::move(chunk));
+  }
 
   std::shared_ptr<profiler::Profiler> profiler_;
   const uint64_t generation_;
   const uint64_t session_;
   profiler::Pending pending_;
   profiler::Trace trace_;
+  std::vector<std::vector<uint8_t>> chunks_;
 };
 
 constexpr auto kCollectEvery = 50 * kj::MILLISECONDS;
@@ -149,15 +129,15 @@ kj::Promise<void> collect_until(std::shared_ptr<OwnProfile> own, kj::Timer& time
 }  // namespace
 
 kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon, kj::Timer& timer,
-                                             std::string_view query) {
-  const std::optional<std::string_view> id_text = parameter(query, "session");
-  const std::optional<uint64_t> id = id_text ? number<uint64_t>(*id_text) : std::nullopt;
-  if (!id) return answer(400, "profile needs ?session=ID (a session id of /api/status)");
+                                             KeptProfiles& kept, std::string_view query) {
+  const std::optional<std::string_view> id_text = query_parameter(query, "session");
+  const std::optional<uint64_t> id = id_text ? query_number<uint64_t>(*id_text) : std::nullopt;
+  if (!id) return error_answer(400, "profile needs ?session=ID (a session id of /api/status)");
   double seconds = kDefaultSeconds;
-  if (const std::optional<std::string_view> s = parameter(query, "seconds")) {
-    const std::optional<double> given = number<double>(*s);
+  if (const std::optional<std::string_view> s = query_parameter(query, "seconds")) {
+    const std::optional<double> given = query_number<double>(*s);
     if (!given || !std::isfinite(*given) || *given <= 0 || *given > kMaxSeconds) {
-      return answer(400, "seconds must be in (0, 10], got '" + std::string(*s) + "'");
+      return error_answer(400, "seconds must be in (0, 10], got '" + std::string(*s) + "'");
     }
     seconds = *given;
   }
@@ -166,11 +146,11 @@ kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon
   if (std::optional<DashboardAnswer> bad = read_flag(query, "memory", memory)) return *bad;
   const auto& sessions = daemon->activity.sessions();
   const auto it = sessions.find(*id);
-  if (it == sessions.end()) return answer(404, "no session " + std::to_string(*id));
+  if (it == sessions.end()) return error_answer(404, "no session " + std::to_string(*id));
   std::shared_ptr<profiler::Profiler> profiler = it->second->profiler();
   if (profiler->active()) {
-    return answer(409, "session " + std::to_string(*id) +
-                           " is being profiled by its client (or another dashboard request)");
+    return error_answer(409, "session " + std::to_string(*id) +
+                                 " is being profiled by its client (or another dashboard request)");
   }
   profiler::ProfileOptions options;  // memory records only when asked: they double the cost
   options.memory = memory;
@@ -186,17 +166,19 @@ kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon
   auto ours = std::make_shared<OwnProfile>(profiler, *id);
   const kj::TimePoint end = timer.now() + static_cast<int64_t>(seconds * 1e3) * kj::MILLISECONDS;
   return collect_until(ours, timer, end)
-      .then([ours, seconds, with_trace, memory, account, held = std::move(held),
-             id = *id]() mutable {
+      .then([ours, seconds, with_trace, memory, account, held = std::move(held), id = *id,
+             &kept]() mutable {
         int64_t elapsed_ns = 0;
         if (!ours->finish(elapsed_ns)) {
-          return answer(409,
-                        "session " + std::to_string(id) +
-                            "'s client started a profile of its own meanwhile; it has the trace");
+          return error_answer(
+              409, "session " + std::to_string(id) +
+                       "'s client started a profile of its own meanwhile; it has the trace");
         }
         held.at_end = account->usage().bytes;
-        return DashboardAnswer{
-            200, profile_json(id, seconds, memory, elapsed_ns, ours->trace(), with_trace, held)};
+        const uint64_t profile_id =
+            kept.keep(KeptProfile{0, id, memory, elapsed_ns, held, ours->take_chunks()});
+        return DashboardAnswer{200, profile_json(profile_id, id, seconds, memory, elapsed_ns,
+                                                 ours->trace(), with_trace, held)};
       });
 }
 

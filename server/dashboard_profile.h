@@ -7,7 +7,9 @@
 // does), the allocated bytes over time. With trace=1 also the Chrome trace of those seconds
 // (engine/profiler/chrome.h), for Perfetto. The trace is the session's own profiler
 // (Session.profile's), started here; it is not started when the client is profiling, and if the
-// client starts a profile meanwhile, the client's wins and the answer says so.
+// client starts a profile meanwhile, the client's wins and the answer says so. The answer's `id`
+// names the profile, which the dashboard keeps (server/kept_profiles.h) for
+// GET /api/profile/timeline?id=N&from_us=A&to_us=B: the timeline of a part of it.
 #pragma once
 
 #include <kj/async.h>
@@ -18,16 +20,14 @@
 #include <string_view>
 
 #include "server/daemon_state.h"
+#include "server/dashboard_query.h"
+#include "server/kept_profiles.h"
 
 namespace tensord::server {
 
-struct DashboardAnswer {
-  unsigned status = 200;  // 200, or 400 (query), 404 (session), 409 (profiled by its client)
-  std::string body;       // JSON
-};
-
 // `query`: the part of the URL after '?' (session=ID&seconds=S&trace=1&memory=1, in any order).
+// The profile goes into `kept`, which must outlive the promise.
 kj::Promise<DashboardAnswer> profile_session(std::shared_ptr<DaemonState> daemon, kj::Timer& timer,
-                                             std::string_view query);
+                                             KeptProfiles& kept, std::string_view query);
 
 }  // namespace tensord::server

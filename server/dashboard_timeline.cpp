@@ -53,12 +53,16 @@ json span_json(const profiler::Trace& t, const Record& r) {
   return span;
 }
 
-// The longest kTimelineMaxSpans spans, in time order: the ones left out are the shortest, which
-// would be under a pixel wide on the page anyway.
-json spans_json(const profiler::Trace& t, size_t& left_out) {
+bool overlaps(const Record& r, const TimeWindow& w) {
+  return r.start_ns <= w.to_ns && r.start_ns + r.dur_ns >= w.from_ns;
+}
+
+// The longest kTimelineMaxSpans spans in the window, in time order: the ones left out are the
+// shortest, which would be under a pixel wide on the page anyway (zooming in brings them back).
+json spans_json(const profiler::Trace& t, const TimeWindow& w, size_t& left_out) {
   std::vector<const Record*> spans;
   for (const Record& r : t.records) {
-    if (drawn(r)) spans.push_back(&r);
+    if (drawn(r) && overlaps(r, w)) spans.push_back(&r);
   }
   left_out = spans.size() > kTimelineMaxSpans ? spans.size() - kTimelineMaxSpans : 0;
   if (left_out > 0) {
@@ -74,10 +78,11 @@ json spans_json(const profiler::Trace& t, size_t& left_out) {
   return out;
 }
 
-// Which of `points` to send: all when they are few, else per time bucket the highest one and the
-// last one, so that the peaks survive (the page draws an envelope, not a blur).
+// Which of `points` (those from `from_ns` to `end_ns`) to send: all when they are few, else per
+// time bucket the highest one and the last one, so that the peaks survive (the page draws an
+// envelope, not a blur).
 std::vector<size_t> kept_points(const std::vector<const profiler::MemoryPoint*>& points,
-                                int64_t end_ns) {
+                                int64_t from_ns, int64_t end_ns) {
   std::vector<size_t> kept;
   if (points.size() <= kTimelineMaxPoints) {
     for (size_t i = 0; i < points.size(); ++i) kept.push_back(i);
@@ -85,11 +90,12 @@ std::vector<size_t> kept_points(const std::vector<const profiler::MemoryPoint*>&
   }
   const size_t buckets = kTimelineMaxPoints / 2;
   const double per_bucket =
-      static_cast<double>(std::max(end_ns, points.back()->t_ns) + 1) / static_cast<double>(buckets);
+      static_cast<double>(std::max(end_ns, points.back()->t_ns) - from_ns + 1) /
+      static_cast<double>(buckets);
   size_t bucket = SIZE_MAX, highest = 0;
   for (size_t i = 0; i < points.size(); ++i) {
-    const auto b = static_cast<size_t>(static_cast<double>(std::max<int64_t>(points[i]->t_ns, 0)) /
-                                       per_bucket);
+    const auto b = static_cast<size_t>(
+        static_cast<double>(std::max<int64_t>(points[i]->t_ns - from_ns, 0)) / per_bucket);
     if (b != bucket) {
       if (bucket != SIZE_MAX) kept.insert(kept.end(), {highest, i - 1});
       bucket = b;
@@ -107,8 +113,10 @@ std::vector<size_t> kept_points(const std::vector<const profiler::MemoryPoint*>&
 // the blocks the ledger tracks (allocated while an earlier profile recorded memory) are adopted
 // by this profile (Alloc flagged kExisting): the band drops as they are freed. The rest the
 // ledger never saw, and the profile records none of their frees: that part stays flat. Every
-// later point adds the blocks allocated since, in their categories.
-json memory_json(const profiler::Trace& t, int64_t end_ns, const HeldBytes& held) {
+// later point adds the blocks allocated since, in their categories. In a window `w`, the series
+// starts at its start with the bytes held then, and has the points within it.
+json memory_json(const profiler::Trace& t, int64_t end_ns, const HeldBytes& held,
+                 const TimeWindow& w) {
   const std::vector<profiler::MemoryPoint> all = profiler::memory_timeline(t);
   // Adopted Allocs come first (at the profile's start): the sum once they are all in.
   int64_t adopted_start = 0;
@@ -137,30 +145,48 @@ json memory_json(const profiler::Trace& t, int64_t end_ns, const HeldBytes& held
   // Adopted blocks the profile saw at its start: they were part of the account's bytes then.
   const int64_t untracked = std::max<int64_t>(0, static_cast<int64_t>(held.before) - adopted_start);
   const int64_t before = untracked + adopted_start;
-  int64_t peak = before, peak_ns = 0;
   bool seen[kCategories] = {};
   for (const profiler::MemoryPoint* p : points) {
-    if (untracked + p->total() > peak)
-      std::tie(peak, peak_ns) = std::pair(untracked + p->total(), p->t_ns);
     for (size_t c = 0; c < kCategories; ++c)
       seen[c] = seen[c] || p->live_bytes[c] - p->held_before_bytes[c] != 0;
   }
-  const std::vector<size_t> kept = kept_points(points, end_ns);
-  json t_us = json::array({0.0}), allocated = json::array({before}), by_category = json::object();
-  for (size_t k : kept) {
-    t_us.push_back(us(points[k]->t_ns));
-    allocated.push_back(untracked + points[k]->total());
+  // The window's points, and the one before them: the bytes held at the window's start.
+  const auto first =
+      std::lower_bound(points.begin(), points.end(), w.from_ns,
+                       [](const profiler::MemoryPoint* p, int64_t at) { return p->t_ns < at; });
+  const profiler::MemoryPoint* at_start = first == points.begin() ? nullptr : *(first - 1);
+  const std::vector<const profiler::MemoryPoint*> in_window(
+      first,
+      std::upper_bound(first, points.end(), w.to_ns,
+                       [](int64_t at, const profiler::MemoryPoint* p) { return at < p->t_ns; }));
+  auto allocated_at = [&](const profiler::MemoryPoint* p) {
+    return p ? untracked + p->total() : before;
+  };
+  auto held_at = [&](const profiler::MemoryPoint* p) {
+    return p ? untracked + p->held_before_total() : before;
+  };
+  auto category_at = [](const profiler::MemoryPoint* p, size_t c) {
+    return p ? p->live_bytes[c] - p->held_before_bytes[c] : 0;
+  };
+  int64_t peak = allocated_at(at_start), peak_ns = w.from_ns;
+  for (const profiler::MemoryPoint* p : in_window) {
+    if (allocated_at(p) > peak) std::tie(peak, peak_ns) = std::pair(allocated_at(p), p->t_ns);
   }
+  const std::vector<size_t> kept = kept_points(in_window, w.from_ns, std::min(end_ns, w.to_ns));
+  std::vector<const profiler::MemoryPoint*> drawn_points{at_start};
+  for (size_t k : kept) drawn_points.push_back(in_window[k]);
+  json t_us = json::array({us(w.from_ns)}), allocated = json::array(), by_category = json::object();
+  for (size_t i = 1; i < drawn_points.size(); ++i) t_us.push_back(us(drawn_points[i]->t_ns));
+  for (const profiler::MemoryPoint* p : drawn_points) allocated.push_back(allocated_at(p));
   if (before > 0) {
-    json series = json::array({before});
-    for (size_t k : kept) series.push_back(untracked + points[k]->held_before_total());
+    json series = json::array();
+    for (const profiler::MemoryPoint* p : drawn_points) series.push_back(held_at(p));
     by_category[kHeldBefore] = std::move(series);
   }
   for (size_t c = 0; c < kCategories; ++c) {
     if (!seen[c]) continue;
-    json series = json::array({0});
-    for (size_t k : kept)
-      series.push_back(points[k]->live_bytes[c] - points[k]->held_before_bytes[c]);
+    json series = json::array();
+    for (const profiler::MemoryPoint* p : drawn_points) series.push_back(category_at(p, c));
     by_category[std::string(profiler::category_name(static_cast<profiler::MemoryCategory>(c)))] =
         std::move(series);
   }
@@ -172,19 +198,22 @@ json memory_json(const profiler::Trace& t, int64_t end_ns, const HeldBytes& held
           {"held_at_end", held.at_end},
           {"peak_bytes", peak},
           {"peak_us", us(peak_ns)},
-          {"events", points.size()},
-          {"points_left_out", points.size() - kept.size()}};
+          {"events", in_window.size()},
+          {"points_left_out", in_window.size() - kept.size()}};
 }
 
 }  // namespace
 
 json profile_timeline(const profiler::Trace& trace, int64_t elapsed_ns, bool memory,
-                      const HeldBytes& held) {
+                      const HeldBytes& held, const TimeWindow& window) {
   size_t left_out = 0;
-  json spans = spans_json(trace, left_out);
+  json spans = spans_json(trace, window, left_out);
   json out = {
       {"duration_us", us(elapsed_ns)}, {"spans", std::move(spans)}, {"spans_left_out", left_out}};
-  if (memory) out["memory"] = memory_json(trace, elapsed_ns, held);
+  if (window.from_ns != 0 || window.to_ns != TimeWindow{}.to_ns) {
+    out["window"] = {{"from_us", us(window.from_ns)}, {"to_us", us(window.to_ns)}};
+  }
+  if (memory) out["memory"] = memory_json(trace, elapsed_ns, held, window);
   return out;
 }
 

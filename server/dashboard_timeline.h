@@ -29,9 +29,18 @@ struct HeldBytes {
 };
 inline constexpr const char* kHeldBefore = "held_before_profile";
 
+// A part of a profile's time, in ns since it started: what the page zooms into.
+struct TimeWindow {
+  int64_t from_ns = 0;
+  int64_t to_ns = INT64_MAX;
+};
+
 // `elapsed_ns`: how long the profile ran (its clock when it stopped). `memory`: whether it
-// recorded memory (adds the `memory` series, which starts from `held.before`).
+// recorded memory (adds the `memory` series, which starts from `held.before`). With a `window`,
+// the spans that overlap it (its longest kTimelineMaxSpans) and the memory series within it: its
+// first point is the window's start with the bytes held then, and its peak the window's; the
+// times stay the profile's, and the categories are the whole profile's (the legend keeps them).
 nlohmann::json profile_timeline(const profiler::Trace& trace, int64_t elapsed_ns, bool memory,
-                                const HeldBytes& held = {});
+                                const HeldBytes& held = {}, const TimeWindow& window = {});
 
 }  // namespace tensord::server

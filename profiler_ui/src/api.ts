@@ -1,4 +1,5 @@
-// The daemon's dashboard API: GET /api/status and GET /api/profile (relative URLs, same origin).
+// The daemon's dashboard API: GET /api/status, GET /api/profile and GET /api/profile/timeline
+// (relative URLs, same origin).
 // The types mirror the JSON the daemon serves; see server/ for the producer.
 
 export interface DaemonInfo {
@@ -255,6 +256,8 @@ export interface MemorySeries {
 export interface ProfileTimeline {
   /** How long the profile ran: the time axis. */
   duration_us: number;
+  /** A part of the profile (/api/profile/timeline): what the spans and memory cover; absent for the whole. */
+  window?: { from_us: number; to_us: number };
   /** The longest spans, by start time. */
   spans: TimelineSpan[];
   spans_left_out: number;
@@ -262,6 +265,8 @@ export interface ProfileTimeline {
 }
 
 export interface Profile {
+  /** The daemon keeps its last few profiles under this id, to zoom into (/api/profile/timeline); absent from older daemons. */
+  id?: number;
   session: number;
   seconds: number;
   /** Whether the profile recorded memory. */
@@ -291,6 +296,7 @@ export async function fetchProfile(token: string, session: number, seconds: numb
     return {
       ok: true,
       profile: {
+        id: body.id,
         session: body.session ?? session,
         seconds: body.seconds ?? seconds,
         memory: body.memory ?? false,
@@ -301,6 +307,27 @@ export async function fetchProfile(token: string, session: number, seconds: numb
         chrome_trace: body.chrome_trace,
       },
     };
+  } catch (e) {
+    return { ok: false, message: describe(e) };
+  }
+}
+
+export type TimelineResult = { ok: true; timeline: ProfileTimeline } | { ok: false; message: string };
+
+/** GET /api/profile/timeline: the timeline of profile `id` from `fromUs` to `toUs` (its longest spans there); never throws. */
+export async function fetchProfileWindow(token: string, id: number, fromUs: number, toUs: number): Promise<TimelineResult> {
+  const headers: Record<string, string> = { Accept: "application/json" };
+  if (token !== "") headers["Authorization"] = `Bearer ${token}`;
+  try {
+    const response = await fetch(`api/profile/timeline?id=${id}&from_us=${fromUs}&to_us=${toUs}`, {
+      headers,
+      cache: "no-store",
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    if (!response.ok) return { ok: false, message: `HTTP ${response.status}: ${await errorText(response)}` };
+    const body = (await response.json()) as { timeline?: ProfileTimeline };
+    if (!body.timeline) return { ok: false, message: "the answer has no timeline" };
+    return { ok: true, timeline: body.timeline };
   } catch (e) {
     return { ok: false, message: describe(e) };
   }

@@ -2,9 +2,9 @@
 // show a banner while the daemon cannot be reached (and recover by itself).
 // A session row's profile button traces that session for a few seconds, memory included
 // (GET /api/profile), and shows the key averages and the timeline below the polled content,
-// where the polls leave them.
+// where the polls leave them; dragging across the timeline zooms in (GET /api/profile/timeline).
 
-import { fetchProfile, fetchStatus, tokenFromHash, type PollError, type Status } from "./api";
+import { fetchProfile, fetchProfileWindow, fetchStatus, tokenFromHash, type PollError, type Status } from "./api";
 import { h } from "./dom";
 import { formatSpan } from "./format";
 import { PROFILE_SECONDS, renderContent, renderHeader, renderProfile } from "./render";
@@ -116,7 +116,9 @@ async function profile(session: number): Promise<void> {
   const result = await fetchProfile(token, session, PROFILE_SECONDS);
   if (result.ok) {
     profilePanel.dataset.state = "done";
-    profilePanel.replaceChildren(...renderProfile(result.profile, name));
+    const id = result.profile.id;
+    const zoom = id === undefined ? undefined : (from: number, to: number) => fetchProfileWindow(token, id, from, to);
+    profilePanel.replaceChildren(...renderProfile(result.profile, name, zoom));
   } else {
     profilePanel.dataset.state = "failed";
     profilePanel.replaceChildren(h("h2", {}, `Profile of session ${session}`),

@@ -1,8 +1,9 @@
-// The profile's timeline (/api/profile's `timeline`) as an SVG: its spans in lanes on a time
-// axis and under them, on the same axis, the bytes allocated with their peak, so that an op and
-// the memory it took line up. It borrows the runs timeline's geometry and look (timeline.ts).
+// The profile's timeline (/api/profile's `timeline`, or a window of it from
+// /api/profile/timeline) as an SVG: its spans in lanes on a time axis and under them, on the same
+// axis, the bytes allocated with their peak, so that an op and the memory it took line up. It
+// borrows the runs timeline's geometry and look (timeline.ts); profile_zoom.ts puts it on the page.
 
-import type { MemorySeries, Profile, ProfileTimeline, TimelineSpan } from "./api";
+import type { MemorySeries, ProfileTimeline, TimelineSpan } from "./api";
 import { h, s } from "./dom";
 import { formatBytes, formatCount, formatDuration } from "./format";
 import { AXIS_H, BAR_H, PALETTE, PLOT_X0, PLOT_X1, WIDTH, truncate } from "./timeline";
@@ -84,9 +85,23 @@ function opColour(name: string): string {
 /** A time axis step giving 5 to 10 ticks: 1, 2 or 5 times a power of ten microseconds. */
 function tickStep(totalUs: number): number {
   const target = totalUs / 8;
-  const power = 10 ** Math.floor(Math.log10(Math.max(target, 1)));
+  const power = 10 ** Math.floor(Math.log10(Math.max(target, 0.01)));
   for (const m of [1, 2, 5]) if (m * power >= target) return m * power;
   return 10 * power;
+}
+
+/** A tick's label in the unit of the axis' end, with the digits its step needs (12.32 ms). */
+function tickLabel(us: number, step: number, endUs: number): string {
+  if (us === 0) return "0";
+  const [scale, unit] = endUs >= 1e6 ? [1e6, "s"] : endUs >= 1e3 ? [1e3, "ms"] : [1, "µs"];
+  const digits = Math.max(0, -Math.floor(Math.log10(step / scale) + 1e-9));
+  return `${(us / scale).toFixed(digits)} ${unit}`;
+}
+
+/** The part of the profile `t` covers, in µs since it started. */
+export function windowOf(t: ProfileTimeline): { from: number; to: number } {
+  if (t.window) return { from: t.window.from_us, to: t.window.to_us };
+  return { from: 0, to: Math.max(t.duration_us, ...t.spans.map((x) => x.start_us + x.duration_us), 1) };
 }
 
 function spanTitle(span: TimelineSpan): string {
@@ -113,34 +128,36 @@ function categoryClass(category: string): string {
   return `mem-${category.replace(/[^a-z_]/g, "")}`;
 }
 
-export function renderProfileTimeline(p: Profile): HTMLElement | null {
-  const t = p.timeline;
-  if (!t) return null;
+/** The spans in lanes on the time axis of `t`'s window, its memory under them. */
+export function timelineSvg(t: ProfileTimeline): SVGSVGElement {
   const lanes = lanesOf(t.spans);
-  const end = Math.max(t.duration_us, ...t.spans.map((x) => x.start_us + x.duration_us), 1);
-  const xOf = (us: number): number => PLOT_X0 + (Math.min(Math.max(us, 0), end) / end) * (PLOT_X1 - PLOT_X0);
+  const { from, to } = windowOf(t);
+  const xOf = (us: number): number =>
+    PLOT_X0 + ((Math.min(Math.max(us, from), to) - from) / (to - from)) * (PLOT_X1 - PLOT_X0);
   const memoryTop = AXIS_H + Math.max(lanes.length, 1) * LANE_H + GAP;
   const height = t.memory ? memoryTop + MEMORY_H + 6 : memoryTop;
   const svg = s("svg", {
     "data-testid": "profile-timeline",
+    "data-from-us": from,
+    "data-to-us": to,
     class: "timeline profile-timeline",
     viewBox: `0 0 ${WIDTH} ${height}`,
     role: "img",
     "aria-label": "the profile's spans by stage on a time axis, with the memory allocated under them",
   });
 
-  const step = tickStep(end);
-  for (let us = 0; us <= end + 1e-6; us += step) {
+  const step = tickStep(to - from);
+  for (let us = Math.ceil(from / step - 1e-9) * step; us <= to + 1e-6; us += step) {
     const x = xOf(us);
     svg.append(
       s("line", { class: "grid", x1: x, x2: x, y1: AXIS_H - 4, y2: height }),
-      s("text", { class: "tick", x, y: AXIS_H - 8, "text-anchor": x > PLOT_X1 - 24 ? "end" : "middle" },
-        us === 0 ? "0" : formatDuration(us / 1000)),
+      s("text", { "data-testid": "profile-tick", class: "tick", x, y: AXIS_H - 8, "text-anchor": x > PLOT_X1 - 24 ? "end" : "middle" },
+        tickLabel(us, step, to)),
     );
   }
   if (lanes.length === 0) {
     svg.append(s("text", { class: "empty", x: (PLOT_X0 + PLOT_X1) / 2, y: AXIS_H + 14, "text-anchor": "middle" },
-      "no spans: nothing ran in this session while it was traced"));
+      t.window ? "no spans in this part of the profile" : "no spans: nothing ran in this session while it was traced"));
   }
   lanes.forEach((lane, i) => {
     const y = AXIS_H + i * LANE_H;
@@ -148,7 +165,7 @@ export function renderProfileTimeline(p: Profile): HTMLElement | null {
       s("line", { class: "lane-line", x1: PLOT_X0, x2: PLOT_X1, y1: y + LANE_H / 2, y2: y + LANE_H / 2 }),
       s("text", { class: "lane-label", x: 4, y: y + LANE_H / 2 + 4 }, s("title", {}, lane.title), lane.label));
     for (const span of lane.spans) {
-      const x = xOf(span.start_us);
+      const x = Math.min(xOf(span.start_us), PLOT_X1 - MIN_SPAN_W); // its least width within the plot
       const op = span.stage === "step" || span.stage === "kernel";
       g.append(s("rect", {
         "data-testid": "profile-span",
@@ -164,12 +181,8 @@ export function renderProfileTimeline(p: Profile): HTMLElement | null {
     }
     svg.append(g);
   });
-  if (t.memory) svg.append(memoryChart(t.memory, xOf, end, memoryTop));
-
-  return h("div", { class: "profile-timeline-box" },
-    h("h3", {}, "Timeline"),
-    svg,
-    legend(t));
+  if (t.memory) svg.append(memoryChart(t.memory, xOf, to, memoryTop));
+  return svg;
 }
 
 /** The bytes allocated as stacked step areas, one per category, the total as a line on top. */
@@ -224,9 +237,13 @@ function memoryChart(m: MemorySeries, xOf: (us: number) => number, end: number, 
   return g;
 }
 
-function legend(t: ProfileTimeline): HTMLElement {
+/** The memory categories' swatches, then how to read the timeline and what it leaves out. */
+export function timelineLegend(t: ProfileTimeline, zoomable: boolean): HTMLElement {
   const notes: string[] = [];
-  if (t.spans_left_out > 0) notes.push(`the ${formatCount(t.spans_left_out)} shortest spans are left out`);
+  if (t.spans_left_out > 0) {
+    notes.push(`the ${formatCount(t.spans_left_out)} shortest spans ${t.window ? "here " : ""}are left out` +
+      (zoomable ? " (zoom in to see them)" : ""));
+  }
   if (t.memory && t.memory.points_left_out > 0) {
     notes.push(`memory: ${formatCount(t.memory.events)} changes, drawn as each moment's highest`);
   }
@@ -237,5 +254,6 @@ function legend(t: ProfileTimeline): HTMLElement {
       h("span", { "data-testid": "profile-memory-legend-item", "data-category": c }, `${truncate(categoryLabel(c), 24)} `)]),
     h("span", { class: "hint" },
       `${categories.length > 0 ? "· " : ""}hover a span for its op, duration and line` +
+      (zoomable ? "; drag across the timeline to zoom in" : "") +
       notes.map((n) => `; ${n}`).join("")));
 }

@@ -5,7 +5,7 @@ import type { Device, Holding, KernelCache, Profile, Run, Session, Status } from
 import { h } from "./dom";
 import { formatAge, formatBytes, formatCount, formatDuration, formatSpan } from "./format";
 import { renderMemoryHistory } from "./memory_history";
-import { renderProfileTimeline } from "./profile_timeline";
+import { renderProfileTimeline, type FetchWindow } from "./profile_zoom";
 import { renderTimeline } from "./timeline";
 
 const MAX_FAILED_SHOWN = 20;
@@ -96,9 +96,9 @@ export const PROFILE_SECONDS = 2;
 
 /**
  * /api/profile's answer: the key averages, longest total first, as torch.profiler prints them,
- * then the timeline of its spans and memory.
+ * then the timeline of its spans and memory (zoomable with `fetchWindow`).
  */
-export function renderProfile(p: Profile, name: string): HTMLElement[] {
+export function renderProfile(p: Profile, name: string, fetchWindow?: FetchWindow): HTMLElement[] {
   const ms = (us: number) => (us / 1000).toFixed(us < 10000 ? 3 : 1);
   const rows = p.key_averages.map((k) =>
     h("tr", { "data-testid": "profile-row", "data-key": k.key },
@@ -118,7 +118,7 @@ export function renderProfile(p: Profile, name: string): HTMLElement[] {
     h("p", { class: "meta" }, `${formatCount(p.records)} records${dropped}. Runs that started before the profile are not in it. `, download),
     table([["op or stage", false], ["calls", true], ["self ms", true], ["total ms", true], ["source (costliest call)", false]],
       rows, "nothing ran in this session while it was traced"),
-    renderProfileTimeline(p),
+    renderProfileTimeline(p, fetchWindow),
   ].filter((e): e is HTMLElement => e !== null);
 }
 

@@ -34,7 +34,7 @@ def test_the_api_is_read_only_and_names_what_exists(dashboard):
     assert code == 405 and headers["Allow"] == "GET, HEAD"
     assert "read-only" in json.loads(body)["error"]
     code, _, body = get(dashboard.dashboard_url + "api/sessions")
-    assert code == 404 and "/api/status and /api/profile" in json.loads(body)["error"]
+    assert code == 404 and "/api/status, /api/profile and /api/profile/timeline" in json.loads(body)["error"]
     code, headers, body = get(dashboard.dashboard_url + "api/status", method="HEAD")
     assert code == 200 and body == b"" and int(headers["Content-Length"]) > 0
 

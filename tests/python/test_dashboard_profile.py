@@ -159,6 +159,33 @@ def test_profile_draws_ops_and_memory_on_one_timeline(dashboard):
         falls = sum(1 for a, b in zip(allocated, allocated[1:]) if a - b >= size)
         assert rises >= 2 and falls >= 2, (rises, falls)
         assert memory["events"] == len(t) - 1  # and the start
+
+        # Zoom: the daemon keeps the profile; a quarter of it, from the same records.
+        lo, hi = end * 0.25, end * 0.5
+        zoom = f"{dashboard.dashboard_url}api/profile/timeline?id={answer['id']}"
+        code, _, body = get(f"{zoom}&from_us={lo}&to_us={hi}")
+        assert code == 200, body
+        part = json.loads(body)
+        assert part["id"] == answer["id"] and part["session"] == sid
+        window = part["timeline"]
+        assert abs(window["window"]["from_us"] - lo) < 1e-2, window["window"]
+        assert abs(window["window"]["to_us"] - hi) < 1e-2 and window["duration_us"] == end
+        for x in window["spans"]:  # each overlaps the window
+            assert x["start_us"] <= hi + 1e-2 and x["start_us"] + x["duration_us"] >= lo - 1e-2, x
+        inside = [x for x in spans if lo <= x["start_us"] and x["start_us"] + x["duration_us"] <= hi]
+        assert len(window["spans"]) >= len(inside) > 0
+        part_memory = window["memory"]
+        pt = part_memory["t_us"]
+        assert abs(pt[0] - lo) < 1e-2 and all(lo - 1e-2 <= x <= hi + 1e-2 for x in pt)
+        # It starts from the bytes held then, as the whole series had them, and goes on as it did.
+        held_then = allocated[max(i for i, x in enumerate(t) if x < pt[0])]
+        assert part_memory["allocated"][0] == held_then, (part_memory["allocated"][:3], held_then)
+        assert part_memory["allocated"][1:] == [a for x, a in zip(t, allocated) if pt[0] <= x <= hi]
+        assert [sum(c) for c in zip(*part_memory["by_category"].values())] == part_memory["allocated"]
+        for query, want in (("id=999999", 404), ("id=x", 400), (f"id={answer['id']}&from_us=abc", 400),
+                            (f"id={answer['id']}&from_us={hi}&to_us={lo}", 400)):
+            code, _, body = get(f"{dashboard.dashboard_url}api/profile/timeline?{query}")
+            assert code == want and json.loads(body)["error"], (query, code, body)
         # done: the session records nothing any more
         assert not next(s for s in status(dashboard)["sessions"] if s["id"] == sid)["profiling"]
     finally:

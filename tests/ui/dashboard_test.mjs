@@ -405,6 +405,53 @@ async function main() {
       "the band's title says which line made the bytes held before", heldArea.title);
     await page.locator('[data-testid="profile"]').screenshot({ path: path.join(artifacts, "dashboard-profile-panel.png") });
     await page.screenshot({ path: path.join(artifacts, "dashboard-profile.png"), fullPage: true });
+
+    // Zoom: a drag across the timeline from 30% to 50% of its plot asks the daemon for that part
+    // of the profile and draws it on its own axis; "whole profile" comes back.
+    const timelineSelector = '[data-testid="profile"] svg[data-testid="profile-timeline"]';
+    const view = () => page.evaluate((sel) => {
+      const svg = document.querySelector(sel);
+      const box = svg.getBoundingClientRect();
+      const rects = [...svg.querySelectorAll('rect[data-testid="profile-span"]')];
+      return {
+        from: Number(svg.dataset.fromUs), to: Number(svg.dataset.toUs),
+        box: { left: box.left, top: box.top, width: box.width, height: box.height },
+        xs: rects.map((r) => Number(r.getAttribute("x"))),
+        ends: rects.map((r) => Number(r.getAttribute("x")) + Number(r.getAttribute("width"))),
+        ticks: [...svg.querySelectorAll('[data-testid="profile-tick"]')].map((t) => t.textContent),
+        shown: document.querySelector('[data-testid="profile-window"]')?.textContent ?? "",
+        memory: svg.querySelectorAll('path[data-testid="profile-memory"]').length,
+        error: document.querySelector('[data-testid="profile-zoom-error"]')?.textContent ?? "",
+      };
+    }, timelineSelector);
+    const whole = await view();
+    const [PLOT_X0, PLOT_X1, VIEW_W] = [150, 948, 960]; // timeline.ts's geometry
+    const at = (fraction) => PLOT_X0 + fraction * (PLOT_X1 - PLOT_X0);
+    const pageX = (x) => whole.box.left + (x * whole.box.width) / VIEW_W;
+    const y = whole.box.top + whole.box.height / 2;
+    await page.mouse.move(pageX(at(0.3)), y);
+    await page.mouse.down();
+    await page.mouse.move(pageX(at(0.4)), y, { steps: 4 });
+    await page.mouse.move(pageX(at(0.5)), y, { steps: 4 });
+    await page.mouse.up();
+    const zoomed = await waitUntil("the zoomed timeline", view, (v) => v.from > 0 || v.error !== "", 10000);
+    const span = whole.to - whole.from;
+    check(zoomed.error === "" && Math.abs(zoomed.from - 0.3 * span) < 0.02 * span &&
+      Math.abs(zoomed.to - 0.5 * span) < 0.02 * span,
+      `a drag from 30% to 50% shows that part (${zoomed.from.toFixed(0)} to ${zoomed.to.toFixed(0)} µs of ${span.toFixed(0)})`,
+      JSON.stringify({ ...zoomed, xs: zoomed.xs.length }));
+    check(zoomed.shown.includes(" to ") && zoomed.shown.includes(" of ") && zoomed.ticks[0] !== "0",
+      `it says which part (${zoomed.shown}) and the axis starts there (${zoomed.ticks.slice(0, 3).join(", ")})`);
+    // Every span the whole view drew inside that part is there, and the short ones it left out too.
+    const inside = whole.xs.filter((x, i) => x >= at(0.3) && whole.ends[i] <= at(0.5)).length;
+    check(zoomed.xs.length >= inside && zoomed.xs.length > 0 && zoomed.memory > 0 &&
+      zoomed.xs.every((x, i) => x >= PLOT_X0 - 0.01 && zoomed.ends[i] <= PLOT_X1 + 0.01),
+      `the part draws ${zoomed.xs.length} spans (the whole view had ${inside} in it), within the plot, and its memory`);
+    await page.locator('[data-testid="profile"]').screenshot({ path: path.join(artifacts, "dashboard-profile-zoomed.png") });
+    await page.click('[data-testid="profile-zoom-reset"]');
+    const back = await view();
+    check(back.from === 0 && back.to === whole.to && back.xs.length === whole.xs.length && back.shown.startsWith("the whole profile"),
+      "'whole profile' draws the whole profile again", JSON.stringify({ ...back, xs: back.xs.length }));
     busy.proc.stdin.end();
     const busyExit = await busy.exited;
     check(busyExit.code === 0, "the busy client exited 0", `${JSON.stringify(busyExit)}\n${busy.output}`);
@@ -431,6 +478,8 @@ async function main() {
       // reported by the check below
     }
     check(typeof anonJson?.error === "string", "the 401 body is {\"error\": ...}", anonBody);
+    const anonZoom = await fetch(`${second.url}api/profile/timeline?id=1`);
+    check(anonZoom.status === 401, "without a token /api/profile/timeline answers 401", `status ${anonZoom.status}`);
     const wrong = await fetch(api, { headers: { Authorization: "Bearer not-the-token" } });
     check(wrong.status === 401, "a wrong token answers 401", `status ${wrong.status}`);
     const authed = await fetch(api, { headers: { Authorization: `Bearer ${TOKEN}` } });
