@@ -18,7 +18,7 @@
 @0xd0057a9e31298522;
 
 const protocolMajor :UInt16 = 1;
-const protocolMinor :UInt16 = 7;
+const protocolMinor :UInt16 = 8;
 
 # The largest `Data` any single message carries (upload chunks, reads, inline results).
 # Cap'n Proto refuses messages over 64 MiB; chunks stay far below that.
@@ -264,8 +264,12 @@ interface Session {
   # daemon records what `options` asks and pushes chunks of the compact trace form
   # (docs/profiler.md) to `sink` while work runs. Fails with `unsupported` while another
   # profile of the session runs. Stopping (ProfileHandle.stop, or dropping the handle) flushes
-  # what is pending and then calls `sink.done`.
-  profile @3 (options :ProfileOptions, sink :TraceSink) -> (handle :ProfileHandle);
+  # what is pending and then calls `sink.done`. (protocol 1.8) `heldBefore`: the session's live
+  # bytes when the profile began (SessionStats.liveBytes then; the profile records only the
+  # frees of those blocks the daemon tracked), `heldBeforeBy` the largest of them by origin, at
+  # most 3. An older daemon leaves them 0 and empty.
+  profile @3 (options :ProfileOptions, sink :TraceSink)
+      -> (handle :ProfileHandle, heldBefore :UInt64, heldBeforeBy :List(Holding));
 
   # Same-host upload through shared memory (protocol 1.1): the daemon maps
   # `memory` read-only and copies the tensor's row-major bytes from its start. Needs a unix

@@ -1,7 +1,6 @@
 #include "server/dashboard_timeline.h"
 
 #include <algorithm>
-#include <array>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -78,11 +77,17 @@ json spans_json(const profiler::Trace& t, const TimeWindow& w, size_t& left_out)
   return out;
 }
 
+// A point of the memory series: the session's stack from `t_ns` on.
+struct Stacked {
+  int64_t t_ns = 0;
+  profiler::MemoryStack stack;
+};
+
 // Which of `points` (those from `from_ns` to `end_ns`) to send: all when they are few, else per
 // time bucket the highest one and the last one, so that the peaks survive (the page draws an
 // envelope, not a blur).
-std::vector<size_t> kept_points(const std::vector<const profiler::MemoryPoint*>& points,
-                                int64_t from_ns, int64_t end_ns) {
+std::vector<size_t> kept_points(const std::vector<Stacked>& points, int64_t from_ns,
+                                int64_t end_ns) {
   std::vector<size_t> kept;
   if (points.size() <= kTimelineMaxPoints) {
     for (size_t i = 0; i < points.size(); ++i) kept.push_back(i);
@@ -90,18 +95,18 @@ std::vector<size_t> kept_points(const std::vector<const profiler::MemoryPoint*>&
   }
   const size_t buckets = kTimelineMaxPoints / 2;
   const double per_bucket =
-      static_cast<double>(std::max(end_ns, points.back()->t_ns) - from_ns + 1) /
+      static_cast<double>(std::max(end_ns, points.back().t_ns) - from_ns + 1) /
       static_cast<double>(buckets);
   size_t bucket = SIZE_MAX, highest = 0;
   for (size_t i = 0; i < points.size(); ++i) {
     const auto b = static_cast<size_t>(
-        static_cast<double>(std::max<int64_t>(points[i]->t_ns - from_ns, 0)) / per_bucket);
+        static_cast<double>(std::max<int64_t>(points[i].t_ns - from_ns, 0)) / per_bucket);
     if (b != bucket) {
       if (bucket != SIZE_MAX) kept.insert(kept.end(), {highest, i - 1});
       bucket = b;
       highest = i;
     }
-    if (points[i]->total() > points[highest]->total()) highest = i;
+    if (points[i].stack.total() > points[highest].stack.total()) highest = i;
   }
   kept.insert(kept.end(), {highest, points.size() - 1});
   kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
@@ -118,75 +123,46 @@ std::vector<size_t> kept_points(const std::vector<const profiler::MemoryPoint*>&
 json memory_json(const profiler::Trace& t, int64_t end_ns, const HeldBytes& held,
                  const TimeWindow& w) {
   const std::vector<profiler::MemoryPoint> all = profiler::memory_timeline(t);
-  // Adopted Allocs come first (at the profile's start): the sum once they are all in.
-  int64_t adopted_start = 0;
-  for (const profiler::MemoryPoint& p : all) {
-    adopted_start = std::max(adopted_start, p.held_before_total());
-  }
-  // What the page draws at a point: the categories less the adopted blocks, and those.
-  auto stacked = [](const profiler::MemoryPoint& p) {
-    std::array<int64_t, kCategories + 1> d{};
-    for (size_t c = 0; c < kCategories; ++c) d[c] = p.live_bytes[c] - p.held_before_bytes[c];
-    d[kCategories] = p.held_before_total();
-    return d;
-  };
-  // Segment events move only the reserved bytes, which the page does not draw; the adopted
-  // blocks' Allocs are the start's point.
-  std::vector<const profiler::MemoryPoint*> points;
-  std::array<int64_t, kCategories + 1> last{};
-  last[kCategories] = adopted_start;
+  const profiler::MemoryStacker stacker(all, held.before);
+  // The start, then each point that changes the stack: segment events move only the reserved
+  // bytes, which the page does not draw, and the adopted blocks' Allocs are the start's point.
+  std::vector<Stacked> points{{0, stacker.start()}};
   for (const profiler::MemoryPoint& p : all) {
     if (p.adoption) continue;
-    const std::array<int64_t, kCategories + 1> d = stacked(p);
-    if (d == last) continue;
-    points.push_back(&p);
-    last = d;
+    const profiler::MemoryStack stack = stacker.at(p);
+    if (stack != points.back().stack) points.push_back({p.t_ns, stack});
   }
-  // Adopted blocks the profile saw at its start: they were part of the account's bytes then.
-  const int64_t untracked = std::max<int64_t>(0, static_cast<int64_t>(held.before) - adopted_start);
-  const int64_t before = untracked + adopted_start;
   bool seen[kCategories] = {};
-  for (const profiler::MemoryPoint* p : points) {
-    for (size_t c = 0; c < kCategories; ++c)
-      seen[c] = seen[c] || p->live_bytes[c] - p->held_before_bytes[c] != 0;
+  for (const Stacked& p : points) {
+    for (size_t c = 0; c < kCategories; ++c) seen[c] = seen[c] || p.stack.by_category[c] != 0;
   }
-  // The window's points, and the one before them: the bytes held at the window's start.
-  const auto first =
-      std::lower_bound(points.begin(), points.end(), w.from_ns,
-                       [](const profiler::MemoryPoint* p, int64_t at) { return p->t_ns < at; });
-  const profiler::MemoryPoint* at_start = first == points.begin() ? nullptr : *(first - 1);
-  const std::vector<const profiler::MemoryPoint*> in_window(
-      first,
-      std::upper_bound(first, points.end(), w.to_ns,
-                       [](int64_t at, const profiler::MemoryPoint* p) { return at < p->t_ns; }));
-  auto allocated_at = [&](const profiler::MemoryPoint* p) {
-    return p ? untracked + p->total() : before;
-  };
-  auto held_at = [&](const profiler::MemoryPoint* p) {
-    return p ? untracked + p->held_before_total() : before;
-  };
-  auto category_at = [](const profiler::MemoryPoint* p, size_t c) {
-    return p ? p->live_bytes[c] - p->held_before_bytes[c] : 0;
-  };
-  int64_t peak = allocated_at(at_start), peak_ns = w.from_ns;
-  for (const profiler::MemoryPoint* p : in_window) {
-    if (allocated_at(p) > peak) std::tie(peak, peak_ns) = std::pair(allocated_at(p), p->t_ns);
+  // The window's points, and the one before them (the start at least): the bytes held then.
+  const auto first = std::upper_bound(points.begin() + 1, points.end(), w.from_ns,
+                                      [](int64_t at, const Stacked& p) { return at < p.t_ns; });
+  const Stacked& at_start = *(first - 1);
+  const std::vector<Stacked> in_window(
+      first, std::upper_bound(first, points.end(), w.to_ns,
+                              [](int64_t at, const Stacked& p) { return at < p.t_ns; }));
+  int64_t peak = at_start.stack.total(), peak_ns = w.from_ns;
+  for (const Stacked& p : in_window) {
+    if (p.stack.total() > peak) std::tie(peak, peak_ns) = std::pair(p.stack.total(), p.t_ns);
   }
   const std::vector<size_t> kept = kept_points(in_window, w.from_ns, std::min(end_ns, w.to_ns));
-  std::vector<const profiler::MemoryPoint*> drawn_points{at_start};
-  for (size_t k : kept) drawn_points.push_back(in_window[k]);
+  std::vector<const Stacked*> drawn_points{&at_start};
+  for (size_t k : kept) drawn_points.push_back(&in_window[k]);
   json t_us = json::array({us(w.from_ns)}), allocated = json::array(), by_category = json::object();
   for (size_t i = 1; i < drawn_points.size(); ++i) t_us.push_back(us(drawn_points[i]->t_ns));
-  for (const profiler::MemoryPoint* p : drawn_points) allocated.push_back(allocated_at(p));
+  for (const Stacked* p : drawn_points) allocated.push_back(p->stack.total());
+  const int64_t before = points.front().stack.held_before;
   if (before > 0) {
     json series = json::array();
-    for (const profiler::MemoryPoint* p : drawn_points) series.push_back(held_at(p));
+    for (const Stacked* p : drawn_points) series.push_back(p->stack.held_before);
     by_category[kHeldBefore] = std::move(series);
   }
   for (size_t c = 0; c < kCategories; ++c) {
     if (!seen[c]) continue;
     json series = json::array();
-    for (const profiler::MemoryPoint* p : drawn_points) series.push_back(category_at(p, c));
+    for (const Stacked* p : drawn_points) series.push_back(p->stack.by_category[c]);
     by_category[std::string(profiler::category_name(static_cast<profiler::MemoryCategory>(c)))] =
         std::move(series);
   }

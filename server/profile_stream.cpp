@@ -7,6 +7,7 @@
 #include "engine/ir/error.h"
 #include "engine/profiler/compact.h"
 #include "server/exceptions.h"
+#include "server/holdings_wire.h"
 #include "server/worker_call.h"
 
 namespace tensord::server {
@@ -173,6 +174,13 @@ void start_now(const std::shared_ptr<SessionCore>& session, ProfileContext& cont
   if (session->daemon().timer == nullptr) {
     throw Error(ErrorCode::Internal, "the daemon has no timer for profile streams");
   }
+  // What the session holds as it begins, read in the same event-loop turn as the start: the
+  // client's memory timeline starts from these bytes (protocol 1.8).
+  const Account& account = *session->account();
+  auto results = context.getResults();
+  results.setHeldBefore(account.usage().bytes);
+  const std::vector<Holding> holdings = account.largest_holdings(3);
+  write_holdings(results.initHeldBeforeBy(static_cast<unsigned>(holdings.size())), holdings);
   session->profiler()->start(o);
   // The device's segments go to every profile recording memory, those held now first; the
   // session's blocks held now are adopted by the profile (Alloc flagged kExisting).
@@ -180,7 +188,7 @@ void start_now(const std::shared_ptr<SessionCore>& session, ProfileContext& cont
   auto stream = std::make_shared<ProfileStream>(session->profiler(), params.getSink(),
                                                 *session->daemon().timer);
   session->profile_stream = stream;
-  context.getResults().setHandle(kj::heap<ProfileHandleImpl>(session, std::move(stream)));
+  results.setHandle(kj::heap<ProfileHandleImpl>(session, std::move(stream)));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "server/device_wire.h"
 #include "server/exceptions.h"
 #include "server/function_impl.h"
+#include "server/holdings_wire.h"
 #include "server/kernel_caches.h"
 #include "server/profile_stream.h"
 #include "server/run_graph.h"
@@ -61,12 +62,7 @@ kj::Promise<void> SessionImpl::stats(StatsContext context) {
   s.setCompileMode(std::string(engine::name(core_->compile_mode())));
   s.setFloat32MatmulPrecision(std::string(engine::name(core_->queue().float32_matmul_precision())));
   const std::vector<Holding> holdings = account.largest_holdings(3);
-  auto wire_holdings = s.initHoldings(static_cast<unsigned>(holdings.size()));
-  for (unsigned i = 0; i < holdings.size(); ++i) {
-    wire_holdings[i].setOrigin(holdings[i].origin);
-    wire_holdings[i].setBytes(holdings[i].bytes);
-    wire_holdings[i].setTensors(holdings[i].tensors);
-  }
+  write_holdings(s.initHoldings(static_cast<unsigned>(holdings.size())), holdings);
   return kj::READY_NOW;
 }
 

@@ -115,6 +115,31 @@ std::vector<MemoryPoint> memory_timeline(const Trace& t) {
   return out;
 }
 
+int64_t MemoryStack::total() const {
+  return std::accumulate(std::begin(by_category), std::end(by_category), held_before);
+}
+
+MemoryStacker::MemoryStacker(const std::vector<MemoryPoint>& timeline, uint64_t held_before) {
+  // Adopted Allocs come first (at the profile's start): the sum once they are all in.
+  for (const MemoryPoint& p : timeline) adopted_ = std::max(adopted_, p.held_before_total());
+  untracked_ = std::max<int64_t>(0, static_cast<int64_t>(held_before) - adopted_);
+}
+
+MemoryStack MemoryStacker::start() const {
+  MemoryStack s;
+  s.held_before = untracked_ + adopted_;
+  return s;
+}
+
+MemoryStack MemoryStacker::at(const MemoryPoint& p) const {
+  MemoryStack s;
+  s.held_before = untracked_ + p.held_before_total();
+  for (size_t c = 0; c < std::size(s.by_category); ++c) {
+    s.by_category[c] = p.live_bytes[c] - p.held_before_bytes[c];
+  }
+  return s;
+}
+
 std::vector<CategorySummary> memory_summary(const Trace& t) {
   constexpr size_t n = static_cast<size_t>(MemoryCategory::kCount);
   std::vector<CategorySummary> out(n);

@@ -44,6 +44,30 @@ struct MemoryPoint {
 // flagged kExisting) are live from its start, and drop out when freed during it.
 std::vector<MemoryPoint> memory_timeline(const Trace& trace);
 
+// A session's bytes as a plot stacks them (the dashboard's profile timeline, the client's
+// memory_timeline): the bytes it held when the profile began as one band, then each category's
+// blocks allocated since. `held_before` is the session's live bytes at the profile's start (its
+// account's, Session.profile's heldBefore): the profile adopted those of its blocks the ledger
+// tracked (freed during it, the band drops) and cannot see the others go (that part stays).
+struct MemoryStack {
+  int64_t held_before = 0;
+  int64_t by_category[static_cast<size_t>(MemoryCategory::kCount)] = {};
+  int64_t total() const;  // held_before and the categories
+  friend bool operator==(const MemoryStack&, const MemoryStack&) = default;
+};
+class MemoryStacker {
+ public:
+  // `timeline`: memory_timeline(trace).
+  MemoryStacker(const std::vector<MemoryPoint>& timeline, uint64_t held_before);
+  // At the profile's start: held_before alone.
+  MemoryStack start() const;
+  MemoryStack at(const MemoryPoint& p) const;
+
+ private:
+  int64_t untracked_ = 0;  // the part of held_before the profile did not adopt
+  int64_t adopted_ = 0;    // the adopted blocks' bytes, once all are in
+};
+
 // One row per memory category: what the trace saw of it. Allocated: live blocks (this
 // session's and the device-owned ones), changed by completed frees; reserved: segments.
 struct CategorySummary {

@@ -54,11 +54,41 @@ def test_a_profile_sees_a_tensor_held_from_before_it_go():
     totals = [sum(by_category.values()) for _, by_category, _ in points]
     # Held when the profile began: the timeline starts with it and drops when it goes.
     assert max(totals) >= size, totals
+    band = [by_category["held_before_profile"] for _, by_category, _ in points]
+    assert band[0] >= size and band[-1] <= band[0] - size, band
     assert totals[-1] < size and totals[-1] <= max(totals) - size + 4096, totals
     # ... but it was not allocated during the profile.
     rows = prof.key_averages()
     assert any(r["alloc_bytes"] > 0 for r in rows), rows
     assert sum(r["alloc_bytes"] for r in rows) < size, rows
+
+
+def test_the_memory_timeline_starts_from_what_the_session_held():
+    # Made while no memory profile ran: the daemon's ledger never saw it, its account did.
+    held = td.ones((1 << 20,), dtype=td.float32) * 3.0  # 4 MiB
+    td.sync(held)
+    line = test_the_memory_timeline_starts_from_what_the_session_held.__code__.co_firstlineno + 2
+    size = 4 << 20
+    with td.profile(memory=True) as prof:
+        small = td.ones((256,), dtype=td.float32) * 2.0
+        td.sync(small)
+    before = prof.held_before()
+    live = td.info()["session"]["live_bytes"]
+    assert size <= before["bytes"] <= live, (before, live)
+    top = before["holdings"][0]
+    assert top["bytes"] == size and top["tensors"] == 1, before
+    assert top["origin"].endswith(f"test_profiler.py:{line} (mul)"), top
+    points = prof.memory_timeline()
+    if isinstance(points, tuple):
+        points = points[0]
+    names = list(points[0][1])
+    assert names[0] == "held_before_profile" and "tensor" in names, names
+    # The band is the bytes held then, all along (nothing of them was freed); the 1 KiB made
+    # during the profile stacks on it.
+    assert [p[1]["held_before_profile"] for p in points] == [before["bytes"]] * len(points)
+    assert max(p[1]["tensor"] for p in points) >= 1024
+    assert max(sum(p[1].values()) for p in points) >= size + 1024
+    del held
 
 
 def test_recommendations_name_a_sync_inside_a_loop():
@@ -116,8 +146,8 @@ def test_memory_timeline_by_category_and_snapshot_states():
         points = points[0]
     assert points and all(len(p) == 4 for p in points)
     for _, allocated, reserved, reserved_by in points:
-        assert set(reserved_by) == set(allocated) >= {"tensor", "staging", "scratch",
-                                                      "workspace", "graph_pool"}
+        assert set(reserved_by) | {"held_before_profile"} == set(allocated)
+        assert set(reserved_by) >= {"tensor", "staging", "scratch", "workspace", "graph_pool"}
         assert sum(reserved_by.values()) == reserved
     assert max(p[3]["tensor"] for p in points) >= 4 << 20
 

@@ -26,6 +26,8 @@ struct ProfileState {
   size_t decoded = 0;  // bytes of `compact` already in `trace`
   bool running = true;
   bool done = false;
+  uint64_t held_before = 0;  // Session.profile's answer (protocol 1.8)
+  std::vector<Holding> held_before_by;
   uint64_t done_dropped = 0;
 
   void decode() {
@@ -125,6 +127,14 @@ const profiler::Trace& Profile::trace() {
   return state_->trace;
 }
 
+uint64_t Profile::held_before() const {
+  return state_->held_before;
+}
+
+const std::vector<Holding>& Profile::held_before_by() const {
+  return state_->held_before_by;
+}
+
 uint64_t Profile::dropped() {
   return trace().dropped;
 }
@@ -220,6 +230,10 @@ Profile Session::profile(const ProfileOptions& options) {
   try {
     auto response = request.send().wait(state_->wait_scope());
     state->handle = response.getHandle();
+    state->held_before = response.getHeldBefore();
+    for (auto h : response.getHeldBeforeBy()) {
+      state->held_before_by.push_back({h.getOrigin(), h.getBytes(), h.getTensors()});
+    }
   } catch (const kj::Exception& e) {
     throw detail::translate(e, nullptr, std::source_location::current());
   }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/profiler/record.h"
+#include "engine/profiler/summary.h"
 #include "tensord/client.h"
 
 namespace py = pybind11;
@@ -42,27 +43,49 @@ void bind_profile(py::module_& m) {
           "memory_timeline",
           [](Profile& p, bool reserved_by_category) {
             constexpr size_t kCategories = static_cast<size_t>(profiler::MemoryCategory::kCount);
-            auto by_category = [](const int64_t(&bytes)[kCategories]) {
-              py::dict d;
+            auto by_category = [](const int64_t(&bytes)[kCategories], py::dict d) {
               for (size_t c = 0; c < kCategories; ++c) {
                 d[py::str(std::string(
                     profiler::category_name(static_cast<profiler::MemoryCategory>(c))))] = bytes[c];
               }
               return d;
             };
+            // As the dashboard stacks them: the bytes held when the profile began first, the
+            // blocks allocated since by category (the adopted ones' Allocs are the start).
+            const std::vector<profiler::MemoryPoint> timeline = p.memory_timeline();
+            const profiler::MemoryStacker stacker(timeline, p.held_before());
             py::list points;
-            for (const auto& pt : p.memory_timeline()) {
+            for (const auto& pt : timeline) {
+              const profiler::MemoryStack stack = pt.adoption ? stacker.start() : stacker.at(pt);
+              py::dict allocated;
+              allocated["held_before_profile"] = stack.held_before;
+              by_category(stack.by_category, allocated);
               const double t_us = static_cast<double>(pt.t_ns) / 1e3;
               if (reserved_by_category) {
-                points.append(py::make_tuple(t_us, by_category(pt.live_bytes), pt.reserved_bytes,
-                                             by_category(pt.reserved_by_category)));
+                points.append(py::make_tuple(t_us, allocated, pt.reserved_bytes,
+                                             by_category(pt.reserved_by_category, py::dict())));
               } else {
-                points.append(py::make_tuple(t_us, by_category(pt.live_bytes), pt.reserved_bytes));
+                points.append(py::make_tuple(t_us, allocated, pt.reserved_bytes));
               }
             }
             return points;
           },
           py::arg("reserved_by_category") = false)
+      .def("held_before",
+           [](Profile& p) {
+             py::list by;
+             for (const Holding& h : p.held_before_by()) {
+               py::dict d;
+               d["origin"] = h.origin;
+               d["bytes"] = h.bytes;
+               d["tensors"] = h.tensors;
+               by.append(d);
+             }
+             py::dict out;
+             out["bytes"] = p.held_before();
+             out["holdings"] = by;
+             return out;
+           })
       .def("memory_summary",
            [](Profile& p) {
              py::list rows;

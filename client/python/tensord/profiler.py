@@ -111,11 +111,21 @@ class profile:
         still used)."""
         return self._profile().memory_summary()
 
+    def held_before(self):
+        """What the session held when the profile began: {"bytes": its live tensor bytes,
+        "holdings": the largest of them by origin, at most 3, as td.info()'s session holdings
+        ({origin, bytes, tensors})}. 0 and [] from a daemon older than protocol 1.8."""
+        return self._profile().held_before()
+
     def memory_timeline(self, path=None, reserved_by_category=False):
         """Memory over time: a list of (time_us, {category: bytes}, reserved_bytes) after each
-        memory event: the allocated bytes by category (the session's blocks, and the device's
-        own: library workspaces, CUDA graph pools) and the device's reserved bytes (its
-        allocators' segments and host staging). A free counts when it completes (a CUDA block
+        memory event: the session's bytes by category and the device's reserved bytes (its
+        allocators' segments and host staging). The first category, "held_before_profile", is
+        what the session held when the profile began (held_before()); it drops when those of
+        its tensors the daemon tracked (made while an earlier memory profile ran) are freed,
+        and the profile cannot see the others go. The others ("tensor", "staging", "scratch",
+        "workspace", "graph_pool") are the blocks allocated since, and the device's own
+        (library workspaces, CUDA graph pools). A free counts when it completes (a CUDA block
         other streams still use completes later than requested). With
         reserved_by_category=True each point has a fourth item, the reserved bytes by category
         (staging: pinned and cached host buffers). With matplotlib installed, also plots them
@@ -134,7 +144,8 @@ class profile:
             times = [pt[0] for pt in points]
             categories = [c for c in points[0][1] if any(pt[1][c] for pt in points)]
             ax.stackplot(times, *[[pt[1][c] / 2**20 for pt in points] for c in categories],
-                         labels=[f"allocated: {c}" for c in categories], step="post")
+                         labels=["held before the profile" if c == "held_before_profile"
+                                 else f"allocated: {c}" for c in categories], step="post")
             ax.step(times, [pt[2] / 2**20 for pt in points], where="post", color="black",
                     label="reserved")
             ax.legend(loc="upper left")

@@ -319,6 +319,37 @@ TEST_CASE("a client that does not ask for free-requested records gets the comple
   CHECK(frees > 0);
 }
 
+TEST_CASE("a profile says what the session held when it began, and stacks from it") {
+  ClientFixture f;
+  auto& s = f.session;
+  const uint32_t line = __LINE__ + 1;
+  auto held = s.full({1 << 16}, 1.0f);  // 256 KiB, made while no profile records memory
+  s.sync({held});
+  const uint64_t live = s.stats().live_bytes;
+  auto prof = s.profile({.trace = true, .memory = true});
+  CHECK(prof.held_before() == live);
+  REQUIRE_FALSE(prof.held_before_by().empty());
+  const std::string origin = prof.held_before_by()[0].origin;  // the client's full path
+  CHECK(origin.ends_with("/test_profile.cpp:" + std::to_string(line) + " (full)"));
+  CHECK(prof.held_before_by()[0].bytes == 262144);
+  auto small = s.full({256}, 2.0f);
+  s.sync({small});
+  prof.stop();
+  // The ledger never saw `held` allocated: the timeline alone starts from 0; stacked, from the
+  // bytes held, with the 1 KiB made since on top.
+  const std::vector<profiler::MemoryPoint> timeline = prof.memory_timeline();
+  REQUIRE_FALSE(timeline.empty());
+  const profiler::MemoryStacker stacker(timeline, prof.held_before());
+  CHECK(stacker.start().total() == static_cast<int64_t>(live));
+  int64_t peak = 0;
+  for (const profiler::MemoryPoint& p : timeline) {
+    const profiler::MemoryStack stack = stacker.at(p);
+    CHECK(stack.held_before == static_cast<int64_t>(live));
+    peak = std::max(peak, stack.total());
+  }
+  CHECK(peak >= static_cast<int64_t>(live) + 1024);
+}
+
 TEST_CASE("out of memory names the request and the lines holding memory") {
   ClientFixture f(
       tensord::test::DaemonOptions::with_args({"--max-tensor-bytes", "4503599627370496"}));

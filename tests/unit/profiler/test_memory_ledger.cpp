@@ -194,6 +194,19 @@ TEST_CASE("a profile adopts its session's blocks held at its start and records t
   CHECK(points[2].held_before_total() == 3 << 20);
   CHECK(points[3].held_before_total() == 2 << 20);
   CHECK(points[4].held_before_total() == 2 << 20);
+  // Stacked from the account's bytes then (3 MiB tracked, 5 MiB more the ledger never saw):
+  // the band is all 8 MiB and drops by the tracked block freed; the categories have the rest.
+  const MemoryStacker stacker(points, 8 << 20);
+  CHECK(stacker.start().held_before == 8 << 20);
+  CHECK(stacker.start().total() == 8 << 20);
+  const size_t tensor = static_cast<size_t>(MemoryCategory::Tensor);
+  CHECK(stacker.at(points[2]).held_before == 8 << 20);
+  CHECK(stacker.at(points[2]).by_category[tensor] == 8 << 20);
+  CHECK(stacker.at(points[3]).held_before == 7 << 20);
+  CHECK(stacker.at(points[4]).total() == 7 << 20);
+  CHECK(stacker.at(points[4]).by_category[tensor] == 0);
+  // An account holding less than the ledger adopted (an older daemon sends 0): the adopted.
+  CHECK(MemoryStacker(points, 0).start().held_before == 3 << 20);
   const std::vector<CategorySummary> rows = memory_summary(t);
   CHECK(rows[static_cast<size_t>(MemoryCategory::Tensor)].allocs == 1);
   CHECK(rows[static_cast<size_t>(MemoryCategory::Tensor)].allocated == 2 << 20);

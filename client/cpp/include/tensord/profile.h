@@ -19,6 +19,7 @@
 #include "engine/profiler/advice.h"
 #include "engine/profiler/compact.h"
 #include "engine/profiler/summary.h"
+#include "tensord/holding.h"
 
 namespace tensord {
 
@@ -61,6 +62,12 @@ class Profile {
   void export_compact(const std::string& path);
   std::vector<profiler::KeyAverage> key_averages();
   std::vector<profiler::MemoryPoint> memory_timeline();
+  // What the session held when the profile began (protocol 1.8; 0 and empty from an older
+  // daemon): its live bytes, and the largest of them by origin (as SessionStats::holdings).
+  // The profile records only what is allocated during it: profiler::MemoryStacker(
+  // memory_timeline(), held_before()) gives the timeline as a plot stacks it, from these bytes.
+  uint64_t held_before() const;
+  const std::vector<Holding>& held_before_by() const;
   // Per memory category: allocated and reserved now and at peak (docs/profiler.md).
   std::vector<profiler::CategorySummary> memory_summary();
   std::vector<profiler::Recommendation> recommendations();

@@ -14,6 +14,7 @@
 #include "engine/ir/shape.h"
 #include "tensord/element.h"
 #include "tensord/function.h"
+#include "tensord/holding.h"
 #include "tensord/host_buffer.h"
 #include "tensord/profile.h"
 #include "tensord/scalar.h"
@@ -95,13 +96,6 @@ struct KernelCacheStats {
   uint64_t misses = 0;  // kernels compiled
   uint64_t compiles = 0;
   uint64_t compile_ns = 0;
-};
-
-// Bytes this session holds from one origin (SessionStats::holdings).
-struct Holding {
-  std::string origin;  // "fit.py:12 (matmul)": the op and line that made them; "upload"
-  uint64_t bytes = 0;
-  uint64_t tensors = 0;
 };
 
 struct SessionStats {
