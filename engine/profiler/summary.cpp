@@ -121,7 +121,10 @@ int64_t MemoryStack::total() const {
 
 MemoryStacker::MemoryStacker(const std::vector<MemoryPoint>& timeline, uint64_t held_before) {
   // Adopted Allocs come first (at the profile's start): the sum once they are all in.
-  for (const MemoryPoint& p : timeline) adopted_ = std::max(adopted_, p.held_before_total());
+  for (const MemoryPoint& p : timeline) {
+    adopted_ = std::max(adopted_, p.held_before_total());
+    if (p.adoption) adopted_at_ns_ = std::max(adopted_at_ns_, p.t_ns);
+  }
   untracked_ = std::max<int64_t>(0, static_cast<int64_t>(held_before) - adopted_);
 }
 
@@ -133,7 +136,8 @@ MemoryStack MemoryStacker::start() const {
 
 MemoryStack MemoryStacker::at(const MemoryPoint& p) const {
   MemoryStack s;
-  s.held_before = untracked_ + p.held_before_total();
+  // Up to the adoption (the segments held at the start come first), all of them are held.
+  s.held_before = untracked_ + (p.t_ns <= adopted_at_ns_ ? adopted_ : p.held_before_total());
   for (size_t c = 0; c < std::size(s.by_category); ++c) {
     s.by_category[c] = p.live_bytes[c] - p.held_before_bytes[c];
   }

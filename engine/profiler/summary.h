@@ -64,8 +64,9 @@ class MemoryStacker {
   MemoryStack at(const MemoryPoint& p) const;
 
  private:
-  int64_t untracked_ = 0;  // the part of held_before the profile did not adopt
-  int64_t adopted_ = 0;    // the adopted blocks' bytes, once all are in
+  int64_t untracked_ = 0;              // the part of held_before the profile did not adopt
+  int64_t adopted_ = 0;                // the adopted blocks' bytes, once all are in
+  int64_t adopted_at_ns_ = INT64_MIN;  // when they came in: the profile's start
 };
 
 // One row per memory category: what the trace saw of it. Allocated: live blocks (this

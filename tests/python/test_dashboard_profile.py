@@ -258,7 +258,7 @@ def test_profile_memory_drops_when_a_tensor_held_before_it_goes(dashboard):
         assert memory["held_before"] == allocated[0] == held[0] >= size, memory
         assert held[-1] <= held[0] - size, held  # freed during the profile: the band drops
         assert held == sorted(held, reverse=True)  # it only ever goes down
-        assert min(allocated) <= allocated[0] - size, allocated
+        assert allocated[-1] <= allocated[0] - size + (1 << 20), allocated  # its x and a run's
         for series in memory["by_category"].values():
             assert len(series) == len(t) and min(series) >= 0
         assert [sum(c) for c in zip(*memory["by_category"].values())] == allocated

@@ -83,9 +83,11 @@ def test_the_memory_timeline_starts_from_what_the_session_held():
         points = points[0]
     names = list(points[0][1])
     assert names[0] == "held_before_profile" and "tensor" in names, names
-    # The band is the bytes held then, all along (nothing of them was freed); the 1 KiB made
-    # during the profile stacks on it.
-    assert [p[1]["held_before_profile"] for p in points] == [before["bytes"]] * len(points)
+    # The band starts with the bytes held then and keeps the 4 MiB (a tensor of an earlier test
+    # tracked by its memory profile may go meanwhile); the 1 KiB made during it stacks on it.
+    band = [p[1]["held_before_profile"] for p in points]
+    assert band[0] == before["bytes"] and min(band) >= size, band
+    assert band == sorted(band, reverse=True), band
     assert max(p[1]["tensor"] for p in points) >= 1024
     assert max(sum(p[1].values()) for p in points) >= size + 1024
     del held

@@ -51,12 +51,12 @@ void bind_profile(py::module_& m) {
               return d;
             };
             // As the dashboard stacks them: the bytes held when the profile began first, the
-            // blocks allocated since by category (the adopted ones' Allocs are the start).
+            // blocks allocated since by category.
             const std::vector<profiler::MemoryPoint> timeline = p.memory_timeline();
             const profiler::MemoryStacker stacker(timeline, p.held_before());
             py::list points;
             for (const auto& pt : timeline) {
-              const profiler::MemoryStack stack = pt.adoption ? stacker.start() : stacker.at(pt);
+              const profiler::MemoryStack stack = stacker.at(pt);
               py::dict allocated;
               allocated["held_before_profile"] = stack.held_before;
               by_category(stack.by_category, allocated);

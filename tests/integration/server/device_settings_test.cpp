@@ -19,11 +19,11 @@ std::string precision_of(::Session::Client& session, kj::WaitScope& ws) {
   return response.getStats().getFloat32MatmulPrecision().cStr();
 }
 
-TEST_CASE("the daemon speaks protocol 1.7") {
+TEST_CASE("the daemon speaks protocol 1.8") {
   DaemonProcess daemon(with_token());
   RawClient client(daemon.address());
   client.hello();
-  REQUIRE(client.last_server_info().getVersion().getMinor() == 7);
+  REQUIRE(client.last_server_info().getVersion().getMinor() == 8);
 }
 
 TEST_CASE("memoryStats names the CPU device and reports only what the CPU has") {

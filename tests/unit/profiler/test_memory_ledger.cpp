@@ -495,3 +495,32 @@ TEST_CASE("the ledger keeps its own copy of live blocks' names and reuses their 
   }
   CHECK(frees == 150);
 }
+
+TEST_CASE("a stacked timeline holds the bytes held before from the profile's first record") {
+  // A profile's first records are the segments held (flag kExisting), then the adopted blocks:
+  // until those are in, the band is all the bytes held, not a dip to 0.
+  Trace t;
+  Record seg;
+  seg.kind = RecordKind::SegmentAlloc;
+  seg.flags = kExisting;
+  seg.bytes = 4 << 20;
+  seg.start_ns = 1;
+  Record adopted;
+  adopted.kind = RecordKind::Alloc;
+  adopted.flags = kExisting;
+  adopted.id = 7;
+  adopted.bytes = 1 << 20;
+  adopted.start_ns = 2;
+  Record freed = adopted;
+  freed.kind = RecordKind::Free;
+  freed.flags = 0;
+  freed.start_ns = 10;
+  t.records = {seg, adopted, freed};
+  const std::vector<MemoryPoint> points = memory_timeline(t);
+  REQUIRE(points.size() == 3);
+  const MemoryStacker stacker(points, 3 << 20);  // 2 MiB more the ledger never saw
+  CHECK(stacker.at(points[0]).held_before == 3 << 20);
+  CHECK(stacker.at(points[1]).held_before == 3 << 20);
+  CHECK(stacker.at(points[2]).held_before == 2 << 20);  // the adopted block went
+  CHECK(stacker.at(points[2]).total() == 2 << 20);
+}
