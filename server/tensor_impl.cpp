@@ -3,6 +3,7 @@
 #include <string>
 
 #include "engine/ir/error.h"
+#include "engine/profiler/record.h"
 #include "server/device_bytes.h"
 #include "server/exceptions.h"
 #include "server/shared_transfer.h"
@@ -20,13 +21,7 @@ constexpr uint64_t kEventLoopReadBytes = 64 << 10;
 
 std::string TensorImpl::Origin::text() const {
   if (file.empty()) return what.empty() ? std::string("unknown") : std::string(what);
-  std::string s = file + ":" + std::to_string(line);
-  if (!what.empty()) {
-    s += " (";
-    s += what;
-    s += ')';
-  }
-  return s;
+  return profiler::source_site(file, line, what);
 }
 
 TensorImpl::TensorImpl(std::shared_ptr<SessionCore> session, engine::TensorValue value,

@@ -7,19 +7,6 @@
 namespace tensord::profiler {
 namespace {
 
-// Appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on const char* + string&&.
-std::string where(std::string_view file, uint32_t line, std::string_view op) {
-  std::string s = file.empty() ? std::string("<unknown>") : std::string(file);
-  s.push_back(':');
-  s.append(std::to_string(line));
-  if (!op.empty()) {
-    s.append(" (");
-    s.append(op);
-    s.push_back(')');
-  }
-  return s;
-}
-
 size_t category_index(MemoryCategory c) {
   const auto i = static_cast<size_t>(c);
   return i < static_cast<size_t>(MemoryCategory::kCount) ? i : 0;
@@ -504,7 +491,7 @@ OomReport MemoryLedger::out_of_memory(uint64_t requested, const AllocSite& site,
   report.requested = requested;
   report.free_bytes = free_bytes;
   report.largest_free = largest_free;
-  report.requested_by = where(site.file, site.line, site.op);
+  report.requested_by = source_site(site.file, site.line, site.op);
   report.reserved_bytes = totals().reserved_bytes;
   std::map<std::string, Holder> sessions, lines, categories;
   for (const LiveBlock& b : snapshot()) {
@@ -521,7 +508,7 @@ OomReport MemoryLedger::out_of_memory(uint64_t requested, const AllocSite& site,
     hs.who = s;
     hs.bytes += b.bytes;
     hs.blocks++;
-    std::string l = where(b.file, b.line, b.op);
+    std::string l = source_site(b.file, b.line, b.op);
     Holder& hl = lines[l];
     hl.who = l;
     hl.bytes += b.bytes;

@@ -21,6 +21,19 @@ std::string_view category_name(MemoryCategory c) {
   return i < std::size(kNames) ? kNames[i] : "unknown";
 }
 
+// Appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on const char* + string&&.
+std::string source_site(std::string_view file, uint32_t line, std::string_view op) {
+  std::string s = file.empty() ? std::string("<unknown>") : std::string(file);
+  s.push_back(':');
+  s.append(std::to_string(line));
+  if (!op.empty()) {
+    s.append(" (");
+    s.append(op);
+    s.push_back(')');
+  }
+  return s;
+}
+
 uint64_t content_hash(const void* data, size_t n) {
   const auto* p = static_cast<const unsigned char*>(data);
   uint64_t h = 0x9e3779b97f4a7c15ull ^ n;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace tensord::profiler {
@@ -131,5 +132,8 @@ std::string_view stage_name(Stage s);
 // A 64-bit hash of bytes, to recognise the same data transferred again.
 uint64_t content_hash(const void* data, size_t n);
 std::string_view category_name(MemoryCategory c);
+// Where a record was made, as errors, reports and the session's holdings name it:
+// "fit.py:12 (matmul)" ("<unknown>:0" without a file, no parentheses without an op).
+std::string source_site(std::string_view file, uint32_t line, std::string_view op);
 
 }  // namespace tensord::profiler
