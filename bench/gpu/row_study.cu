@@ -4,7 +4,7 @@
 // variants, timed the way bench/gpu times (16 back-to-back launches a sample, CUDA events, the
 // median of the samples) against cudaMemcpy D2D of the same bytes in the same process, each
 // output poisoned first and checked against a float64 reference on sampled rows. Built by
-// scripts/gpu-pack when nvcc is there (sm_90), run by scripts/gpu-session's row-study step.
+// scripts/gpu-pack when nvcc is there (sm_90), run by scripts/gpu-session's studies step.
 //   gen       the generated kernel (engine/codegen, emitted for this program by gpu-pack:
 //             -DROW_STUDY_GENERATED=FILE) launched by the daemon's rule (cuda_launch_config):
 //             a block of 512 per row, three passes, the row cached in shared memory up to 40 KiB
