@@ -6,8 +6,10 @@
 // output poisoned first and checked against a float64 reference on sampled rows. Built by
 // scripts/gpu-pack when nvcc is there (sm_90), run by scripts/gpu-session's studies step.
 //   gen       the generated kernel (engine/codegen, emitted for this program by gpu-pack:
-//             -DROW_STUDY_GENERATED=FILE) launched by the daemon's rule (cuda_launch_config):
-//             a block of 512 per row, three passes, the row cached in shared memory up to 40 KiB
+//             -DROW_STUDY_GENERATED=FILE) with 256 (the daemon's launch at 4096 columns), 512
+//             and 128 threads a row. First run (2026-11-30): 512 threads, loops of 4-element
+//             steps through a shared-memory row cache, 0.35; since, rows of up to 16 elements
+//             a thread are unrolled and kept in registers (kCudaRowSteps)
 //   reg       one block per row, the row in registers: every thread issues all its 16-byte
 //             loads before the first use, two block reductions, one 16-byte store each
 //   cluster   a thread-block cluster per row (Hopper), the row in the cluster's registers, the
@@ -244,15 +246,19 @@ int main(int argc, char** argv) {
     const auto grid = [&](int64_t per_row) { return static_cast<unsigned>(rows * per_row); };
     std::vector<Variant> variants;
 #ifdef ROW_STUDY_GENERATED
-    if (cols * 4 <= (40 << 10)) {  // one kernel per row only where the daemon launches one
+    // The daemon's launch (cuda_launch_config): 256 threads at 4096 columns, the row in
+    // registers (rreg); 512 threads take the same path, 128 the loop over a row cache.
+    for (const unsigned block : {256u, 512u, 128u}) {
+      if (cols > 8192) break;  // longer rows: the loop, as before (no row cache past 40 KiB)
       variants.push_back(
-          {"gen_b512", [&, rows, cols] {
+          {"gen_b" + std::to_string(block), [&, rows, cols, block] {
              td_params<9> p{};
              const int64_t w[9] = {rows, cols, cols, 1, cols, 1, (int64_t)b.x, (int64_t)b.y, 0};
              std::copy(w, w + 9, p.w);
              const unsigned g =
                  static_cast<unsigned>(std::min<int64_t>(rows, prop.multiProcessorCount * 32));
-             td_generated_softmax<<<g, 512, cols * 4>>>(p);
+             const size_t smem = block * 16 < cols ? cols * 4 : 0;
+             td_generated_softmax<<<g, block, smem>>>(p);
            }});
     }
 #endif
