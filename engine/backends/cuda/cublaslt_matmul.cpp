@@ -1,7 +1,11 @@
 #include "engine/backends/cuda/cublaslt_matmul.h"
 
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
+
+#include <cuComplex.h>
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/matmul_layout.h"
@@ -91,13 +95,48 @@ cublasLtEpilogue_t lt_kind(LtEpilogueKind k) {
   return CUBLASLT_EPILOGUE_DEFAULT;
 }
 
+// Calls f(one, zero) with pointers to 1 and 0 in the scale type of `dtype`'s matmul.
+template <class F>
+void with_one_and_zero(ir::DType dtype, F&& f) {
+  switch (dtype) {
+    case ir::DType::Complex128: {
+      const cuDoubleComplex one{1, 0}, zero{0, 0};
+      return f(&one, &zero);
+    }
+    case ir::DType::Complex64: {
+      const cuComplex one{1, 0}, zero{0, 0};
+      return f(&one, &zero);
+    }
+    case ir::DType::Float64: {
+      const double one = 1, zero = 0;
+      return f(&one, &zero);
+    }
+    default: {
+      const float one = 1, zero = 0;
+      return f(&one, &zero);
+    }
+  }
+}
+
+// cuBLAS's gemm takes 32-bit sizes; a batch needs each operand's own matrices (a batch stride
+// of 0, one matrix for every index, is left to cuBLASLt, which documents it).
+bool fits_gemm_ex(const LtProblem& p) {
+  constexpr int64_t kMax = std::numeric_limits<int>::max();
+  for (int64_t v : {p.m, p.n, p.k, p.batch, p.a.ld, p.b.ld, p.c.ld}) {
+    if (v > kMax) return false;
+  }
+  return p.batch == 1 || (p.a.batch_stride != 0 && p.b.batch_stride != 0);
+}
+
 }  // namespace
 
 LtMatmul::LtMatmul() {
   check(cublasLtCreate(&handle_), "cublasLtCreate");
+  check(cublasCreate(&blas_), "cublasCreate");
 }
 
 LtMatmul::~LtMatmul() {
+  cublasDestroy(blas_);
   cublasLtDestroy(handle_);
 }
 
@@ -141,12 +180,43 @@ bool LtMatmul::queue(const engine::TensorValue& a, const engine::TensorValue& b,
     return true;
   }
 
+  // Our a is cuBLAS's B and our b its A (see matmul_layout.h).
+  const void* lt_a = b.raw();
+  const void* lt_b = a.raw();
+  const cublasOperation_t op_a = p->a.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_b = p->b.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+  // Without an epilogue, cuBLAS's own gemm (PyTorch's path for matmul): on the H200
+  // (bench/gpu/matmul_study.cu, 2026-11-30) it ran float32 with TF32 at 4096 at 398 TFLOP/s
+  // where cuBLASLt's first heuristic answer ran 378 (the best of its first eight, 380), and
+  // bfloat16 at 8192 alike (682 and 681).
+  if (!epilogue && fits_gemm_ex(*p)) {
+    check(cublasSetStream(blas_, stream), "cublasSetStream");
+    check(cublasSetWorkspace(blas_, workspace, workspace_bytes), "cublasSetWorkspace");
+    const int m = static_cast<int>(p->m), n = static_cast<int>(p->n), k = static_cast<int>(p->k);
+    const int lda = static_cast<int>(p->a.ld), ldb = static_cast<int>(p->b.ld);
+    const int ldc = static_cast<int>(p->c.ld);
+    with_one_and_zero(dtype, [&](const void* one, const void* zero) {
+      if (p->batch == 1) {
+        check(
+            cublasGemmEx(blas_, op_a, op_b, m, n, k, one, lt_a, types.data, lda, lt_b, types.data,
+                         ldb, zero, out.raw(), types.data, ldc, types.compute, CUBLAS_GEMM_DEFAULT),
+            "cublasGemmEx");
+      } else {
+        check(cublasGemmStridedBatchedEx(blas_, op_a, op_b, m, n, k, one, lt_a, types.data, lda,
+                                         p->a.batch_stride, lt_b, types.data, ldb,
+                                         p->b.batch_stride, zero, out.raw(), types.data, ldc,
+                                         p->c.batch_stride, static_cast<int>(p->batch),
+                                         types.compute, CUBLAS_GEMM_DEFAULT),
+              "cublasGemmStridedBatchedEx");
+      }
+    });
+    return true;
+  }
+
   cublasLtMatmulDesc_t raw_desc = nullptr;
   check(cublasLtMatmulDescCreate(&raw_desc, types.compute, types.scale),
         "cublasLtMatmulDescCreate");
   std::unique_ptr<cublasLtMatmulDescOpaque_t, DescDeleter> desc(raw_desc);
-  cublasOperation_t op_a = p->a.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
-  cublasOperation_t op_b = p->b.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
   check(cublasLtMatmulDescSetAttribute(raw_desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a),
         "cublasLtMatmulDescSetAttribute(TRANSA)");
   check(cublasLtMatmulDescSetAttribute(raw_desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b),
@@ -186,34 +256,12 @@ bool LtMatmul::queue(const engine::TensorValue& a, const engine::TensorValue& b,
     throw Error(ErrorCode::Unsupported,
                 "cuBLASLt has no algorithm for this " + std::string(ir::name(dtype)) + " matmul");
   }
-  // Our a is cuBLASLt's B and our b its A (see matmul_layout.h).
-  const void* lt_a = b.raw();
-  const void* lt_b = a.raw();
-  if (dtype == ir::DType::Complex128) {
-    const double one[2] = {1, 0}, zero[2] = {0, 0};
+  with_one_and_zero(dtype, [&](const void* one, const void* zero) {
     check(cublasLtMatmul(handle_, raw_desc, one, lt_a, la.get(), lt_b, lb.get(), zero, out.raw(),
                          lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace, workspace_bytes,
                          stream),
           "cublasLtMatmul");
-  } else if (dtype == ir::DType::Complex64) {
-    const float one[2] = {1, 0}, zero[2] = {0, 0};
-    check(cublasLtMatmul(handle_, raw_desc, one, lt_a, la.get(), lt_b, lb.get(), zero, out.raw(),
-                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace, workspace_bytes,
-                         stream),
-          "cublasLtMatmul");
-  } else if (dtype == ir::DType::Float64) {
-    const double one = 1, zero = 0;
-    check(cublasLtMatmul(handle_, raw_desc, &one, lt_a, la.get(), lt_b, lb.get(), &zero, out.raw(),
-                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace, workspace_bytes,
-                         stream),
-          "cublasLtMatmul");
-  } else {
-    const float one = 1, zero = 0;
-    check(cublasLtMatmul(handle_, raw_desc, &one, lt_a, la.get(), lt_b, lb.get(), &zero, out.raw(),
-                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace, workspace_bytes,
-                         stream),
-          "cublasLtMatmul");
-  }
+  });
   return true;
 }
 

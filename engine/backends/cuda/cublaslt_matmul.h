@@ -1,9 +1,11 @@
-// matmul through cuBLASLt: float32 (with the session's precision: full, TF32 or bfloat16
-// inputs), float16, bfloat16 and float64, batched and broadcast when the layout fits
-// (matmul_layout.h). Not thread-safe: one per backend, called from its worker.
+// matmul through cuBLAS and cuBLASLt: float32 (with the session's precision: full, TF32 or
+// bfloat16 inputs), float16, bfloat16, float64 and complex, batched and broadcast when the layout
+// fits (matmul_layout.h); cuBLAS's gemm without an epilogue, cuBLASLt with one or where gemm's
+// sizes or batch strides do not fit. Not thread-safe: one per backend, called from its worker.
 #pragma once
 
 #include <cublasLt.h>
+#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include "engine/backends/cuda/lt_epilogue.h"
@@ -41,6 +43,7 @@ class LtMatmul {
              const LtEpilogue* epilogue, const void* bias);
 
   cublasLtHandle_t handle_ = nullptr;
+  cublasHandle_t blas_ = nullptr;
 };
 
 }  // namespace tensord::cuda
