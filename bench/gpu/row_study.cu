@@ -250,16 +250,21 @@ int main(int argc, char** argv) {
     // registers (rreg); 512 threads take the same path, 128 the loop over a row cache.
     for (const unsigned block : {256u, 512u, 128u}) {
       if (cols > 8192) break;  // longer rows: the loop, as before (no row cache past 40 KiB)
-      variants.push_back(
-          {"gen_b" + std::to_string(block), [&, rows, cols, block] {
-             td_params<9> p{};
-             const int64_t w[9] = {rows, cols, cols, 1, cols, 1, (int64_t)b.x, (int64_t)b.y, 0};
-             std::copy(w, w + 9, p.w);
-             const unsigned g =
-                 static_cast<unsigned>(std::min<int64_t>(rows, prop.multiProcessorCount * 32));
-             const size_t smem = block * 16 < cols ? cols * 4 : 0;
-             td_generated_softmax<<<g, block, smem>>>(p);
-           }});
+      // The daemon's grid (at most 32 blocks a multiprocessor, each looping over rows) and one
+      // block a row.
+      for (const bool capped : {true, false}) {
+        variants.push_back(
+            {"gen_b" + std::to_string(block) + (capped ? "" : "_grid_rows"),
+             [&, rows, cols, block, capped] {
+               td_params<9> p{};
+               const int64_t w[9] = {rows, cols, cols, 1, cols, 1, (int64_t)b.x, (int64_t)b.y, 0};
+               std::copy(w, w + 9, p.w);
+               const int64_t cap = capped ? prop.multiProcessorCount * 32 : rows;
+               const unsigned g = static_cast<unsigned>(std::min<int64_t>(rows, cap));
+               const size_t smem = block * 16 < cols ? cols * 4 : 0;
+               td_generated_softmax<<<g, block, smem>>>(p);
+             }});
+      }
     }
 #endif
     if (cols == 4096) {

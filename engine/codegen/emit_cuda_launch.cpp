@@ -85,14 +85,6 @@ CudaLaunchConfig cuda_launch_config(const LoopKernel& kernel, const LaunchShape&
     c.threads_per_unit = static_cast<unsigned>(g);
     const int64_t per_block = 256 / g;
     c.grid = static_cast<unsigned>(std::min((rows + per_block - 1) / per_block, cap));
-  } else if (kernel.inner_rank == 1 && n <= int64_t{512} * kCudaLanes * kCudaRowSteps) {
-    // The row in registers (rreg): the fewest threads, from 128, whose unrolled steps cover
-    // it, so that more rows are in flight on a multiprocessor; no shared-memory cache.
-    unsigned block = 128;
-    while (block < 512 && static_cast<int64_t>(block) * kCudaLanes * kCudaRowSteps < n) block *= 2;
-    c.block = block;
-    c.threads_per_unit = block;
-    c.grid = static_cast<unsigned>(std::min(rows, cap));
   } else {
     // About two steps of TD_U elements per thread.
     unsigned block = 64;

@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/codegen/emit_cuda_structure.h"
 #include "engine/codegen/emit_cuda_writer.h"
 
 namespace tensord::codegen {
@@ -151,18 +150,7 @@ void CudaWriter::row_instr(uint32_t v) {
   line("      " + t + " " + a + "[TD_U];");
   line("#pragma unroll");
   const int slot = v < cache_slot_.size() ? cache_slot_[v] : -1;
-  if (in.kind == Kind::Load && slot >= 0 && in_registers_) {
-    const std::string rr = value_name("rr", slot) + "[s][u]";
-    if (registers_filled_[v]) {
-      line("      for (int u = 0; u < TD_U; ++u) " + a + "[u] = " + rr + ";");
-    } else {
-      const std::string memory = value_name("q", in.arg) + "[" + at(static_cast<int>(in.arg)) + "]";
-      line("      for (int u = 0; u < TD_U; ++u) { " + rr + " = e[u] < n ? " +
-           from_storage(k_.inputs[in.arg].dtype, memory) + " : (" + t + ")0; " + a + "[u] = " + rr +
-           "; }");
-      registers_filled_[v] = true;
-    }
-  } else if (in.kind == Kind::Load && slot >= 0) {
+  if (in.kind == Kind::Load && slot >= 0) {
     // A cached row input: the first pass that reads it keeps it, later ones read it back.
     const DType st = k_.inputs[in.arg].dtype;
     const std::string memory = value_name("q", in.arg) + "[" + at(static_cast<int>(in.arg)) + "]";
@@ -188,41 +176,9 @@ void CudaWriter::row_instr(uint32_t v) {
 }
 
 // One pass over the range [0, n) of the group: `need` the row-level values computed, then
-// `sink` (lane loops guarded by e[u] < n). `stored`: the outputs the sink writes. A row kernel
-// has two: kCudaRowSteps unrolled steps where the row fits them (rreg), else the loop.
+// `sink` (lane loops guarded by e[u] < n). `stored`: the outputs the sink writes.
 void CudaWriter::pass(const std::vector<bool>& need, const std::vector<int>& stored,
                       const std::function<void()>& sink) {
-  if (!register_rows_) return pass_loop(need, stored, sink);
-  line("  if (rreg) {");
-  in_registers_ = true;
-  pass_unrolled(need, sink);
-  in_registers_ = false;
-  line("  } else {");
-  pass_loop(need, stored, sink);
-  line("  }");
-}
-
-// The steps a thread takes over a row that fits kCudaRowSteps of them, unrolled: the loads of
-// every step are issued before the first value is used, and the step index of a cached load's
-// registers is a constant. The steps visit the elements in the loop's order, so sums add alike.
-void CudaWriter::pass_unrolled(const std::vector<bool>& need, const std::function<void()>& sink) {
-  line("#pragma unroll");
-  line("    for (int s = 0; s < " + num(kCudaRowSteps) + "; ++s) {");
-  // 32-bit positions: a row that fits has at most 512 * TD_U * kCudaRowSteps elements (ptxas
-  // -v on the float32 softmax kernel: 98 registers with 64-bit positions, 64 with these).
-  line("      const int e0 = (int)(" + start_ + ") + s * (int)grp * TD_U;");
-  line("      int e[TD_U];");
-  line("#pragma unroll");
-  line("      for (int u = 0; u < TD_U; ++u) e[u] = e0 + u * grp;");
-  for (uint32_t v = 0; v < k_.body.size(); ++v) {
-    if (need[v]) row_instr(v);
-  }
-  sink();
-  line("    }");
-}
-
-void CudaWriter::pass_loop(const std::vector<bool>& need, const std::vector<int>& stored,
-                           const std::function<void()>& sink) {
   line("  {");
   const int d0 = lane_begin();
   if (multi()) {

@@ -106,29 +106,16 @@ std::vector<uint32_t> CudaWriter::cached_loads() const {
   return loads;
 }
 
-// Declares rreg: whether this block took the whole row and it fits kCudaRowSteps unrolled
-// steps (then every pass takes its unrolled branch, pass_unrolled, and each cached load's
-// values stay in registers, rr<slot>); and rc<slot>, each cached load's row in dynamic shared
-// memory (cuda_row_cache_bytes's layout), with rcached: whether the block took the whole row
-// and the launch gave it room (the host's rule, kCudaRowCacheBytes, decides; the kernel only
-// checks). Each thread reads back only the elements it wrote itself (every pass steps alike),
-// so no barrier is needed, not even between rows.
+// Declares rc<slot>, each cached load's row in dynamic shared memory (cuda_row_cache_bytes's
+// layout), and rcached: whether this block took the whole row and the launch gave it room (the
+// host's rule, kCudaRowCacheBytes, decides; the kernel only checks). Each thread reads back
+// only the elements it wrote itself (every pass steps alike), so no barrier is needed, not even
+// between rows.
 void CudaWriter::row_cache() {
   cache_slot_.assign(k_.body.size(), -1);
   cache_filled_.assign(k_.body.size(), false);
-  registers_filled_.assign(k_.body.size(), false);
-  register_rows_ = !multi();
-  if (register_rows_) {
-    line("  const bool rreg = blk && n <= grp * (TD_U * " + num(kCudaRowSteps) + ");");
-  }
   const std::vector<uint32_t> loads = cached_loads();
   if (loads.empty()) return;
-  if (register_rows_) {
-    for (size_t j = 0; j < loads.size(); ++j) {
-      line("  " + ct(k_.body[loads[j]].dtype) + " " + value_name("rr", static_cast<int64_t>(j)) +
-           "[" + num(kCudaRowSteps) + "][TD_U];");
-    }
-  }
   line("  td_i64 rc_end = 0;");
   for (size_t j = 0; j < loads.size(); ++j) {
     const uint32_t v = loads[j];

@@ -22,14 +22,6 @@ std::string cuda_unit_prelude(std::string_view kernels);
 // Elements one thread takes per step of a pass (independent loads in flight): TD_U.
 inline constexpr int kCudaLanes = 4;
 
-// Steps of a pass a row kernel unrolls and keeps in registers: a block whose row has at most
-// block * kCudaLanes * kCudaRowSteps elements issues every load of its row before the first
-// use and reads the row's reused inputs back from registers in later passes (rreg in the
-// kernels; bench/gpu/row_study.cu measured that structure at 0.97 of a D2D copy for a float32
-// softmax over 4096 columns on an H200, where loops of 4-element steps through a shared-memory
-// row cache reached 0.35).
-inline constexpr int kCudaRowSteps = 4;
-
 // How many threads work on one outer row of a kernel with inner dimensions: 1..32 (a power of
 // two; several rows per warp), or 0 for the whole block. `strided` says that the rows are read
 // across the innermost stride and written nowhere, where neighbouring threads on neighbouring

@@ -118,9 +118,6 @@ class CudaWriter {
   void row_instr(uint32_t v);
   void pass(const std::vector<bool>& need, const std::vector<int>& stored,
             const std::function<void()>& sink);
-  void pass_loop(const std::vector<bool>& need, const std::vector<int>& stored,
-                 const std::function<void()>& sink);
-  void pass_unrolled(const std::vector<bool>& need, const std::function<void()>& sink);
   std::vector<uint32_t> row_results() const;
   void store_rows();
 
@@ -139,13 +136,10 @@ class CudaWriter {
   int ni_;
   int n_;
   CudaParamWords w_;
-  std::vector<bool> only_stored_;       // only_stored(k_): values computed without rounding
-  std::string start_ = "lane";          // where a thread's first pass step begins
-  std::vector<int> cache_slot_;         // per instruction: its row cache (rc<slot>), or -1
-  std::vector<bool> cache_filled_;      // per instruction: a pass has written its row cache
-  bool register_rows_ = false;          // passes have an unrolled branch for short rows (rreg)
-  bool in_registers_ = false;           // emitting that branch: cached loads go to rr<slot>
-  std::vector<bool> registers_filled_;  // per instruction: a pass has written its rr<slot>
+  std::vector<bool> only_stored_;   // only_stored(k_): values computed without rounding
+  std::string start_ = "lane";      // where a thread's first pass step begins
+  std::vector<int> cache_slot_;     // per instruction: its row cache (rc<slot>), or -1
+  std::vector<bool> cache_filled_;  // per instruction: a pass has written its row cache
   std::string out_;
 };
 
