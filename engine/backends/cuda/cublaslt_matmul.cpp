@@ -1,6 +1,7 @@
 #include "engine/backends/cuda/cublaslt_matmul.h"
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -118,25 +119,58 @@ void with_one_and_zero(ir::DType dtype, F&& f) {
   }
 }
 
-// cuBLAS's gemm takes 32-bit sizes; a batch needs each operand's own matrices (a batch stride
-// of 0, one matrix for every index, is left to cuBLASLt, which documents it).
-bool fits_gemm_ex(const LtProblem& p) {
-  constexpr int64_t kMax = std::numeric_limits<int>::max();
-  for (int64_t v : {p.m, p.n, p.k, p.batch, p.a.ld, p.b.ld, p.c.ld}) {
-    if (v > kMax) return false;
+// What decides the algorithm: everything cuBLASLt's heuristic is asked about. Appended, as
+// GCC 12 warns (-Wrestrict, a false positive) on chains of std::string + std::to_string.
+std::string problem_key(ir::DType dtype, const LtTypes& t, const LtProblem& p,
+                        const LtEpilogue* epilogue, size_t workspace_bytes) {
+  std::string k;
+  const auto add = [&k](int64_t v) {
+    k += std::to_string(v);
+    k += ' ';
+  };
+  for (int64_t v : {static_cast<int64_t>(dtype), static_cast<int64_t>(t.compute), p.m, p.n, p.k,
+                    p.batch, static_cast<int64_t>(workspace_bytes)}) {
+    add(v);
   }
-  return p.batch == 1 || (p.a.batch_stride != 0 && p.b.batch_stride != 0);
+  for (const LtOperand* o : {&p.a, &p.b, &p.c}) {
+    add(o->ld);
+    add(o->transpose ? 1 : 0);
+    add(o->batch_stride);
+  }
+  add(epilogue ? static_cast<int64_t>(epilogue->kind) : -1);
+  return k;
+}
+
+// Milliseconds a launch of `run` takes on `stream`: one to warm up, then the mean of three.
+// Infinity when the launch fails (the candidate is passed over).
+float time_launches(cudaStream_t stream, const std::function<cublasStatus_t()>& run) {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  float ms = std::numeric_limits<float>::infinity();
+  if (run() == CUBLAS_STATUS_SUCCESS) {
+    check(cudaEventRecord(start, stream), "cudaEventRecord");
+    bool ok = true;
+    for (int i = 0; i < 3 && ok; ++i) ok = run() == CUBLAS_STATUS_SUCCESS;
+    check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize (matmul algorithm timing)");
+    if (ok) {
+      check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+      ms /= 3;
+    }
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return ms;
 }
 
 }  // namespace
 
 LtMatmul::LtMatmul() {
   check(cublasLtCreate(&handle_), "cublasLtCreate");
-  check(cublasCreate(&blas_), "cublasCreate");
 }
 
 LtMatmul::~LtMatmul() {
-  cublasDestroy(blas_);
   cublasLtDestroy(handle_);
 }
 
@@ -180,43 +214,12 @@ bool LtMatmul::queue(const engine::TensorValue& a, const engine::TensorValue& b,
     return true;
   }
 
-  // Our a is cuBLAS's B and our b its A (see matmul_layout.h).
-  const void* lt_a = b.raw();
-  const void* lt_b = a.raw();
-  const cublasOperation_t op_a = p->a.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const cublasOperation_t op_b = p->b.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
-  // Without an epilogue, cuBLAS's own gemm (PyTorch's path for matmul): on the H200
-  // (bench/gpu/matmul_study.cu, 2026-11-30) it ran float32 with TF32 at 4096 at 398 TFLOP/s
-  // where cuBLASLt's first heuristic answer ran 378 (the best of its first eight, 380), and
-  // bfloat16 at 8192 alike (682 and 681).
-  if (!epilogue && fits_gemm_ex(*p)) {
-    check(cublasSetStream(blas_, stream), "cublasSetStream");
-    check(cublasSetWorkspace(blas_, workspace, workspace_bytes), "cublasSetWorkspace");
-    const int m = static_cast<int>(p->m), n = static_cast<int>(p->n), k = static_cast<int>(p->k);
-    const int lda = static_cast<int>(p->a.ld), ldb = static_cast<int>(p->b.ld);
-    const int ldc = static_cast<int>(p->c.ld);
-    with_one_and_zero(dtype, [&](const void* one, const void* zero) {
-      if (p->batch == 1) {
-        check(
-            cublasGemmEx(blas_, op_a, op_b, m, n, k, one, lt_a, types.data, lda, lt_b, types.data,
-                         ldb, zero, out.raw(), types.data, ldc, types.compute, CUBLAS_GEMM_DEFAULT),
-            "cublasGemmEx");
-      } else {
-        check(cublasGemmStridedBatchedEx(blas_, op_a, op_b, m, n, k, one, lt_a, types.data, lda,
-                                         p->a.batch_stride, lt_b, types.data, ldb,
-                                         p->b.batch_stride, zero, out.raw(), types.data, ldc,
-                                         p->c.batch_stride, static_cast<int>(p->batch),
-                                         types.compute, CUBLAS_GEMM_DEFAULT),
-              "cublasGemmStridedBatchedEx");
-      }
-    });
-    return true;
-  }
-
   cublasLtMatmulDesc_t raw_desc = nullptr;
   check(cublasLtMatmulDescCreate(&raw_desc, types.compute, types.scale),
         "cublasLtMatmulDescCreate");
   std::unique_ptr<cublasLtMatmulDescOpaque_t, DescDeleter> desc(raw_desc);
+  cublasOperation_t op_a = p->a.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t op_b = p->b.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
   check(cublasLtMatmulDescSetAttribute(raw_desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a),
         "cublasLtMatmulDescSetAttribute(TRANSA)");
   check(cublasLtMatmulDescSetAttribute(raw_desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b),
@@ -246,22 +249,50 @@ bool LtMatmul::queue(const engine::TensorValue& a, const engine::TensorValue& b,
   check(cublasLtMatmulPreferenceSetAttribute(raw_pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                              &ws, sizeof ws),
         "cublasLtMatmulPreferenceSetAttribute");
-  cublasLtMatmulHeuristicResult_t heuristic{};
+  // Our a is cuBLASLt's B and our b its A (see matmul_layout.h).
+  const void* lt_a = b.raw();
+  const void* lt_b = a.raw();
+  const auto launch = [&](const cublasLtMatmulAlgo_t& algo) {
+    cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+    with_one_and_zero(dtype, [&](const void* one, const void* zero) {
+      status =
+          cublasLtMatmul(handle_, raw_desc, one, lt_a, la.get(), lt_b, lb.get(), zero, out.raw(),
+                         lc.get(), out.raw(), lc.get(), &algo, workspace, workspace_bytes, stream);
+    });
+    return status;
+  };
+  const std::string key = problem_key(dtype, types, *p, epilogue, workspace_bytes);
+  if (const auto chosen = chosen_.find(key); chosen != chosen_.end()) {
+    check(launch(chosen->second), "cublasLtMatmul");
+    return true;
+  }
+  cublasLtMatmulHeuristicResult_t heuristics[kCandidates] = {};
   int found = 0;
   check(cublasLtMatmulAlgoGetHeuristic(handle_, raw_desc, la.get(), lb.get(), lc.get(), lc.get(),
-                                       raw_pref, 1, &heuristic, &found),
+                                       raw_pref, kCandidates, heuristics, &found),
         "cublasLtMatmulAlgoGetHeuristic");
   if (found == 0) {
     if (epilogue) return false;
     throw Error(ErrorCode::Unsupported,
                 "cuBLASLt has no algorithm for this " + std::string(ir::name(dtype)) + " matmul");
   }
-  with_one_and_zero(dtype, [&](const void* one, const void* zero) {
-    check(cublasLtMatmul(handle_, raw_desc, one, lt_a, la.get(), lt_b, lb.get(), zero, out.raw(),
-                         lc.get(), out.raw(), lc.get(), &heuristic.algo, workspace, workspace_bytes,
-                         stream),
-          "cublasLtMatmul");
-  });
+  // The first run of a problem outside a CUDA graph capture times the candidates; a capture
+  // takes the first answer and leaves the problem to the next uncaptured run.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  check(cudaStreamIsCapturing(stream, &capture), "cudaStreamIsCapturing");
+  int best = 0;
+  if (found > 1 && capture == cudaStreamCaptureStatusNone) {
+    float best_ms = std::numeric_limits<float>::infinity();
+    for (int i = 0; i < found; ++i) {
+      const float ms = time_launches(stream, [&] { return launch(heuristics[i].algo); });
+      if (ms < best_ms) {
+        best_ms = ms;
+        best = i;
+      }
+    }
+  }
+  if (capture == cudaStreamCaptureStatusNone) chosen_.emplace(key, heuristics[best].algo);
+  check(launch(heuristics[best].algo), "cublasLtMatmul");  // the output is the kept one's
   return true;
 }
 

@@ -1,12 +1,13 @@
-// matmul through cuBLAS and cuBLASLt: float32 (with the session's precision: full, TF32 or
-// bfloat16 inputs), float16, bfloat16, float64 and complex, batched and broadcast when the layout
-// fits (matmul_layout.h); cuBLAS's gemm without an epilogue, cuBLASLt with one or where gemm's
-// sizes or batch strides do not fit. Not thread-safe: one per backend, called from its worker.
+// matmul through cuBLASLt: float32 (with the session's precision: full, TF32 or bfloat16
+// inputs), float16, bfloat16 and float64, batched and broadcast when the layout fits
+// (matmul_layout.h). Not thread-safe: one per backend, called from its worker.
 #pragma once
 
 #include <cublasLt.h>
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+
+#include <string>
+#include <unordered_map>
 
 #include "engine/backends/cuda/lt_epilogue.h"
 #include "engine/exec/matmul_precision.h"
@@ -42,8 +43,14 @@ class LtMatmul {
              cudaStream_t stream, void* workspace, size_t workspace_bytes,
              const LtEpilogue* epilogue, const void* bias);
 
+  // Of cuBLASLt's first kCandidates heuristic answers, the one measured fastest for each
+  // problem (its dtype, compute type, sizes, layouts, epilogue), in memory for the backend's
+  // life. Why: the first answer for the 8 x 256 x 256 float32 products of bench/fusion's
+  // mlp_step_small was a split-K kernel over 264 blocks taking 32 us (Nsight Compute on the
+  // H200, 2026-11-30, bench/results/2026-11-30-h200-second).
+  static constexpr int kCandidates = 8;
+  std::unordered_map<std::string, cublasLtMatmulAlgo_t> chosen_;
   cublasLtHandle_t handle_ = nullptr;
-  cublasHandle_t blas_ = nullptr;
 };
 
 }  // namespace tensord::cuda
