@@ -6,10 +6,12 @@
 // output poisoned first and checked against a float64 reference on sampled rows. Built by
 // scripts/gpu-pack when nvcc is there (sm_90), run by scripts/gpu-session's studies step.
 //   gen       the generated kernel (engine/codegen, emitted for this program by gpu-pack:
-//             -DROW_STUDY_GENERATED=FILE) with 256 (the daemon's launch at 4096 columns), 512
-//             and 128 threads a row. First run (2026-11-30): 512 threads, loops of 4-element
-//             steps through a shared-memory row cache, 0.35; since, rows of up to 16 elements
-//             a thread are unrolled and kept in registers (kCudaRowSteps)
+//             -DROW_STUDY_GENERATED=FILE) with 256, 512 (the daemon's launch at 4096 columns)
+//             and 128 threads a row, on the daemon's grid (at most 32 blocks a multiprocessor,
+//             each looping over rows) and on one block a row: loops of 4-element steps through
+//             a shared-memory row cache, 0.31-0.35 (2026-11-30; a version keeping rows of up to
+//             16 elements a thread in registers, at 64 registers a thread, reached 0.45 and was
+//             reverted: bench/results/2026-11-30-h200-second)
 //   reg       one block per row, the row in registers: every thread issues all its 16-byte
 //             loads before the first use, two block reductions, one 16-byte store each
 //   cluster   a thread-block cluster per row (Hopper), the row in the cluster's registers, the
@@ -246,10 +248,10 @@ int main(int argc, char** argv) {
     const auto grid = [&](int64_t per_row) { return static_cast<unsigned>(rows * per_row); };
     std::vector<Variant> variants;
 #ifdef ROW_STUDY_GENERATED
-    // The daemon's launch (cuda_launch_config): 256 threads at 4096 columns, the row in
-    // registers (rreg); 512 threads take the same path, 128 the loop over a row cache.
+    // Thread counts around the daemon's (cuda_launch_config: 512 at 4096 columns), with the
+    // row cache wherever the daemon would give one (rows of up to 40 KiB).
     for (const unsigned block : {256u, 512u, 128u}) {
-      if (cols > 8192) break;  // longer rows: the loop, as before (no row cache past 40 KiB)
+      if (cols > 8192) break;  // the longer rows are bench/fusion's figures
       // The daemon's grid (at most 32 blocks a multiprocessor, each looping over rows) and one
       // block a row.
       for (const bool capped : {true, false}) {
@@ -261,7 +263,7 @@ int main(int argc, char** argv) {
                std::copy(w, w + 9, p.w);
                const int64_t cap = capped ? prop.multiProcessorCount * 32 : rows;
                const unsigned g = static_cast<unsigned>(std::min<int64_t>(rows, cap));
-               const size_t smem = block * 16 < cols ? cols * 4 : 0;
+               const size_t smem = cols * 4 <= (40 << 10) ? cols * 4 : 0;
                td_generated_softmax<<<g, block, smem>>>(p);
              }});
       }
