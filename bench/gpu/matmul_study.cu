@@ -20,15 +20,8 @@
 #include <functional>
 #include <vector>
 
-#define CHECK_CUDA(x)                                                                      \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "matmul_study: %s: %s (line %d)\n", #x, cudaGetErrorString(e_), \
-                   __LINE__);                                                              \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
+#include "bench/gpu/study_timing.cuh"
+
 #define CHECK_BLAS(x)                                                                    \
   do {                                                                                   \
     const int s_ = static_cast<int>(x);                                                  \
@@ -41,28 +34,6 @@
 namespace {
 
 constexpr size_t kWorkspace = size_t{32} << 20;  // the daemon's matmul_workspace_bytes
-
-double ms_per_call(const std::function<void()>& call, int samples, int calls) {
-  cudaEvent_t a, b;
-  CHECK_CUDA(cudaEventCreate(&a));
-  CHECK_CUDA(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) call();
-  CHECK_CUDA(cudaDeviceSynchronize());
-  std::vector<double> ms;
-  for (int s = 0; s < samples; ++s) {
-    CHECK_CUDA(cudaEventRecord(a));
-    for (int i = 0; i < calls; ++i) call();
-    CHECK_CUDA(cudaEventRecord(b));
-    CHECK_CUDA(cudaEventSynchronize(b));
-    float t = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(static_cast<double>(t) / calls);
-  }
-  CHECK_CUDA(cudaEventDestroy(a));
-  CHECK_CUDA(cudaEventDestroy(b));
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
 
 // Uniform in [-1, 1) from an LCG, as float, converted by `put`.
 template <class T, class Put>
@@ -108,8 +79,8 @@ void print(const Problem& p, const char* variant, double ms, double rel, const c
   std::fflush(stdout);
 }
 
-void study(const Problem& p, cublasHandle_t blas, cublasLtHandle_t lt, void* workspace,
-           int samples) {
+void run_problem(const Problem& p, cublasHandle_t blas, cublasLtHandle_t lt, void* workspace,
+                 int samples) {
   const size_t elems = size_t(p.n) * p.n;
   void *a, *b, *c, *ref;
   CHECK_CUDA(cudaMalloc(&a, elems * p.itemsize));
@@ -142,7 +113,7 @@ void study(const Problem& p, cublasHandle_t blas, cublasLtHandle_t lt, void* wor
   };
   gemm_ex(ref);
   CHECK_CUDA(cudaDeviceSynchronize());
-  print(p, "cublasGemmEx", ms_per_call([&] { gemm_ex(c); }, samples, 16), 0.0, "");
+  print(p, "cublasGemmEx", study::ms_per_call([&] { gemm_ex(c); }, samples, 16), 0.0, "");
 
   cublasLtMatmulDesc_t desc;
   CHECK_BLAS(cublasLtMatmulDescCreate(&desc, p.compute, CUDA_R_32F));
@@ -166,7 +137,7 @@ void study(const Problem& p, cublasHandle_t blas, cublasLtHandle_t lt, void* wor
     run();
     CHECK_CUDA(cudaDeviceSynchronize());
     const double rel = diff(c);
-    const double ms = ms_per_call(run, samples, 16);
+    const double ms = study::ms_per_call(run, samples, 16);
     int tile = -1, stages = -1, splitk = -1, cluster = -1;
     size_t got = 0;
     cublasLtMatmulAlgoConfigGetAttribute(&results[i].algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile,
@@ -206,9 +177,10 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaMalloc(&workspace, kWorkspace));
   // PyTorch gives cuBLAS the same 32 MiB (its default on Hopper); ours goes to cuBLASLt only.
   CHECK_BLAS(cublasSetWorkspace(blas, workspace, kWorkspace));
-  study({"bf16_8192", 8192, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2}, blas, lt, workspace, samples);
-  study({"f32_high_4096", 4096, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4}, blas, lt, workspace,
-        samples);
+  run_problem({"bf16_8192", 8192, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2}, blas, lt, workspace,
+              samples);
+  run_problem({"f32_high_4096", 4096, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4}, blas, lt,
+              workspace, samples);
   cudaFree(workspace);
   cublasLtDestroy(lt);
   cublasDestroy(blas);

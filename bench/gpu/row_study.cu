@@ -30,21 +30,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu/study_timing.cuh"
+
 #ifdef ROW_STUDY_GENERATED
 #include ROW_STUDY_GENERATED  // defines td_generated_softmax(const td_params<9>)
 #endif
 
 namespace cg = cooperative_groups;
-
-#define CHECK(x)                                                                                \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "row_study: %s: %s (%s:%d)\n", #x, cudaGetErrorString(e_), __FILE__, \
-                   __LINE__);                                                                   \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
 
 namespace {
 
@@ -165,39 +157,14 @@ struct Buffers {
   int64_t elems = 0;
 };
 
-// Milliseconds per launch: the median over `samples` of `calls` back-to-back launches.
-template <class Launch>
-double ms_per_call(Launch launch, int samples, int calls) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) launch();
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
-  std::vector<double> ms;
-  for (int s = 0; s < samples; ++s) {
-    CHECK(cudaEventRecord(a));
-    for (int i = 0; i < calls; ++i) launch();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    CHECK(cudaGetLastError());
-    float t = 0;
-    CHECK(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(static_cast<double>(t) / calls);
-  }
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
-
 // The largest relative error of `rows` sampled rows against a float64 softmax; NaN (the
 // poison) where an element was not written.
 double check_rows(const std::vector<float>& x, const Buffers& b, int64_t rows, int64_t cols) {
   double worst = 0;
   std::vector<float> got(static_cast<size_t>(cols));
   for (int64_t r : {int64_t{0}, rows / 2, rows - 1}) {
-    CHECK(cudaMemcpy(got.data(), b.y + r * cols, cols * sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK_CUDA(
+        cudaMemcpy(got.data(), b.y + r * cols, cols * sizeof(float), cudaMemcpyDeviceToHost));
     const float* row = x.data() + r * cols;
     double m = -INFINITY, s = 0;
     for (int64_t j = 0; j < cols; ++j) m = std::max(m, static_cast<double>(row[j]));
@@ -223,25 +190,25 @@ int main(int argc, char** argv) {
   const int samples = argc > 1 ? std::atoi(argv[1]) : 10;
   const int calls = 16;
   cudaDeviceProp prop{};
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::fprintf(stderr, "row_study: %s, %d SMs, %zu KiB shared memory per block (opt-in)\n",
                prop.name, prop.multiProcessorCount, prop.sharedMemPerBlockOptin >> 10);
   Buffers b;
   b.elems = int64_t{64} << 20;  // 256 MiB of float32, as bench/fusion's gpu_softmax_<cols>
   const size_t bytes = static_cast<size_t>(b.elems) * sizeof(float);
-  CHECK(cudaMalloc(&b.x, bytes));
-  CHECK(cudaMalloc(&b.y, bytes));
-  CHECK(cudaMalloc(&b.copy, bytes));
+  CHECK_CUDA(cudaMalloc(&b.x, bytes));
+  CHECK_CUDA(cudaMalloc(&b.y, bytes));
+  CHECK_CUDA(cudaMalloc(&b.copy, bytes));
   std::vector<float> x(static_cast<size_t>(b.elems));
   uint64_t state = 0x9e3779b97f4a7c15ull;
   for (float& v : x) {  // uniform in [-4, 4): exp spans e^8 within a row
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     v = static_cast<float>(static_cast<double>(state >> 11) / 9007199254740992.0 * 8.0 - 4.0);
   }
-  CHECK(cudaMemcpy(b.x, x.data(), bytes, cudaMemcpyHostToDevice));
-  const double copy_ms =
-      ms_per_call([&] { CHECK(cudaMemcpyAsync(b.copy, b.x, bytes, cudaMemcpyDeviceToDevice)); },
-                  samples, calls);
+  CHECK_CUDA(cudaMemcpy(b.x, x.data(), bytes, cudaMemcpyHostToDevice));
+  const double copy_ms = study::ms_per_call(
+      [&] { CHECK_CUDA(cudaMemcpyAsync(b.copy, b.x, bytes, cudaMemcpyDeviceToDevice)); }, samples,
+      calls);
   const double copy_gbps = 2.0 * bytes / (copy_ms * 1e-3) / 1e9;
   for (const int64_t cols : {int64_t{4096}, int64_t{32768}, int64_t{262144}}) {
     const int64_t rows = b.elems / cols;
@@ -293,7 +260,8 @@ int main(int argc, char** argv) {
           {"cluster8_b512_v16", [&] { softmax_cluster<512, 16, 8><<<grid(8), 512>>>(b.x, b.y); }});
     }
     for (const Variant& v : variants) {
-      CHECK(cudaMemset(b.y, 0xff, bytes));  // NaN wherever a variant leaves an element unwritten
+      CHECK_CUDA(
+          cudaMemset(b.y, 0xff, bytes));  // NaN wherever a variant leaves an element unwritten
       v.launch();
       // A launch the device cannot take (a cluster that does not fit) is reported, not fatal.
       if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
@@ -301,9 +269,9 @@ int main(int argc, char** argv) {
                     static_cast<long long>(cols), v.name.c_str(), cudaGetErrorString(e));
         continue;
       }
-      CHECK(cudaDeviceSynchronize());
+      CHECK_CUDA(cudaDeviceSynchronize());
       const double err = check_rows(x, b, rows, cols);
-      const double ms = ms_per_call(v.launch, samples, calls);
+      const double ms = study::ms_per_call(v.launch, samples, calls);
       const double gbps = 2.0 * bytes / (ms * 1e-3) / 1e9;
       std::printf(
           "{\"bench\":\"row_study_softmax_%lld\",\"variant\":\"%s\",\"value\":%.1f,\"unit\":"
