@@ -1,12 +1,13 @@
-// A study, not a product benchmark: where issue 5's matmul_bf16_8192 loses to torch.matmul
-// (0.859 on the H200, 2026-11-28). The daemon queues cuBLASLt's first heuristic answer
-// (engine/backends/cuda/cublaslt_matmul.cpp: 32 MiB workspace, float32 compute); PyTorch's
-// matmul goes through cublasGemmEx. This times, in one process on the same operands, cuBLAS's
-// cublasGemmEx and each of cuBLASLt's first heuristic answers for the row-major products the
-// daemon runs (C = A B as cuBLAS's column-major C^T = B^T A^T), bf16 at 8192 and float32 with
-// TF32 at 4096, 16 back-to-back calls a sample, CUDA events, the median of the samples. Each
-// result is checked against the gemmEx one (relative Frobenius difference). Built by
-// scripts/gpu-pack with nvcc, run by scripts/gpu-session's studies step.
+// A study, not a product benchmark: where issue 5's matmul_bf16_8192 lost to torch.matmul
+// (0.859 on the H200, 2026-11-28). The daemon queued cuBLASLt's first heuristic answer
+// (engine/backends/cuda/cublaslt_matmul.cpp: 32 MiB workspace, float32 compute; since
+// 2026-11-30 it times the first eight); PyTorch's matmul calls cublasGemmEx for these dtypes.
+// This times, in one process on the same operands, cublasGemmEx and each of cuBLASLt's first
+// heuristic answers for the row-major products the daemon runs (C = A B as cuBLAS's
+// column-major C^T = B^T A^T), bf16 at 8192 and float32 with TF32 at 4096, 16 back-to-back
+// calls a sample, CUDA events, the median of the samples. Each result is checked against the
+// gemmEx one (relative Frobenius difference). Built by scripts/gpu-pack with nvcc, run by
+// scripts/gpu-session's studies step.
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -175,7 +176,7 @@ int main(int argc, char** argv) {
   CHECK_BLAS(cublasLtCreate(&lt));
   void* workspace;
   CHECK_CUDA(cudaMalloc(&workspace, kWorkspace));
-  // PyTorch gives cuBLAS the same 32 MiB (its default on Hopper); ours goes to cuBLASLt only.
+  // cublasGemmEx gets the same 32 MiB workspace as the daemon gives cuBLASLt.
   CHECK_BLAS(cublasSetWorkspace(blas, workspace, kWorkspace));
   run_problem({"bf16_8192", 8192, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2}, blas, lt, workspace,
               samples);
