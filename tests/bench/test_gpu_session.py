@@ -136,3 +136,20 @@ def test_kernels_of_another_commit_are_reported(build, tmp_path):
     assert p.returncode == 1, log
     text = (out / "summary.txt").read_text()
     assert "programs of abc123, kernels of def456" in text, text
+
+
+def test_studies_run_with_the_repeats_and_their_lines_reach_the_summary(build, tmp_path):
+    # A study that fails still leaves the lines it printed; the other study runs after it.
+    program(build / "bin", "tensord-a-study",
+            'echo "{\\"bench\\":\\"a_study\\",\\"repeats\\":$1}"; echo "note on stderr" >&2')
+    program(build / "bin", "tensord-b-study", 'echo "{\\"bench\\":\\"b_study\\"}"; exit 3')
+    out = tmp_path / "out"
+    p = session(build, out, {"GPU_SESSION_STEPS": "studies", "GPU_SESSION_REPEATS": "7"})
+    log, _ = p.communicate(timeout=60)
+    assert p.returncode == 1, log  # the failed study fails the session
+    summary = (out / "summary.txt").read_text()
+    assert "tensord-a-study" in summary and "passed" in summary, summary
+    assert "failed (rc 3)" in summary, summary
+    assert '{"bench":"a_study","repeats":7}' in summary, summary
+    assert '{"bench":"b_study"}' in summary, summary
+    assert "note on stderr" not in summary.split("bench/gpu/*_study.cu:")[1], summary
