@@ -242,13 +242,6 @@ bool LtMatmul::queue(const engine::TensorValue& a, const engine::TensorValue& b,
   Layout lb = make_layout(types.data, p->b, p->batch);
   Layout lc = make_layout(types.data, p->c, p->batch);
 
-  cublasLtMatmulPreference_t raw_pref = nullptr;
-  check(cublasLtMatmulPreferenceCreate(&raw_pref), "cublasLtMatmulPreferenceCreate");
-  std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, PreferenceDeleter> pref(raw_pref);
-  uint64_t ws = workspace_bytes;
-  check(cublasLtMatmulPreferenceSetAttribute(raw_pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                             &ws, sizeof ws),
-        "cublasLtMatmulPreferenceSetAttribute");
   // Our a is cuBLASLt's B and our b its A (see matmul_layout.h).
   const void* lt_a = b.raw();
   const void* lt_b = a.raw();
@@ -266,6 +259,14 @@ bool LtMatmul::queue(const engine::TensorValue& a, const engine::TensorValue& b,
     check(launch(chosen->second), "cublasLtMatmul");
     return true;
   }
+  // The heuristic's preferences: asked only for a problem not yet decided.
+  cublasLtMatmulPreference_t raw_pref = nullptr;
+  check(cublasLtMatmulPreferenceCreate(&raw_pref), "cublasLtMatmulPreferenceCreate");
+  std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, PreferenceDeleter> pref(raw_pref);
+  uint64_t ws = workspace_bytes;
+  check(cublasLtMatmulPreferenceSetAttribute(raw_pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                             &ws, sizeof ws),
+        "cublasLtMatmulPreferenceSetAttribute");
   cublasLtMatmulHeuristicResult_t heuristics[kCandidates] = {};
   int found = 0;
   check(cublasLtMatmulAlgoGetHeuristic(handle_, raw_desc, la.get(), lb.get(), lc.get(), lc.get(),
