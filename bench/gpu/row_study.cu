@@ -11,7 +11,9 @@
 //             each looping over rows) and on one block a row: loops of 4-element steps through
 //             a shared-memory row cache, 0.31-0.35 (2026-11-30; a version keeping rows of up to
 //             16 elements a thread in registers, at 64 registers a thread, reached 0.45 and was
-//             reverted: bench/results/2026-11-30-h200-second)
+//             reverted: bench/results/2026-11-30-h200-second); and the generator's row-register
+//             entry point (emit_cuda_row_registers.cpp) on the daemon's launch, where it takes
+//             the row
 //   reg       one block per row, the row in registers: every thread issues all its 16-byte
 //             loads before the first use, two block reductions, one 16-byte store each
 //   cluster   a thread-block cluster per row (Hopper), the row in the cluster's registers, the
@@ -33,7 +35,8 @@
 #include "bench/gpu/study_timing.cuh"
 
 #ifdef ROW_STUDY_GENERATED
-#include ROW_STUDY_GENERATED  // defines td_generated_softmax(const td_params<9>)
+#include ROW_STUDY_GENERATED  // td_generated_softmax{,_registers}(const td_params<9>) and
+                             // td_generated_register_block(cols)
 #endif
 
 namespace cg = cooperative_groups;
@@ -234,6 +237,19 @@ int main(int argc, char** argv) {
                td_generated_softmax<<<g, block, smem>>>(p);
              }});
       }
+    }
+    // The generated row-register entry point on the daemon's launch (cuda_launch_config: one
+    // row a block, at most 32 blocks a multiprocessor looping over rows).
+    if (const unsigned block = td_generated_register_block(cols); block > 0) {
+      variants.push_back({"gen_registers_b" + std::to_string(block), [&, rows, cols, block] {
+                            td_params<9> p{};
+                            const int64_t w[9] = {rows, cols, cols, 1, cols, 1,
+                                                  (int64_t)b.x, (int64_t)b.y, 0};
+                            std::copy(w, w + 9, p.w);
+                            const unsigned g = static_cast<unsigned>(
+                                std::min<int64_t>(rows, prop.multiProcessorCount * 32));
+                            td_generated_softmax_registers<<<g, block>>>(p);
+                          }});
     }
 #endif
     if (cols == 4096) {

@@ -4,6 +4,7 @@
 // kernel is laid out and which file writes which part.
 #include "engine/codegen/emit_cuda.h"
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -31,16 +32,32 @@ std::string dtype_list(std::span<const DType> ts) {
                                           ") -> " + std::string(ir::name(result)));
 }
 
-}  // namespace
-
-EmittedKernel CudaEmitter::emit(const LoopKernel& kernel) const {
-  const std::string body = CudaWriter(kernel).body();
-  const std::string head = std::string("extern \"C\" __global__ void __launch_bounds__(") +
-                           (kernel.inner_rank == 0 ? "256" : "512") + ") ";
+EmittedKernel named(const std::string& head, const std::string& body) {
   EmittedKernel k;
   k.hash = text_hash(head + body);
   k.name = "td_" + hex64(k.hash);
   k.source = head + k.name + body;
+  return k;
+}
+
+}  // namespace
+
+EmittedKernel CudaEmitter::emit(const LoopKernel& kernel) const {
+  const std::string body = CudaWriter(kernel).body();
+  return named(std::string("extern \"C\" __global__ void __launch_bounds__(") +
+                   (kernel.inner_rank == 0 ? "256" : "512") + ") ",
+               body);
+}
+
+std::optional<EmittedKernel> CudaEmitter::emit_row_registers(const LoopKernel& kernel) const {
+  if (cuda_row_register_slots(kernel) == 0) return std::nullopt;
+  return named("extern \"C\" __global__ void __launch_bounds__(1024) ",
+               CudaWriter(kernel, true).body());
+}
+
+std::vector<EmittedKernel> CudaEmitter::entry_points(const LoopKernel& kernel) const {
+  std::vector<EmittedKernel> k{emit(kernel)};
+  if (std::optional<EmittedKernel> r = emit_row_registers(kernel)) k.push_back(std::move(*r));
   return k;
 }
 
@@ -71,6 +88,8 @@ std::string CudaWriter::body() {
     pointwise();
   } else if (k_.columns) {
     columns();
+  } else if (row_registers_) {
+    register_rows();
   } else {
     rows();
   }

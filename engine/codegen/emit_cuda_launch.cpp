@@ -44,7 +44,7 @@ bool cuda_strided_rows(const LoopKernel& k) {
 }
 
 CudaLaunchConfig cuda_launch_config(const LoopKernel& kernel, const LaunchShape& launch,
-                                    int sm_count) {
+                                    int sm_count, std::span<void* const> ptrs) {
   const int64_t sm = std::max(1, sm_count);
   const int64_t cap = sm * 32;
   CudaLaunchConfig c;
@@ -77,6 +77,14 @@ CudaLaunchConfig cuda_launch_config(const LoopKernel& kernel, const LaunchShape&
   if (kernel.columns) {  // one thread per outer cell
     c.block = 256;
     c.grid = static_cast<unsigned>(std::min((rows + 255) / 256, cap));
+    return c;
+  }
+  if (const unsigned block = cuda_row_register_block(kernel, n);
+      block > 0 && cuda_row_registers_aligned(kernel, launch, ptrs)) {
+    c.block = block;
+    c.threads_per_unit = block;
+    c.grid = static_cast<unsigned>(std::min(rows, cap));
+    c.row_registers = true;
     return c;
   }
   const int g = cuda_row_group(n, rows, cuda_strided_rows(kernel));

@@ -138,43 +138,51 @@ int64_t cuda_row_cache_bytes(const LoopKernel& kernel, int64_t n) {
   return bytes;
 }
 
-void CudaWriter::reduction(uint32_t v) {
+// The text of sum/prod/max/min reduction v: its accumulator type (integer sums wrap in uint64;
+// complex sums accumulate in complex128, as the CPU's do), identity, fold, the argument lifted
+// to the accumulator, and the cast of the folded accumulator to v's dtype.
+CudaWriter::Reduction CudaWriter::reduction_text(uint32_t v) const {
   const Instr& in = k_.body[v];
   const uint32_t arg = in.args[0];
   const DType x = k_.body[arg].dtype;
-  if (in.op == Op::argmax || in.op == Op::argmin) return arg_reduction(v);
   const bool int_sum = wraps_in_uint64(in.op, x);
-  // Complex sums accumulate in complex128, as the CPU's do.
   const bool product = in.op == Op::prod;
-  const std::string acc = int_sum                       ? "td_u64"
-                          : ir::is_complex(x)           ? "td_c128"
-                          : in.op == Op::sum || product ? ct(in.dtype)
-                                                        : ct(x);
-  const std::string r = in.op == Op::sum   ? "td_sum"
-                        : product          ? "td_prod"
-                        : in.op == Op::max ? "td_max"
-                                           : "td_min";
-  const std::string init = in.op == Op::sum ? "(" + acc + ")0"
-                           : product        ? "(" + acc + ")1"
-                                     : extreme(is_half(x) ? DType::Float32 : x, in.op == Op::max);
-  const std::string lift =
-      int_sum ? "(td_u64)(td_i64)(" + ref(arg) + ")" : "(" + acc + ")(" + ref(arg) + ")";
+  Reduction red;
+  red.acc = int_sum                       ? "td_u64"
+            : ir::is_complex(x)           ? "td_c128"
+            : in.op == Op::sum || product ? ct(in.dtype)
+                                          : ct(x);
+  red.fold = in.op == Op::sum   ? "td_sum"
+             : product          ? "td_prod"
+             : in.op == Op::max ? "td_max"
+                                : "td_min";
+  red.init = in.op == Op::sum ? "(" + red.acc + ")0"
+             : product        ? "(" + red.acc + ")1"
+                              : extreme(is_half(x) ? DType::Float32 : x, in.op == Op::max);
+  red.lift = int_sum ? "(td_u64)(td_i64)(" + ref(arg) + ")" : "(" + red.acc + ")(" + ref(arg) + ")";
+  red.cast = "(" + ct(in.dtype) + ")" + (int_sum ? "(td_i64)" : "");
+  return red;
+}
+
+void CudaWriter::reduction(uint32_t v) {
+  const Instr& in = k_.body[v];
+  if (in.op == Op::argmax || in.op == Op::argmin) return arg_reduction(v);
+  const Reduction red = reduction_text(v);
   const std::string a = value_name("acc", v), t = value_name("red", v);
-  line("  " + acc + " " + a + "[TD_U];");
+  line("  " + red.acc + " " + a + "[TD_U];");
   line("#pragma unroll");
-  line("  for (int u = 0; u < TD_U; ++u) " + a + "[u] = " + init + ";");
-  pass(cone({arg}), {}, [&] {
+  line("  for (int u = 0; u < TD_U; ++u) " + a + "[u] = " + red.init + ";");
+  pass(cone({in.args[0]}), {}, [&] {
     line("#pragma unroll");
-    line("      for (int u = 0; u < TD_U; ++u) if (e[u] < n) " + a + "[u] = " + r + "::f(" + a +
-         "[u], " + lift + ");");
+    line("      for (int u = 0; u < TD_U; ++u) if (e[u] < n) " + a + "[u] = " + red.fold + "::f(" +
+         a + "[u], " + red.lift + ");");
   });
-  line("  " + acc + " " + t + " = " + a + "[0];");
+  line("  " + red.acc + " " + t + " = " + a + "[0];");
   line("#pragma unroll");
-  line("  for (int u = 1; u < TD_U; ++u) " + t + " = " + r + "::f(" + t + ", " + a + "[u]);");
-  line("  " + t + " = td_reduce<" + r + ">(" + t + ", gm, blk);");
-  const std::string res = ct(in.dtype);
-  line("  const " + res + " o" + num(v) + " = " +
-       result(v, "(" + res + ")" + (int_sum ? "(td_i64)" : "") + t) + ";");
+  line("  for (int u = 1; u < TD_U; ++u) " + t + " = " + red.fold + "::f(" + t + ", " + a +
+       "[u]);");
+  line("  " + t + " = td_reduce<" + red.fold + ">(" + t + ", gm, blk);");
+  line("  const " + ct(in.dtype) + " o" + num(v) + " = " + result(v, red.cast + t) + ";");
 }
 
 // argmax / argmin (the eager kernels' reduce_ops.h: ties keep the first index, the first NaN

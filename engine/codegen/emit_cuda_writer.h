@@ -22,7 +22,9 @@
 // (recomputing its row-level producers, as the C++ emitter does), reduce within the group,
 // compute the outer values, then make one pass storing the row-level outputs; the group's
 // first thread stores the outer-level outputs. A row input that several passes read is kept in
-// shared memory by the first when the block has room for the row (row_cache).
+// shared memory by the first when the block has room for the row (row_cache). Such kernels
+// also have a second entry point for rows that fit a block's registers
+// (emit_cuda_row_registers.cpp), which the host launches instead when they do.
 #pragma once
 
 #include <algorithm>
@@ -57,8 +59,10 @@ bool cuda_has_compute_type(ir::DType t);
 // Writes the body of one kernel (its text after the name): CudaWriter(kernel).body().
 class CudaWriter {
  public:
-  explicit CudaWriter(const LoopKernel& k)
+  // `row_registers`: the body of the kernel's second entry point (emit_cuda_row_registers.cpp).
+  explicit CudaWriter(const LoopKernel& k, bool row_registers = false)
       : k_(k),
+        row_registers_(row_registers),
         r_(k.rank()),
         ni_(static_cast<int>(k.inputs.size())),
         n_(static_cast<int>(k.operands())),
@@ -122,16 +126,28 @@ class CudaWriter {
   void store_rows();
 
   // emit_cuda_rows.cpp
+  struct Reduction {
+    std::string acc, init, fold, lift, cast;
+  };
   void rows();
   void row_cache();
+  Reduction reduction_text(uint32_t v) const;
   void reduction(uint32_t v);
   void arg_reduction(uint32_t v);
+
+  // emit_cuda_row_registers.cpp
+  void register_rows();
+  void base(int o);
+  void hold(const std::vector<bool>& need);
+  void register_pass(const std::vector<bool>& streamed, const std::function<void()>& sink);
+  void register_reduction(uint32_t v, const std::vector<bool>& streamed);
 
   // emit_cuda_columns.cpp
   void columns();
   void column_accumulator(uint32_t v, bool init);
 
   const LoopKernel& k_;
+  bool row_registers_;
   int r_;
   int ni_;
   int n_;
@@ -140,6 +156,8 @@ class CudaWriter {
   std::string start_ = "lane";      // where a thread's first pass step begins
   std::vector<int> cache_slot_;     // per instruction: its row cache (rc<slot>), or -1
   std::vector<bool> cache_filled_;  // per instruction: a pass has written its row cache
+  std::vector<bool> held_;          // per instruction: register_rows has its registers
+  std::vector<bool> based_;         // per operand: register_rows declared its row offset
   std::string out_;
 };
 

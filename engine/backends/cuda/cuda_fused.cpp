@@ -19,8 +19,8 @@ namespace {
 
 class CudaKernels final : public engine::CompiledKernels {
  public:
-  std::vector<cudaKernel_t> entry;  // per group of the plan
-  std::vector<std::string> names;   // their entry points: max-autotune's keys
+  std::vector<LoopEntry> entry;    // per group of the plan
+  std::vector<std::string> names;  // their entry points: max-autotune's keys
 };
 
 }  // namespace
@@ -42,7 +42,16 @@ std::shared_ptr<const engine::CompiledKernels> CudaBackend::compile(
   if (groups.empty()) return compiled;
   const LoopUnit unit = fused_unit(groups);
   CudaContext ctx = context();
-  compiled->entry = ctx.kernels.load(unit.source, unit.names);
+  std::vector<std::string> names = unit.names;
+  for (const std::string& r : unit.row_registers) {
+    if (!r.empty()) names.push_back(r);
+  }
+  const std::vector<cudaKernel_t> loaded = ctx.kernels.load(unit.source, names);
+  size_t next = unit.names.size();
+  for (size_t g = 0; g < unit.names.size(); ++g) {
+    compiled->entry.push_back(
+        {loaded[g], unit.row_registers[g].empty() ? nullptr : loaded[next++]});
+  }
   compiled->names = unit.names;
   return compiled;
 }
@@ -59,7 +68,7 @@ void CudaBackend::run_fused(const engine::CompiledKernels& kernels, uint32_t gro
   use(inputs);
   use(outputs);
   const auto& cuda_kernels = static_cast<const CudaKernels&>(kernels);
-  const cudaKernel_t kernel = cuda_kernels.entry.at(group);
+  const LoopEntry kernel = cuda_kernels.entry.at(group);
   std::vector<void*> ptrs;
   ptrs.reserve(inputs.size() + outputs.size());
   for (const engine::TensorValue& v : inputs) ptrs.push_back(v.raw());

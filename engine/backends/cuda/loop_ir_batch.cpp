@@ -66,19 +66,19 @@ BatchReport compile_loop_kernels(CudaKernelCache& cache,
   const codegen::CudaEmitter emitter;
   BatchReport report;
   // Each distinct kernel once; its own unit (loop_unit's text) is the key it is loaded by.
-  std::vector<codegen::EmittedKernel> todo;
+  std::vector<std::vector<codegen::EmittedKernel>> todo;  // each kernel's entry points
   std::vector<std::string> units;
   std::unordered_set<std::string> names;
   for (const codegen::LoopKernel& k : kernels) {
-    codegen::EmittedKernel emitted = emitter.emit(k);
-    if (!names.insert(emitted.name).second) continue;
+    std::vector<codegen::EmittedKernel> entries = emitter.entry_points(k);
+    if (!names.insert(entries[0].name).second) continue;
     ++report.kernels;
-    std::string unit = emitter.unit({&emitted, 1});
+    std::string unit = emitter.unit(entries);
     if (cache.holds(unit)) {
       ++report.held;
       continue;
     }
-    todo.push_back(std::move(emitted));
+    todo.push_back(std::move(entries));
     units.push_back(std::move(unit));
   }
   struct Job {
@@ -89,7 +89,10 @@ BatchReport compile_loop_kernels(CudaKernelCache& cache,
   size_t at = 0;
   for (size_t size : batch_sizes(todo.size(), options)) {
     Job job;
-    job.combined = emitter.unit(std::span<const codegen::EmittedKernel>(todo).subspan(at, size));
+    std::vector<codegen::EmittedKernel> together;
+    for (size_t i = at; i < at + size; ++i)
+      together.insert(together.end(), todo[i].begin(), todo[i].end());
+    job.combined = emitter.unit(together);
     job.members.assign(units.begin() + static_cast<ptrdiff_t>(at),
                        units.begin() + static_cast<ptrdiff_t>(at + size));
     jobs.push_back(std::move(job));

@@ -10,6 +10,7 @@
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/codegen/emit_cuda.h"
+#include "engine/ir/error.h"
 
 namespace tensord::cuda {
 namespace {
@@ -61,15 +62,17 @@ struct TimingEvents {
 
 class LoopKernels final : public FamilyState {
  public:
-  std::unordered_map<std::string, cudaKernel_t> loaded;
+  std::unordered_map<std::string, LoopEntry> loaded;
 };
 
 }  // namespace
 
 LoopUnit loop_unit(const codegen::LoopKernel& kernel) {
   const codegen::CudaEmitter emitter;
-  const codegen::EmittedKernel emitted = emitter.emit(kernel);
-  return LoopUnit{emitter.unit({&emitted, 1}), {emitted.name}};
+  const std::vector<codegen::EmittedKernel> entries = emitter.entry_points(kernel);
+  return LoopUnit{emitter.unit(entries),
+                  {entries[0].name},
+                  {entries.size() > 1 ? entries[1].name : std::string()}};
 }
 
 LoopUnit fused_unit(std::span<const engine::FusedGroup> groups) {
@@ -77,11 +80,13 @@ LoopUnit fused_unit(std::span<const engine::FusedGroup> groups) {
   std::vector<codegen::EmittedKernel> kernels;
   LoopUnit unit;
   for (const engine::FusedGroup& g : groups) {
-    codegen::EmittedKernel k = emitter.emit(g.kernel);
-    unit.names.push_back(k.name);
+    std::vector<codegen::EmittedKernel> entries = emitter.entry_points(g.kernel);
+    unit.names.push_back(entries[0].name);
+    unit.row_registers.push_back(entries.size() > 1 ? entries[1].name : std::string());
     bool seen = false;
-    for (const codegen::EmittedKernel& e : kernels) seen = seen || e.name == k.name;
-    if (!seen) kernels.push_back(std::move(k));
+    for (const codegen::EmittedKernel& e : kernels) seen = seen || e.name == entries[0].name;
+    if (seen) continue;
+    for (codegen::EmittedKernel& e : entries) kernels.push_back(std::move(e));
   }
   std::sort(kernels.begin(), kernels.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
@@ -89,15 +94,18 @@ LoopUnit fused_unit(std::span<const engine::FusedGroup> groups) {
   return unit;
 }
 
-cudaKernel_t loop_kernel(CudaContext& ctx, const codegen::LoopKernel& kernel) {
+LoopEntry loop_kernel(CudaContext& ctx, const codegen::LoopKernel& kernel) {
   if (!ctx.states.loop_ir) ctx.states.loop_ir = std::make_unique<LoopKernels>();
   auto& memo = static_cast<LoopKernels&>(*ctx.states.loop_ir).loaded;
   std::string key = key_of(kernel);
   if (auto it = memo.find(key); it != memo.end()) return it->second;
   const LoopUnit unit = loop_unit(kernel);
-  const cudaKernel_t k = ctx.kernels.kernel(unit.source, unit.names.front());
-  memo.emplace(std::move(key), k);
-  return k;
+  std::vector<std::string> names = unit.names;
+  if (!unit.row_registers[0].empty()) names.push_back(unit.row_registers[0]);
+  const std::vector<cudaKernel_t> loaded = ctx.kernels.load(unit.source, names);
+  const LoopEntry entry{loaded[0], loaded.size() > 1 ? loaded[1] : nullptr};
+  memo.emplace(std::move(key), entry);
+  return entry;
 }
 
 namespace {
@@ -150,17 +158,23 @@ LaunchDims tuned_dims(CudaContext& ctx, cudaKernel_t kernel, const engine::Fused
 
 }  // namespace
 
-void launch_loop_kernel(CudaContext& ctx, cudaKernel_t kernel, const engine::FusedGroup& fused,
+void launch_loop_kernel(CudaContext& ctx, LoopEntry entry, const engine::FusedGroup& fused,
                         std::span<void* const> ptrs, std::string_view what,
                         const TuneLaunch* tune) {
   const codegen::CudaLaunchConfig config =
-      codegen::cuda_launch_config(fused.kernel, fused.launch, ctx.sm_count);
+      codegen::cuda_launch_config(fused.kernel, fused.launch, ctx.sm_count, ptrs);
   if (config.grid == 0) return;
+  if (config.row_registers && entry.row_registers == nullptr) {
+    throw Error(ErrorCode::Internal, "the CUDA kernel of " + std::string(what) +
+                                         " was loaded without its row-register entry point");
+  }
+  const cudaKernel_t kernel = config.row_registers ? entry.row_registers : entry.loop;
   std::vector<uint64_t> params = codegen::cuda_params(fused.kernel, fused.launch, ptrs);
   void* args[] = {params.data()};
   const std::string name = "launching the CUDA kernel of " + std::string(what);
-  const LaunchDims dims = tune ? tuned_dims(ctx, kernel, fused, config, args, name.c_str(), *tune)
-                               : LaunchDims{config.grid, config.block};
+  const LaunchDims dims = tune && !config.row_registers
+                              ? tuned_dims(ctx, kernel, fused, config, args, name.c_str(), *tune)
+                              : LaunchDims{config.grid, config.block};
   launch(kernel, dim3(dims.grid), dim3(dims.block), args, config.shared_bytes, ctx.stream,
          name.c_str());
 }

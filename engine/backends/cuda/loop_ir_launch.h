@@ -21,6 +21,9 @@ namespace tensord::cuda {
 struct LoopUnit {
   std::string source;
   std::vector<std::string> names;
+  // Per entry of `names`: its row-register entry point (codegen::CudaEmitter::
+  // emit_row_registers), or "" when it has none. The unit defines these too.
+  std::vector<std::string> row_registers;
 };
 // The unit of one kernel (the single-node family; names has one entry).
 LoopUnit loop_unit(const codegen::LoopKernel& kernel);
@@ -28,9 +31,15 @@ LoopUnit loop_unit(const codegen::LoopKernel& kernel);
 // name); the kernels in name order, so that the text does not depend on the plan's order.
 LoopUnit fused_unit(std::span<const engine::FusedGroup> groups);
 
+// A loaded loop kernel's entry points: the loop kernel, and its row-register one or null.
+struct LoopEntry {
+  cudaKernel_t loop = nullptr;
+  cudaKernel_t row_registers = nullptr;
+};
+
 // The loaded kernel of `kernel`, compiled on first use. Remembers the answer per kernel, so
 // that running the same node again costs a lookup, not an emit.
-cudaKernel_t loop_kernel(CudaContext& ctx, const codegen::LoopKernel& kernel);
+LoopEntry loop_kernel(CudaContext& ctx, const codegen::LoopKernel& kernel);
 
 // max-autotune for one launch: the backend's decisions and the kernel's name (its key).
 // `measure` false (a CUDA graph capture): a known decision or the default, nothing timed.
@@ -44,8 +53,9 @@ struct TuneLaunch {
 // then outputs. `what` names the op or group in errors. With `tune` (max-autotune), the grid and
 // block are launch_tuning.h's choice for the kernel and shape class, timed now with CUDA events on
 // ctx.stream when the class is new (the kernel then runs several times: it reads only its inputs
-// and writes all of its outputs, which never alias).
-void launch_loop_kernel(CudaContext& ctx, cudaKernel_t kernel, const engine::FusedGroup& fused,
+// and writes all of its outputs, which never alias). A launch of the row-register entry point
+// (codegen's choice, CudaLaunchConfig::row_registers) is not tuned: its block is the row's.
+void launch_loop_kernel(CudaContext& ctx, LoopEntry kernel, const engine::FusedGroup& fused,
                         std::span<void* const> ptrs, std::string_view what,
                         const TuneLaunch* tune = nullptr);
 

@@ -108,7 +108,9 @@ PrecompileResult precompile_units(CudaKernelCache& cache, std::span<const Precom
         continue;
       }
       missing.push_back(i);
-      kernels.push_back(emitter.emit(*todo[i]->kernel));
+      for (codegen::EmittedKernel& k : emitter.entry_points(*todo[i]->kernel)) {
+        kernels.push_back(std::move(k));
+      }
       members.push_back(todo[i]->source);
     }
     {

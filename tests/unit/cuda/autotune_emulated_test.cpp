@@ -63,7 +63,7 @@ TEST_CASE("emulated: max-autotune times a fused group once and a second backend 
     }
     return true;
   };
-  const cudaKernel_t kernel = loop_kernel(h().ctx, group.kernel);
+  const LoopEntry kernel = loop_kernel(h().ctx, group.kernel);
 
   CudaLaunchTuning first(dir.path(), "emulated device");
   const TuneLaunch tune{first, "td_emulated", true};

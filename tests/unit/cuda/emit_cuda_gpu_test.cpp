@@ -383,13 +383,17 @@ int64_t check_kernel(const std::string& what, const LoopKernel& k, std::vector<i
       cuda::check(cudaMemset(p, 0xff, b.host[o].size()), "memset");
     }
   }
+  // The entry point the host picks (the row-register one where the rows fit it); a block
+  // override runs the loop kernel, which is correct for any.
   const CudaEmitter emitter;
-  const EmittedKernel e = emitter.emit(k);
-  const EmittedKernel one[] = {e};
-  cudaKernel_t fn = dev.cache.kernel(emitter.unit(one), e.name);
+  const std::vector<EmittedKernel> entries = emitter.entry_points(k);
+  CudaLaunchConfig c = cuda_launch_config(k, l, sm_count, dbuf.ptrs);
+  if (block_override) {
+    c = cuda_launch_config(k, l, sm_count, {});
+    c.block = block_override;
+  }
+  cudaKernel_t fn = dev.cache.kernel(emitter.unit(entries), entries[c.row_registers ? 1 : 0].name);
   std::vector<uint64_t> words = cuda_params(k, l, dbuf.ptrs);
-  CudaLaunchConfig c = cuda_launch_config(k, l, sm_count);
-  if (block_override) c.block = block_override;
   void* args[] = {words.data()};
   cuda::launch(fn, dim3(c.grid), dim3(c.block), args, c.shared_bytes, nullptr, what.c_str());
   cuda::check(cudaDeviceSynchronize(), what.c_str());
@@ -406,9 +410,9 @@ int64_t check_kernel(const std::string& what, const LoopKernel& k, std::vector<i
                       std::abs(want - have) <= tol * (1 + std::abs(want));
       if (!ok && bad++ < 3) {
         std::printf(
-            "MISMATCH %s sizes[0]=%lld out%d[%lld]: want %.9g have %.9g (grid %u block %u)\n",
+            "MISMATCH %s sizes[0]=%lld out%d[%lld]: want %.9g have %.9g (grid %u block %u%s)\n",
             what.c_str(), static_cast<long long>(sizes[0]), o - ni, static_cast<long long>(i), want,
-            have, c.grid, c.block);
+            have, c.grid, c.block, c.row_registers ? ", row registers" : "");
       }
     }
   }
@@ -440,6 +444,8 @@ TEST_CASE("every kernel structure computes what the loop IR says", "[cuda][codeg
                              {1100, 300},
                              {5, 129},
                              {3, 5000},
+                             {7, 4096},   // the row-register entry point's block of 128
+                             {2, 32768},  // and of 1024
                              {1, 70000},
                              {4, 0}}) {
         if (n == 0 && has_extremum(k)) continue;  // max/min of nothing: a shape error
@@ -484,7 +490,7 @@ void bench(const std::string& what, const LoopKernel& k, std::vector<int64_t> si
   const EmittedKernel one[] = {e};
   cudaKernel_t fn = device().cache.kernel(emitter.unit(one), e.name);
   std::vector<uint64_t> words = cuda_params(k, l, dbuf.ptrs);
-  const CudaLaunchConfig c = cuda_launch_config(k, l, device().sm_count);
+  const CudaLaunchConfig c = cuda_launch_config(k, l, device().sm_count, {});
   void* args[] = {words.data()};
   cudaEvent_t a, b;
   cuda::check(cudaEventCreate(&a), "event");

@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <map>
+#include <optional>
 
 #include "engine/backends/cuda/cuda_kernel_cache.h"
 #include "engine/backends/cuda/nvrtc_compiler.h"
@@ -43,15 +44,44 @@ TEST_CASE("every kernel structure compiles for sm_90", "[cuda][codegen]") {
   std::vector<EmittedKernel> all;
   for (const NamedKernel& k : structure_kernels()) {
     INFO(k.what << "\n" << describe(k.kernel));
-    const EmittedKernel e = emitter.emit(k.kernel);
-    CHECK(e.name == "td_" + hex64(e.hash));
-    CHECK(e.source.find(e.name + "(const td_params<") != std::string::npos);
-    all.push_back(e);
+    for (const EmittedKernel& e : emitter.entry_points(k.kernel)) {
+      CHECK(e.name == "td_" + hex64(e.hash));
+      CHECK(e.source.find(e.name + "(const td_params<") != std::string::npos);
+      all.push_back(e);
+    }
   }
   // One unit with all of them: the preludes appear once, the kernels do not clash.
   const std::string unit = emitter.unit(all);
   CHECK(unit.find("#include") == std::string::npos);
   compile(unit, "all structure kernels in one unit");
+}
+
+// The row-register entry points keep a row value in TD_R registers a thread at up to 1024
+// threads (64 registers): ptxas must not spill them to local memory, which would cost what the
+// entry point exists to save (kCudaRowRegisterWords).
+TEST_CASE("row-register entry points compile for sm_90 without spilling", "[cuda][codegen]") {
+  const CudaEmitter emitter;
+  int checked = 0;
+  for (const NamedKernel& k : structure_kernels()) {
+    const std::optional<EmittedKernel> e = emitter.emit_row_registers(k.kernel);
+    if (!e) continue;
+    INFO(k.what << "\n" << describe(k.kernel));
+    ++checked;
+    cuda::NvrtcRequest request;
+    request.source = emitter.unit({&*e, 1});
+    request.arch = 90;
+    request.cubin = true;
+    request.options = cuda::CudaKernelCacheOptions{}.options;
+    request.options.push_back("--ptxas-options=-v");
+    const std::string log = cuda::nvrtc_compile(request).log;
+    const size_t at = log.find("Function properties for " + e->name);
+    REQUIRE(at != std::string::npos);
+    const std::string properties = log.substr(at, log.find("registers", at) - at);
+    INFO(properties);
+    CHECK(properties.find(" 0 bytes spill stores") != std::string::npos);
+    CHECK(properties.find(" 0 bytes stack frame") != std::string::npos);
+  }
+  CHECK(checked >= 3);  // softmax in float32 and float16, with outer outputs, layer norm
 }
 
 TEST_CASE("column kernels compile for sm_90 and launch one thread per outer cell",
@@ -69,7 +99,7 @@ TEST_CASE("column kernels compile for sm_90 and launch one thread per outer cell
   LaunchShape l;
   l.inner_rank = 1;
   l.sizes = {1000, 77};
-  const CudaLaunchConfig c = cuda_launch_config(column_kernels()[0].kernel, l, 100);
+  const CudaLaunchConfig c = cuda_launch_config(column_kernels()[0].kernel, l, 100, {});
   CHECK(c.block == 256);
   CHECK(c.grid == 4);
   CHECK(c.threads_per_unit == 1);
@@ -285,7 +315,7 @@ TEST_CASE("launch configurations", "[cuda][codegen]") {
   pl.strides = {1, 1};
   auto pointwise = [&](int64_t n) {
     pl.sizes = {n};
-    return cuda_launch_config(p.kernel(), pl, 132);
+    return cuda_launch_config(p.kernel(), pl, 132, {});
   };
   CHECK(pointwise(0).grid == 0);
   CHECK(pointwise(1).grid == 1);
@@ -302,7 +332,7 @@ TEST_CASE("launch configurations", "[cuda][codegen]") {
   rl.strides = {1, 1, 1, 0};
   auto rows = [&](int64_t outer, int64_t inner) {
     rl.sizes = {outer, inner};
-    return cuda_launch_config(r.kernel(), rl, 132);
+    return cuda_launch_config(r.kernel(), rl, 132, {});
   };
   CHECK(rows(0, 10).grid == 0);
   // Short rows share a warp: 64 rows of 16 elements, 4 threads each.

@@ -32,7 +32,7 @@ void launch(const codegen::LoopKernel& kernel, std::vector<int64_t> sizes,
   group.launch.sizes = std::move(sizes);
   group.launch.strides = std::move(strides);
   group.launch.constants = {1.0};
-  const cudaKernel_t k = loop_kernel(h().ctx, group.kernel);
+  const LoopEntry k = loop_kernel(h().ctx, group.kernel);
   launch_loop_kernel(h().ctx, k, group, ptrs, "an issue-6 test kernel");
 }
 

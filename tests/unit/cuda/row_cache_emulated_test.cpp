@@ -38,11 +38,12 @@ engine::FusedGroup group(const LoopKernel& kernel, std::vector<int64_t> sizes,
 
 // Launches `g` with the dynamic shared memory its launch configuration asks for, or none.
 void run(const engine::FusedGroup& g, const std::vector<void*>& ptrs, bool with_cache) {
-  const cudaKernel_t k = loop_kernel(h().ctx, g.kernel);
-  const codegen::CudaLaunchConfig c = codegen::cuda_launch_config(g.kernel, g.launch, 132);
+  const LoopEntry k = loop_kernel(h().ctx, g.kernel);
+  const codegen::CudaLaunchConfig c = codegen::cuda_launch_config(g.kernel, g.launch, 132, {});
   std::vector<uint64_t> params = codegen::cuda_params(g.kernel, g.launch, ptrs);
   void* args[] = {params.data()};
-  launch(k, dim3(c.grid), dim3(c.block), args, with_cache ? c.shared_bytes : 0, nullptr,
+  REQUIRE_FALSE(c.row_registers);
+  launch(k.loop, dim3(c.grid), dim3(c.block), args, with_cache ? c.shared_bytes : 0, nullptr,
          "a row-cache test kernel");
 }
 
@@ -70,17 +71,26 @@ TEST_CASE("the host asks for a row cache only for inputs read by several passes"
   bcast.out(bcast.op(Op::sub, {y, bcast.reduce(Op::max, y, DType::Float32)}, DType::Float32));
   CHECK(codegen::cuda_row_cache_bytes(bcast.kernel(), 300) == 1200);  // x only
 
-  // A block per row (512 threads at 4096): the row fits at 4096 floats, not at 16384.
-  engine::FusedGroup g = group(soft, {64, 4096}, {4096, 1, 4096, 1});
-  CHECK(codegen::cuda_launch_config(soft, g.launch, 132).shared_bytes == 4096 * 4);
-  g = group(soft, {8, 16384}, {16384, 1, 16384, 1});
-  CHECK(codegen::cuda_launch_config(soft, g.launch, 132).shared_bytes == 0);
+  // A block per row: the row fits at 2000 floats; from kCudaRowRegistersMin to 1024 threads'
+  // slots the row-register entry point takes the row (no cache) ...
+  engine::FusedGroup g = group(soft, {64, 2000}, {2000, 1, 2000, 1});
+  CHECK(codegen::cuda_launch_config(soft, g.launch, 132, {}).shared_bytes == 2000 * 4);
+  g = group(soft, {64, 4096}, {4096, 1, 4096, 1});
+  alignas(16) static float aligned[4];
+  void* const ptrs[] = {aligned, aligned};
+  CHECK(codegen::cuda_launch_config(soft, g.launch, 132, ptrs).shared_bytes == 0);
+  CHECK(codegen::cuda_launch_config(soft, g.launch, 132, ptrs).row_registers);
+  // ... given addresses that prove its vectors aligned; else the loop kernel and its cache.
+  CHECK(codegen::cuda_launch_config(soft, g.launch, 132, {}).shared_bytes == 4096 * 4);
+  g = group(soft, {8, 40000}, {40000, 1, 40000, 1});  // past both
+  CHECK(codegen::cuda_launch_config(soft, g.launch, 132, {}).shared_bytes == 0);
+  CHECK_FALSE(codegen::cuda_launch_config(soft, g.launch, 132, {}).row_registers);
   g = group(soft, {4096, 64}, {64, 1, 64, 1});  // short rows go to warps: no block to cache for
-  CHECK(codegen::cuda_launch_config(soft, g.launch, 132).shared_bytes == 0);
+  CHECK(codegen::cuda_launch_config(soft, g.launch, 132, {}).shared_bytes == 0);
 }
 
 TEST_CASE("emulated: softmax rows read back from the row cache equal rows read from memory") {
-  for (const int64_t n : {int64_t{300}, int64_t{2000}, int64_t{10240}, int64_t{12000}}) {
+  for (const int64_t n : {int64_t{300}, int64_t{2000}, int64_t{40000}}) {
     INFO("n = " << n);
     const int64_t rows = 3;
     const LoopKernel k = codegen::test::softmax(DType::Float32, 1, 1, Access::Contiguous);
@@ -92,10 +102,10 @@ TEST_CASE("emulated: softmax rows read back from the row cache equal rows read f
     TensorValue cached = emulated_vector(DType::Float32, rows * n),
                 plain = emulated_vector(DType::Float32, rows * n);
     const bool fits = n * 4 <= codegen::kCudaRowCacheBytes;
-    CHECK((codegen::cuda_launch_config(k, g.launch, 132).shared_bytes > 0) == fits);
+    CHECK((codegen::cuda_launch_config(k, g.launch, 132, {}).shared_bytes > 0) == fits);
     run(g, {x.raw(), cached.raw()}, true);
     if (fits) {  // the last emulated block left the last row it cached there: one of x's
-      const unsigned char* smem = emulated_shared_memory(loop_kernel(h().ctx, k));
+      const unsigned char* smem = emulated_shared_memory(loop_kernel(h().ctx, k).loop);
       REQUIRE(smem != nullptr);
       CHECK(cached_row(smem, x.data<float>(), rows, n) >= 0);
     }
@@ -121,7 +131,7 @@ TEST_CASE("emulated: a row of two permuted inner dimensions through the row cach
   const LoopKernel k = codegen::test::softmax(DType::Float32, 1, 2, Access::Strided);
   // x is [rows, b, a] in memory, read as [rows, a, b]; the output is [rows, a, b].
   const engine::FusedGroup g = group(k, {rows, a, b}, {n, 1, a, n, b, 1});
-  REQUIRE(codegen::cuda_launch_config(k, g.launch, 132).shared_bytes > 0);
+  REQUIRE(codegen::cuda_launch_config(k, g.launch, 132, {}).shared_bytes > 0);
   TensorValue x = emulated_vector(DType::Float32, rows * n);
   for (int64_t i = 0; i < rows * n; ++i) x.data<float>()[i] = static_cast<float>((i * 29) % 23) / 4;
   TensorValue cached = emulated_vector(DType::Float32, rows * n),
@@ -129,7 +139,7 @@ TEST_CASE("emulated: a row of two permuted inner dimensions through the row cach
   run(g, {x.raw(), cached.raw()}, true);
   // A row's elements in row order, x[r, j, i] for (i, j) in [a, b]: the last emulated block
   // left one there.
-  const unsigned char* smem = emulated_shared_memory(loop_kernel(h().ctx, k));
+  const unsigned char* smem = emulated_shared_memory(loop_kernel(h().ctx, k).loop);
   REQUIRE(smem != nullptr);
   std::vector<float> in_row_order(static_cast<size_t>(rows * n));
   for (int64_t r = 0; r < rows; ++r) {
@@ -168,7 +178,7 @@ TEST_CASE("emulated: two row caches of different dtypes, filled by different pas
   }
   TensorValue cached = emulated_vector(DType::Float64, rows * n),
               plain = emulated_vector(DType::Float64, rows * n);
-  REQUIRE(codegen::cuda_launch_config(k, g.launch, 132).shared_bytes > 0);
+  REQUIRE(codegen::cuda_launch_config(k, g.launch, 132, {}).shared_bytes > 0);
   run(g, {xs.raw(), ys.raw(), cached.raw()}, true);
   run(g, {xs.raw(), ys.raw(), plain.raw()}, false);
   CHECK(std::memcmp(cached.raw(), plain.raw(), static_cast<size_t>(rows * n * 8)) == 0);
