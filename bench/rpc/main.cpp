@@ -148,35 +148,49 @@ double function_chain_us(tensord::Session& s, int calls, int repeats) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string address;
+  std::string address, only;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--address") == 0 && i + 1 < argc) {
       address = argv[++i];
+    } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      only = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: tensord-bench-rpc [--address unix:PATH|tcp:HOST:PORT]\n");
+      std::fprintf(stderr,
+                   "usage: tensord-bench-rpc [--address unix:PATH|tcp:HOST:PORT] [--only PREFIX]\n"
+                   "  --only PREFIX  only the figures whose name starts with PREFIX (and the\n"
+                   "                 peers they need), e.g. --only function_chain\n");
       return 2;
     }
   }
+  const auto want = [&](const char* figure) { return std::string(figure).rfind(only, 0) == 0; };
   try {
     const tensord::bench::BenchDaemon daemon(address);
     address = daemon.address();
     auto s = tensord::connect(address);
 
-    double pingpong = tensord::bench::unix_pingpong_median_us(5000, 64);
-    double roundtrip = roundtrip_us(s, 3000);
-    print_figure("roundtrip_1op", roundtrip, "us", "unix_pingpong", pingpong);
-    print_figure("fetch_synced", fetch_synced_us(s, 3000), "us", "unix_pingpong", pingpong);
-
-    double per_op = chain_us_per_op(s, 1000, 21);
-    print_figure("chain_1000_per_op", per_op, "us", "roundtrip_1op", roundtrip);
-
-    double ours = matmul_gflops(s, 1024, 21);
-    double onednn = tensord::bench::onednn_matmul_gflops(1024, 21);
-    print_figure("matmul_1024_f32", ours, "GFLOP/s", "onednn_direct", onednn);
-
-    launch_bound_figures(s);
-    print_figure("function_chain_1op", function_chain_us(s, 1000, 9), "us", "roundtrip_1op",
-                 roundtrip);
+    const bool ping = want("roundtrip_1op") || want("fetch_synced");
+    const double pingpong = ping ? tensord::bench::unix_pingpong_median_us(5000, 64) : 0;
+    const bool round = want("roundtrip_1op") || want("chain_1000") || want("function_chain");
+    const double roundtrip = round ? roundtrip_us(s, 3000) : 0;
+    if (want("roundtrip_1op"))
+      print_figure("roundtrip_1op", roundtrip, "us", "unix_pingpong", pingpong);
+    if (want("fetch_synced")) {
+      print_figure("fetch_synced", fetch_synced_us(s, 3000), "us", "unix_pingpong", pingpong);
+    }
+    if (want("chain_1000_per_op")) {
+      double per_op = chain_us_per_op(s, 1000, 21);
+      print_figure("chain_1000_per_op", per_op, "us", "roundtrip_1op", roundtrip);
+    }
+    if (want("matmul_1024_f32")) {
+      double ours = matmul_gflops(s, 1024, 21);
+      double onednn = tensord::bench::onednn_matmul_gflops(1024, 21);
+      print_figure("matmul_1024_f32", ours, "GFLOP/s", "onednn_direct", onednn);
+    }
+    if (want("replay_200_function") || want("mlp_step_small_function")) launch_bound_figures(s);
+    if (want("function_chain_1op")) {
+      print_figure("function_chain_1op", function_chain_us(s, 1000, 9), "us", "roundtrip_1op",
+                   roundtrip);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tensord-bench-rpc: %s\n", e.what());
     return 1;
