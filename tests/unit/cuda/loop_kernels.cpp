@@ -35,6 +35,22 @@ LoopKernel softmax(DType t, int outer, int inner, Access a) {
   return k.kernel();
 }
 
+LoopKernel layer_norm() {
+  const DType f32 = DType::Float32;
+  KernelBuilder k(2, 1);
+  const uint32_t x = k.load(f32);
+  const uint32_t w = k.load(f32), b = k.load(f32);
+  const uint32_t inv_n = k.constant(f32, 0), eps = k.constant(f32, 1);
+  const uint32_t mean = k.op(Op::mul, {k.reduce(Op::sum, x, f32), inv_n}, f32, Level::Outer);
+  const uint32_t d = k.op(Op::sub, {x, mean}, f32);
+  const uint32_t var =
+      k.op(Op::mul, {k.reduce(Op::sum, k.op(Op::mul, {d, d}, f32), f32), inv_n}, f32, Level::Outer);
+  const uint32_t den = k.op(Op::add, {var, eps}, f32, Level::Outer);
+  const uint32_t y = k.op(Op::div, {d, den}, f32);
+  k.out(k.op(Op::add, {k.op(Op::mul, {y, w}, f32), b}, f32)).out(mean).out(var);
+  return k.kernel();
+}
+
 std::vector<NamedKernel> structure_kernels() {
   std::vector<NamedKernel> ks;
   const DType f32 = DType::Float32;
@@ -100,22 +116,7 @@ std::vector<NamedKernel> structure_kernels() {
     k.out(k.op(Op::mul, {e, inv}, f32)).out(m).out(s).out(inv);
     ks.push_back({"f32 softmax with outer outputs", k.kernel()});
   }
-  {
-    // Layer norm without rsqrt: (x - mean) / (var + eps) * w + b, w and b rows broadcast
-    // over the outer dimension, the mean and variance outer values.
-    KernelBuilder k(2, 1);
-    const uint32_t x = k.load(f32);
-    const uint32_t w = k.load(f32), b = k.load(f32);
-    const uint32_t inv_n = k.constant(f32, 0), eps = k.constant(f32, 1);
-    const uint32_t mean = k.op(Op::mul, {k.reduce(Op::sum, x, f32), inv_n}, f32, Level::Outer);
-    const uint32_t d = k.op(Op::sub, {x, mean}, f32);
-    const uint32_t var = k.op(Op::mul, {k.reduce(Op::sum, k.op(Op::mul, {d, d}, f32), f32), inv_n},
-                              f32, Level::Outer);
-    const uint32_t den = k.op(Op::add, {var, eps}, f32, Level::Outer);
-    const uint32_t y = k.op(Op::div, {d, den}, f32);
-    k.out(k.op(Op::add, {k.op(Op::mul, {y, w}, f32), b}, f32)).out(mean).out(var);
-    ks.push_back({"f32 layer norm, 2 + 1", k.kernel()});
-  }
+  ks.push_back({"f32 layer norm, 2 + 1", layer_norm()});
   {
     KernelBuilder k(2, 1);
     k.out(k.op(Op::mul, {k.reduce(Op::sum, k.load(f32), f32), k.constant(f32, 0)}, f32,

@@ -83,6 +83,11 @@ struct NamedKernel {
 // passes over each row, x read by all of them).
 LoopKernel softmax(ir::DType t, int outer, int inner, Access a);
 
+// Layer norm without rsqrt over [outer0, outer1, n] float32: (x - mean) / (var + eps) * w + b,
+// w and b rows broadcast over the outer dimensions, constant 0 = 1/n, constant 1 = eps; the
+// mean and variance also leave as outer outputs (outputs: y, mean, var).
+LoopKernel layer_norm();
+
 // Kernels using only float add/sub/mul/div/neg/exp (the first formula table) and the
 // comparisons lt and ne besides loads, stores, constants and reductions, which the structure
 // writes for every real dtype.

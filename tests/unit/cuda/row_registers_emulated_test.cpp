@@ -22,7 +22,6 @@ namespace {
 
 using codegen::Access;
 using codegen::LaunchShape;
-using codegen::Level;
 using codegen::LoopKernel;
 using engine::TensorValue;
 using ir::DType;
@@ -179,20 +178,8 @@ TEST_CASE("emulated: row-register softmax, aligned and not, against float64 and 
 // pass only, and the mean and variance as outer outputs.
 TEST_CASE("emulated: row-register layer norm with outer outputs equals the loop kernel") {
   const int64_t a = 2, b = 3, n = 3004, rows = a * b;
-  codegen::test::KernelBuilder kb(2, 1);
   const DType f32 = DType::Float32;
-  const uint32_t x = kb.load(f32);
-  const uint32_t w = kb.load(f32), bias = kb.load(f32);
-  const uint32_t inv_n = kb.constant(f32, 0), eps = kb.constant(f32, 1);
-  const uint32_t mean = kb.op(Op::mul, {kb.reduce(Op::sum, x, f32), inv_n}, f32, Level::Outer);
-  const uint32_t d = kb.op(Op::sub, {x, mean}, f32);
-  const uint32_t var = kb.op(Op::mul, {kb.reduce(Op::sum, kb.op(Op::mul, {d, d}, f32), f32), inv_n},
-                             f32, Level::Outer);
-  const uint32_t den = kb.op(Op::add, {var, eps}, f32, Level::Outer);
-  kb.out(kb.op(Op::add, {kb.op(Op::mul, {kb.op(Op::div, {d, den}, f32), w}, f32), bias}, f32))
-      .out(mean)
-      .out(var);
-  const LoopKernel& k = kb.kernel();
+  const LoopKernel k = codegen::test::layer_norm();
   // x [a, b, n]; w and b [n] broadcast over the outer dimensions; y like x; mean, var [a, b].
   const engine::FusedGroup g =
       group(k, {a, b, n}, {b * n, n, 1, 0, 0, 1, 0, 0, 1, b * n, n, 1, b, 1, 0, b, 1, 0},
