@@ -14,7 +14,8 @@ namespace {
 #if TENSORD_WITH_CUDA
 // Every visible GPU, one backend (and so one scheduler worker) each; empty with `why_not` set
 // when none is usable.
-std::vector<std::unique_ptr<engine::Backend>> open_cuda(const std::string& cache_dir, Logger& log,
+std::vector<std::unique_ptr<engine::Backend>> open_cuda(const std::string& cache_dir,
+                                                        const Options& daemon, Logger& log,
                                                         std::string& why_not) {
   std::vector<std::unique_ptr<engine::Backend>> devices;
   cuda::CudaDiscovery found = cuda::discover_cuda_devices();
@@ -26,6 +27,7 @@ std::vector<std::unique_ptr<engine::Backend>> open_cuda(const std::string& cache
     try {
       cuda::CudaBackendOptions options;
       options.kernel_cache_dir = cache_dir;
+      options.programmatic_launch = daemon.cuda_programmatic_launch;
       devices.push_back(std::make_unique<cuda::CudaBackend>(d, options));
       log.info("opened " + cuda::describe(d));
     } catch (const Error& e) {
@@ -36,7 +38,7 @@ std::vector<std::unique_ptr<engine::Backend>> open_cuda(const std::string& cache
   return devices;
 }
 #else
-std::vector<std::unique_ptr<engine::Backend>> open_cuda(const std::string&, Logger&,
+std::vector<std::unique_ptr<engine::Backend>> open_cuda(const std::string&, const Options&, Logger&,
                                                         std::string& why_not) {
   why_not = "this build has no CUDA backend (the CUDA toolkit was not found, or TENSORD_CUDA=OFF)";
   return {};
@@ -63,7 +65,7 @@ std::vector<std::unique_ptr<engine::Backend>> open_devices(
     // working C++ compiler the daemon passes no CPU kernel cache: CUDA kernels then stay in
     // memory (NVRTC needs no host compiler).
     const bool on_disk = kernels && !kernels->private_dir();
-    devices = open_cuda(on_disk ? kernels->dir() : "", log, why_not);
+    devices = open_cuda(on_disk ? kernels->dir() : "", options, log, why_not);
     if (!devices.empty()) return devices;
     if (options.device == "cuda") {
       throw Error(ErrorCode::Unsupported, "--device cuda: no usable CUDA device: " + why_not);

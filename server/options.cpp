@@ -87,6 +87,10 @@ Options:
   --background-compile on|off  on (default): a new graph's first runs go unfused while
                           its fused kernels compile on a background thread, and later
                           runs are fused; off: its first run waits for the compiler
+  --cuda-programmatic-launch on|off  on (default): on a GPU of compute capability 9.0
+                          or later, generated kernels are launched programmatically
+                          (each may start while the one before it finishes); off:
+                          plain launches, to compare
   --repro-dir DIR         where runs that fail inside the engine leave a reproducer for
                           tensord-replay (default: the cache directory's repro/)
   --dashboard ADDRESS     serve the web dashboard and its JSON API over HTTP, e.g.
@@ -131,7 +135,8 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
 
     if (flag == "--listen" || flag == "--device" || flag == "--threads" || flag == "--log-level" ||
         flag == "--token" || flag == "--max-tensor-bytes" || flag == "--time-slice-ms" ||
-        flag == "--session-memory-limit" || flag == "--background-compile") {
+        flag == "--session-memory-limit" || flag == "--background-compile" ||
+        flag == "--cuda-programmatic-launch") {
       auto v = take_value();
       if (!v) return fail(std::string(flag) + " needs a value");
       if (flag == "--listen") {
@@ -169,6 +174,12 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
           return fail("bad --background-compile '" + std::string(*v) + "': expected on or off");
         }
         o.background_compile = *v == "on";
+      } else if (flag == "--cuda-programmatic-launch") {
+        if (*v != "on" && *v != "off") {
+          return fail("bad --cuda-programmatic-launch '" + std::string(*v) +
+                      "': expected on or off");
+        }
+        o.cuda_programmatic_launch = *v == "on";
       } else if (flag == "--token") {
         o.token = std::string(*v);
       } else if (flag == "--session-memory-limit") {

@@ -28,6 +28,9 @@ struct Options {
   // A new graph's first runs go unfused while its kernels compile (engine::EngineOptions::
   // compile_in_background); off: the first run waits for the compiler.
   bool background_compile = true;
+  // CUDA: generated kernels launched programmatically on compute capability 9.0+
+  // (cuda::CudaBackendOptions::programmatic_launch).
+  bool cuda_programmatic_launch = true;
   std::string repro_dir;  // reproducers of failed runs (default: <cache dir>/repro)
   // The web dashboard (server/dashboard.h): where it listens ("tcp:HOST:PORT" or "unix:PATH";
   // empty: no dashboard) and the folder of its built page (empty: found next to the binary).

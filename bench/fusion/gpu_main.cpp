@@ -75,8 +75,9 @@ using tensord::bench::mlp_forward;
 using tensord::bench::replay_ops;
 
 struct Args {
-  std::string address;    // empty: a daemon of our own
-  std::string cache_dir;  // that daemon's --cache-dir
+  std::string address;                   // empty: a daemon of our own
+  std::string cache_dir;                 // that daemon's --cache-dir
+  std::vector<std::string> daemon_args;  // and more of its flags (--daemon-arg)
   std::string torch_peers;
   std::string only;  // run only the workloads of the figures whose names start with it
   int warmup = 3;
@@ -89,8 +90,10 @@ struct Args {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: %s [--address ADDR] [--cache-dir DIR] [--torch-peers FILE] [--only PREFIX]"
-               " [--warmup N] [--repeats N] [--smoke]\n",
+               "usage: %s [--address ADDR] [--cache-dir DIR] [--daemon-arg FLAG]... "
+               "[--torch-peers FILE] [--only PREFIX] [--warmup N] [--repeats N] [--smoke]\n"
+               "  --daemon-arg FLAG  one more argument for the daemon it starts, e.g.\n"
+               "                     --daemon-arg --cuda-programmatic-launch --daemon-arg off\n",
                kProgram);
   return 2;
 }
@@ -210,6 +213,8 @@ bool parse(int argc, char** argv, Args& args) {
       args.address = v;
     } else if (a == "--cache-dir" && (v = value())) {
       args.cache_dir = v;
+    } else if (a == "--daemon-arg" && (v = value())) {
+      args.daemon_args.emplace_back(v);
     } else if (a == "--torch-peers" && (v = value())) {
       args.torch_peers = v;
     } else if (a == "--only" && (v = value())) {
@@ -245,6 +250,7 @@ int main(int argc, char** argv) {
     if (!args.smoke) daemon_args = {"--device", "cuda"};
     if (!args.cache_dir.empty())
       daemon_args.insert(daemon_args.end(), {"--cache-dir", args.cache_dir});
+    daemon_args.insert(daemon_args.end(), args.daemon_args.begin(), args.daemon_args.end());
     tensord::bench::BenchDaemon daemon(args.address,
                                        tensord::test::DaemonOptions::with_args(daemon_args));
     Session s = tensord::connect(daemon.address());

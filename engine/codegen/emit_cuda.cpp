@@ -71,6 +71,7 @@ std::string CudaWriter::body() {
   check();
   const uint32_t nc = cuda_constant_count(k_);
   line("(const td_params<" + std::to_string(w_.total(nc)) + "> p) {");
+  line("  TD_GRID_WAIT();");
   for (int d = 0; d < r_; ++d) line("  const td_i64 sz" + num(d) + " = p.w[" + num(d) + "];");
   for (uint32_t v = 0; v < k_.body.size(); ++v) {
     const Instr& in = k_.body[v];

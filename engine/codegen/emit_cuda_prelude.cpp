@@ -82,6 +82,14 @@ typedef long long td_i64;
 typedef unsigned long long td_u64;
 typedef unsigned short td_u16;
 #define TD_U 4
+// Programmatic dependent launch (Hopper): a generated kernel may be launched before the kernel
+// ahead of it on the stream has finished (cuda::launch_programmatic); it waits for it here,
+// before it reads or writes any memory.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define TD_GRID_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
+#else
+#define TD_GRID_WAIT()
+#endif
 template <int N> struct td_params { td_i64 w[N]; };
 // TD_U consecutive elements as one aligned access (16 bytes of float32): the vector path of
 // contiguous pointwise kernels.

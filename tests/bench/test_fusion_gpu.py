@@ -242,3 +242,17 @@ def test_lazy_lines_compare_with_the_same_torch_peers(tmp_path):
                        ("graph_replay_200_lazy", "torch_eager"),
                        ("graph_replay_200_lazy", "torch_cuda_graph")}
     assert by[("graph_replay_200_lazy", "torch_cuda_graph")]["peer_value"] == 6.0
+
+
+def test_bench_passes_daemon_args_to_its_daemon(tmp_path):
+    # --daemon-arg reaches the daemon it starts: the flag is accepted (it changes nothing on the
+    # CPU), and one the daemon rejects stops the benchmark.
+    lines = run_smoke(tmp_path, "--only", "mlp_step_small", "--daemon-arg",
+                      "--cuda-programmatic-launch", "--daemon-arg", "off")
+    assert {j["bench"] for j in lines} >= {"mlp_step_small"}
+    daemon = os.environ.get("TENSORD_BIN", os.path.join(ROOT, "build", "bin", "tensord"))
+    r = subprocess.run([bench_binary(), "--smoke", "--only", "mlp_step_small", "--daemon-arg",
+                        "--cuda-programmatic-launch", "--daemon-arg", "maybe"],
+                       capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, TENSORD_BIN=daemon))
+    assert r.returncode != 0 and "cuda-programmatic-launch" in r.stdout + r.stderr, r.stderr

@@ -153,3 +153,21 @@ def test_studies_run_with_the_repeats_and_their_lines_reach_the_summary(build, t
     assert '{"bench":"a_study","repeats":7}' in summary, summary
     assert '{"bench":"b_study"}' in summary, summary
     assert "note on stderr" not in summary.split("bench/gpu/*_study.cu:")[1], summary
+
+
+def test_fusion_figures_run_again_with_plain_launches(build, tmp_path):
+    # The launch-bound figures run a second time on a daemon told to launch plainly; both sets
+    # of lines reach the summary, told apart.
+    program(build / "bin", "tensord-bench-fusion-gpu",
+            'only=all; plain=no; while (($#)); do case $1 in --only) only=$2; shift;; '
+            '--cuda-programmatic-launch) plain=yes;; esac; shift; done; '
+            'echo "{\\"bench\\":\\"$only\\",\\"plain\\":\\"$plain\\"}"')
+    out = tmp_path / "out"
+    p = session(build, out, {"GPU_SESSION_STEPS": "bench-fusion"})
+    log, _ = p.communicate(timeout=60)
+    assert p.returncode == 0, log
+    summary = (out / "summary.txt").read_text()
+    figures, plain = summary.split("with --cuda-programmatic-launch off:")
+    assert '{"bench":"all","plain":"no"}' in figures, summary
+    for figure in ("graph_replay_200", "mlp_step_small"):
+        assert '{"bench":"%s","plain":"yes"}' % figure in plain, summary

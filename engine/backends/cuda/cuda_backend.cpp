@@ -39,6 +39,7 @@ struct CudaBackend::State {
                 [](StreamId id) { cudaStreamDestroy(reinterpret_cast<cudaStream_t>(id)); }),
         arch(device.compute_major * 10 + device.compute_minor),
         sm_count(device.sm_count),
+        programmatic_launch(options.programmatic_launch && arch >= 90),
         kernels(CudaKernelCacheOptions{options.kernel_cache_dir, arch}),
         // Decisions hold for one kind of device and one compiler: a directory shared by two
         // machines keeps one per machine.
@@ -90,6 +91,7 @@ struct CudaBackend::State {
   std::unordered_map<StreamId, Workspace> workspaces;
   int arch;
   int sm_count;
+  bool programmatic_launch;
   CudaKernelCache kernels;
   FamilyStates families;
   CudaLaunchTuning tuning;       // max-autotune's launch decisions (launch_tuning.h)
@@ -403,7 +405,8 @@ CudaContext CudaBackend::context() {
                      precision_,
                      [this](size_t bytes) {
                        return scratch(bytes, profiler::MemoryCategory::Scratch, "kernel scratch");
-                     }};
+                     },
+                     st.programmatic_launch};
 }
 
 std::vector<engine::TensorValue> CudaBackend::run_data_dependent(
@@ -535,8 +538,8 @@ void CudaBackend::run(const ir::Node& node, std::span<const engine::TensorValue>
                   st.kernels,
                   st.families,
                   precision_,
-                  [this, &category, &what](size_t bytes) {
-                    return scratch(bytes, category, what); }};
+                  [this, &category, &what](size_t bytes) { return scratch(bytes, category, what); },
+                  st.programmatic_launch};
   using Family = bool (*)(CudaContext&, const ir::Node&, Values, Values);
   struct FamilyEntry {
     Family run;

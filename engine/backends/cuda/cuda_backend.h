@@ -31,6 +31,8 @@ struct CudaBackendOptions {
   size_t matmul_workspace_bytes = size_t{32} << 20;
   std::string kernel_cache_dir;  // compiled kernels on disk; "" keeps them in memory only
   bool fuse = true;              // generate fused kernels for the plans of non-eager sessions
+  // Generated kernels launched programmatically on compute capability 9.0+ (CudaContext).
+  bool programmatic_launch = true;
 };
 
 class CachingAllocator;

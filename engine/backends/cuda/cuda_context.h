@@ -39,6 +39,9 @@ struct CudaContext {
   // Device memory for the duration of one node (workspaces, temporaries). The caching
   // allocator orders its reuse on `stream`, so it may be dropped right after enqueueing.
   std::function<std::shared_ptr<engine::Buffer>(size_t bytes)> scratch;
+  // Launch the emitter's kernels programmatically (launch_programmatic): on compute capability
+  // 9.0 and later, unless CudaBackendOptions::programmatic_launch is off.
+  bool programmatic_launch = false;
 };
 
 // A common launch shape: `n` independent items, 256 threads per block, at most enough blocks

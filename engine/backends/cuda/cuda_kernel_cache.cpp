@@ -303,4 +303,20 @@ void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shar
         what);
 }
 
+void launch_programmatic(cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
+                         size_t shared_bytes, cudaStream_t stream, const char* what) {
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  check(cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(kernel), args), what);
+}
+
 }  // namespace tensord::cuda

@@ -118,5 +118,11 @@ class CudaKernelCache {
 // bytes, as cudaLaunchKernel wants) and checks the launch; `what` names it in errors.
 void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared_bytes,
             cudaStream_t stream, const char* what);
+// The same as a programmatic dependent launch (compute capability 9.0 and later): the kernel
+// may start while the one before it on `stream` finishes, and must wait for it (the emitter's
+// kernels do: TD_GRID_WAIT) before touching memory. In a stream capture it becomes a
+// programmatic edge of the graph. What it saves is the gap between two short kernels.
+void launch_programmatic(cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
+                         size_t shared_bytes, cudaStream_t stream, const char* what);
 
 }  // namespace tensord::cuda

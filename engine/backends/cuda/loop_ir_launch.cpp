@@ -175,8 +175,9 @@ void launch_loop_kernel(CudaContext& ctx, LoopEntry entry, const engine::FusedGr
   const LaunchDims dims = tune && !config.row_registers
                               ? tuned_dims(ctx, kernel, fused, config, args, name.c_str(), *tune)
                               : LaunchDims{config.grid, config.block};
-  launch(kernel, dim3(dims.grid), dim3(dims.block), args, config.shared_bytes, ctx.stream,
-         name.c_str());
+  (ctx.programmatic_launch ? launch_programmatic : launch)(
+      kernel, dim3(dims.grid), dim3(dims.block), args, config.shared_bytes, ctx.stream,
+      name.c_str());
 }
 
 RowSplit split_rows(std::span<const int64_t> shape, std::span<const int64_t> strides, int inner,

@@ -72,6 +72,7 @@ TEST_CASE("--help and --version print and exit 0; bad flags exit 2") {
   REQUIRE(help.output.find("--time-slice-ms") != std::string::npos);
   REQUIRE(help.output.find("--session-memory-limit") != std::string::npos);
   REQUIRE(help.output.find("--background-compile on|off") != std::string::npos);
+  REQUIRE(help.output.find("--cuda-programmatic-launch on|off") != std::string::npos);
   Ran version = run_binary({"--version"});
   REQUIRE(version.exit_code == 0);
   REQUIRE(version.output == "tensord 0.1.0\n");
@@ -85,6 +86,7 @@ TEST_CASE("--help and --version print and exit 0; bad flags exit 2") {
                                                         {"--device", "tpu"},
                                                         {"--background-compile", "yes"},
                                                         {"--background-compile"},
+                                                        {"--cuda-programmatic-launch", "1"},
                                                         {"--log-level", "loud"},
                                                         {"--listen", "http://x"},
                                                         {"--max-tensor-bytes", "lots"},

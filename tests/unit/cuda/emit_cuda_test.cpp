@@ -47,6 +47,9 @@ TEST_CASE("every kernel structure compiles for sm_90", "[cuda][codegen]") {
     for (const EmittedKernel& e : emitter.entry_points(k.kernel)) {
       CHECK(e.name == "td_" + hex64(e.hash));
       CHECK(e.source.find(e.name + "(const td_params<") != std::string::npos);
+      // Launched programmatically, a kernel waits for the one before it before any access.
+      const size_t body = e.source.find(") {\n");
+      CHECK(e.source.compare(body, 22, ") {\n  TD_GRID_WAIT();\n") == 0);
       all.push_back(e);
     }
   }
@@ -54,6 +57,13 @@ TEST_CASE("every kernel structure compiles for sm_90", "[cuda][codegen]") {
   const std::string unit = emitter.unit(all);
   CHECK(unit.find("#include") == std::string::npos);
   compile(unit, "all structure kernels in one unit");
+  // Before compute capability 9.0 the wait is no instruction (griddepcontrol is sm_90's).
+  cuda::NvrtcRequest ampere;
+  ampere.source = unit;
+  ampere.arch = 80;
+  ampere.cubin = true;
+  ampere.options = cuda::CudaKernelCacheOptions{}.options;
+  CHECK(cuda::nvrtc_compile(ampere).image.size() > 4);
 }
 
 // The row-register entry points keep a row value in TD_R registers a thread at up to 1024

@@ -21,7 +21,8 @@ struct Harness {
                   kernels,
                   states,
                   engine::Float32MatmulPrecision::Highest,
-                  [this](size_t bytes) { return cpu.allocate(bytes); }};
+                  [this](size_t bytes) { return cpu.allocate(bytes); },
+                  true};  // launch_programmatic, run as a plain launch
 };
 
 // The dynamic shared memory a loop-IR kernel's last emulated launch used (what a block left

@@ -337,6 +337,12 @@ cudaKernel_t CudaKernelCache::kernel(const std::string& source, const std::strin
 // launch asks for cover it all; two still make each block skip the other's share.
 constexpr unsigned kBlocks = 2;
 
+// Emulated launches run in order: a programmatic one is a plain one.
+void launch_programmatic(cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
+                         size_t shared_bytes, cudaStream_t stream, const char* what) {
+  launch(kernel, grid, block, args, shared_bytes, stream, what);
+}
+
 void launch(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared_bytes,
             cudaStream_t, const char*) {
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
