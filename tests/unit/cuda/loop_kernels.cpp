@@ -35,6 +35,13 @@ LoopKernel softmax(DType t, int outer, int inner, Access a) {
   return k.kernel();
 }
 
+LoopKernel centred(DType t) {
+  KernelBuilder k(1, 1);
+  const uint32_t x = k.load(t);
+  k.out(k.op(Op::sub, {x, k.reduce(Op::sum, x, t)}, t));
+  return k.kernel();
+}
+
 LoopKernel layer_norm() {
   const DType f32 = DType::Float32;
   KernelBuilder k(2, 1);
@@ -264,6 +271,7 @@ std::vector<NamedKernel> complex_kernels() {
     const uint32_t x = k.load(t, B);
     k.out(k.op(Op::div, {k.reduce(Op::sum, x, t), k.constant(t, 0)}, t, Level::Outer));
     ks.push_back({n + " mean (sum / constant), 2 + 1", k.kernel()});
+    ks.push_back({n + " centred (x - sum(x)), 1 + 1", centred(t)});
   }
   return ks;
 }

@@ -83,6 +83,9 @@ struct NamedKernel {
 // passes over each row, x read by all of them).
 LoopKernel softmax(ir::DType t, int outer, int inner, Access a);
 
+// x - sum(x) over one inner dimension: x read by two passes (a row-register entry point).
+LoopKernel centred(ir::DType t);
+
 // Layer norm without rsqrt over [outer0, outer1, n] float32: (x - mean) / (var + eps) * w + b,
 // w and b rows broadcast over the outer dimensions, constant 0 = 1/n, constant 1 = eps; the
 // mean and variance also leave as outer outputs (outputs: y, mean, var).

@@ -300,4 +300,47 @@ TEST_CASE("emulated: row-register softmax in float16, bfloat16 and float64") {
   }
 }
 
+// Complex rows: two or four registers a value, so fewer slots (16, 8).
+TEST_CASE("emulated: row-register x - sum(x) in complex64 and complex128") {
+  for (const DType t : {DType::Complex64, DType::Complex128}) {
+    INFO(ir::name(t));
+    const int64_t rows = 3, n = 2052;
+    const LoopKernel k = codegen::test::centred(t);
+    CHECK(codegen::cuda_row_register_slots(k) == (t == DType::Complex64 ? 16 : 8));
+    const engine::FusedGroup g = group(k, {rows, n}, {n, 1, n, 1});
+    TensorValue x = emulated_vector(t, rows * n), y = emulated_vector(t, rows * n),
+                loop = emulated_vector(t, rows * n);
+    const bool single = t == DType::Complex64;
+    const auto put = [&](int64_t i, double re, double im) {
+      if (single) {
+        x.data<float>()[2 * i] = static_cast<float>(re),
+                            x.data<float>()[2 * i + 1] = static_cast<float>(im);
+      } else {
+        x.data<double>()[2 * i] = re, x.data<double>()[2 * i + 1] = im;
+      }
+    };
+    const auto get = [&](const TensorValue& v, int64_t i, int part) {
+      return single ? static_cast<double>(v.data<float>()[2 * i + part])
+                    : v.data<double>()[2 * i + part];
+    };
+    for (int64_t i = 0; i < rows * n; ++i) put(i, std::sin(0.3 * i), std::cos(0.7 * i) * 0.5);
+    const std::vector<void*> ptrs{x.raw(), y.raw()};
+    REQUIRE(codegen::cuda_launch_config(k, g.launch, 132, ptrs).row_registers);
+    run(g, ptrs, false);
+    run(g, {x.raw(), loop.raw()}, true);
+    for (int64_t r = 0; r < rows; ++r) {
+      double sre = 0, sim = 0;
+      for (int64_t i = 0; i < n; ++i) sre += get(x, r * n + i, 0), sim += get(x, r * n + i, 1);
+      for (int64_t i = 0; i < n; i += 11) {
+        const int64_t at = r * n + i;
+        const double tol = single ? 1e-4 : 1e-10;
+        CHECK(get(y, at, 0) == Approx(get(x, at, 0) - sre).margin(tol));
+        CHECK(get(y, at, 1) == Approx(get(x, at, 1) - sim).margin(tol));
+        CHECK(get(y, at, 0) == Approx(get(loop, at, 0)).margin(tol));
+        CHECK(get(y, at, 1) == Approx(get(loop, at, 1)).margin(tol));
+      }
+    }
+  }
+}
+
 }  // namespace tensord::cuda::test
