@@ -170,10 +170,12 @@ int main(int argc, char** argv) {
 
     const bool ping = want("roundtrip_1op") || want("fetch_synced");
     const double pingpong = ping ? tensord::bench::unix_pingpong_median_us(5000, 64) : 0;
-    const bool round = want("roundtrip_1op") || want("chain_1000") || want("function_chain");
+    const bool round =
+        want("roundtrip_1op") || want("chain_1000_per_op") || want("function_chain_1op");
     const double roundtrip = round ? roundtrip_us(s, 3000) : 0;
-    if (want("roundtrip_1op"))
+    if (want("roundtrip_1op")) {
       print_figure("roundtrip_1op", roundtrip, "us", "unix_pingpong", pingpong);
+    }
     if (want("fetch_synced")) {
       print_figure("fetch_synced", fetch_synced_us(s, 3000), "us", "unix_pingpong", pingpong);
     }

@@ -42,16 +42,7 @@ std::shared_ptr<const engine::CompiledKernels> CudaBackend::compile(
   if (groups.empty()) return compiled;
   const LoopUnit unit = fused_unit(groups);
   CudaContext ctx = context();
-  std::vector<std::string> names = unit.names;
-  for (const std::string& r : unit.row_registers) {
-    if (!r.empty()) names.push_back(r);
-  }
-  const std::vector<cudaKernel_t> loaded = ctx.kernels.load(unit.source, names);
-  size_t next = unit.names.size();
-  for (size_t g = 0; g < unit.names.size(); ++g) {
-    compiled->entry.push_back(
-        {loaded[g], unit.row_registers[g].empty() ? nullptr : loaded[next++]});
-  }
+  compiled->entry = load_unit(ctx.kernels, unit);
   compiled->names = unit.names;
   return compiled;
 }

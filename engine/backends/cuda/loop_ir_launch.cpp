@@ -94,16 +94,26 @@ LoopUnit fused_unit(std::span<const engine::FusedGroup> groups) {
   return unit;
 }
 
+std::vector<LoopEntry> load_unit(CudaKernelCache& kernels, const LoopUnit& unit) {
+  std::vector<std::string> names = unit.names;
+  for (const std::string& r : unit.row_registers) {
+    if (!r.empty()) names.push_back(r);
+  }
+  const std::vector<cudaKernel_t> loaded = kernels.load(unit.source, names);
+  std::vector<LoopEntry> entries;
+  size_t next = unit.names.size();
+  for (size_t i = 0; i < unit.names.size(); ++i) {
+    entries.push_back({loaded[i], unit.row_registers[i].empty() ? nullptr : loaded[next++]});
+  }
+  return entries;
+}
+
 LoopEntry loop_kernel(CudaContext& ctx, const codegen::LoopKernel& kernel) {
   if (!ctx.states.loop_ir) ctx.states.loop_ir = std::make_unique<LoopKernels>();
   auto& memo = static_cast<LoopKernels&>(*ctx.states.loop_ir).loaded;
   std::string key = key_of(kernel);
   if (auto it = memo.find(key); it != memo.end()) return it->second;
-  const LoopUnit unit = loop_unit(kernel);
-  std::vector<std::string> names = unit.names;
-  if (!unit.row_registers[0].empty()) names.push_back(unit.row_registers[0]);
-  const std::vector<cudaKernel_t> loaded = ctx.kernels.load(unit.source, names);
-  const LoopEntry entry{loaded[0], loaded.size() > 1 ? loaded[1] : nullptr};
+  const LoopEntry entry = load_unit(ctx.kernels, loop_unit(kernel)).front();
   memo.emplace(std::move(key), entry);
   return entry;
 }

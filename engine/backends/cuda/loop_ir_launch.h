@@ -37,6 +37,10 @@ struct LoopEntry {
   cudaKernel_t row_registers = nullptr;
 };
 
+// The entry points of `unit`'s kernels, one per entry of unit.names, compiled by `kernels` on
+// first use.
+std::vector<LoopEntry> load_unit(CudaKernelCache& kernels, const LoopUnit& unit);
+
 // The loaded kernel of `kernel`, compiled on first use. Remembers the answer per kernel, so
 // that running the same node again costs a lookup, not an emit.
 LoopEntry loop_kernel(CudaContext& ctx, const codegen::LoopKernel& kernel);
