@@ -13,7 +13,6 @@
 // (cuda_row_registers_aligned; with per-element guards and an unaligned path, ptxas spilled 280
 // bytes of a float32 softmax at 32 slots, without them it used 64 registers and spilled nothing:
 // ptxas -v, CUDA 13.0, sm_90). Slots past the row's end hold zero and the reductions skip them.
-#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <span>
