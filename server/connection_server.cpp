@@ -1,8 +1,8 @@
 #include "server/connection_server.h"
 
-#include <capnp/rpc-twoparty.h>
 #include <pwd.h>
 
+#include "protocol/rpc_connection.h"
 #include "server/daemon_impl.h"
 
 namespace tensord::server {
@@ -21,11 +21,10 @@ std::string user_name(unsigned uid) {
 // Serves one connection with a Daemon capability of its own until the peer hangs up.
 kj::Promise<void> serve(std::shared_ptr<DaemonState> state, kj::Own<kj::AsyncIoStream> stream,
                         bool passes_fds, std::string peer) {
-  auto server = kj::heap<capnp::TwoPartyServer>(kj::heap<DaemonImpl>(state, std::move(peer)));
-  kj::Promise<void> done = passes_fds
-                               ? server->accept(kj::downcast<kj::AsyncCapabilityStream>(*stream), 1)
-                               : server->accept(*stream);
-  return done.attach(kj::mv(server), kj::mv(stream));
+  auto connection = kj::heap<protocol::RpcConnection>(*stream, passes_fds,
+                                                      kj::heap<DaemonImpl>(state, std::move(peer)));
+  kj::Promise<void> done = connection->on_disconnect();
+  return done.attach(kj::mv(connection), kj::mv(stream));
 }
 
 }  // namespace

@@ -112,15 +112,10 @@ Session connect(const std::string& address, const ConnectOptions& options) {
     throw Error(ErrorCode::Cancelled,
                 "cannot connect to " + address + ": " + std::string(e.getDescription().cStr()));
   }
-  if (address.starts_with("unix:")) {
-    // KJ's unix sockets are capability streams: file descriptors (shared memory) can ride
-    // with messages, at most one per message either way.
-    state->rpc =
-        kj::heap<capnp::TwoPartyClient>(kj::downcast<kj::AsyncCapabilityStream>(*state->stream), 1);
-    state->passes_fds = true;
-  } else {
-    state->rpc = kj::heap<capnp::TwoPartyClient>(*state->stream);
-  }
+  // KJ's unix sockets are capability streams: file descriptors (shared memory) can ride with
+  // messages, at most one per message either way.
+  state->passes_fds = address.starts_with("unix:");
+  state->rpc = kj::heap<protocol::RpcConnection>(*state->stream, state->passes_fds);
 
   auto hello = state->rpc->bootstrap().castAs<wire::Daemon>().helloRequest();
   auto version = hello.initClientVersion();

@@ -8,6 +8,7 @@
 
 #include "client/cpp/src/host_buffer_pool.h"
 #include "client/cpp/src/wire.h"
+#include "protocol/rpc_connection.h"
 #include "tensord/session.h"
 
 namespace tensord::detail {
@@ -33,7 +34,7 @@ struct SessionState {
   std::string address;
   std::thread::id thread = std::this_thread::get_id();
   kj::Own<kj::AsyncIoStream> stream;
-  kj::Own<capnp::TwoPartyClient> rpc;
+  kj::Own<protocol::RpcConnection> rpc;
   wire::Session::Client session = nullptr;
   ServerInfo info;
   // The largest Data one message may carry: the smaller of the daemon's and the schema's limit.
