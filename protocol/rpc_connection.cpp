@@ -12,14 +12,16 @@ BufferedMessageStream messages_over(kj::AsyncIoStream& stream, bool passes_fds) 
 
 }  // namespace
 
-RpcConnection::RpcConnection(kj::AsyncIoStream& stream, bool passes_fds,
+RpcConnection::RpcConnection(kj::Own<kj::AsyncIoStream> stream, bool passes_fds,
                              capnp::Capability::Client bootstrap)
-    : messages_(messages_over(stream, passes_fds)),
+    : stream_(kj::mv(stream)),
+      messages_(messages_over(*stream_, passes_fds)),
       network_(messages_, passes_fds ? kMaxFdsPerMessage : 0, capnp::rpc::twoparty::Side::SERVER),
       rpc_(capnp::makeRpcServer(network_, kj::mv(bootstrap))) {}
 
-RpcConnection::RpcConnection(kj::AsyncIoStream& stream, bool passes_fds)
-    : messages_(messages_over(stream, passes_fds)),
+RpcConnection::RpcConnection(kj::Own<kj::AsyncIoStream> stream, bool passes_fds)
+    : stream_(kj::mv(stream)),
+      messages_(messages_over(*stream_, passes_fds)),
       network_(messages_, passes_fds ? kMaxFdsPerMessage : 0, capnp::rpc::twoparty::Side::CLIENT),
       rpc_(capnp::makeRpcClient(network_)) {}
 

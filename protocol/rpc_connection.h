@@ -1,7 +1,7 @@
-// One Cap'n Proto RPC connection over a byte stream, either end: the buffered message stream
+// One Cap'n Proto RPC connection, either end: the socket, the buffered message stream over it
 // (buffered_message_stream.h), the two-party network and the RPC system, owned together and
-// destroyed in the right order. The daemon serves a bootstrap capability on each; a client asks
-// for the daemon's.
+// destroyed in the reverse order (the RPC system first, the socket last). The daemon serves a
+// bootstrap capability on each; a client asks for the daemon's.
 #pragma once
 
 #include <capnp/rpc-twoparty.h>
@@ -15,9 +15,10 @@ class RpcConnection {
  public:
   // The daemon's end: `bootstrap` is what the peer's bootstrap() returns. With `passes_fds` the
   // stream must be a unix socket (kj::AsyncCapabilityStream): one descriptor a message either way.
-  RpcConnection(kj::AsyncIoStream& stream, bool passes_fds, capnp::Capability::Client bootstrap);
+  RpcConnection(kj::Own<kj::AsyncIoStream> stream, bool passes_fds,
+                capnp::Capability::Client bootstrap);
   // A client's end.
-  RpcConnection(kj::AsyncIoStream& stream, bool passes_fds);
+  RpcConnection(kj::Own<kj::AsyncIoStream> stream, bool passes_fds);
   RpcConnection(const RpcConnection&) = delete;
   RpcConnection& operator=(const RpcConnection&) = delete;
 
@@ -29,6 +30,7 @@ class RpcConnection {
  private:
   static constexpr unsigned kMaxFdsPerMessage = 1;
 
+  kj::Own<kj::AsyncIoStream> stream_;
   BufferedMessageStream messages_;
   capnp::TwoPartyVatNetwork network_;
   capnp::RpcSystem<capnp::rpc::twoparty::VatId> rpc_;

@@ -21,10 +21,10 @@ std::string user_name(unsigned uid) {
 // Serves one connection with a Daemon capability of its own until the peer hangs up.
 kj::Promise<void> serve(std::shared_ptr<DaemonState> state, kj::Own<kj::AsyncIoStream> stream,
                         bool passes_fds, std::string peer) {
-  auto connection = kj::heap<protocol::RpcConnection>(*stream, passes_fds,
+  auto connection = kj::heap<protocol::RpcConnection>(kj::mv(stream), passes_fds,
                                                       kj::heap<DaemonImpl>(state, std::move(peer)));
   kj::Promise<void> done = connection->on_disconnect();
-  return done.attach(kj::mv(connection), kj::mv(stream));
+  return done.attach(kj::mv(connection));
 }
 
 }  // namespace

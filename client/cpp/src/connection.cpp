@@ -62,7 +62,6 @@ SessionState::~SessionState() {
   calls_in_flight = nullptr;
   session = nullptr;
   rpc = nullptr;
-  stream = nullptr;
 }
 
 void SessionState::check_thread() const {
@@ -105,9 +104,10 @@ Session connect(const std::string& address, const ConnectOptions& options) {
   auto state = detail::make_thread_owned<detail::SessionState>(std::this_thread::get_id(),
                                                                setup_event_loop(), address);
   kj::WaitScope& ws = state->wait_scope();
+  kj::Own<kj::AsyncIoStream> stream;
   try {
     auto net_address = state->io.provider->getNetwork().parseAddress(target).wait(ws);
-    state->stream = net_address->connect().wait(ws);
+    stream = net_address->connect().wait(ws);
   } catch (const kj::Exception& e) {
     throw Error(ErrorCode::Cancelled,
                 "cannot connect to " + address + ": " + std::string(e.getDescription().cStr()));
@@ -115,7 +115,7 @@ Session connect(const std::string& address, const ConnectOptions& options) {
   // KJ's unix sockets are capability streams: file descriptors (shared memory) can ride with
   // messages, at most one per message either way.
   state->passes_fds = address.starts_with("unix:");
-  state->rpc = kj::heap<protocol::RpcConnection>(*state->stream, state->passes_fds);
+  state->rpc = kj::heap<protocol::RpcConnection>(kj::mv(stream), state->passes_fds);
 
   auto hello = state->rpc->bootstrap().castAs<wire::Daemon>().helloRequest();
   auto version = hello.initClientVersion();

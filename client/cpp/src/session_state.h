@@ -15,7 +15,8 @@ namespace tensord::detail {
 
 // A resource type shared by the Session handles and every TensorNode of the session, so the
 // connection outlives all capabilities. Destroyed on its thread, members in reverse order:
-// the session capability, then the RPC system, the socket, and last the event loop.
+// the session capability, then the connection (its RPC system, then its socket), and last the
+// event loop.
 struct SessionState {
   SessionState(kj::AsyncIoContext io, std::string address);
   ~SessionState();
@@ -33,7 +34,6 @@ struct SessionState {
   kj::AsyncIoContext io;
   std::string address;
   std::thread::id thread = std::this_thread::get_id();
-  kj::Own<kj::AsyncIoStream> stream;
   kj::Own<protocol::RpcConnection> rpc;
   wire::Session::Client session = nullptr;
   ServerInfo info;
