@@ -3,7 +3,6 @@
 #include <capnp/serialize.h>
 #include <sys/socket.h>
 
-#include <algorithm>
 #include <cstring>
 
 namespace tensord::protocol {
@@ -46,10 +45,6 @@ void write_table(kj::byte* out, kj::ArrayPtr<const kj::ArrayPtr<const word>> seg
   kj::throwFatalException(KJ_EXCEPTION(DISCONNECTED, "Premature EOF."));
 }
 
-kj::ArrayPtr<const kj::byte> bytes_of(kj::ArrayPtr<const word> segment) {
-  return segment.asBytes();
-}
-
 }  // namespace
 
 BufferedMessageStream::BufferedMessageStream(kj::AsyncIoStream& stream)
@@ -64,8 +59,7 @@ BufferedMessageStream::BufferedMessageStream(kj::AsyncCapabilityStream& stream)
 
 // ---- reading ------------------------------------------------------------------------------
 
-kj::Maybe<BufferedMessageStream::Frame> BufferedMessageStream::frame_of_next(
-    const capnp::ReaderOptions& options) const {
+kj::Maybe<size_t> BufferedMessageStream::size_of_next(const capnp::ReaderOptions& options) const {
   const kj::byte* p = read_buffer_.asBytes().begin() + begin_;
   if (buffered() < 4) return nullptr;
   const size_t segments = size_t{read_u32(p)} + 1;
@@ -78,24 +72,24 @@ kj::Maybe<BufferedMessageStream::Frame> BufferedMessageStream::frame_of_next(
              "Message is too large. To increase the limit on the receiving end, see "
              "capnp::ReaderOptions.",
              words);
-  return Frame{table, table + static_cast<size_t>(words) * sizeof(word)};
+  return table + static_cast<size_t>(words) * sizeof(word);
 }
 
 kj::Promise<kj::Maybe<capnp::MessageReaderAndFds>> BufferedMessageStream::tryReadMessage(
     kj::ArrayPtr<kj::AutoCloseFd> fdSpace, capnp::ReaderOptions options,
     kj::ArrayPtr<word> /*scratchSpace*/) {
-  KJ_IF_MAYBE (frame, frame_of_next(options)) {
-    if (frame->total_bytes <= buffered()) {
-      auto words = kj::heapArray<word>(frame->total_bytes / sizeof(word));
-      std::memcpy(words.begin(), read_buffer_.asBytes().begin() + begin_, frame->total_bytes);
+  KJ_IF_MAYBE (total, size_of_next(options)) {
+    if (*total <= buffered()) {
+      auto words = kj::heapArray<word>(*total / sizeof(word));
+      std::memcpy(words.begin(), read_buffer_.asBytes().begin() + begin_, *total);
       const uint64_t start = offset_of_begin_;
-      begin_ += frame->total_bytes;
-      offset_of_begin_ += frame->total_bytes;
+      begin_ += *total;
+      offset_of_begin_ += *total;
       if (begin_ == end_) begin_ = end_ = 0;
       return kj::Maybe<capnp::MessageReaderAndFds>(
           take_message(kj::mv(words), start, fdSpace, options));
     }
-    if (frame->total_bytes > kReadAheadBytes) return read_big(*frame, fdSpace, options);
+    if (*total > kReadAheadBytes) return read_big(*total, fdSpace, options);
   }
   // Read more, into the space after what is buffered (moved to the front first).
   if (begin_ > 0) {
@@ -136,14 +130,14 @@ kj::Promise<kj::Maybe<capnp::MessageReaderAndFds>> BufferedMessageStream::tryRea
 // A message larger than the read-ahead buffer: what is buffered is its beginning (and all the
 // buffer holds); the rest is read straight into its own array.
 kj::Promise<kj::Maybe<capnp::MessageReaderAndFds>> BufferedMessageStream::read_big(
-    Frame frame, kj::ArrayPtr<kj::AutoCloseFd> fdSpace, capnp::ReaderOptions options) {
-  auto words = kj::heapArray<word>(frame.total_bytes / sizeof(word));
+    size_t total_bytes, kj::ArrayPtr<kj::AutoCloseFd> fdSpace, capnp::ReaderOptions options) {
+  auto words = kj::heapArray<word>(total_bytes / sizeof(word));
   const size_t have = buffered();
   std::memcpy(words.begin(), read_buffer_.asBytes().begin() + begin_, have);
   const uint64_t start = offset_of_begin_;
   begin_ = end_ = 0;
-  offset_of_begin_ += frame.total_bytes;
-  const size_t rest = frame.total_bytes - have;
+  offset_of_begin_ += total_bytes;
+  const size_t rest = total_bytes - have;
   kj::byte* into = words.asBytes().begin() + have;
   // Descriptors come with a message's first byte, which is already here: plain reads suffice.
   return stream_.tryRead(into, rest, rest)
@@ -181,7 +175,7 @@ void BufferedMessageStream::append_frame(kj::ArrayPtr<const kj::ArrayPtr<const w
   const size_t at = pending_.size();
   pending_.resize(at + table_bytes_for(segments.size()));
   write_table(pending_.begin() + at, segments);
-  for (const auto& s : segments) pending_.addAll(bytes_of(s));
+  for (const auto& s : segments) pending_.addAll(s.asBytes());
 }
 
 kj::Promise<void> BufferedMessageStream::then_write(kj::Function<kj::Promise<void>()> step) {
@@ -225,7 +219,7 @@ kj::Promise<void> BufferedMessageStream::writeMessage(
   write_table(table.begin(), segments);
   auto pieces = kj::heapArrayBuilder<kj::ArrayPtr<const kj::byte>>(segments.size() + 1);
   pieces.add(table.asPtr());
-  for (const auto& s : segments) pieces.add(bytes_of(s));
+  for (const auto& s : segments) pieces.add(s.asBytes());
   return then_write([this, fds, before = kj::mv(before), table = kj::mv(table),
                      pieces = pieces.finish()]() mutable {
     kj::Promise<void> first =

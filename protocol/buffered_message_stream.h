@@ -3,7 +3,8 @@
 // Cap'n Proto 0.9's own message streams cost two reads per incoming message (its segment table,
 // then its body) and one write per outgoing message. A pipelined Function call is three or four
 // small messages (call, return, finish, release), so on a virtual machine, where a system call
-// costs microseconds, the syscalls were most of a call's time (bench/rpc function_chain_1op).
+// costs microseconds, they were a large part of a call's time (bench/rpc function_chain_1op;
+// docs/design-notes.md, "Measured: what a round trip costs").
 // This stream reads ahead into a buffer, so one read takes every message that has arrived, and
 // writes behind: small messages written during one turn of the event loop leave together, in one
 // write, when the loop has nothing else queued (kj::evalLast). The wire format is unchanged
@@ -68,20 +69,14 @@ class BufferedMessageStream final : public capnp::MessageStream {
     uint64_t end = 0;
     kj::Array<kj::AutoCloseFd> fds;
   };
-  // What the buffer holds of the next message, once its segment table is in.
-  struct Frame {
-    size_t table_bytes = 0;
-    size_t total_bytes = 0;
-  };
-
-  kj::Maybe<Frame> frame_of_next(const capnp::ReaderOptions& options) const;
-  kj::Promise<kj::Maybe<capnp::MessageReaderAndFds>> read_big(Frame frame,
+  // The bytes of the next message (segment table and segments), once its table is buffered.
+  kj::Maybe<size_t> size_of_next(const capnp::ReaderOptions& options) const;
+  kj::Promise<kj::Maybe<capnp::MessageReaderAndFds>> read_big(size_t total_bytes,
                                                               kj::ArrayPtr<kj::AutoCloseFd> fdSpace,
                                                               capnp::ReaderOptions options);
   capnp::MessageReaderAndFds take_message(kj::Array<capnp::word> words, uint64_t start,
                                           kj::ArrayPtr<kj::AutoCloseFd> fdSpace,
                                           const capnp::ReaderOptions& options);
-  kj::Promise<size_t> read_some(void* into, size_t min_bytes, size_t max_bytes);
   size_t buffered() const { return end_ - begin_; }
 
   void append_frame(kj::ArrayPtr<const kj::ArrayPtr<const capnp::word>> segments);
