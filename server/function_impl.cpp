@@ -27,6 +27,9 @@ struct FunctionState {
   std::vector<std::optional<engine::TensorValue>> captured;
   std::vector<size_t> parameters;  // the graph input of each argument, in order
   std::vector<ir::TensorType> parameter_types;
+  // The results' types, known before a call runs unless a size depends on the data: then a
+  // call's results exist only once it ran (no pipelining on them).
+  std::optional<std::vector<ir::TensorType>> result_types;
   // The captured values count as the session's tensors while the function keeps them (their
   // handles on the client may be gone); a buffer a tensor holds too counts once.
   std::vector<Charge> charges;
@@ -157,15 +160,31 @@ class FunctionImpl final : public ::Function::Server {
     for (bool f : params.getFetch()) request.fetch.push_back(f);
     context.releaseParams();
     profile.received();
+    ::CallOutputs::Client outputs = nullptr;
+    const bool pipelined = state.result_types.has_value();
+    if (pipelined) {
+      // The results exist now: calls pipelined on them queue behind this one at once.
+      run->results = std::make_shared<PendingResults>(session, *state.result_types);
+      request.queued_outputs = run->results->outputs();
+      std::vector<::Tensor::Client> tensors;
+      for (::Tensor::Client& t : run->results->tensors()) tensors.emplace_back(t);
+      outputs = kj::heap<CallOutputsImpl>(kj::mv(tensors));
+      capnp::PipelineBuilder<::Function::CallResults> pipeline;
+      pipeline.setOutputs(outputs);
+      context.setPipeline(pipeline.build());
+    }
     return run_request(
                std::move(session), std::move(run), std::move(profile), std::move(marks),
                [context](unsigned n) mutable { return context.getResults().initResults(n); })
-        .then([context]() mutable {
-          std::vector<::Tensor::Client> tensors;
-          for (::Result::Builder r : context.getResults().getResults()) {
-            tensors.push_back(r.getTensor());
+        .then([context, pipelined, outputs = kj::mv(outputs)]() mutable {
+          if (!pipelined) {
+            std::vector<::Tensor::Client> tensors;
+            for (::Result::Builder r : context.getResults().getResults()) {
+              tensors.push_back(r.getTensor());
+            }
+            outputs = kj::heap<CallOutputsImpl>(kj::mv(tensors));
           }
-          context.getResults().setOutputs(kj::heap<CallOutputsImpl>(kj::mv(tensors)));
+          context.getResults().setOutputs(kj::mv(outputs));
         });
   }
 
@@ -202,7 +221,7 @@ kj::Promise<void> define_function(std::shared_ptr<SessionCore> session, Function
   pending->request.graph = std::move(wire.graph);
   pending->request.outputs = outputs_from_wire(params.getOutputs());
   context.releaseParams();
-  return resolve(session->daemon(), pending)
+  return resolve(*session, pending)
       .then([session, pending, state, types = std::move(types)]() mutable {
         return run_on_worker(session->queue(), [pending, state, types = std::move(types)](
                                                    engine::Engine& engine) mutable {
@@ -211,6 +230,9 @@ kj::Promise<void> define_function(std::shared_ptr<SessionCore> session, Function
           for (size_t i = 0; i < r.slots.size(); ++i) {
             if (auto* bytes = std::get_if<InlineInput>(&r.slots[i])) {
               captured[i] = upload_device_bytes(engine.backend(), bytes->type, bytes->data.data());
+            } else if (const auto* queued = std::get_if<QueuedInput>(&r.slots[i])) {
+              types[i] = queued->type;
+              captured[i] = queued->take();
             } else if (auto& value = std::get<engine::TensorValue>(r.slots[i]); value.buffer) {
               types[i] = value.type;
               captured[i] = std::move(value);
@@ -218,6 +240,13 @@ kj::Promise<void> define_function(std::shared_ptr<SessionCore> session, Function
           }
           state->prepared = std::make_shared<engine::PreparedGraph>(
               engine.prepare(std::move(r.graph), std::move(types), std::move(r.outputs)));
+          const ir::Graph& graph = state->prepared->graph();
+          if (!engine::has_data_dependent_op(graph)) {
+            state->result_types.emplace();
+            for (ir::ValueRef v : state->prepared->outputs()) {
+              state->result_types->push_back(graph.type(v));
+            }
+          }
           state->captured = std::move(captured);
           return true;
         });

@@ -65,13 +65,15 @@ kj::Promise<void> explain_graph(std::shared_ptr<SessionCore> session, ExplainCon
   std::shared_ptr<PendingRun> run = translate(context.getParams(), session->config());
   context.releaseParams();
   const engine::CompileMode mode = session->compile_mode();
-  return resolve(session->daemon(), run)
+  return resolve(*session, run)
       .then([session, run, mode]() {
         return run_on_worker(session->queue(), [run, mode](engine::Engine& engine) {
           std::vector<ir::TensorType> types;
           for (const InputSlot& slot : run->request.slots) {
             if (const auto* v = std::get_if<engine::TensorValue>(&slot)) {
               types.push_back(v->type);
+            } else if (const auto* queued = std::get_if<QueuedInput>(&slot)) {
+              types.push_back(queued->type);
             } else {
               types.push_back(std::get<InlineInput>(slot).type);
             }

@@ -86,6 +86,8 @@ RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_b
     InputSlot& slot = run.slots[i];
     if (auto* value = std::get_if<engine::TensorValue>(&slot)) {
       inputs.push_back(std::move(*value));
+    } else if (const auto* queued = std::get_if<QueuedInput>(&slot)) {
+      inputs.push_back(queued->take());
     } else {
       auto& bytes = std::get<InlineInput>(slot);
       int64_t t = profile ? profile->profiler->now() : 0;
@@ -139,8 +141,28 @@ RunOutcome execute(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_b
   return out;
 }
 
+// execute(), leaving the outputs (or the failure) where the calls queued behind this one take
+// them.
+RunOutcome execute_and_share(engine::Engine& engine, RunRequest& run, uint64_t max_chunk_bytes,
+                             const engine::RunProfile* profile) {
+  const std::shared_ptr<QueuedOutputs> shared = run.queued_outputs;
+  if (!shared) return execute(engine, run, max_chunk_bytes, profile);
+  try {
+    RunOutcome out = execute(engine, run, max_chunk_bytes, profile);
+    shared->values = out.values;
+    shared->ended = true;
+    return out;
+  } catch (...) {
+    shared->error = std::current_exception();
+    shared->ended = true;
+    throw;
+  }
+}
+
+// The outputs as Results. `pending`: the call handed out its results before it ran; they are
+// filled rather than new tensors published.
 void publish(const std::shared_ptr<SessionCore>& session, RunOutcome outcome,
-             ResultsInit& init_results) {
+             ResultsInit& init_results, PendingResults* pending) {
   // The outputs become the session's tensors: past its memory limit, the run fails instead
   // (they are freed with `outcome`).
   std::vector<std::pair<const void*, uint64_t>> buffers;
@@ -149,6 +171,11 @@ void publish(const std::shared_ptr<SessionCore>& session, RunOutcome outcome,
   session->account()->check_room(session->account()->new_bytes(buffers),
                                  "the run's " + std::to_string(outcome.values.size()) +
                                      (outcome.values.size() == 1 ? " output" : " outputs"));
+  if (pending && pending->size() != outcome.values.size()) {
+    throw Error(ErrorCode::Internal, "a call made " + std::to_string(outcome.values.size()) +
+                                         " outputs; it promised " +
+                                         std::to_string(pending->size()));
+  }
   auto list = init_results(static_cast<unsigned>(outcome.values.size()));
   for (size_t i = 0; i < outcome.values.size(); ++i) {
     engine::TensorValue& value = outcome.values[i];
@@ -159,9 +186,14 @@ void publish(const std::shared_ptr<SessionCore>& session, RunOutcome outcome,
       r.setData(kj::arrayPtr(bytes->data(), bytes->size()));
       r.setFetched(true);
     }
-    r.setTensor(TensorImpl::publish(
-        session, std::move(value),
-        i < outcome.origins.size() ? std::move(outcome.origins[i]) : TensorImpl::Origin{}));
+    TensorImpl::Origin origin =
+        i < outcome.origins.size() ? std::move(outcome.origins[i]) : TensorImpl::Origin{};
+    if (pending) {
+      pending->fill(i, std::move(value), std::move(origin));
+      r.setTensor(pending->tensors()[i]);
+    } else {
+      r.setTensor(TensorImpl::publish(session, std::move(value), std::move(origin)));
+    }
   }
 }
 
@@ -189,29 +221,48 @@ std::string run_error_text(const kj::Exception& e) {
   return e.getDescription().cStr();
 }
 
+// Slot `k` of `run` from `impl`, the TensorImpl behind its capability, once `impl` can give it.
+kj::Promise<void> take_tensor(SessionCore& session, std::shared_ptr<PendingRun> run, size_t k,
+                              TensorImpl& impl) {
+  const PendingTensor& t = run->tensors[k];
+  // A tensor whose call failed fails this request with that call's error.
+  if (impl.state() == TensorImpl::State::Failed) kj::throwFatalException(kj::cp(impl.failure()));
+  if (t.expected && impl.type() != *t.expected) {
+    throw Error(ErrorCode::InvalidGraph, t.what + " is " + ir::to_string(impl.type()) +
+                                             "; the function takes " + ir::to_string(*t.expected));
+  }
+  InputSlot& slot = run->request.slots[t.slot];
+  if (impl.state() == TensorImpl::State::Ready) {
+    slot = impl.value();
+    return kj::READY_NOW;
+  }
+  // Our session's queue runs this request after the call that makes the tensor, once that call
+  // is queued. Another session's queue is not ordered with ours: wait for the value.
+  if (impl.state() == TensorImpl::State::Queued && impl.session().get() == &session) {
+    slot = impl.queued_input(t.what);
+    return kj::READY_NOW;
+  }
+  return impl.changed().then([&session, run = std::move(run), k, &impl]() mutable {
+    return with_wire_errors([&] { return take_tensor(session, std::move(run), k, impl); });
+  });
+}
+
 }  // namespace
 
-// Turns each Tensor capability of the graph into the value of our TensorImpl behind it.
-kj::Promise<void> resolve(DaemonState& daemon, std::shared_ptr<PendingRun> run) {
+kj::Promise<void> resolve(SessionCore& session, std::shared_ptr<PendingRun> run) {
   kj::Vector<kj::Promise<void>> resolving;
   for (size_t k = 0; k < run->tensors.size(); ++k) {
-    resolving.add(daemon.tensors.getLocalServer(run->tensors[k].client)
-                      .then([run, k](kj::Maybe<::Tensor::Server&> server) {
-                        with_wire_errors([&] {
-                          const PendingTensor& t = run->tensors[k];
+    resolving.add(session.daemon()
+                      .tensors.getLocalServer(run->tensors[k].client)
+                      .then([&session, run, k](kj::Maybe<::Tensor::Server&> server) {
+                        return with_wire_errors([&]() -> kj::Promise<void> {
                           KJ_IF_MAYBE (s, server) {
-                            engine::TensorValue value = kj::downcast<TensorImpl>(*s).value();
-                            if (t.expected && value.type != *t.expected) {
-                              throw Error(ErrorCode::InvalidGraph,
-                                          t.what + " is " + ir::to_string(value.type) +
-                                              "; the function takes " + ir::to_string(*t.expected));
-                            }
-                            run->request.slots[t.slot] = std::move(value);
-                          } else {
-                            throw Error(
-                                ErrorCode::InvalidGraph,
-                                t.what + " is a Tensor capability this daemon did not create");
+                            // The capability in run->tensors[k] keeps the TensorImpl alive.
+                            return take_tensor(session, run, k, kj::downcast<TensorImpl>(*s));
                           }
+                          throw Error(ErrorCode::InvalidGraph,
+                                      run->tensors[k].what +
+                                          " is a Tensor capability this daemon did not create");
                         });
                       }));
   }
@@ -243,41 +294,51 @@ kj::Promise<void> run_request(std::shared_ptr<SessionCore> session, std::shared_
     track_inline_inputs(*profile, session->daemon(), run->request);
   }
   uint64_t max_chunk = session->config().max_chunk_bytes;
-  return resolve(session->daemon(), run)
-      .then([session, run, max_chunk, profile, marks]() {
-        int64_t queued = profile ? profile->profiler->now() : 0;
-        auto job = [request = std::move(run->request), max_chunk, profile, queued, marks,
-                    running = session->running_since()](engine::Engine& engine) mutable {
-          marks->on_worker = ActivityLog::Clock::now();
-          running->store(marks->on_worker->time_since_epoch().count());
-          KJ_DEFER(running->store(0));
-          if (profile && profile->tracing()) {
-            profile->profiler->span(profiler::Stage::QueueWait, queued, profiler::kWorkerThread,
-                                    profile->request);
-          }
-          return execute(engine, request, max_chunk, profile ? &*profile : nullptr);
-        };
-        return run_on_worker(session->queue(), std::move(job))
-            .catch_([session](kj::Exception&& e) -> kj::Own<RunOutcome> {
+  std::shared_ptr<PendingResults> pending = run->results;
+  auto ran =
+      resolve(*session, run)
+          .then([session, run, max_chunk, profile, marks, pending]() {
+            int64_t queued = profile ? profile->profiler->now() : 0;
+            auto job = [request = std::move(run->request), max_chunk, profile, queued, marks,
+                        running = session->running_since()](engine::Engine& engine) mutable {
+              marks->on_worker = ActivityLog::Clock::now();
+              running->store(marks->on_worker->time_since_epoch().count());
+              KJ_DEFER(running->store(0));
+              if (profile && profile->tracing()) {
+                profile->profiler->span(profiler::Stage::QueueWait, queued, profiler::kWorkerThread,
+                                        profile->request);
+              }
+              return execute_and_share(engine, request, max_chunk, profile ? &*profile : nullptr);
+            };
+            auto done = run_on_worker(session->queue(), std::move(job));
+            if (pending) pending->queued();
+            return done.catch_([session](kj::Exception&& e) -> kj::Own<RunOutcome> {
               kj::throwFatalException(with_holdings(kj::mv(e), *session->account()));
             });
-      })
-      .then([session, profile, arrived, nodes = marks->nodes,
-             init_results = kj::mv(init_results)](kj::Own<RunOutcome> outcome) mutable {
-        KJ_DEFER(if (profile && profile->tracing()) {
-          profile->profiler->span(profiler::Stage::Request, arrived, profiler::kEventLoopThread,
-                                  profile->request);
-        });
-        with_wire_errors([&] {
-          size_t outputs = outcome->values.size();
-          publish(session, std::move(*outcome), init_results);
-          Logger& log = session->daemon().log;
-          if (log.enabled(LogLevel::Debug)) {
-            log.debug(session->label() + ": ran " + std::to_string(nodes) + " nodes, " +
-                      std::to_string(outputs) + " outputs");
-          }
-        });
-      });
+          })
+          .then([session, profile, arrived, nodes = marks->nodes,
+                 init_results = kj::mv(init_results),
+                 pending](kj::Own<RunOutcome> outcome) mutable {
+            KJ_DEFER(if (profile && profile->tracing()) {
+              profile->profiler->span(profiler::Stage::Request, arrived, profiler::kEventLoopThread,
+                                      profile->request);
+            });
+            with_wire_errors([&] {
+              size_t outputs = outcome->values.size();
+              publish(session, std::move(*outcome), init_results, pending.get());
+              Logger& log = session->daemon().log;
+              if (log.enabled(LogLevel::Debug)) {
+                log.debug(session->label() + ": ran " + std::to_string(nodes) + " nodes, " +
+                          std::to_string(outputs) + " outputs");
+              }
+            });
+          });
+  if (!pending) return ran;
+  // Whoever holds the results (or is queued behind them) learns why they never came.
+  return ran.catch_([pending](kj::Exception&& e) {
+    pending->fail(e);
+    kj::throwFatalException(kj::mv(e));
+  });
 }
 
 kj::Promise<void> counted_run(std::shared_ptr<SessionCore> session,

@@ -15,13 +15,16 @@
 #include "engine/exec/engine.h"
 #include "engine/profiler/memory_ledger.h"
 #include "server/graph_from_wire.h"
+#include "server/pending_results.h"
+#include "server/queued_outputs.h"
 #include "server/session_core.h"
 #include "tensord.capnp.h"
 
 namespace tensord::server {
 
-// A graph input once its capability is resolved: a daemon tensor, or bytes still on the host.
-using InputSlot = std::variant<engine::TensorValue, InlineInput>;
+// A graph input once its capability is resolved: a daemon tensor, bytes still on the host, or a
+// result of an earlier call of the session still queued.
+using InputSlot = std::variant<engine::TensorValue, InlineInput, QueuedInput>;
 
 // Everything the worker needs: plain values only, never RPC objects.
 struct RunRequest {
@@ -34,6 +37,8 @@ struct RunRequest {
   engine::CompileMode mode = engine::CompileMode::Default;
   // Per slot: the staging ticket of its inline bytes while the session records memory.
   std::vector<profiler::BlockTicket> inline_staging;
+  // A call with pipelined results: where its job leaves them for the jobs behind it.
+  std::shared_ptr<QueuedOutputs> queued_outputs;
 
   const ir::Graph& user_graph() const { return prepared ? prepared->graph() : graph; }
   const std::vector<ir::ValueRef>& user_outputs() const {
@@ -55,10 +60,15 @@ struct PendingTensor {
 struct PendingRun {
   std::vector<PendingTensor> tensors;
   RunRequest request;
+  // A Function call's results, handed out before it ran; null for other requests.
+  std::shared_ptr<PendingResults> results;
 };
 
-// Turns each Tensor capability of the request into the value of our TensorImpl behind it.
-kj::Promise<void> resolve(DaemonState& daemon, std::shared_ptr<PendingRun> run);
+// Turns each Tensor capability of the request into the value of our TensorImpl behind it; a
+// result of a call of `session` that is still queued becomes a QueuedInput (resolve waits until
+// that call is queued, so that the request queues behind it), one of another session's call is
+// waited for.
+kj::Promise<void> resolve(SessionCore& session, std::shared_ptr<PendingRun> run);
 
 // What a run of the ActivityLog learns as it goes: its size once the graph is read, and when a
 // device worker took it (set on the worker; read on the event loop after the run's promise,
@@ -86,7 +96,8 @@ struct RequestProfile {
 
 // Runs a translated request: resolves its capabilities, queues it on the session's worker
 // (traced under `profile`), and publishes the outputs as Results through
-// `init_results(count)`.
+// `init_results(count)`: as run->results' tensors when the call handed those out, which are
+// failed with the request's error when it fails.
 using ResultsInit = kj::Function<capnp::List<::Result>::Builder(unsigned)>;
 kj::Promise<void> run_request(std::shared_ptr<SessionCore> session, std::shared_ptr<PendingRun> run,
                               RequestProfile profile, std::shared_ptr<RunMarks> marks,

@@ -1,5 +1,7 @@
 #include "server/tensor_impl.h"
 
+#include <kj/debug.h>
+
 #include <string>
 
 #include "engine/ir/error.h"
@@ -27,9 +29,67 @@ std::string TensorImpl::Origin::text() const {
 TensorImpl::TensorImpl(std::shared_ptr<SessionCore> session, engine::TensorValue value,
                        Origin made_at)
     : session_(std::move(session)),
+      type_(value.type),
       value_(std::move(value)),
       made_at_(std::move(made_at)),
       charge_(session_->account(), value_.buffer.get(), value_.nbytes(), made_at_.text()) {}
+
+TensorImpl::TensorImpl(std::shared_ptr<SessionCore> session, ir::TensorType type,
+                       std::shared_ptr<const QueuedOutputs> outputs, size_t index)
+    : session_(std::move(session)),
+      state_(State::Queuing),
+      type_(std::move(type)),
+      queued_(std::move(outputs)),
+      index_(index) {}
+
+const kj::Exception& TensorImpl::failure() const {
+  KJ_REQUIRE(failure_.has_value(), "the tensor did not fail");
+  return *failure_;
+}
+
+QueuedInput TensorImpl::queued_input(std::string what) const {
+  KJ_REQUIRE(state_ == State::Queued);
+  return QueuedInput{queued_, index_, type_, std::move(what)};
+}
+
+kj::Promise<void> TensorImpl::changed() {
+  auto paf = kj::newPromiseAndFulfiller<void>();
+  waiters_.push_back(kj::mv(paf.fulfiller));
+  return kj::mv(paf.promise);
+}
+
+void TensorImpl::set_state(State state) {
+  state_ = state;
+  for (auto& waiter : waiters_) waiter->fulfill();
+  waiters_.clear();
+}
+
+void TensorImpl::mark_queued() {
+  if (state_ == State::Queuing) set_state(State::Queued);
+}
+
+void TensorImpl::fill(engine::TensorValue value, Origin made_at) {
+  if (state_ == State::Ready || state_ == State::Failed) return;
+  value_ = std::move(value);
+  type_ = value_.type;
+  made_at_ = std::move(made_at);
+  charge_ = Charge(session_->account(), value_.buffer.get(), value_.nbytes(), made_at_.text());
+  queued_.reset();  // the values of the whole call: this tensor keeps only its own
+  set_state(State::Ready);
+}
+
+void TensorImpl::fail(const kj::Exception& why) {
+  if (state_ == State::Ready || state_ == State::Failed) return;
+  failure_.emplace(why);
+  queued_.reset();
+  set_state(State::Failed);
+}
+
+kj::Maybe<kj::Promise<void>> TensorImpl::not_ready() {
+  if (state_ == State::Ready) return nullptr;
+  if (state_ == State::Failed) kj::throwFatalException(kj::cp(failure()));
+  return changed();
+}
 
 ::Tensor::Client TensorImpl::publish(std::shared_ptr<SessionCore> session,
                                      engine::TensorValue value, Origin made_at) {
@@ -39,13 +99,18 @@ TensorImpl::TensorImpl(std::shared_ptr<SessionCore> session, engine::TensorValue
 }
 
 kj::Promise<void> TensorImpl::info(InfoContext context) {
+  // A pending result's type is known; a failed one's call failed, so this fails too.
+  if (state_ == State::Failed) kj::throwFatalException(kj::cp(failure()));
   auto results = context.getResults();
-  results.setDtype(std::string(ir::name(value_.type.dtype)));
-  shape_to_wire(value_.type.shape, results.initShape(value_.type.shape.size()));
+  results.setDtype(std::string(ir::name(type_.dtype)));
+  shape_to_wire(type_.shape, results.initShape(type_.shape.size()));
   return kj::READY_NOW;
 }
 
 kj::Promise<void> TensorImpl::read(ReadContext context) {
+  KJ_IF_MAYBE (wait, not_ready()) {
+    return wait->then([this, context]() mutable { return read(context); });
+  }
   return with_wire_errors([&]() -> kj::Promise<void> {
     auto params = context.getParams();
     uint64_t offset = params.getOffset();
@@ -97,6 +162,9 @@ kj::Promise<void> TensorImpl::read(ReadContext context) {
 
 kj::Promise<void> TensorImpl::readShared(ReadSharedContext context) {
   context.allowCancellation();
+  KJ_IF_MAYBE (wait, not_ready()) {
+    return wait->then([this, context]() mutable { return readShared(context); });
+  }
   return with_wire_errors(
       [&] { return read_shared(session_, value_, context.getParams().getMemory()); });
 }
