@@ -315,7 +315,10 @@ interface Function {
   # output of the function, in order.
   # `outputs` gives each result's Tensor again, for promise pipelining: a client that has not
   # seen the reply yet can pass `outputs.get(i).tensor` (a promise) to its next call or run,
-  # which then starts as soon as this one is done, without a round trip in between.
+  # which then starts as soon as this one is done, without a round trip in between. The daemon
+  # answers `outputs` before the call has run (unless an output's size depends on the data):
+  # such a Tensor's `info` answers at once, `read` waits for the call, and a failed call fails
+  # the calls and runs given its results with its own error.
   call @0 (arguments :List(GraphInput), fetch :List(Bool))
       -> (results :List(Result), outputs :CallOutputs);
 
