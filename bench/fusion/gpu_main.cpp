@@ -16,6 +16,12 @@
 //                            in reduce-overhead mode, a tensord::Function, steps/s, vs torch
 //                            eager (goal >= 2)
 //   mlp_step_small_vs_cudagraph  the same vs the torch forward replayed as a CUDA graph (>= 0.8)
+//   mlp_chain_small          the same forward with tanh after it, each step on the previous
+//                            step's output (x = step(x), a dependent chain: the call goes out
+//                            before the previous one's reply), steps/s, vs torch eager doing
+//                            the same; *_vs_cudagraph: vs a torch CUDA graph of one step that
+//                            copies its output into its input (no issue goal: it measures the
+//                            pipelined results of docs/design-notes.md on a GPU)
 //   *_lazy                   graph_replay_200 and mlp_step_small recorded again and sent as a
 //                            whole graph each call (Session::sync), vs the same torch lines
 //
@@ -28,7 +34,7 @@
 // by N; the figure is the median over --repeats samples after --warmup untimed calls. N is 16
 // for the 256 MiB-and-larger workloads (as bench/gpu's device figures; 3 until 2026-11-28,
 // when the first call's round trip, which no later kernel hides, weighed a third), 100 for
-// graph_replay_200 and mlp_step_small. The cudaMemcpy D2D peer is the time of N copies between
+// graph_replay_200 and the mlp figures. The cudaMemcpy D2D peer is the time of N copies between
 // CUDA events, divided by N (bench/gpu/cuda_peer.h): the device's ceiling, without a round trip.
 //
 // --smoke runs every workload tiny on whatever device the daemon has, without the cudaMemcpy
@@ -174,15 +180,23 @@ void run_all(GpuBench& b, const Args& args) {
       }
     });
   }
+  // The small MLP's input and parameters, on the device.
+  struct Mlp {
+    Tensor x;
+    std::vector<Tensor> w, bias;
+  };
+  const auto make_mlp = [&] {
+    Mlp m{b.input({kMlpBatch, kMlpWidth}, 6), {}, {}};
+    for (int i = 0; i < kMlpLayers; ++i) {
+      m.w.push_back(b.input({kMlpWidth, kMlpWidth}, 10 + i) * (1.0f / 16));  // keeps it finite
+      m.bias.push_back(b.input({kMlpWidth}, 30 + i));
+    }
+    s.sync(m.w);
+    return m;
+  };
   if (want("mlp_step_small")) {
     b.workload("mlp_step_small", [&] {
-      Tensor x = b.input({kMlpBatch, kMlpWidth}, 6);
-      std::vector<Tensor> w, bias;
-      for (int i = 0; i < kMlpLayers; ++i) {
-        w.push_back(b.input({kMlpWidth, kMlpWidth}, 10 + i) * (1.0f / 16));  // keeps it finite
-        bias.push_back(b.input({kMlpWidth}, 30 + i));
-      }
-      s.sync(w);
+      auto [x, w, bias] = make_mlp();
       s.set_compile_mode("reduce-overhead");
       tensord::Function step = s.function([&](const std::vector<Tensor>& a) {
         return std::vector<Tensor>{mlp_forward(a[0], w, bias)};
@@ -200,6 +214,21 @@ void run_all(GpuBench& b, const Args& args) {
       b.report("mlp_step_small_vs_cudagraph", steps, "steps/s");
       b.report_against("mlp_step_small_lazy", lazy_steps, "steps/s", "mlp_step_small",
                        "torch_eager");
+    });
+  }
+  if (want("mlp_chain_small")) {
+    b.workload("mlp_chain_small", [&] {
+      auto [x, w, bias] = make_mlp();
+      s.set_compile_mode("reduce-overhead");
+      tensord::Function step = s.function([&](const std::vector<Tensor>& a) {
+        return std::vector<Tensor>{tensord::tanh(mlp_forward(a[0], w, bias))};
+      });
+      Tensor h = x;
+      const auto call = [&] { return h = step({h})[0]; };
+      const double steps = 1.0 / b.seconds_per_function_call(z.small_calls, call);
+      s.set_compile_mode("default");
+      b.report("mlp_chain_small", steps, "steps/s");
+      b.report("mlp_chain_small_vs_cudagraph", steps, "steps/s");
     });
   }
 }

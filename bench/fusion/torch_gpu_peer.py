@@ -9,7 +9,7 @@ peer of:
 Timing as tensord-bench-fusion-gpu's (its header comment): inputs made before timing and
 resident on the device; a sample is the wall-clock time of N back-to-back calls and one
 torch.cuda.synchronize() at the end, divided by N (N = 16 for the 256 MiB-and-larger workloads,
-100 for graph_replay_200 and mlp_step_small); the figure is the median over --repeats samples
+100 for graph_replay_200 and the mlp figures); the figure is the median over --repeats samples
 after --warmup untimed calls (torch.compile compiles during the warm-up). A failing
 (figure, implementation) prints {"bench", "impl", "error"} and the others go on.
 
@@ -100,14 +100,30 @@ def figures(torch):
         ws = [rand(MLP_WIDTH, MLP_WIDTH) / 16 for _ in range(MLP_LAYERS)]
         bs = [rand(MLP_WIDTH) for _ in range(MLP_LAYERS)]
 
-        def forward():
-            h = x
+        def forward(h=x):
             for i in range(MLP_LAYERS):
                 h = F.linear(h, ws[i], bs[i])
                 if i + 1 < MLP_LAYERS:
                     h = torch.relu(h)
             return h
         return forward
+
+    def mlp_chain(graph):
+        """x = tanh(mlp(x)), each step on the previous one's output. A CUDA graph replays on
+        its captured buffers, so its step copies the output into the input."""
+        def setup():
+            forward = mlp()
+            x = rand(MLP_BATCH, MLP_WIDTH)
+            state = [x]
+
+            def step():
+                if graph:
+                    x[...] = torch.tanh(forward(x))  # a copy kernel into the captured input
+                else:
+                    state[0] = torch.tanh(forward(state[0]))
+                return state[0]
+            return step
+        return setup
 
     chain_gb = 2 * CHAIN_ELEMS * 4 / 1e9
     rows_gb = 2 * ROWS_ELEMS * 4 / 1e9
@@ -128,6 +144,9 @@ def figures(torch):
         ("graph_replay_200", "torch_cuda_graph", "us/node", SMALL_CALLS, REPLAY_NODES, replay),
         ("mlp_step_small", "torch_eager", "steps/s", SMALL_CALLS, 1, mlp),
         ("mlp_step_small_vs_cudagraph", "torch_cuda_graph", "steps/s", SMALL_CALLS, 1, mlp),
+        ("mlp_chain_small", "torch_eager", "steps/s", SMALL_CALLS, 1, mlp_chain(False)),
+        ("mlp_chain_small_vs_cudagraph", "torch_cuda_graph", "steps/s", SMALL_CALLS, 1,
+         mlp_chain(True)),
     ]
     return out
 

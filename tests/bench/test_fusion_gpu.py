@@ -167,7 +167,9 @@ def test_peer_prints_every_figure_the_benchmark_reads(tmp_path):
     want = {("gpu_chain8_256M", "torch_eager"), ("gpu_chain8_vs_compile", "torch_compile"),
             ("graph_replay_200", "torch_eager"), ("graph_replay_200", "torch_cuda_graph"),
             ("mlp_step_small", "torch_eager"),
-            ("mlp_step_small_vs_cudagraph", "torch_cuda_graph")}
+            ("mlp_step_small_vs_cudagraph", "torch_cuda_graph"),
+            ("mlp_chain_small", "torch_eager"),
+            ("mlp_chain_small_vs_cudagraph", "torch_cuda_graph")}
     for op in ("softmax", "layernorm"):
         for cols in (4096, 32768, 262144):
             want |= {(f"gpu_{op}_{cols}", "torch_eager"),
@@ -207,7 +209,8 @@ def test_bench_smoke_runs_every_workload_on_the_cpu(tmp_path):
     lines = run_smoke(tmp_path)
     names = {j["bench"] for j in lines}
     want = {"gpu_chain8_256M", "gpu_chain8_vs_compile", "graph_replay_200", "mlp_step_small",
-            "mlp_step_small_vs_cudagraph", "graph_replay_200_lazy", "mlp_step_small_lazy"}
+            "mlp_step_small_vs_cudagraph", "graph_replay_200_lazy", "mlp_step_small_lazy",
+            "mlp_chain_small", "mlp_chain_small_vs_cudagraph"}
     for op in ("softmax", "layernorm"):
         for cols in (4096, 32768, 262144):
             want |= {f"gpu_{op}_{cols}", f"gpu_{op}_{cols}_vs_compile"}
