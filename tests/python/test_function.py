@@ -123,6 +123,28 @@ def test_a_chain_of_calls_on_results_in_flight():
     np.testing.assert_allclose(x.numpy(), want, rtol=1e-6)
 
 
+def test_a_failed_call_fails_the_calls_on_its_results_with_its_error():
+    table = td.asarray(np.arange(1, 5, dtype=np.float32))
+
+    @td.function
+    def pick(i):
+        return td.take(table, i, axis=0)
+
+    @td.function
+    def twice(x):
+        return x * 2
+
+    pick(td.asarray(np.array([0, 1], np.int64)))
+    twice(td.ones(2))  # both traced: the calls below only send
+    # The twice calls go out before the pick's reply (the daemon queues them behind it) and
+    # fail with its error, raised where the client first learns of it.
+    with pytest.raises(td.TensorError, match="out of bounds") as error:
+        twice(twice(pick(td.asarray(np.array([0, 7], np.int64))))).numpy()
+    assert "index_select" in str(error.value)
+    good = twice(pick(td.asarray(np.array([3, 0], np.int64))))
+    np.testing.assert_allclose(good.numpy(), [8.0, 2.0])
+
+
 def test_a_function_explains_its_plan():
     @td.function
     def chain(x, scale):
