@@ -8,6 +8,10 @@ format):
                          floats: record, send, run, reply), median; vs the same session's
                          trivial RPC (memory_stats, answered on the daemon's event loop): the
                          ratio is what a run costs over Cap'n Proto's own round trip
+  python_function_chain_1op  us a call of a one-op @td.function, 1000 calls each on the
+                         previous call's result and one wait at the end (the daemon queues
+                         each behind the one before, without waiting for its reply), median;
+                         vs python_sync_1op, a synced round trip
   python_function_mlp_step  steps/s of an 8-layer MLP forward (256 wide, relu between, batch
                          8) kept on the daemon with @td.function, each step on the previous
                          step's result (pipelined, one wait at the end); vs NumPy running the
@@ -97,6 +101,22 @@ def sync_figure(td, a):
     ours = median_us(lambda: (a + 1).numpy())
     floor = median_us(lambda: _tensord.memory_stats(session))
     figure("python_sync_1op", ours, "us", "trivial_rpc", floor)
+    return ours
+
+
+def chain_figure(td, a, sync_us, calls=1000):
+    step = td.function(lambda x: x * 0.999)
+    td.sync(step(a))  # traced and planned before timing
+    times = []
+    for _ in range(REPEATS + 1):
+        t0 = time.perf_counter()
+        y = a
+        for _ in range(calls):
+            y = step(y)
+        td.sync(y)
+        times.append(time.perf_counter() - t0)
+    figure("python_function_chain_1op", median(times[1:]) * 1e6 / calls, "us", "python_sync_1op",
+           sync_us)
 
 
 def function_figures(td):
@@ -156,7 +176,8 @@ def main():
         ours = per_op_us(a, b, finish=lambda y: td.sync(y))
         numpy = per_op_us(a_np, b_np)
         figure("python_record_per_op", ours, "us", "numpy_op_16", numpy)
-        sync_figure(td, a)
+        sync_us = sync_figure(td, a)
+        chain_figure(td, a, sync_us)
         function_figures(td)
     finally:
         if process is not None:
