@@ -74,16 +74,16 @@ def mlp(h, weights, biases, relu, matmul):
     return h
 
 
-def steps_per_second(step, x, finish):
+def steps_per_second(step, x, finish, steps=STEPS):
     times = []
     for _ in range(REPEATS + 1):
         t0 = time.perf_counter()
         h = x
-        for _ in range(STEPS):
+        for _ in range(steps):
             h = step(h)
         finish(h)
         times.append(time.perf_counter() - t0)
-    return STEPS / median(times[1:])
+    return steps / median(times[1:])
 
 
 def median_us(f, n=2000):
@@ -107,16 +107,8 @@ def sync_figure(td, a):
 def chain_figure(td, a, sync_us, calls=1000):
     step = td.function(lambda x: x * 0.999)
     td.sync(step(a))  # traced and planned before timing
-    times = []
-    for _ in range(REPEATS + 1):
-        t0 = time.perf_counter()
-        y = a
-        for _ in range(calls):
-            y = step(y)
-        td.sync(y)
-        times.append(time.perf_counter() - t0)
-    figure("python_function_chain_1op", median(times[1:]) * 1e6 / calls, "us", "python_sync_1op",
-           sync_us)
+    calls_per_second = steps_per_second(step, a, lambda y: td.sync(y), steps=calls)
+    figure("python_function_chain_1op", 1e6 / calls_per_second, "us", "python_sync_1op", sync_us)
 
 
 def function_figures(td):
