@@ -25,6 +25,7 @@ DeviceWorker::DeviceWorker(std::unique_ptr<engine::Backend> backend, engine::Eng
     : backend_(std::move(backend)),
       engine_(*backend_,
               with_preemption(std::move(options), time_slice.count() > 0 ? this : nullptr)),
+      lendable_(engine_.lendable()),
       time_slice_(time_slice),
       thread_([this] { loop(); }) {}
 
@@ -107,6 +108,36 @@ void DeviceWorker::stop() {
   thread_.join();
 }
 
+engine::Engine* DeviceWorker::lend_engine(uint64_t session) {
+  if (!lendable_) return nullptr;
+  engine::Float32MatmulPrecision precision;
+  {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(session);
+    if (worker_busy_ || lent_.load(std::memory_order_relaxed) || !idle_locked() ||
+        it == sessions_.end()) {
+      return nullptr;
+    }
+    lent_.store(true, std::memory_order_relaxed);
+    precision = it->second.precision;
+  }
+  loans_.fetch_add(1, std::memory_order_relaxed);
+  // The worker thread waits (lent_), so the backend is this thread's until return_engine.
+  backend_->set_session(session);
+  backend_->set_float32_matmul_precision(precision);
+  return &engine_;
+}
+
+void DeviceWorker::return_engine() {
+  bool work;
+  {
+    std::lock_guard lock(mu_);
+    lent_.store(false, std::memory_order_relaxed);
+    work = !idle_locked();
+  }
+  if (work) wake_.notify_one();  // jobs submitted during the loan
+}
+
 void DeviceWorker::cancel_locked(Session& session, const std::string& reason) {
   for (auto& queued : session.jobs) cancelled_.emplace_back(std::move(queued.job), reason);
   session.jobs.clear();
@@ -152,9 +183,11 @@ void DeviceWorker::loop() {
     {
       std::unique_lock lock(mu_);
       running_ = 0;
+      worker_busy_ = false;
       // No spinning before sleeping: on small machines a spinning worker takes the CPU the
       // event loop and the client need to deliver the next request (measured: slower).
-      wake_.wait(lock, [&] { return !idle_locked(); });
+      wake_.wait(lock, [&] { return !lent_.load(std::memory_order_relaxed) && !idle_locked(); });
+      worker_busy_ = true;
       cancelled.swap(cancelled_);
       closed.swap(closed_);
       if (cancelled.empty() && closed.empty()) {
@@ -180,7 +213,9 @@ void DeviceWorker::loop() {
 }
 
 bool DeviceWorker::due() noexcept {
-  if (in_pause_ || !others_waiting_.load(std::memory_order_relaxed)) return false;
+  // A lent engine runs small work on a thread that must not run other sessions' jobs.
+  if (in_pause_ || lent_.load(std::memory_order_relaxed)) return false;
+  if (!others_waiting_.load(std::memory_order_relaxed)) return false;
   return std::chrono::steady_clock::now() - slice_start_ >= time_slice_;
 }
 

@@ -56,9 +56,19 @@ class DeviceWorker final : engine::Preemption {
   // Runs paused for other sessions, and the jobs run in those pauses, since the start.
   uint64_t pauses() const { return pauses_.load(std::memory_order_relaxed); }
   uint64_t jobs_run_in_pauses() const { return jobs_in_pauses_.load(std::memory_order_relaxed); }
+  // Times lend_engine lent the engine since the start.
+  uint64_t loans() const { return loans_.load(std::memory_order_relaxed); }
 
   // Cancels every queued job, lets the running one finish and joins the thread. Idempotent.
   void stop();
+
+  // Lends the engine to the calling thread, set up for `session` as a job of it would be, when
+  // the worker is idle: no job running, none queued by any session, nothing to complete, and
+  // the engine is lendable (Engine::lendable). Returns it, or null at once. Until return_engine,
+  // the worker thread runs nothing (jobs submitted meanwhile wait) and runs are never paused.
+  engine::Engine* lend_engine(uint64_t session);
+  void return_engine();
+  bool lendable() const { return lendable_; }
 
  private:
   // A job with the float32 matmul precision its session had when it was submitted.
@@ -106,6 +116,12 @@ class DeviceWorker final : engine::Preemption {
   std::vector<uint64_t> closed_;
   uint64_t next_session_ = 1;
   bool stopping_ = false;
+  // The worker thread has left its wait to run or complete something (under mu_).
+  bool worker_busy_ = false;
+  // The engine is lent to another thread (lend_engine); written under mu_, read by due() on
+  // the thread that holds the engine.
+  std::atomic<bool> lent_{false};
+  const bool lendable_;
 
   // Time slicing (pause()). running_ is the session whose job the loop runs (0: none), written
   // under mu_; others_waiting_ says, without the lock, that another session has jobs queued.
@@ -119,6 +135,7 @@ class DeviceWorker final : engine::Preemption {
   bool in_pause_ = false;
   std::atomic<uint64_t> pauses_{0};
   std::atomic<uint64_t> jobs_in_pauses_{0};
+  std::atomic<uint64_t> loans_{0};
 
   std::thread thread_;  // last: starts after everything above exists
 };

@@ -58,6 +58,21 @@ void SessionQueue::submit(std::unique_ptr<Job> job) {
   }
 }
 
+LentEngine::~LentEngine() {
+  if (worker_) worker_->return_engine();
+}
+
+std::optional<LentEngine> SessionQueue::borrow_idle_engine() {
+  if (!worker_) return std::nullopt;
+  engine::Engine* engine = worker_->lend_engine(id_);
+  if (!engine) return std::nullopt;
+  return LentEngine(worker_, engine);
+}
+
+bool SessionQueue::engine_lendable() const {
+  return worker_ && worker_->lendable();
+}
+
 void SessionQueue::close() {
   if (!worker_) return;
   worker_->close_session(id_);
@@ -90,6 +105,10 @@ Scheduler::Scheduler(std::vector<std::unique_ptr<engine::Backend>> backends,
 SliceStats Scheduler::slice_stats(size_t device) const {
   const DeviceWorker& w = *workers_.at(device);
   return SliceStats{w.pauses(), w.jobs_run_in_pauses()};
+}
+
+uint64_t Scheduler::engine_loans(size_t device) const {
+  return workers_.at(device)->loans();
 }
 
 Scheduler::~Scheduler() {

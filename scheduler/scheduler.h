@@ -1,13 +1,16 @@
 // The scheduler: one worker thread per device, fed by one FIFO queue per session and served
 // round-robin across sessions, with long runs paused between steps for the others (time
-// slicing: scheduler/device_worker.h). The RPC event loop submits jobs and never runs kernels;
-// the workers run jobs and never touch RPC objects (DESIGN.md, "Threads").
+// slicing: scheduler/device_worker.h). The RPC event loop submits jobs; it runs one itself only
+// on an engine lent while its worker idles (LentEngine: small CPU runs, docs/scheduling.md). The
+// workers run jobs and never touch RPC objects (DESIGN.md, "Threads").
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "engine/exec/backend.h"
@@ -30,6 +33,29 @@ struct SliceStats {
   uint64_t jobs_in_pauses = 0;  // other sessions' jobs run in those pauses
 };
 
+// The device's engine lent to the calling thread by SessionQueue::borrow_idle_engine, set up
+// for the borrowing session (its stream, its float32 matmul precision) as its worker would be.
+// Move-only RAII handle: until it goes, the worker runs nothing (jobs submitted meanwhile wait
+// for it) and the holder runs the engine as the worker would. For work that takes microseconds:
+// a run here holds up every session of the device and the holder's own thread.
+class LentEngine {
+ public:
+  LentEngine(LentEngine&& other) noexcept = default;
+  LentEngine& operator=(LentEngine&&) = delete;
+  LentEngine(const LentEngine&) = delete;
+  ~LentEngine();
+
+  engine::Engine& engine() const { return *engine_; }
+
+ private:
+  friend class SessionQueue;
+  LentEngine(std::shared_ptr<DeviceWorker> worker, engine::Engine* engine)
+      : worker_(std::move(worker)), engine_(engine) {}
+
+  std::shared_ptr<DeviceWorker> worker_;  // null once moved from
+  engine::Engine* engine_;
+};
+
 // A session's queue on one device. Move-only RAII handle: closing it (or destroying it) cancels
 // the jobs it still has queued; their `done` gets tensord::Error(Cancelled) on the worker
 // thread. A job already running finishes normally. A handle may outlive its Scheduler.
@@ -46,6 +72,13 @@ class SessionQueue {
 
   void close();
   bool is_open() const { return worker_ != nullptr; }
+  // The engine, to run a job's work on this thread instead of queueing it, when that keeps the
+  // session's order and costs nobody a wait: the device's worker is idle with nothing queued by
+  // any session, and its engine is lendable (Engine::lendable: the CPU backend). Saves the two
+  // thread hand-offs of a queued job. Nothing (at once) otherwise, or on a closed queue.
+  std::optional<LentEngine> borrow_idle_engine();
+  // Whether the device's engine is ever lent (Engine::lendable); false on a closed queue.
+  bool engine_lendable() const;
   // The float32 matmul precision of the jobs submitted from now on (PyTorch's
   // torch.set_float32_matmul_precision, per session): the worker gives it to the backend
   // before running each of them. Jobs already queued keep theirs. Default: Highest.
@@ -83,6 +116,8 @@ class Scheduler {
   std::optional<cache::KernelCacheStats> own_kernel_cache_stats(size_t device) const;
 
   SliceStats slice_stats(size_t device) const;
+  // Times the device's engine was lent to another thread (SessionQueue::borrow_idle_engine).
+  uint64_t engine_loans(size_t device) const;
 
   SessionQueue open_session(size_t device = 0);
 

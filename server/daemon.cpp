@@ -30,6 +30,7 @@ std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
   config.token = options.token;
   config.max_tensor_bytes = options.max_tensor_bytes;
   config.session_memory_limit = options.session_memory_limit;
+  config.inline_small_runs = options.inline_small_runs;
   if (config.max_tensor_bytes == 0) config.max_tensor_bytes = devices.front()->info().total_memory;
   if (config.max_tensor_bytes == 0) config.max_tensor_bytes = ir::Limits{}.max_tensor_bytes;
   engine::EngineOptions engine_options;

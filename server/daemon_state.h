@@ -28,6 +28,7 @@ struct DaemonConfig {
   uint64_t max_tensor_bytes = 0;
   uint64_t max_chunk_bytes = ::MAX_CHUNK_BYTES;
   uint64_t session_memory_limit = 0;  // bytes of live tensors per session; 0: none
+  bool inline_small_runs = true;      // server/inline_runs.h
 };
 
 struct DaemonState {

@@ -39,7 +39,8 @@ nlohmann::json devices(const scheduler::Scheduler& scheduler) {
                    {"threads", d.threads},
                    {"memory", memory(scheduler.memory_stats(i))},
                    {"pauses", scheduler.slice_stats(i).pauses},
-                   {"jobs_in_pauses", scheduler.slice_stats(i).jobs_in_pauses}});
+                   {"jobs_in_pauses", scheduler.slice_stats(i).jobs_in_pauses},
+                   {"inline_runs", scheduler.engine_loans(i)}});
   }
   return out;
 }

@@ -105,13 +105,14 @@ void device_families(Exposition& e, const scheduler::Scheduler& scheduler) {
     uint64_t total_memory;
     engine::DeviceMemoryStats memory;  // read once: each read takes the allocator's lock
     scheduler::SliceStats slices;
+    uint64_t engine_loans;
   };
   std::vector<std::pair<std::string, Device>> devices;
   for (size_t i = 0; i < scheduler.device_count(); ++i) {
     const engine::DeviceInfo& d = scheduler.device_info(i);
-    devices.emplace_back(
-        "device=\"" + metric_label(d.kind + ":" + std::to_string(d.index)) + "\"",
-        Device{d.total_memory, scheduler.memory_stats(i), scheduler.slice_stats(i)});
+    devices.emplace_back("device=\"" + metric_label(d.kind + ":" + std::to_string(d.index)) + "\"",
+                         Device{d.total_memory, scheduler.memory_stats(i), scheduler.slice_stats(i),
+                                scheduler.engine_loans(i)});
   }
   using D = const Device&;
   using Maybe = std::optional<double>;
@@ -141,6 +142,10 @@ void device_families(Exposition& e, const scheduler::Scheduler& scheduler) {
   labelled_family(e, "device_jobs_in_pauses_total", "counter",
                   "Other sessions' requests served while a run was paused.", devices,
                   [](D d) { return Maybe(d.slices.jobs_in_pauses); });
+  labelled_family(e, "device_inline_runs_total", "counter",
+                  "Small runs the event loop ran itself while the device's worker idled "
+                  "(--inline-small-runs).",
+                  devices, [](D d) { return Maybe(d.engine_loans); });
 }
 
 }  // namespace

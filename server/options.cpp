@@ -87,6 +87,10 @@ Options:
   --background-compile on|off  on (default): a new graph's first runs go unfused while
                           its fused kernels compile on a background thread, and later
                           runs are fused; off: its first run waits for the compiler
+  --inline-small-runs on|off  on (default): a run of a few thousand elements that
+                          arrives while the CPU device's worker idles runs on the
+                          event loop, without two thread hand-offs; off: every run
+                          queues for the worker
   --cuda-programmatic-launch on|off  on (default): on a GPU of compute capability 9.0
                           or later, generated kernels are launched programmatically
                           (each may start while the one before it finishes); off:
@@ -136,7 +140,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
     if (flag == "--listen" || flag == "--device" || flag == "--threads" || flag == "--log-level" ||
         flag == "--token" || flag == "--max-tensor-bytes" || flag == "--time-slice-ms" ||
         flag == "--session-memory-limit" || flag == "--background-compile" ||
-        flag == "--cuda-programmatic-launch") {
+        flag == "--cuda-programmatic-launch" || flag == "--inline-small-runs") {
       auto v = take_value();
       if (!v) return fail(std::string(flag) + " needs a value");
       if (flag == "--listen") {
@@ -174,6 +178,11 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
           return fail("bad --background-compile '" + std::string(*v) + "': expected on or off");
         }
         o.background_compile = *v == "on";
+      } else if (flag == "--inline-small-runs") {
+        if (*v != "on" && *v != "off") {
+          return fail("bad --inline-small-runs '" + std::string(*v) + "': expected on or off");
+        }
+        o.inline_small_runs = *v == "on";
       } else if (flag == "--cuda-programmatic-launch") {
         if (*v != "on" && *v != "off") {
           return fail("bad --cuda-programmatic-launch '" + std::string(*v) +

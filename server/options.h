@@ -28,6 +28,9 @@ struct Options {
   // A new graph's first runs go unfused while its kernels compile (engine::EngineOptions::
   // compile_in_background); off: the first run waits for the compiler.
   bool background_compile = true;
+  // Small Session.run requests run on the event loop while the worker idles (server/
+  // inline_runs.h); off: every run queues for the worker.
+  bool inline_small_runs = true;
   // CUDA: generated kernels launched programmatically on compute capability 9.0+
   // (cuda::CudaBackendOptions::programmatic_launch).
   bool cuda_programmatic_launch = true;

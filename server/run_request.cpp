@@ -9,6 +9,7 @@
 #include "protocol/wire_error.h"
 #include "server/device_bytes.h"
 #include "server/exceptions.h"
+#include "server/inline_runs.h"
 #include "server/tensor_impl.h"
 #include "server/transfer_trace.h"
 #include "server/wire_types.h"
@@ -284,6 +285,29 @@ void RequestProfile::received() const {
   }
 }
 
+namespace {
+
+// The engine, when `run` is small enough to run here on the event loop without making anyone
+// wait (server/inline_runs.h); a Function call's prepared graph is the worker's, so calls queue.
+std::optional<scheduler::LentEngine> lend_for_inline_run(SessionCore& session, PendingRun& run) {
+  RunRequest& request = run.request;
+  if (!session.config().inline_small_runs || request.prepared ||
+      !session.queue().engine_lendable() || !few_linear_nodes(request.graph)) {
+    return std::nullopt;
+  }
+  std::vector<ir::TensorType> types;
+  types.reserve(request.slots.size());
+  for (const InputSlot& slot : request.slots) {
+    types.push_back(std::visit([](const auto& s) { return s.type; }, slot));
+  }
+  ir::Limits limits;
+  limits.max_tensor_bytes = static_cast<int64_t>(session.config().max_tensor_bytes);
+  if (!small_enough_to_run_inline(request.graph, types, limits)) return std::nullopt;
+  return session.queue().borrow_idle_engine();
+}
+
+}  // namespace
+
 kj::Promise<void> run_request(std::shared_ptr<SessionCore> session, std::shared_ptr<PendingRun> run,
                               RequestProfile request_profile, std::shared_ptr<RunMarks> marks,
                               ResultsInit init_results) {
@@ -299,6 +323,7 @@ kj::Promise<void> run_request(std::shared_ptr<SessionCore> session, std::shared_
       resolve(*session, run)
           .then([session, run, max_chunk, profile, marks, pending]() {
             int64_t queued = profile ? profile->profiler->now() : 0;
+            std::optional<scheduler::LentEngine> lent = lend_for_inline_run(*session, *run);
             auto job = [request = std::move(run->request), max_chunk, profile, queued, marks,
                         running = session->running_since()](engine::Engine& engine) mutable {
               marks->on_worker = ActivityLog::Clock::now();
@@ -310,7 +335,9 @@ kj::Promise<void> run_request(std::shared_ptr<SessionCore> session, std::shared_
               }
               return execute_and_share(engine, request, max_chunk, profile ? &*profile : nullptr);
             };
-            auto done = run_on_worker(session->queue(), std::move(job));
+            auto done = lent ? run_on_lent_engine(*lent, job)
+                             : run_on_worker(session->queue(), std::move(job));
+            lent.reset();  // before anything else runs on this thread
             if (pending) pending->queued();
             return done.catch_([session](kj::Exception&& e) -> kj::Own<RunOutcome> {
               kj::throwFatalException(with_holdings(kj::mv(e), *session->account()));

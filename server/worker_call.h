@@ -55,4 +55,16 @@ kj::Promise<kj::Own<T>> run_on_worker(scheduler::SessionQueue& queue, F&& work) 
   return kj::mv(paf.promise);
 }
 
+// `work` run here, on the engine lent to this thread (scheduler::SessionQueue::
+// borrow_idle_engine), with run_on_worker's outcome: a ready promise of its result or of its
+// failure as a wire exception.
+template <typename F, typename T = std::invoke_result_t<F&, engine::Engine&>>
+kj::Promise<kj::Own<T>> run_on_lent_engine(const scheduler::LentEngine& lent, F& work) {
+  try {
+    return kj::heap<T>(work(lent.engine()));
+  } catch (...) {
+    return to_wire_exception(std::current_exception());
+  }
+}
+
 }  // namespace tensord::server

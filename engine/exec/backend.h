@@ -95,6 +95,10 @@ class Backend {
   // (EngineOptions::compile_in_background). CUDA says no for now: its compile loads modules
   // into the device's context, which has not been tried from a second thread.
   virtual bool compiles_in_background() const { return false; }
+  // Whether steps may run on a thread other than the worker's, one thread at a time, while the
+  // worker waits (Engine::lendable). CUDA says no: the device's context and the sessions'
+  // streams are set up on the worker's thread.
+  virtual bool runs_on_any_thread() const { return false; }
 
   // Graph capture, for backends with a launch overhead worth saving (CUDA graphs). Between
   // begin_capture() and end_capture(), run() and run_fused() record their device work instead

@@ -160,6 +160,11 @@ class Engine {
                                   std::span<const ir::ValueRef> outputs, CompileMode mode);
 
   Backend& backend() { return backend_; }
+  // Whether run() may be called from a thread other than the worker's while the worker waits
+  // (scheduler::SessionQueue::borrow_idle_engine): the backend allows it and no run ever
+  // waits for a compiler (a new plan's kernels compile in the background, or there are none).
+  // Constant for the engine's life; any thread.
+  bool lendable() const;
   const EngineStats& stats() const { return stats_; }
   const CaptureStats& capture_stats() const { return captured_.stats(); }
   CapturedPlans::Status capture_status(const Plan* plan) const {

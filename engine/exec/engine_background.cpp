@@ -19,6 +19,10 @@ bool Engine::compiles_in_background() const {
   return options_.compile_in_background && backend_.compiles_in_background();
 }
 
+bool Engine::lendable() const {
+  return backend_.runs_on_any_thread() && (!backend_.can_fuse() || compiles_in_background());
+}
+
 void Engine::start_background_compile(ir::CanonicalForm form, std::shared_ptr<Plan> fused,
                                       std::shared_ptr<const Plan> stand_in, const ir::Graph& graph,
                                       std::span<const ir::TensorType> types,

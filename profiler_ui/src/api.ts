@@ -32,6 +32,8 @@ export interface Device {
    * other sessions' requests served in those pauses. */
   pauses?: number;
   jobs_in_pauses?: number;
+  /** Small runs the event loop ran itself while the worker idled (--inline-small-runs). */
+  inline_runs?: number;
 }
 
 export interface Totals {

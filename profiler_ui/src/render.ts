@@ -41,6 +41,10 @@ function renderDevice(device: Device): HTMLElement {
     parts.push(`${formatCount(device.pauses)} ${device.pauses === 1 ? "run" : "runs"} paused for ` +
       `${formatCount(served)} other ${served === 1 ? "request" : "requests"}`);
   }
+  if (device.inline_runs) {
+    parts.push(`${formatCount(device.inline_runs)} small ${device.inline_runs === 1 ? "run" : "runs"} ` +
+      "on the event loop");
+  }
   return h("li", { class: "device", "data-testid": "device", "data-kind": device.kind },
     h("span", { class: "device-id" }, `${device.kind}:${device.index}`),
     ` ${device.name}`,

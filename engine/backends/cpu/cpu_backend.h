@@ -52,6 +52,9 @@ class CpuBackend final : public engine::Backend {
   bool kernels_cached(std::span<const engine::FusedGroup> groups) const override;
   // compile() only emits and calls the kernel cache, which compiles without its lock.
   bool compiles_in_background() const override { return kernels_ != nullptr; }
+  // Nothing is tied to the worker's thread: an OpenMP team starts from whichever thread runs
+  // a parallel step (scheduler::SessionQueue::borrow_idle_engine lends only to small runs).
+  bool runs_on_any_thread() const override { return true; }
   // max-autotune's measured launch configurations (launch_tuning.h); null without a kernel
   // cache.
   LaunchTuning* launch_tuning();

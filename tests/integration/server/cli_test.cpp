@@ -73,6 +73,7 @@ TEST_CASE("--help and --version print and exit 0; bad flags exit 2") {
   REQUIRE(help.output.find("--session-memory-limit") != std::string::npos);
   REQUIRE(help.output.find("--background-compile on|off") != std::string::npos);
   REQUIRE(help.output.find("--cuda-programmatic-launch on|off") != std::string::npos);
+  REQUIRE(help.output.find("--inline-small-runs on|off") != std::string::npos);
   Ran version = run_binary({"--version"});
   REQUIRE(version.exit_code == 0);
   REQUIRE(version.output == "tensord 0.1.0\n");
@@ -87,6 +88,7 @@ TEST_CASE("--help and --version print and exit 0; bad flags exit 2") {
                                                         {"--background-compile", "yes"},
                                                         {"--background-compile"},
                                                         {"--cuda-programmatic-launch", "1"},
+                                                        {"--inline-small-runs", "yes"},
                                                         {"--log-level", "loud"},
                                                         {"--listen", "http://x"},
                                                         {"--max-tensor-bytes", "lots"},
