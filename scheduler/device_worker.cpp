@@ -125,10 +125,12 @@ engine::Engine* DeviceWorker::lend_engine(uint64_t session) {
   // The worker thread waits (lent_), so the backend is this thread's until return_engine.
   backend_->set_session(session);
   backend_->set_float32_matmul_precision(precision);
+  backend_->set_single_threaded(true);
   return &engine_;
 }
 
 void DeviceWorker::return_engine() {
+  backend_->set_single_threaded(false);  // still this thread's engine
   bool work;
   {
     std::lock_guard lock(mu_);

@@ -99,6 +99,10 @@ class Backend {
   // worker waits (Engine::lendable). CUDA says no: the device's context and the sessions'
   // streams are set up on the worker's thread.
   virtual bool runs_on_any_thread() const { return false; }
+  // Until called with false, steps run on the calling thread alone (the engine lent to another
+  // thread: that thread must not start a thread team of its own, whose threads would spin beside
+  // the worker's team on the same cores).
+  virtual void set_single_threaded(bool on) {}
 
   // Graph capture, for backends with a launch overhead worth saving (CUDA graphs). Between
   // begin_capture() and end_capture(), run() and run_fused() record their device work instead

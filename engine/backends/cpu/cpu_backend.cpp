@@ -62,6 +62,7 @@ CpuBackend::CpuBackend(int threads)
   info_.kind = "cpu";
   info_.index = 0;
   info_.threads = threads;
+  run_threads_ = threads;
   info_.name = cpu_model_name() + " (" + std::to_string(threads) + " threads)";
   info_.total_memory = physical_memory();
   blocks_ = std::make_unique<HostBlockCache>(default_host_cache_bytes(info_.total_memory));
@@ -103,7 +104,7 @@ void CpuBackend::set_memory_ledger(std::shared_ptr<profiler::MemoryLedger> ledge
 
 KernelContext CpuBackend::context() const {
   KernelContext ctx;
-  ctx.threads = info_.threads;
+  ctx.threads = run_threads_;
   ctx.blocks = blocks_.get();
   if (step_site_ != nullptr) [[unlikely]]
     ctx.scratch = ScratchSite{ledger_.get(), step_site_};

@@ -52,9 +52,10 @@ class CpuBackend final : public engine::Backend {
   bool kernels_cached(std::span<const engine::FusedGroup> groups) const override;
   // compile() only emits and calls the kernel cache, which compiles without its lock.
   bool compiles_in_background() const override { return kernels_ != nullptr; }
-  // Nothing is tied to the worker's thread: an OpenMP team starts from whichever thread runs
-  // a parallel step (scheduler::SessionQueue::borrow_idle_engine lends only to small runs).
+  // Nothing is tied to the worker's thread but its OpenMP team, which a lent engine does not
+  // use (set_single_threaded; scheduler::SessionQueue::borrow_idle_engine).
   bool runs_on_any_thread() const override { return true; }
+  void set_single_threaded(bool on) override { run_threads_ = on ? 1 : info_.threads; }
   // max-autotune's measured launch configurations (launch_tuning.h); null without a kernel
   // cache.
   LaunchTuning* launch_tuning();
@@ -78,6 +79,7 @@ class CpuBackend final : public engine::Backend {
   KernelContext context() const;
 
   engine::DeviceInfo info_;
+  int run_threads_ = 1;              // info_.threads, or 1 while single-threaded
   std::unique_ptr<Matmul> matmul_;   // oneDNN engine, stream and primitive cache
   std::unique_ptr<FftPlanner> fft_;  // issue 4: FFTW plans, one planner mutex per backend
   std::shared_ptr<cache::KernelCache> kernels_;

@@ -72,8 +72,8 @@ void CpuBackend::run_fused(const engine::CompiledKernels& kernels, uint32_t grou
     parallel_for(n, grain, threads,
                  [&](int64_t begin, int64_t end) { fn(sizes, strides, p, constants, begin, end); });
   };
-  int threads = info_.threads;
-  if (fused.autotune && n >= grain) {  // below the grain it runs on this thread anyway
+  int threads = run_threads_;
+  if (fused.autotune && threads > 1 && n >= grain) {  // else it runs on this thread anyway
     // Measuring runs the kernel several times: harmless, since a fused kernel reads only its
     // inputs and writes all of its outputs (they never alias).
     LaunchTuning& tuning = *launch_tuning();

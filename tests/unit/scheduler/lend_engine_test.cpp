@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <filesystem>
+#include <functional>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +45,36 @@ std::vector<float> run_small_graph(engine::Engine& engine) {
   return std::vector<float>(data, data + 3);
 }
 
+// rand([1 << 20]) on `engine`: enough elements for a CPU kernel to split over threads.
+void run_large_graph(engine::Engine& engine) {
+  ir::Graph graph;
+  auto r = graph.add(ir::Op::rand, {},
+                     {{ir::Attr::shape, Ints{1 << 20}},
+                      {ir::Attr::seed, int64_t{7}},
+                      {ir::Attr::dtype, ir::DType::Float32}});
+  std::vector<ir::ValueRef> outputs{r};
+  engine.run(std::move(graph), {}, outputs);
+}
+
+// Threads of this process now (Linux).
+size_t process_threads() {
+  return static_cast<size_t>(std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                                           std::filesystem::directory_iterator{}));
+}
+
+// The threads a new thread running `f` leaves behind: an OpenMP team stays with its master
+// thread until that thread ends, so they are counted while it still runs.
+size_t threads_started_by(const std::function<void()>& f) {
+  size_t started = 0;
+  std::thread t([&] {
+    size_t before = process_threads();
+    f();
+    started = process_threads() - before;
+  });
+  t.join();
+  return started;
+}
+
 TEST_CASE("an idle worker lends its engine to the calling thread") {
   Scheduler scheduler(one_cpu());
   SessionQueue queue = scheduler.open_session();
@@ -58,6 +91,34 @@ TEST_CASE("an idle worker lends its engine to the calling thread") {
   auto done = journal.wait_for(1);
   CHECK(done[0].ran);
   CHECK(done[0].thread != std::this_thread::get_id());
+}
+
+TEST_CASE("a lent CPU engine runs every step on the borrowing thread alone") {
+  std::vector<std::unique_ptr<engine::Backend>> backends;
+  backends.push_back(std::make_unique<cpu::CpuBackend>(2));
+  Scheduler scheduler(std::move(backends));
+  SessionQueue queue = scheduler.open_session();
+  // Control: the same run on an engine of its own starts a thread team from a new thread.
+  cpu::CpuBackend backend(2);
+  engine::Engine own(backend);
+  const size_t base = process_threads();
+  REQUIRE(threads_started_by([&] { run_large_graph(own); }) > 0);
+  // Its team ends after its master thread: wait for that, so that it does not hide a new one.
+  for (int i = 0; i < 500 && process_threads() > base; ++i) std::this_thread::sleep_for(10ms);
+  REQUIRE(process_threads() == base);
+  // A lent engine's steps do not (a second team would spin beside the worker's).
+  bool lent_there = false;
+  size_t started = threads_started_by([&] {
+    std::optional<LentEngine> lent = queue.borrow_idle_engine();
+    lent_there = lent.has_value();
+    if (lent) run_large_graph(lent->engine());
+  });
+  REQUIRE(lent_there);
+  CHECK(started == 0);
+  // The worker runs as before once the engine is back.
+  Journal journal;
+  queue.submit(journal.job("large", [](engine::Engine& engine) { run_large_graph(engine); }));
+  CHECK(journal.wait_for(1)[0].ran);
 }
 
 TEST_CASE("a busy worker or a queued job lends nothing") {
