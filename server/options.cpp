@@ -53,6 +53,14 @@ CommandLine fail(std::string message) {
   return CommandLine{{}, "tensord: " + message + "\nRun 'tensord --help' for the options.\n", 2};
 }
 
+// The setting a flag that takes on|off switches; null for other flags.
+bool* on_off_setting(Options& o, std::string_view flag) {
+  if (flag == "--background-compile") return &o.background_compile;
+  if (flag == "--inline-small-runs") return &o.inline_small_runs;
+  if (flag == "--cuda-programmatic-launch") return &o.cuda_programmatic_launch;
+  return nullptr;
+}
+
 }  // namespace
 
 std::string usage() {
@@ -139,8 +147,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
 
     if (flag == "--listen" || flag == "--device" || flag == "--threads" || flag == "--log-level" ||
         flag == "--token" || flag == "--max-tensor-bytes" || flag == "--time-slice-ms" ||
-        flag == "--session-memory-limit" || flag == "--background-compile" ||
-        flag == "--cuda-programmatic-launch" || flag == "--inline-small-runs") {
+        flag == "--session-memory-limit" || on_off_setting(o, flag) != nullptr) {
       auto v = take_value();
       if (!v) return fail(std::string(flag) + " needs a value");
       if (flag == "--listen") {
@@ -173,22 +180,12 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::string_vi
                       "': expected error, warn, info or debug");
         }
         o.log_level = *level;
-      } else if (flag == "--background-compile") {
+      } else if (bool* setting = on_off_setting(o, flag)) {
         if (*v != "on" && *v != "off") {
-          return fail("bad --background-compile '" + std::string(*v) + "': expected on or off");
-        }
-        o.background_compile = *v == "on";
-      } else if (flag == "--inline-small-runs") {
-        if (*v != "on" && *v != "off") {
-          return fail("bad --inline-small-runs '" + std::string(*v) + "': expected on or off");
-        }
-        o.inline_small_runs = *v == "on";
-      } else if (flag == "--cuda-programmatic-launch") {
-        if (*v != "on" && *v != "off") {
-          return fail("bad --cuda-programmatic-launch '" + std::string(*v) +
+          return fail("bad " + std::string(flag) + " '" + std::string(*v) +
                       "': expected on or off");
         }
-        o.cuda_programmatic_launch = *v == "on";
+        *setting = *v == "on";
       } else if (flag == "--token") {
         o.token = std::string(*v);
       } else if (flag == "--session-memory-limit") {
