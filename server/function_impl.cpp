@@ -12,6 +12,7 @@
 #include "server/device_bytes.h"
 #include "server/exceptions.h"
 #include "server/graph_from_wire.h"
+#include "server/inline_runs.h"
 #include "server/run_graph.h"
 #include "server/run_request.h"
 #include "server/worker_call.h"
@@ -19,10 +20,11 @@
 namespace tensord::server {
 namespace {
 
-// What a Function keeps. Only `prepared` is touched on the worker (its plans); the rest is
-// read on the event loop.
+// What a Function keeps. Only `prepared` is touched on the worker (its plans), or on the event
+// loop while the worker lends it its engine; the rest is read on the event loop.
 struct FunctionState {
   std::shared_ptr<engine::PreparedGraph> prepared;
+  bool small = false;  // calls may run on the event loop (server/inline_runs.h)
   // Per graph input: its captured value, or none for a parameter.
   std::vector<std::optional<engine::TensorValue>> captured;
   std::vector<size_t> parameters;  // the graph input of each argument, in order
@@ -126,6 +128,7 @@ class FunctionImpl final : public ::Function::Server {
     auto run = std::make_shared<PendingRun>();
     RunRequest& request = run->request;
     request.prepared = state.prepared;
+    request.small_prepared = state.small;
     marks->nodes = state.prepared->graph().nodes.size();
     for (const auto& value : state.captured) {
       request.slots.emplace_back(value ? *value : engine::TensorValue{});
@@ -241,6 +244,7 @@ kj::Promise<void> define_function(std::shared_ptr<SessionCore> session, Function
           state->prepared = std::make_shared<engine::PreparedGraph>(
               engine.prepare(std::move(r.graph), std::move(types), std::move(r.outputs)));
           const ir::Graph& graph = state->prepared->graph();
+          state->small = small_function(graph);
           if (!engine::has_data_dependent_op(graph)) {
             state->result_types.emplace();
             for (ir::ValueRef v : state->prepared->outputs()) {

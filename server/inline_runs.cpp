@@ -67,8 +67,16 @@ bool small_enough_to_run_inline(ir::Graph& graph, std::span<const ir::TensorType
   } catch (const Error&) {
     return false;
   }
+  return few_elements(graph);
+}
+
+bool small_function(const ir::Graph& validated) {
+  return few_linear_nodes(validated) && few_elements(validated);
+}
+
+bool few_elements(const ir::Graph& validated) {
   int64_t elements = 0;
-  for (const ir::Node& node : graph.nodes) {
+  for (const ir::Node& node : validated.nodes) {
     for (const ir::TensorType& t : node.outputs) {
       elements += t.numel();
       if (elements > kInlineRunMaxElements) return false;

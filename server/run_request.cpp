@@ -288,13 +288,17 @@ void RequestProfile::received() const {
 namespace {
 
 // The engine, when `run` is small enough to run here on the event loop without making anyone
-// wait (server/inline_runs.h); a Function call's prepared graph is the worker's, so calls queue.
+// wait (server/inline_runs.h). A Function call's size was found when it was defined.
 std::optional<scheduler::LentEngine> lend_for_inline_run(SessionCore& session, PendingRun& run) {
   RunRequest& request = run.request;
-  if (!session.config().inline_small_runs || request.prepared ||
-      !session.queue().engine_lendable() || !few_linear_nodes(request.graph)) {
+  if (!session.config().inline_small_runs || !session.queue().engine_lendable()) {
     return std::nullopt;
   }
+  if (request.prepared) {
+    if (!request.small_prepared) return std::nullopt;
+    return session.queue().borrow_idle_engine();
+  }
+  if (!few_linear_nodes(request.graph)) return std::nullopt;
   std::vector<ir::TensorType> types;
   types.reserve(request.slots.size());
   for (const InputSlot& slot : request.slots) {

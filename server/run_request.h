@@ -29,8 +29,11 @@ using InputSlot = std::variant<engine::TensorValue, InlineInput, QueuedInput>;
 // Everything the worker needs: plain values only, never RPC objects.
 struct RunRequest {
   ir::Graph graph;  // Session.run's (moved into the engine); empty for a call
-  // Function.call's graph, validated once; touched on the session's worker only.
+  // Function.call's graph, validated once; touched on the session's worker only (or on the
+  // thread its engine is lent to).
   std::shared_ptr<engine::PreparedGraph> prepared;
+  // Whether `prepared` is small enough to run on the event loop (server/inline_runs.h).
+  bool small_prepared = false;
   std::vector<InputSlot> slots;
   std::vector<ir::ValueRef> outputs;  // Session.run's; a call's are the prepared graph's
   std::vector<bool> fetch;            // per output

@@ -81,5 +81,20 @@ TEST_CASE("a graph that does not validate is not small: the worker reports its e
   CHECK_FALSE(small_enough_to_run_inline(graph, none, ir::Limits{}));
 }
 
+TEST_CASE("a function's graph, validated when it was defined, is judged as a run's") {
+  auto validated = [](ir::Graph graph, std::vector<ir::TensorType> types) {
+    ir::validate(graph, types, ir::Limits{});
+    return graph;
+  };
+  CHECK(small_function(validated(doubled({100}), {f32({100})})));
+  CHECK_FALSE(
+      small_function(validated(doubled({kInlineRunMaxElements}), {f32({kInlineRunMaxElements})})));
+
+  ir::Graph product;
+  auto a = product.add_input(0, f32({2, 2}));
+  product.add(ir::Op::matmul, {a, a});
+  CHECK_FALSE(small_function(validated(std::move(product), {f32({2, 2})})));
+}
+
 }  // namespace
 }  // namespace tensord::server
