@@ -1,7 +1,8 @@
 // Reproducers: a graph that failed inside the engine (a generated kernel that did not compile,
 // a kernel that threw Internal), written as JSON so that `tensord-replay` can run it again
-// against a daemon or locally. The first step of a minifier: the whole graph, input types
-// only (inputs are regenerated from a fixed seed when replayed).
+// against a daemon or locally. The whole graph, input types only (inputs are regenerated from
+// a fixed seed when replayed); `tensord-replay --shrink` looks for a smaller one
+// (tools/replay/shrink.h).
 #pragma once
 
 #include <span>

@@ -1,6 +1,7 @@
 // tensord-replay: reruns a reproducer the daemon wrote (engine/exec/reproducer.h), locally on
-// the CPU backend (default) or against a daemon (--address). Exit status 0 when the graph now
-// runs, 1 when it fails again (the error is printed), 2 for a bad command line or file.
+// the CPU backend (default) or against a daemon (--address), or shrinks it (--shrink,
+// tools/replay/shrink.h). Exit status 0 when the graph now runs, 1 when it fails again (the
+// error is printed), 2 for a bad command line or file.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "engine/exec/reproducer.h"
 #include "tensord/client.h"
 #include "tools/replay/inputs.h"
+#include "tools/replay/shrink.h"
 
 namespace {
 
@@ -25,9 +27,12 @@ using tensord::Tensor;
 
 const char* kUsage =
     "usage: tensord-replay [--address ADDRESS] [--mode MODE] [--cache-dir DIR] "
-    "[--compiler CMD] FILE\n"
+    "[--compiler CMD] [--shrink OUT] FILE\n"
     "Reruns a reproducer locally (default) or on the daemon at ADDRESS. MODE overrides the\n"
-    "reproducer's compile mode; DIR (default: in memory) and CMD are for local runs.\n";
+    "reproducer's compile mode; DIR (default: in memory) and CMD are for local runs.\n"
+    "--shrink OUT (local only): looks for a smaller graph that fails with the same error code\n"
+    "and writes it to OUT as a reproducer.\n"
+    "Exit status: 0 it runs, 1 it fails (again), 2 bad command line or file.\n";
 
 void print_outputs(const std::vector<ir::TensorType>& types) {
   for (size_t i = 0; i < types.size(); ++i) {
@@ -35,28 +40,97 @@ void print_outputs(const std::vector<ir::TensorType>& types) {
   }
 }
 
-int run_local(const engine::Reproducer& r, engine::CompileMode mode, const std::string& dir,
-              const std::string& compiler) {
-  cache::KernelCacheOptions options;
-  options.dir = dir;
-  if (!compiler.empty()) options.compiler.command = compiler;
-  cpu::CpuBackend backend(0, std::make_shared<cache::KernelCache>(options));
-  // A kernel that does not compile fails the replay: that is what it reproduces (the daemon
-  // runs such a graph unfused instead).
-  engine::EngineOptions strict;
-  strict.unfused_on_compile_error = false;
-  engine::Engine e(backend, std::move(strict));
-  std::vector<engine::TensorValue> inputs;
-  for (size_t i = 0; i < r.inputs.size(); ++i) {
-    const std::vector<std::byte> bytes = replay::input_bytes(r.inputs[i], i);
-    auto buffer = backend.allocate(bytes.size());
-    backend.write(*buffer, 0, bytes.data(), bytes.size());
-    inputs.push_back(engine::TensorValue::contiguous(std::move(buffer), r.inputs[i]));
+// The CPU backend and an engine that runs reproducers in this process. A kernel that does not
+// compile fails the run: that is what it reproduces (the daemon runs such a graph unfused
+// instead).
+class LocalRunner {
+ public:
+  LocalRunner(const std::string& dir, const std::string& compiler)
+      : backend_(0, std::make_shared<cache::KernelCache>(cache_options(dir, compiler))),
+        engine_(backend_, strict()) {}
+
+  std::vector<ir::TensorType> run(const engine::Reproducer& r, engine::CompileMode mode) {
+    std::vector<engine::TensorValue> inputs;
+    for (size_t i = 0; i < r.inputs.size(); ++i) {
+      const std::vector<std::byte> bytes = replay::input_bytes(r.inputs[i], i);
+      auto buffer = backend_.allocate(bytes.size());
+      backend_.write(*buffer, 0, bytes.data(), bytes.size());
+      inputs.push_back(engine::TensorValue::contiguous(std::move(buffer), r.inputs[i]));
+    }
+    std::vector<ir::TensorType> types;
+    for (const auto& v : engine_.run(r.graph, inputs, r.outputs, mode)) types.push_back(v.type);
+    return types;
   }
-  std::vector<engine::TensorValue> out = e.run(r.graph, inputs, r.outputs, mode);
-  std::vector<ir::TensorType> types;
-  for (const auto& v : out) types.push_back(v.type);
-  print_outputs(types);
+
+ private:
+  static cache::KernelCacheOptions cache_options(const std::string& dir,
+                                                 const std::string& compiler) {
+    cache::KernelCacheOptions options;
+    options.dir = dir;
+    if (!compiler.empty()) options.compiler.command = compiler;
+    return options;
+  }
+  static engine::EngineOptions strict() {
+    engine::EngineOptions options;
+    options.unfused_on_compile_error = false;
+    return options;
+  }
+
+  cpu::CpuBackend backend_;
+  engine::Engine engine_;
+};
+
+// --shrink: the smallest graph found that fails with the same error code, written to `out`.
+int shrink_local(const engine::Reproducer& r, engine::CompileMode mode, LocalRunner& runner,
+                 const std::string& out) {
+  tensord::ErrorCode code{};
+  try {
+    runner.run(r, mode);
+    std::printf("it runs: nothing to shrink\n");
+    return 0;
+  } catch (const Error& e) {
+    code = e.code();
+    std::printf("fails: %s: %s\nshrinking (each attempt runs a smaller graph) ...\n",
+                std::string(name(code)).c_str(), e.what());
+  }
+  std::fflush(stdout);
+  replay::ShrinkOptions options;
+  options.progress = [](const std::string& line) {
+    std::printf("  %s\n", line.c_str());
+    std::fflush(stdout);
+  };
+  const replay::Shrunk s = replay::shrink(
+      r,
+      [&](const engine::Reproducer& candidate) {
+        try {
+          runner.run(candidate, mode);
+          return false;
+        } catch (const Error& e) {
+          return e.code() == code;
+        }
+      },
+      options);
+  std::string error = r.error;
+  try {
+    runner.run(s.smallest, mode);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  const engine::Reproducer& small = s.smallest;
+  std::ofstream file(out);
+  file << engine::reproducer_json(small.graph, small.inputs, small.outputs, small.mode, error);
+  if (!file.flush()) {
+    std::fprintf(stderr, "tensord-replay: cannot write %s\n", out.c_str());
+    return 2;
+  }
+  std::printf("shrunk %zu ops to %zu in %zu attempts: %s\n", replay::op_count(r),
+              replay::op_count(small), s.attempts, out.c_str());
+  std::printf("error: %s: %s\n", std::string(name(code)).c_str(), error.c_str());
+  return 1;
+}
+
+int run_local(const engine::Reproducer& r, engine::CompileMode mode, LocalRunner& runner) {
+  print_outputs(runner.run(r, mode));
   return 0;
 }
 
@@ -95,7 +169,7 @@ int run_remote(const engine::Reproducer& r, engine::CompileMode mode, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string address, mode_name, dir, compiler, file;
+  std::string address, mode_name, dir, compiler, shrink_to, file;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](std::string& out) {
@@ -112,6 +186,8 @@ int main(int argc, char** argv) {
       ok = value(dir);
     else if (a == "--compiler")
       ok = value(compiler);
+    else if (a == "--shrink")
+      ok = value(shrink_to);
     else if (a == "--help" || a == "-h")
       return std::fputs(kUsage, stdout), 0;
     else if (!a.starts_with("--") && file.empty())
@@ -121,6 +197,10 @@ int main(int argc, char** argv) {
     if (!ok) return std::fputs(kUsage, stderr), 2;
   }
   if (file.empty()) return std::fputs(kUsage, stderr), 2;
+  if (!shrink_to.empty() && !address.empty()) {
+    std::fputs("tensord-replay: --shrink runs locally; drop --address\n", stderr);
+    return 2;
+  }
   std::ifstream in(file);
   if (!in) {
     std::fprintf(stderr, "tensord-replay: cannot read %s\n", file.c_str());
@@ -144,7 +224,10 @@ int main(int argc, char** argv) {
   std::printf("replaying %zu nodes in mode %s (recorded error: %s)\n", r.graph.nodes.size(),
               std::string(engine::name(mode)).c_str(), r.error.c_str());
   try {
-    return address.empty() ? run_local(r, mode, dir, compiler) : run_remote(r, mode, address);
+    if (!address.empty()) return run_remote(r, mode, address);
+    LocalRunner runner(dir, compiler);
+    return shrink_to.empty() ? run_local(r, mode, runner)
+                             : shrink_local(r, mode, runner, shrink_to);
   } catch (const Error& e) {
     std::printf("error: %s: %s\n", std::string(name(e.code())).c_str(), e.what());
     return 1;

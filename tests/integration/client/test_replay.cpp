@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "tests/integration/client/client_fixture.h"
 
@@ -106,4 +107,48 @@ TEST_CASE("a kernel that does not compile leaves a reproducer that tensord-repla
   std::ofstream(dir.path + "/bad.json") << "{\"tensord_reproducer\": 1, \"nodes\": 3}";
   CHECK(replay(dir.path + "/bad.json").status == 2);
   CHECK(replay("").status == 2);
+}
+
+TEST_CASE("tensord-replay --shrink finds a smaller graph that fails the same way", "[fusion]") {
+  TempDir dir;
+  // A compiler that fails on any kernel computing tanh, as a compiler bug would: the
+  // reproducer holds the whole run, and shrinking should keep tanh and drop most of the rest.
+  const std::string compiler = dir.path + "/cxx-without-tanh";
+  std::ofstream(compiler) << "#!/bin/sh\n"
+                             "for a in \"$@\"; do case \"$a\" in *.cpp)\n"
+                             "  if grep -qE '__builtin_tanh|td_vtanh\\(' \"$a\"; then\n"
+                             "    echo 'internal compiler error: tanh' >&2; exit 1; fi;;\n"
+                             "esac; done\n"
+                             "exec c++ \"$@\"\n";
+  fs::permissions(compiler, fs::perms::owner_all);
+  const std::string repro = dir.path + "/repro";
+  std::string file;
+  {
+    ClientFixture f(DaemonOptions::with_args(
+        {"--cache-dir", "none", "--compiler", compiler, "--repro-dir", repro}));
+    auto x = f.session.from_vector<float>({-2, -1, 0, 1, 2, 3}, {2, 3});
+    auto w = f.session.from_vector<float>({1, 2, 3}, {3});
+    auto y = tensord::tanh(tensord::exp(x) * 2.0f + 1.0f) * 0.5f - tensord::sqrt(tensord::abs(x));
+    auto z = tensord::sum(y * w + x, -1);
+    CHECK(z.to_vector<float>().size() == 2);  // it ran, unfused
+    REQUIRE(fs::exists(repro));
+    for (const auto& entry : fs::directory_iterator(repro)) file = entry.path().string();
+    REQUIRE(!file.empty());
+  }
+  const std::string small = dir.path + "/small.json";
+  Replay shrunk = replay("--compiler " + compiler + " --shrink " + small + " " + file);
+  INFO(shrunk.output);
+  CHECK(shrunk.status == 1);
+  CHECK(shrunk.output.find("shrinking") != std::string::npos);
+  CHECK(shrunk.output.find("error: internal error") != std::string::npos);
+  REQUIRE(fs::exists(small));
+  std::stringstream text;
+  text << std::ifstream(small).rdbuf();
+  CHECK(text.str().find("\"tanh\"") != std::string::npos);
+  CHECK(text.str().find("\"sqrt\"") == std::string::npos);
+  CHECK(text.str().find("\"sum\"") == std::string::npos);
+  // The shrunk reproducer fails as the whole one does, and runs with a working compiler.
+  CHECK(replay("--compiler " + compiler + " " + small).status == 1);
+  CHECK(replay(small).status == 0);
+  CHECK(replay("--address unix:/nowhere --shrink " + small + " " + small).status == 2);
 }
