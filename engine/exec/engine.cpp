@@ -38,6 +38,33 @@ std::vector<ir::TensorType> input_types(std::span<const TensorValue> inputs) {
   return types;
 }
 
+// The inputs' bytes for a reproducer, those within kReproducerInputBytes each and
+// kReproducerAllInputBytes in all (a daemon's tensors are contiguous; a view is not kept).
+// Reading must not hide the failure being reported: a read that fails keeps nothing.
+std::vector<InputBytes> reproducer_values(Backend& backend, std::span<const TensorValue> inputs) {
+  std::vector<InputBytes> values(inputs.size());
+  size_t total = 0;
+  try {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const TensorValue& v = inputs[i];
+      const size_t n = v.nbytes();
+      if (!v.buffer || !v.is_contiguous() || v.conj || n > kReproducerInputBytes ||
+          total + n > kReproducerAllInputBytes) {
+        continue;
+      }
+      values[i].emplace(n);
+      if (n != 0) {
+        backend.read(*v.buffer, static_cast<size_t>(v.offset) * ir::itemsize(v.type.dtype),
+                     values[i]->data(), n);
+      }
+      total += n;
+    }
+  } catch (const std::exception&) {
+    return {};
+  }
+  return values;
+}
+
 // decompose -> simplify -> plan, with every plan node traced back to the user's node.
 Plan compile(const ir::Graph& graph, std::span<const ir::ValueRef> outputs, PlanOptions options) {
   ir::Rewritten decomposed = ir::decompose(graph, outputs);
@@ -279,7 +306,8 @@ std::vector<TensorValue> Engine::run(ir::Graph graph, std::span<const TensorValu
     return run_planned(graph, types, inputs, outputs, mode, profile);
   } catch (const Error& e) {
     if (e.code() == ErrorCode::Internal && options_.on_internal_error) {
-      options_.on_internal_error(reproducer_json(graph, types, outputs, mode, e.what()));
+      options_.on_internal_error(reproducer_json(graph, types, outputs, mode, e.what(),
+                                                 reproducer_values(backend_, inputs)));
     }
     throw;
   }
@@ -330,8 +358,8 @@ std::vector<TensorValue> Engine::run_prepared(PreparedGraph& prepared,
                         profile);
   } catch (const Error& e) {
     if (e.code() == ErrorCode::Internal && options_.on_internal_error) {
-      options_.on_internal_error(
-          reproducer_json(prepared.graph_, types, prepared.outputs_, mode, e.what()));
+      options_.on_internal_error(reproducer_json(prepared.graph_, types, prepared.outputs_, mode,
+                                                 e.what(), reproducer_values(backend_, inputs)));
     }
     throw;
   }

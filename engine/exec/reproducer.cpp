@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstring>
+
 #include "engine/ir/error.h"
 
 namespace tensord::engine {
@@ -38,6 +41,46 @@ ir::AttrValue attr_value(const json& j) {
   return *t;
 }
 
+constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string base64(const std::vector<std::byte>& bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    const size_t left = std::min<size_t>(3, bytes.size() - i);
+    uint32_t word = std::to_integer<uint32_t>(bytes[i]) << 16;
+    if (left > 1) word |= std::to_integer<uint32_t>(bytes[i + 1]) << 8;
+    if (left > 2) word |= std::to_integer<uint32_t>(bytes[i + 2]);
+    out += kBase64[(word >> 18) & 63];
+    out += kBase64[(word >> 12) & 63];
+    out += left > 1 ? kBase64[(word >> 6) & 63] : '=';
+    out += left > 2 ? kBase64[word & 63] : '=';
+  }
+  return out;
+}
+
+std::vector<std::byte> from_base64(const std::string& text) {
+  if (text.size() % 4 != 0) throw Error(ErrorCode::InvalidGraph, "reproducer: bad base64 length");
+  std::vector<std::byte> out;
+  out.reserve(text.size() / 4 * 3);
+  for (size_t i = 0; i < text.size(); i += 4) {
+    uint32_t word = 0;
+    size_t pad = 0;
+    for (size_t k = 0; k < 4; ++k) {
+      const char c = text[i + k];
+      const char* at = c == '=' ? nullptr : std::strchr(kBase64, c);
+      if (c == '=' && i + 4 == text.size() && k >= 2) {
+        ++pad;
+      } else if (at == nullptr || c == '\0' || pad > 0) {
+        throw Error(ErrorCode::InvalidGraph, "reproducer: bad base64");
+      }
+      word = word << 6 | (at ? static_cast<uint32_t>(at - kBase64) : 0);
+    }
+    for (size_t k = 0; k < 3 - pad; ++k) out.push_back(std::byte((word >> (16 - 8 * k)) & 0xff));
+  }
+  return out;
+}
+
 ir::DType dtype_of(const json& j) {
   const auto t = ir::dtype_from_name(j.get<std::string>());
   if (!t) throw Error(ErrorCode::InvalidGraph, "reproducer: unknown dtype " + j.dump());
@@ -48,14 +91,17 @@ ir::DType dtype_of(const json& j) {
 
 std::string reproducer_json(const ir::Graph& graph, std::span<const ir::TensorType> inputs,
                             std::span<const ir::ValueRef> outputs, CompileMode mode,
-                            const std::string& error) {
+                            const std::string& error, std::span<const InputBytes> values) {
   json j;
   j["tensord_reproducer"] = 1;
   j["mode"] = std::string(name(mode));
   j["error"] = error;
   j["inputs"] = json::array();
-  for (const ir::TensorType& t : inputs) {
-    j["inputs"].push_back({{"dtype", std::string(ir::name(t.dtype))}, {"shape", t.shape}});
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ir::TensorType& t = inputs[i];
+    json in{{"dtype", std::string(ir::name(t.dtype))}, {"shape", t.shape}};
+    if (i < values.size() && values[i]) in["base64"] = base64(*values[i]);
+    j["inputs"].push_back(std::move(in));
   }
   j["nodes"] = json::array();
   for (const ir::Node& n : graph.nodes) {
@@ -84,6 +130,16 @@ Reproducer parse_reproducer(std::string_view text) {
     r.error = j.value("error", "");
     for (const json& in : j.at("inputs")) {
       r.inputs.push_back({dtype_of(in.at("dtype")), in.at("shape").get<ir::Shape>()});
+      InputBytes& bytes = r.values.emplace_back();
+      if (!in.contains("base64")) continue;
+      bytes = from_base64(in.at("base64").get<std::string>());
+      if (bytes->size() != r.inputs.back().nbytes()) {
+        throw Error(ErrorCode::InvalidGraph, "reproducer: input " +
+                                                 std::to_string(r.inputs.size() - 1) + " has " +
+                                                 std::to_string(bytes->size()) + " bytes; " +
+                                                 ir::to_string(r.inputs.back()) + " takes " +
+                                                 std::to_string(r.inputs.back().nbytes()));
+      }
     }
     for (const json& n : j.at("nodes")) {
       const auto op = ir::op_from_name(n.at("op").get<std::string>());

@@ -66,4 +66,9 @@ std::vector<std::byte> input_bytes(const ir::TensorType& type, size_t index) {
   return out;
 }
 
+std::vector<std::byte> input_bytes(const engine::Reproducer& r, size_t index) {
+  if (index < r.values.size() && r.values[index]) return *r.values[index];
+  return input_bytes(r.inputs.at(index), index);
+}
+
 }  // namespace tensord::replay

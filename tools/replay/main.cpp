@@ -52,7 +52,7 @@ class LocalRunner {
   std::vector<ir::TensorType> run(const engine::Reproducer& r, engine::CompileMode mode) {
     std::vector<engine::TensorValue> inputs;
     for (size_t i = 0; i < r.inputs.size(); ++i) {
-      const std::vector<std::byte> bytes = replay::input_bytes(r.inputs[i], i);
+      const std::vector<std::byte> bytes = replay::input_bytes(r, i);
       auto buffer = backend_.allocate(bytes.size());
       backend_.write(*buffer, 0, bytes.data(), bytes.size());
       inputs.push_back(engine::TensorValue::contiguous(std::move(buffer), r.inputs[i]));
@@ -118,7 +118,8 @@ int shrink_local(const engine::Reproducer& r, engine::CompileMode mode, LocalRun
   }
   const engine::Reproducer& small = s.smallest;
   std::ofstream file(out);
-  file << engine::reproducer_json(small.graph, small.inputs, small.outputs, small.mode, error);
+  file << engine::reproducer_json(small.graph, small.inputs, small.outputs, small.mode, error,
+                                  small.values);
   if (!file.flush()) {
     std::fprintf(stderr, "tensord-replay: cannot write %s\n", out.c_str());
     return 2;
@@ -146,7 +147,7 @@ int run_remote(const engine::Reproducer& r, engine::CompileMode mode, const std:
     if (n.op == ir::Op::input) {
       const auto index = static_cast<size_t>(n.attrs.get_int(ir::Attr::index));
       values.push_back(s.from_bytes(r.inputs[index].dtype, r.inputs[index].shape,
-                                    replay::input_bytes(r.inputs[index], index)));
+                                    replay::input_bytes(r, index)));
     } else if (n.inputs.empty()) {
       values.push_back(detail::record_creation(state, n.op, n.attrs, loc));
     } else {

@@ -7,6 +7,8 @@
 namespace tensord::replay {
 namespace {
 
+using engine::InputBytes;
+
 constexpr uint32_t kGone = std::numeric_limits<uint32_t>::max();
 
 // `r`'s graph with only what `outputs` need, renumbered; node `cut` (when given) becomes a
@@ -39,6 +41,12 @@ engine::Reproducer rebuild(const engine::Reproducer& r, std::vector<ir::ValueRef
       input.outputs = {type};
       input.loc = node.loc;
       out.inputs.push_back(type);
+      // A kept input keeps its bytes; a cut node's value is regenerated.
+      InputBytes& bytes = out.values.emplace_back();
+      if (node.op == ir::Op::input) {
+        const auto index = static_cast<size_t>(node.attrs.get_int(ir::Attr::index));
+        if (index < r.values.size()) bytes = r.values[index];
+      }
       out.graph.nodes.push_back(std::move(input));
       continue;
     }

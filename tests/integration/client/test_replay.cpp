@@ -152,3 +152,37 @@ TEST_CASE("tensord-replay --shrink finds a smaller graph that fails the same way
   CHECK(replay(small).status == 0);
   CHECK(replay("--address unix:/nowhere --shrink " + small + " " + small).status == 2);
 }
+
+TEST_CASE("a reproducer's kept input bytes are what tensord-replay runs on") {
+  TempDir dir;
+  // x = [1, 2, 3, 4] and an index picked from it: index 9 fails, index 3 runs. Regenerated
+  // values could not tell the two apart.
+  auto file = [&](const std::string& name, const std::string& index_base64) {
+    const std::string path = dir.path + "/" + name;
+    std::ofstream(path) << R"({"tensord_reproducer": 1, "mode": "eager", "error": "",
+ "inputs": [{"dtype": "float32", "shape": [4], "base64": "AACAPwAAAEAAAEBAAACAQA=="},
+            {"dtype": "int64", "shape": [1], "base64": ")"
+                        << index_base64 << R"("}],
+ "nodes": [
+  {"op": "input", "inputs": [],
+   "attrs": {"index": {"int": 0}, "dtype": {"dtype": "float32"}, "shape": {"ints": [4]}}},
+  {"op": "input", "inputs": [],
+   "attrs": {"index": {"int": 1}, "dtype": {"dtype": "int64"}, "shape": {"ints": [1]}}},
+  {"op": "index_select", "inputs": [[0, 0], [1, 0]], "attrs": {"axis": {"int": 0}}}],
+ "outputs": [[2, 0]]})";
+    return path;
+  };
+  const Replay out_of_range = replay(file("nine.json", "CQAAAAAAAAA="));
+  INFO(out_of_range.output);
+  CHECK(out_of_range.status == 1);
+  CHECK(out_of_range.output.find("index 9 is out of bounds") != std::string::npos);
+  CHECK(replay(file("three.json", "AwAAAAAAAAA=")).status == 0);
+  {
+    ClientFixture f;
+    CHECK(replay("--address " + f.daemon.address() + " " + dir.path + "/nine.json").status == 1);
+    CHECK(replay("--address " + f.daemon.address() + " " + dir.path + "/three.json").status == 0);
+  }
+  // Bytes that do not fit the input's type, or are not base64, make a bad file.
+  CHECK(replay(file("short.json", "AwAAAA==")).status == 2);
+  CHECK(replay(file("bad.json", "A*AAAAAAAAA=")).status == 2);
+}

@@ -55,6 +55,21 @@ TEST_CASE("ending at a node keeps only what it needs") {
   CHECK_FALSE(end_at(r, 7));
 }
 
+TEST_CASE("the inputs kept keep their bytes; a cut node's value is regenerated") {
+  engine::Reproducer r = program();
+  const std::vector<std::byte> w(16, std::byte{7});
+  r.values = {std::nullopt, w};
+  const auto cut = cut_at(r, 3);  // inputs: x, the cut neg, w
+  REQUIRE(cut);
+  REQUIRE(cut->values.size() == 3);
+  CHECK_FALSE(cut->values[0]);
+  CHECK_FALSE(cut->values[1]);
+  CHECK(cut->values[2] == w);
+  const auto ended = end_at(r, 5);  // x * w
+  REQUIRE(ended);
+  CHECK(ended->values == std::vector<engine::InputBytes>{std::nullopt, w});
+}
+
 TEST_CASE("cutting a node makes it an input and drops what only it needed") {
   const engine::Reproducer r = program();
   const auto cut = cut_at(r, 3);  // neg: tanh and exp go, x stays for the mul
@@ -67,6 +82,7 @@ TEST_CASE("cutting a node makes it an input and drops what only it needed") {
   REQUIRE(cut->inputs.size() == 3);
   CHECK(cut->graph.nodes[1].attrs.get_int(ir::Attr::index) == 1);
   CHECK(cut->graph.nodes[2].attrs.get_int(ir::Attr::index) == 2);
+  CHECK(cut->values.size() == 3);
   CHECK_FALSE(cut_at(r, 0));   // already an input
   CHECK_FALSE(cut_at(r, 99));  // no such node
 }
