@@ -13,7 +13,9 @@ namespace tensord::server {
 std::string reproducer_dir(const Options& options, const std::string& kernel_cache_dir);
 
 // A sink for engine::EngineOptions::on_internal_error: writes each reproducer to a new file in
-// `dir` (under a temporary name, then renamed) and logs its path. Never throws.
+// `dir` (under a temporary name, then renamed) and logs its path. Reproducers hold the bytes of
+// small inputs, so `dir` is made private to the daemon's user (0700, files 0600), and one
+// owned by another user is refused with an error in the log. Never throws.
 std::function<void(const std::string&)> reproducer_writer(std::string dir, Logger& log);
 
 }  // namespace tensord::server
