@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 
 #include "engine/ir/error.h"
@@ -81,6 +82,19 @@ std::vector<std::byte> from_base64(const std::string& text) {
   return out;
 }
 
+// A node's "at" ("file:line"), interned into `graph`; none when absent.
+ir::NodeLocation location(ir::Graph& graph, const json& node) {
+  if (!node.contains("at")) return {};
+  const std::string at = node.at("at").get<std::string>();
+  const size_t colon = at.rfind(':');
+  uint32_t line = 0;
+  if (colon == std::string::npos ||
+      std::from_chars(at.data() + colon + 1, at.data() + at.size(), line).ec != std::errc{}) {
+    throw Error(ErrorCode::InvalidGraph, "reproducer: \"at\" is not file:line: " + at);
+  }
+  return {graph.intern_file(std::string_view(at).substr(0, colon)), line};
+}
+
 ir::DType dtype_of(const json& j) {
   const auto t = ir::dtype_from_name(j.get<std::string>());
   if (!t) throw Error(ErrorCode::InvalidGraph, "reproducer: unknown dtype " + j.dump());
@@ -110,6 +124,10 @@ std::string reproducer_json(const ir::Graph& graph, std::span<const ir::TensorTy
     json attrs = json::object();
     for (const auto& [a, v] : n.attrs.items()) attrs[std::string(ir::name(a))] = attr_json(v);
     node["attrs"] = attrs;
+    // The user's line that recorded it, as "file:line" (what errors and profiles name).
+    if (n.loc.line != 0 && n.loc.file < graph.files.size()) {
+      node["at"] = graph.files[n.loc.file] + ":" + std::to_string(n.loc.line);
+    }
     j["nodes"].push_back(std::move(node));
   }
   j["outputs"] = json::array();
@@ -154,19 +172,20 @@ Reproducer parse_reproducer(std::string_view text) {
       for (const json& in : n.at("inputs")) {
         inputs.push_back({in.at(0).get<uint32_t>(), in.at(1).get<uint32_t>()});
       }
+      const ir::NodeLocation loc = location(r.graph, n);
       if (*op == ir::Op::input) {
         const auto index = attrs.get_int(ir::Attr::index);
         if (index < 0 || static_cast<size_t>(index) >= r.inputs.size()) {
           throw Error(ErrorCode::InvalidGraph, "reproducer: input index out of range");
         }
-        r.graph.add_input(static_cast<uint32_t>(index), r.inputs[static_cast<size_t>(index)]);
+        r.graph.add_input(static_cast<uint32_t>(index), r.inputs[static_cast<size_t>(index)], loc);
       } else {
         for (const ir::ValueRef& in : inputs) {
           if (in.node >= r.graph.nodes.size()) {
             throw Error(ErrorCode::InvalidGraph, "reproducer: an input refers to a later node");
           }
         }
-        r.graph.add(*op, std::move(inputs), std::move(attrs));
+        r.graph.add(*op, std::move(inputs), std::move(attrs), loc);
       }
     }
     for (const json& o : j.at("outputs")) {

@@ -173,7 +173,8 @@ TEST_CASE("a reproducer's kept input bytes are what tensord-replay runs on") {
    "attrs": {"index": {"int": 0}, "dtype": {"dtype": "float32"}, "shape": {"ints": [4]}}},
   {"op": "input", "inputs": [],
    "attrs": {"index": {"int": 1}, "dtype": {"dtype": "int64"}, "shape": {"ints": [1]}}},
-  {"op": "index_select", "inputs": [[0, 0], [1, 0]], "attrs": {"axis": {"int": 0}}}],
+  {"op": "index_select", "inputs": [[0, 0], [1, 0]], "attrs": {"axis": {"int": 0}},
+   "at": "train.py:12"}],
  "outputs": [[2, 0]]})";
     return path;
   };
@@ -181,6 +182,7 @@ TEST_CASE("a reproducer's kept input bytes are what tensord-replay runs on") {
   INFO(out_of_range.output);
   CHECK(out_of_range.status == 1);
   CHECK(out_of_range.output.find("index 9 is out of bounds") != std::string::npos);
+  CHECK(out_of_range.output.find("train.py:12") != std::string::npos);  // the user's line
   CHECK(replay(file("three.json", "AwAAAAAAAAA=")).status == 0);
   {
     ClientFixture f;

@@ -29,7 +29,8 @@ TEST_CASE("a reproducer reads back with its kept input bytes") {
   g.add_input(1, b);
   g.add_input(2, c);
   const std::vector<ir::TensorType> inputs{a, b, c};
-  const std::vector<ir::ValueRef> outputs{g.add(ir::Op::neg, {x})};
+  const std::vector<ir::ValueRef> outputs{
+      g.add(ir::Op::neg, {x}, {}, {g.intern_file("/home/me/train.py"), 42})};
   // Lengths 4 and 5 cover both paddings of base64; the third input is not kept.
   const std::vector<InputBytes> values{bytes_of({0, 255, 128, 7}), bytes_of({1, 2, 3, 250, 9}),
                                        std::nullopt};
@@ -41,6 +42,10 @@ TEST_CASE("a reproducer reads back with its kept input bytes") {
   CHECK_FALSE(r.values[2]);
   CHECK(r.inputs == inputs);
   CHECK(r.error == "why");
+  // The user's lines come back with the nodes.
+  CHECK(r.graph.location(3).file == "/home/me/train.py");
+  CHECK(r.graph.location(3).line == 42);
+  CHECK(r.graph.location(0).line == 0);
 
   // Without values, every input is regenerated.
   const Reproducer plain = parse_reproducer(reproducer_json(g, inputs, outputs, r.mode, ""));
@@ -52,6 +57,9 @@ TEST_CASE("a reproducer reads back with its kept input bytes") {
   REQUIRE(wrong.find(kept) != std::string::npos);
   wrong.replace(wrong.find(kept), kept.size(), "\"AP+A\"");
   CHECK_THROWS_WITH(parse_reproducer(wrong), Catch::Contains("input 0 has 3 bytes"));
+  std::string no_line = reproducer_json(g, inputs, outputs, r.mode, "");
+  no_line.replace(no_line.find("train.py:42"), 11, "train.py:x");
+  CHECK_THROWS_WITH(parse_reproducer(no_line), Catch::Contains("not file:line"));
 }
 
 TEST_CASE("a run that fails inside the engine keeps its small inputs' bytes") {
