@@ -36,6 +36,7 @@ std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
   engine::EngineOptions engine_options;
   engine_options.limits.max_tensor_bytes = static_cast<int64_t>(config.max_tensor_bytes);
   engine_options.on_internal_error = reproducer_writer(repro_dir, log);
+  engine_options.crash_reproducers = true;  // main installs the handler that writes them
   engine_options.compile_in_background = options.background_compile;
   scheduler::SchedulerOptions scheduling;
   scheduling.time_slice = std::chrono::milliseconds(options.time_slice_ms);
@@ -43,6 +44,7 @@ std::shared_ptr<DaemonState> make_state(const Options& options, Logger& log) {
       std::make_unique<scheduler::Scheduler>(std::move(devices), engine_options, scheduling);
   auto state = std::make_shared<DaemonState>(std::move(config), log, std::move(scheduler));
   state->kernels = std::move(kernels);
+  state->reproducer_dir = repro_dir;
   state->memory = memory;
   state->staging->set_observer(memory, profiler::MemoryCategory::Staging);
   return state;

@@ -31,6 +31,7 @@ class Daemon {
   // --dashboard.
   std::string dashboard_url() const;
   const scheduler::Scheduler& scheduler() const { return *state_->scheduler; }
+  const std::string& reproducer_dir() const { return state_->reproducer_dir; }
 
   // Serves until SIGINT or SIGTERM (captured by main before any thread started), then drops
   // every connection and stops the workers. Returns the signal number.

@@ -45,6 +45,7 @@ struct DaemonState {
   std::shared_ptr<profiler::MemoryLedger> memory = std::make_shared<profiler::MemoryLedger>();
   kj::Timer* timer = nullptr;                   // the event loop's; profile streams flush on it
   std::shared_ptr<cache::KernelCache> kernels;  // shared by the devices; thread-safe
+  std::string reproducer_dir;                   // where reproducers go (server/reproducers.h)
   // Host staging of chunked uploads, reused: a fresh 256 MiB staging buffer paid a page fault
   // per page, most of a TCP upload's time (bench/transfer). Thread-safe.
   std::shared_ptr<cpu::HostBlockCache> staging =

@@ -13,6 +13,7 @@
 
 #include "server/daemon.h"
 #include "server/options.h"
+#include "server/reproducers.h"
 
 namespace {
 
@@ -47,6 +48,7 @@ int run(const tensord::server::Options& options) {
   try {
     auto io = kj::setupAsyncIo();
     tensord::server::Daemon daemon(options, log, io);
+    tensord::server::install_crash_reproducers(daemon.reproducer_dir(), log);
     for (const auto& l : daemon.listeners()) {
       std::printf("tensord " TENSORD_VERSION " listening on %s\n", l.address().c_str());
     }

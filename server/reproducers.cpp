@@ -1,6 +1,7 @@
 #include "server/reproducers.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +11,8 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+
+#include "engine/exec/running_plan.h"
 
 namespace tensord::server {
 
@@ -88,6 +91,90 @@ std::function<void(const std::string&)> reproducer_writer(std::string dir, Logge
         "kernels did not compile); reproducer: " +
         stem + ".json (rerun with tensord-replay)");
   };
+}
+
+namespace {
+
+// The handler's state, set once before it is installed: a signal handler reaches nothing else.
+// crash_prefix is "DIR/crash-PID-", counted on by crash_count.
+char crash_prefix[4096];
+std::atomic<unsigned> crash_count{0};
+
+// Appends `text` to `out` (of `cap` bytes, NUL-terminated) without allocating.
+void append(char* out, size_t cap, const char* text) {
+  size_t n = std::strlen(out);
+  while (*text != '\0' && n + 1 < cap) out[n++] = *text++;
+  out[n] = '\0';
+}
+
+void append_number(char* out, size_t cap, unsigned long value) {
+  char digits[24];
+  size_t n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  char text[24];
+  for (size_t k = 0; k < n; ++k) text[k] = digits[n - 1 - k];
+  text[n] = '\0';
+  append(out, cap, text);
+}
+
+void write_all(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+// Only async-signal-safe calls: open, write, close, strlen.
+void on_fatal_signal(int signum, siginfo_t* info, void*) {
+  const int saved_errno = errno;
+  if (const std::string* reproducer = engine::running_plan_reproducer()) {
+    char path[sizeof crash_prefix + 32] = "";
+    append(path, sizeof path, crash_prefix);
+    append_number(path, sizeof path, crash_count.fetch_add(1));
+    append(path, sizeof path, ".json");
+    const int fd = ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      write_all(fd, reproducer->data(), reproducer->size());
+      ::close(fd);
+      char line[sizeof path + 160] = "tensord: fatal signal ";
+      append_number(line, sizeof line, static_cast<unsigned long>(signum));
+      append(line, sizeof line, " while a fused plan ran; reproducer: ");
+      append(line, sizeof line, path);
+      append(line, sizeof line, " (rerun with tensord-replay)\n");
+      write_all(STDERR_FILENO, line, std::strlen(line));
+    }
+  }
+  errno = saved_errno;
+  // SA_RESETHAND put the default action back. A fault returns to the faulting instruction,
+  // which faults again and ends the process; a signal sent by kill() must be raised again.
+  if (info == nullptr || info->si_code <= 0) ::raise(signum);
+}
+
+}  // namespace
+
+void install_crash_reproducers(const std::string& dir, Logger& log) {
+  std::string why;
+  if (!private_dir(dir, why)) {
+    log.warn("no reproducers of crashes: " + dir + ": " + why);
+    return;
+  }
+  const std::string prefix = dir + "/crash-" + std::to_string(getpid()) + "-";
+  if (prefix.size() >= sizeof crash_prefix) {
+    log.warn("no reproducers of crashes: the directory's name is too long: " + dir);
+    return;
+  }
+  std::memcpy(crash_prefix, prefix.c_str(), prefix.size() + 1);
+  struct sigaction action {};
+  action.sa_sigaction = on_fatal_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  for (int signum : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) sigaction(signum, &action, nullptr);
 }
 
 }  // namespace tensord::server

@@ -18,4 +18,12 @@ std::string reproducer_dir(const Options& options, const std::string& kernel_cac
 // owned by another user is refused with an error in the log. Never throws.
 std::function<void(const std::string&)> reproducer_writer(std::string dir, Logger& log);
 
+// Handlers of SIGSEGV, SIGBUS, SIGILL and SIGFPE that write the reproducer of the fused plan the
+// crashing thread was running (engine/exec/running_plan.h) into `dir` as
+// crash-PID-N.json, say so on stderr, and let the signal end the process as it would have (a
+// core dump where enabled). A crash outside a fused plan writes nothing. Process-wide, as
+// signal handlers are: the daemon's main installs them once. Logs why when `dir` cannot be
+// made private.
+void install_crash_reproducers(const std::string& dir, Logger& log);
+
 }  // namespace tensord::server

@@ -9,6 +9,7 @@
 #include "engine/exec/executor.h"
 #include "engine/exec/pending_plan.h"
 #include "engine/exec/reproducer.h"
+#include "engine/exec/running_plan.h"
 #include "engine/ir/dynamic.h"
 #include "engine/ir/error.h"
 #include "engine/ir/hash.h"
@@ -221,6 +222,7 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
       try {
         built->compiled = backend_.compile(built->groups);
         stats_.fused_groups += built->groups.size();
+        keep_crash_reproducer(*built, graph, types, outputs, mode);
       } catch (const Error& e) {
         if (e.code() != ErrorCode::Internal || !options_.unfused_on_compile_error) throw;
         // A generated kernel that does not compile is our bug (or the host compiler's): leave
@@ -248,6 +250,14 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
   return plan;
 }
 
+void Engine::keep_crash_reproducer(Plan& plan, const ir::Graph& graph,
+                                   std::span<const ir::TensorType> types,
+                                   std::span<const ir::ValueRef> outputs, CompileMode mode) const {
+  if (!options_.crash_reproducers || plan.groups.empty()) return;
+  plan.reproducer =
+      std::make_shared<const std::string>(crash_reproducer_json(graph, types, outputs, mode));
+}
+
 std::vector<TensorValue> Engine::run_planned(ir::Graph& graph,
                                              std::span<const ir::TensorType> types,
                                              std::span<const TensorValue> inputs,
@@ -263,6 +273,7 @@ std::vector<TensorValue> Engine::execute_plan(const std::shared_ptr<const Plan>&
                                               std::span<const TensorValue> inputs, CompileMode mode,
                                               const RunProfile* profile) {
   StageTimer timer(profile);
+  const RunningPlan running(plan->reproducer.get());
   const uint8_t device = backend_.on_gpu() ? profiler::kOnGpu : 0;
   // A profiled replay stays a replay (what the user runs is what the trace shows); its trace
   // has the run's span and the device's work, no host step spans.

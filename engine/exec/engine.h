@@ -28,6 +28,10 @@ struct EngineOptions {
   // When a plan's generated kernels do not compile: run the graph unfused (after the reproducer
   // above), or fail the run with the Internal error (tensord-replay, which reproduces it).
   bool unfused_on_compile_error = true;
+  // Whether each plan that runs generated kernels keeps its graph as a reproducer, which the
+  // thread running it points at (engine/exec/running_plan.h) for the daemon's crash handler.
+  // Costs one serialization per new fused plan.
+  bool crash_reproducers = false;
   // Whether a new fused plan runs unfused while its kernels compile on a background thread
   // (where the backend can: Backend::compiles_in_background), instead of waiting for the host
   // compiler; later runs use the fused plan once its kernels are in. A failed background
@@ -193,6 +197,10 @@ class Engine {
   struct PendingPlan;
   // Whether new plans compile their kernels in the background (option and backend).
   bool compiles_in_background() const;
+  // Plan::reproducer of a plan that runs generated kernels, when EngineOptions asks for it.
+  void keep_crash_reproducer(Plan& plan, const ir::Graph& graph,
+                             std::span<const ir::TensorType> types,
+                             std::span<const ir::ValueRef> outputs, CompileMode mode) const;
   // Compiles `fused`'s kernels in the background; `stand_in` (unfused) runs meanwhile. The
   // rest is for the reproducer, should the compile fail.
   void start_background_compile(ir::CanonicalForm form, std::shared_ptr<Plan> fused,

@@ -31,14 +31,24 @@ void Engine::start_background_compile(ir::CanonicalForm form, std::shared_ptr<Pl
   PendingPlan p;
   p.form = std::move(form);
   p.stand_in = std::move(stand_in);
-  // The job shares the fused plan: it reads only its groups, which nothing changes meanwhile.
-  p.kernels =
-      compiler_->submit([&backend = backend_, fused] { return backend.compile(fused->groups); });
-  p.fused = std::move(fused);
-  p.graph = graph;
+  p.graph = std::make_shared<const ir::Graph>(graph);
   p.types.assign(types.begin(), types.end());
   p.outputs.assign(outputs.begin(), outputs.end());
   p.mode = mode;
+  // The job shares the fused plan: it reads only its groups, which nothing changes meanwhile,
+  // and writes its crash reproducer there, off the worker's thread (nothing reads that before
+  // the plan is adopted, after the job ended).
+  const bool note = options_.crash_reproducers && !fused->groups.empty();
+  p.kernels = compiler_->submit([&backend = backend_, fused, note, graph = p.graph, types = p.types,
+                                 outputs = p.outputs, mode] {
+    std::shared_ptr<const CompiledKernels> kernels = backend.compile(fused->groups);
+    if (note) {
+      fused->reproducer =
+          std::make_shared<const std::string>(crash_reproducer_json(*graph, types, outputs, mode));
+    }
+    return kernels;
+  });
+  p.fused = std::move(fused);
   pending_.push_back(std::move(p));
   ++stats_.background_compiles;
 }
@@ -61,7 +71,7 @@ void Engine::adopt_compiled_plans(const Plan* wait_for) {
       unfused->unfused_because = e.what();
       if (options_.on_internal_error) {
         options_.on_internal_error(
-            reproducer_json(it->graph, it->types, it->outputs, it->mode, e.what()));
+            reproducer_json(*it->graph, it->types, it->outputs, it->mode, e.what()));
       }
       ++stats_.unfused_after_compile_error;
       plans_->insert(std::move(it->form), std::move(unfused));

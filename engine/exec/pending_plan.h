@@ -17,7 +17,7 @@ struct Engine::PendingPlan {
   std::shared_ptr<Plan> fused;           // its `compiled` is set once the kernels are in
   std::future<std::shared_ptr<const CompiledKernels>> kernels;
   // For the reproducer, should the compile fail.
-  ir::Graph graph;
+  std::shared_ptr<const ir::Graph> graph;  // shared with the compile job (crash reproducer)
   std::vector<ir::TensorType> types;
   std::vector<ir::ValueRef> outputs;
   CompileMode mode = CompileMode::Default;

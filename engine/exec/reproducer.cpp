@@ -135,6 +135,13 @@ std::string reproducer_json(const ir::Graph& graph, std::span<const ir::TensorTy
   return j.dump(1) + "\n";
 }
 
+std::string crash_reproducer_json(const ir::Graph& graph, std::span<const ir::TensorType> inputs,
+                                  std::span<const ir::ValueRef> outputs, CompileMode mode) {
+  return reproducer_json(graph, inputs, outputs, mode,
+                         "a fatal signal while this graph's generated kernels ran (the daemon "
+                         "stopped)");
+}
+
 Reproducer parse_reproducer(std::string_view text) {
   Reproducer r;
   try {

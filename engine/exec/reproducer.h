@@ -39,6 +39,11 @@ std::string reproducer_json(const ir::Graph& graph, std::span<const ir::TensorTy
                             std::span<const ir::ValueRef> outputs, CompileMode mode,
                             const std::string& error, std::span<const InputBytes> values = {});
 
+// What a crash handler writes (engine/exec/running_plan.h): the graph whose generated kernels
+// were running when a fatal signal stopped the daemon. Written ahead, for every fused plan.
+std::string crash_reproducer_json(const ir::Graph& graph, std::span<const ir::TensorType> inputs,
+                                  std::span<const ir::ValueRef> outputs, CompileMode mode);
+
 // Throws tensord::Error(InvalidGraph) naming what is wrong with `json`.
 Reproducer parse_reproducer(std::string_view json);
 

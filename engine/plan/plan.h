@@ -100,6 +100,9 @@ struct Plan {
   std::vector<std::string> boundaries;
   std::vector<uint32_t> fusion_breaks;              // nodes of `nodes`: see FusionResult::breaks
   std::shared_ptr<const CompiledKernels> compiled;  // set by the engine before first use
+  // The graph as a reproducer, written ahead for a crash handler (engine/exec/running_plan.h):
+  // set by the engine on plans that run generated kernels when EngineOptions::crash_reproducers.
+  std::shared_ptr<const std::string> reproducer;
   // Why this plan runs unfused although its mode fuses: its generated kernels did not compile
   // (the error). Empty otherwise.
   std::string unfused_because;

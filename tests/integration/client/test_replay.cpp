@@ -3,10 +3,12 @@
 // compile error shows, or against a daemon.
 #include <catch2/catch.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "tests/integration/client/client_fixture.h"
 
@@ -192,4 +194,65 @@ TEST_CASE("a reproducer's kept input bytes are what tensord-replay runs on") {
   // Bytes that do not fit the input's type, or are not base64, make a bad file.
   CHECK(replay(file("short.json", "AwAAAA==")).status == 2);
   CHECK(replay(file("bad.json", "A*AAAAAAAAA=")).status == 2);
+}
+
+TEST_CASE("a fused kernel that crashes the daemon leaves a reproducer of its graph", "[fusion]") {
+  TempDir dir;
+  // A compiler that makes every generated kernel trap (SIGILL) on entry: a generator bug
+  // that takes the process down, which no exception handler sees.
+  const std::string compiler = dir.path + "/cxx-trap";
+  std::ofstream(compiler) << "#!/bin/sh\n"
+                             "for a in \"$@\"; do case \"$a\" in *.cpp)\n"
+                             "  sed -i 's/^\\(extern \"C\" void td_[0-9a-f]*(.*) {\\)$/"
+                             "\\1 __builtin_trap();/' \"$a\";;\n"
+                             "esac; done\n"
+                             "exec c++ \"$@\"\n";
+  fs::permissions(compiler, fs::perms::owner_all);
+  // Compiled before the first run, and in the background while the first runs go unfused (the
+  // daemon's default): then the crash comes at a later run, once the fused plan is in.
+  for (const std::string background : {"off", "on"}) {
+    INFO("--background-compile " << background);
+    const std::string repro = dir.path + "/repro-" + background;
+    std::string file;
+    {
+      ClientFixture f(DaemonOptions::with_args({"--cache-dir", dir.path + "/cache-" + background,
+                                                "--compiler", compiler, "--repro-dir", repro,
+                                                "--background-compile", background}));
+      auto x = f.session.from_vector<float>({-2, -1, 0, 1, 2, 3}, {2, 3});
+      bool died = false;
+      for (int run = 0; run < 400 && !died; ++run) {
+        auto y = tensord::tanh(x * 0.5f + 1.0f) - tensord::sqrt(tensord::abs(x));
+        try {
+          y.to_vector<float>();
+          std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        } catch (const tensord::Error&) {
+          died = true;  // the daemon died under the run
+        }
+      }
+      REQUIRE(died);
+      const tensord::test::DaemonExit exit = f.daemon.stop();
+      CHECK_FALSE(exit.exited);
+      CHECK(exit.code == SIGILL);  // the signal's own end: the handler let it through
+      const std::string out = f.daemon.output();
+      INFO(out);
+      CHECK(out.find("fatal signal 4 while a fused plan ran; reproducer: ") != std::string::npos);
+      REQUIRE(fs::exists(repro));
+      for (const auto& entry : fs::directory_iterator(repro)) file = entry.path().string();
+      REQUIRE(!file.empty());
+      CHECK(fs::path(file).filename().string().starts_with("crash-"));
+      CHECK(out.find(file) != std::string::npos);
+      CHECK((fs::status(file).permissions() & (fs::perms::group_all | fs::perms::others_all)) ==
+            fs::perms::none);
+    }
+    std::stringstream text;
+    text << std::ifstream(file).rdbuf();
+    CHECK(text.str().find("\"tanh\"") != std::string::npos);
+    CHECK(text.str().find("a fatal signal") != std::string::npos);
+    // The graph is fine with a working compiler, and crashes again with the trapping one.
+    const Replay fine = replay(file);
+    CHECK(fine.status == 0);
+    CHECK(fine.output.find("output 0: float32(2, 3)") != std::string::npos);
+    const Replay crashed = replay("--compiler " + compiler + " " + file);
+    CHECK((crashed.status == -1 || crashed.status == 128 + SIGILL));
+  }
 }
