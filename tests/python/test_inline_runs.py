@@ -106,18 +106,25 @@ def inline_runs(daemon):
     raise AssertionError("no tensord_device_inline_runs_total in /metrics")
 
 
-@pytest.mark.parametrize("flag", ["on", "off"])
-def test_small_runs_on_the_event_loop_give_the_workers_results(flag):
+def small_then_large(flag, small_program, large_program):
+    """Runs the two programs against one daemon with --inline-small-runs FLAG: each program's
+    result, with the daemon's count of inline runs after it."""
     d = Daemon(args=["--device", "cpu", "--inline-small-runs", flag,
                      "--dashboard", "tcp:127.0.0.1:0"])
     try:
-        small = client(d, SMALL)
+        small = client(d, small_program)
         after_small = inline_runs(d)
-        large = client(d, LARGE)
+        large = client(d, large_program)
         after_large = inline_runs(d)
     finally:
         failure = d.stop()
     assert failure is None, failure
+    return small, after_small, large, after_large
+
+
+@pytest.mark.parametrize("flag", ["on", "off"])
+def test_small_runs_on_the_event_loop_give_the_workers_results(flag):
+    small, after_small, large, after_large = small_then_large(flag, SMALL, LARGE)
     assert small["sums"] == [float(sum(v * i + 1 for v in range(100))) for i in range(50)]
     # An index out of range fails inside the run (validation cannot see the values), with the
     # op and the client's line, and the session goes on.
@@ -136,16 +143,7 @@ def test_small_runs_on_the_event_loop_give_the_workers_results(flag):
 
 @pytest.mark.parametrize("flag", ["on", "off"])
 def test_small_function_calls_run_on_the_event_loop_too(flag):
-    d = Daemon(args=["--device", "cpu", "--inline-small-runs", flag,
-                     "--dashboard", "tcp:127.0.0.1:0"])
-    try:
-        small = client(d, FUNCTIONS)
-        after_small = inline_runs(d)
-        large = client(d, LARGE_FUNCTIONS)
-        after_large = inline_runs(d)
-    finally:
-        failure = d.stop()
-    assert failure is None, failure
+    small, after_small, large, after_large = small_then_large(flag, FUNCTIONS, LARGE_FUNCTIONS)
     expected = [np.float32(0)]
     for _ in range(50):  # float32 as the daemon computes (y * 0.5 is exact: no FMA question)
         expected.append(expected[-1] * np.float32(0.5) + np.float32(1))

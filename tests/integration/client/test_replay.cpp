@@ -50,6 +50,21 @@ struct TempDir {
   std::string path;
 };
 
+// A host compiler for the daemon's kernels, at DIR/NAME: `action` runs on each generated source
+// (`$a`) before c++ compiles it, as a compiler bug would strike (fail, or miscompile).
+std::string compiler_wrapper(const std::string& dir, const std::string& name,
+                             const std::string& action) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << "#!/bin/sh\n"
+                         "for a in \"$@\"; do case \"$a\" in *.cpp)\n"
+                      << action
+                      << ";;\n"
+                         "esac; done\n"
+                         "exec c++ \"$@\"\n";
+  fs::permissions(path, fs::perms::owner_all);
+  return path;
+}
+
 }  // namespace
 
 TEST_CASE("a kernel that does not compile leaves a reproducer that tensord-replay reruns",
@@ -120,14 +135,10 @@ TEST_CASE("tensord-replay --shrink finds a smaller graph that fails the same way
   TempDir dir;
   // A compiler that fails on any kernel computing tanh, as a compiler bug would: the
   // reproducer holds the whole run, and shrinking should keep tanh and drop most of the rest.
-  const std::string compiler = dir.path + "/cxx-without-tanh";
-  std::ofstream(compiler) << "#!/bin/sh\n"
-                             "for a in \"$@\"; do case \"$a\" in *.cpp)\n"
-                             "  if grep -qE '__builtin_tanh|td_vtanh\\(' \"$a\"; then\n"
-                             "    echo 'internal compiler error: tanh' >&2; exit 1; fi;;\n"
-                             "esac; done\n"
-                             "exec c++ \"$@\"\n";
-  fs::permissions(compiler, fs::perms::owner_all);
+  const std::string compiler =
+      compiler_wrapper(dir.path, "cxx-without-tanh",
+                       "if grep -qE '__builtin_tanh|td_vtanh\\(' \"$a\"; then\n"
+                       "  echo 'internal compiler error: tanh' >&2; exit 1; fi");
   const std::string repro = dir.path + "/repro";
   std::string file;
   {
@@ -200,14 +211,9 @@ TEST_CASE("a fused kernel that crashes the daemon leaves a reproducer of its gra
   TempDir dir;
   // A compiler that makes every generated kernel trap (SIGILL) on entry: a generator bug
   // that takes the process down, which no exception handler sees.
-  const std::string compiler = dir.path + "/cxx-trap";
-  std::ofstream(compiler) << "#!/bin/sh\n"
-                             "for a in \"$@\"; do case \"$a\" in *.cpp)\n"
-                             "  sed -i 's/^\\(extern \"C\" void td_[0-9a-f]*(.*) {\\)$/"
-                             "\\1 __builtin_trap();/' \"$a\";;\n"
-                             "esac; done\n"
-                             "exec c++ \"$@\"\n";
-  fs::permissions(compiler, fs::perms::owner_all);
+  const std::string compiler = compiler_wrapper(
+      dir.path, "cxx-trap",
+      "sed -i 's/^\\(extern \"C\" void td_[0-9a-f]*(.*) {\\)$/\\1 __builtin_trap();/' \"$a\"");
   // Compiled before the first run, and in the background while the first runs go unfused (the
   // daemon's default): then the crash comes at a later run, once the fused plan is in.
   for (const std::string background : {"off", "on"}) {
