@@ -61,14 +61,14 @@ bool write_private(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-std::function<void(const std::string&)> reproducer_writer(std::string dir, Logger& log) {
+std::function<std::string(const std::string&)> reproducer_writer(std::string dir, Logger& log) {
   auto counter = std::make_shared<std::atomic<uint64_t>>(0);
-  return [dir = std::move(dir), &log, counter](const std::string& reproducer) {
+  return [dir = std::move(dir), &log, counter](const std::string& reproducer) -> std::string {
     namespace fs = std::filesystem;
     std::string why;
     if (!private_dir(dir, why)) {
       log.error("cannot write a reproducer into " + dir + ": " + why);
-      return;
+      return {};
     }
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     const std::string stem =
@@ -79,17 +79,18 @@ std::function<void(const std::string&)> reproducer_writer(std::string dir, Logge
     if (!write_private(stem + ".tmp", reproducer)) {
       fs::remove(stem + ".tmp", ec);
       log.error("cannot write a reproducer into " + dir);
-      return;
+      return {};
     }
     fs::rename(stem + ".tmp", stem + ".json", ec);
     if (ec) {
       log.error("cannot write a reproducer into " + dir + ": " + ec.message());
-      return;
+      return {};
     }
     log.error(
         "internal error in the engine (the run failed, or ran unfused when its fused "
         "kernels did not compile); reproducer: " +
         stem + ".json (rerun with tensord-replay)");
+    return stem + ".json";
   };
 }
 

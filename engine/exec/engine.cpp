@@ -39,6 +39,11 @@ std::vector<ir::TensorType> input_types(std::span<const TensorValue> inputs) {
   return types;
 }
 
+// `e` with where its reproducer went, for whoever reads the run's error.
+Error naming_reproducer(const Error& e, const std::string& path) {
+  return Error(e.code(), e.message() + " (reproducer: " + path + ")", e.node(), e.op(), e.where());
+}
+
 // The inputs' bytes for a reproducer, those within kReproducerInputBytes each and
 // kReproducerAllInputBytes in all (a daemon's tensors are contiguous; a view is not kept).
 // Reading must not hide the failure being reported: a read that fails keeps nothing.
@@ -317,8 +322,9 @@ std::vector<TensorValue> Engine::run(ir::Graph graph, std::span<const TensorValu
     return run_planned(graph, types, inputs, outputs, mode, profile);
   } catch (const Error& e) {
     if (e.code() == ErrorCode::Internal && options_.on_internal_error) {
-      options_.on_internal_error(reproducer_json(graph, types, outputs, mode, e.what(),
-                                                 reproducer_values(backend_, inputs)));
+      const std::string path = options_.on_internal_error(reproducer_json(
+          graph, types, outputs, mode, e.what(), reproducer_values(backend_, inputs)));
+      if (!path.empty()) throw naming_reproducer(e, path);
     }
     throw;
   }
@@ -369,8 +375,10 @@ std::vector<TensorValue> Engine::run_prepared(PreparedGraph& prepared,
                         profile);
   } catch (const Error& e) {
     if (e.code() == ErrorCode::Internal && options_.on_internal_error) {
-      options_.on_internal_error(reproducer_json(prepared.graph_, types, prepared.outputs_, mode,
-                                                 e.what(), reproducer_values(backend_, inputs)));
+      const std::string path = options_.on_internal_error(
+          reproducer_json(prepared.graph_, types, prepared.outputs_, mode, e.what(),
+                          reproducer_values(backend_, inputs)));
+      if (!path.empty()) throw naming_reproducer(e, path);
     }
     throw;
   }

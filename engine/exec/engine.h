@@ -23,8 +23,10 @@ struct EngineOptions {
   ir::Limits limits;
   size_t plan_cache_capacity = 512;  // plans, least recently used evicted
   // Called with a reproducer (engine/exec/reproducer.h) when a run fails with an Internal
-  // error: a generated kernel that did not compile, a kernel that threw. Must not throw.
-  std::function<void(const std::string& reproducer)> on_internal_error;
+  // error: a generated kernel that did not compile, a kernel that threw. Returns where the
+  // reproducer went, which the run's error then names (the user may not see the daemon's log),
+  // or "". Must not throw.
+  std::function<std::string(const std::string& reproducer)> on_internal_error;
   // When a plan's generated kernels do not compile: run the graph unfused (after the reproducer
   // above), or fail the run with the Internal error (tensord-replay, which reproduces it).
   bool unfused_on_compile_error = true;

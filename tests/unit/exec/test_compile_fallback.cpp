@@ -23,7 +23,10 @@ TEST_CASE("kernels that do not compile leave a reproducer and the graph runs unf
   cpu::CpuBackend cpu(1, kernels);
   std::vector<std::string> reproducers;
   EngineOptions engine_options;
-  engine_options.on_internal_error = [&](const std::string& r) { reproducers.push_back(r); };
+  engine_options.on_internal_error = [&](const std::string& r) {
+    reproducers.push_back(r);
+    return std::string();
+  };
   Engine engine(cpu, engine_options);
 
   ir::Graph g;

@@ -69,7 +69,10 @@ struct BackgroundEngine {
     engine::EngineOptions o;
     o.compile_in_background = true;
     o.max_background_compiles = max_background;
-    o.on_internal_error = [this](const std::string& r) { reproducers.push_back(r); };
+    o.on_internal_error = [this](const std::string& r) {
+      reproducers.push_back(r);
+      return std::string();
+    };
     return o;
   }
 
