@@ -31,7 +31,7 @@ const char* kUsage =
     "Reruns a reproducer locally (default) or on the daemon at ADDRESS. MODE overrides the\n"
     "reproducer's compile mode; DIR (default: in memory) and CMD are for local runs.\n"
     "--shrink OUT (local only): looks for a smaller graph that fails with the same error code\n"
-    "and writes it to OUT as a reproducer.\n"
+    "(in the same op, when the error names one) and writes it to OUT as a reproducer.\n"
     "Exit status: 0 it runs, 1 it fails (again), 2 bad command line or file.\n";
 
 void print_outputs(const std::vector<ir::TensorType>& types) {
@@ -80,16 +80,19 @@ class LocalRunner {
   engine::Engine engine_;
 };
 
-// --shrink: the smallest graph found that fails with the same error code, written to `out`.
+// --shrink: the smallest graph found that fails with the same error code (in the same op, when
+// the error names one), written to `out`.
 int shrink_local(const engine::Reproducer& r, engine::CompileMode mode, LocalRunner& runner,
                  const std::string& out) {
   tensord::ErrorCode code{};
+  std::string op;  // the failing node's op, when the error names one
   try {
     runner.run(r, mode);
     std::printf("it runs: nothing to shrink\n");
     return 0;
   } catch (const Error& e) {
     code = e.code();
+    op = e.op();
     std::printf("fails: %s: %s\nshrinking (each attempt runs a smaller graph) ...\n",
                 std::string(name(code)).c_str(), e.what());
   }
@@ -106,7 +109,7 @@ int shrink_local(const engine::Reproducer& r, engine::CompileMode mode, LocalRun
           runner.run(candidate, mode);
           return false;
         } catch (const Error& e) {
-          return e.code() == code;
+          return e.code() == code && (op.empty() || e.op() == op);
         }
       },
       options);

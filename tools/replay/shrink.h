@@ -5,8 +5,8 @@
 //   - cut a node off from what made it: it becomes a new graph input of its type (its value
 //     regenerated from the replay's fixed seed), and the nodes only it needed go.
 // Whether a candidate "still fails" is the caller's test (the replay runs it and compares the
-// error code): a shrunk graph may fail for another reason with the same code, and a failure
-// that depends on the input values may vanish once values are regenerated.
+// error code and failing op): a shrunk graph may fail for another reason of the same kind, and a
+// failure that depends on the input values may vanish once values are regenerated.
 #pragma once
 
 #include <cstddef>

@@ -197,6 +197,13 @@ TEST_CASE("a reproducer's kept input bytes are what tensord-replay runs on") {
   CHECK(out_of_range.output.find("index 9 is out of bounds") != std::string::npos);
   CHECK(out_of_range.output.find("train.py:12") != std::string::npos);  // the user's line
   CHECK(replay(file("three.json", "AwAAAAAAAAA=")).status == 0);
+  // Shrinking keeps the bytes of the inputs it keeps: the small file fails the same way.
+  const Replay shrunk =
+      replay("--shrink " + dir.path + "/nine-small.json " + dir.path + "/nine.json");
+  CHECK(shrunk.status == 1);
+  const Replay small = replay(dir.path + "/nine-small.json");
+  CHECK(small.status == 1);
+  CHECK(small.output.find("index 9 is out of bounds") != std::string::npos);
   {
     ClientFixture f;
     CHECK(replay("--address " + f.daemon.address() + " " + dir.path + "/nine.json").status == 1);
