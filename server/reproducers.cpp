@@ -24,11 +24,12 @@ std::string reproducer_dir(const Options& options, const std::string& kernel_cac
 
 namespace {
 
-// `dir`, created if missing, as a directory only this user can enter: reproducers hold the
-// bytes of the users' inputs. A directory of someone else's (a shared /tmp) is refused.
+// `dir`, created if missing as a directory only this user can enter (reproducers hold the bytes
+// of the users' inputs; an existing directory keeps the permissions its owner gave it, the files
+// are private anyway). A directory of someone else's (a shared /tmp) is refused.
 bool private_dir(const std::string& dir, std::string& why) {
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  const bool created = std::filesystem::create_directories(dir, ec);
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     why = "not a directory";
@@ -38,7 +39,7 @@ bool private_dir(const std::string& dir, std::string& why) {
     why = "owned by another user";
     return false;
   }
-  if ((st.st_mode & 077) != 0 && ::chmod(dir.c_str(), 0700) != 0) {
+  if (created && (st.st_mode & 077) != 0 && ::chmod(dir.c_str(), 0700) != 0) {
     why = std::strerror(errno);
     return false;
   }

@@ -14,9 +14,9 @@ std::string reproducer_dir(const Options& options, const std::string& kernel_cac
 
 // A sink for engine::EngineOptions::on_internal_error: writes each reproducer to a new file in
 // `dir` (under a temporary name, then renamed), logs its path and returns it ("" when it could
-// not be written). Reproducers hold the bytes of
-// small inputs, so `dir` is made private to the daemon's user (0700, files 0600), and one
-// owned by another user is refused with an error in the log. Never throws.
+// not be written). Reproducers hold the bytes of small inputs, so their files are private to
+// the daemon's user (0600), `dir` is created 0700 when missing, and one owned by another user
+// is refused with an error in the log. Never throws.
 std::function<std::string(const std::string&)> reproducer_writer(std::string dir, Logger& log);
 
 // Handlers of SIGSEGV, SIGBUS, SIGILL and SIGFPE that write the reproducer of the fused plan the
