@@ -3,6 +3,7 @@
 // tools/replay/shrink.h). Exit status 0 when the graph now runs, 1 when it fails again (the
 // error is printed), 2 for a bad command line or file.
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -110,6 +111,8 @@ int shrink_local(const engine::Reproducer& r, engine::CompileMode mode, LocalRun
           return false;
         } catch (const Error& e) {
           return e.code() == code && (op.empty() || e.op() == op);
+        } catch (const std::exception&) {
+          return false;  // another failure: not the one being shrunk
         }
       },
       options);
@@ -121,7 +124,8 @@ int shrink_local(const engine::Reproducer& r, engine::CompileMode mode, LocalRun
   }
   const engine::Reproducer& small = s.smallest;
   std::ofstream file(out);
-  file << engine::reproducer_json(small.graph, small.inputs, small.outputs, small.mode, error,
+  // In the mode it failed in (--mode may have changed the file's).
+  file << engine::reproducer_json(small.graph, small.inputs, small.outputs, mode, error,
                                   small.values);
   if (!file.flush()) {
     std::fprintf(stderr, "tensord-replay: cannot write %s\n", out.c_str());
