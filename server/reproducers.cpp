@@ -46,18 +46,24 @@ bool private_dir(const std::string& dir, std::string& why) {
   return true;
 }
 
+// write(2) until all of `data` is written; async-signal-safe (the crash handler uses it).
+bool write_all(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
 // Writes `text` to a new file `path` that only this user can read.
 bool write_private(const std::string& path, const std::string& text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return false;
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  return ::close(fd) == 0 && done == text.size();
+  const bool written = write_all(fd, text.data(), text.size());
+  return ::close(fd) == 0 && written;
 }
 
 }  // namespace
@@ -120,16 +126,6 @@ void append_number(char* out, size_t cap, unsigned long value) {
   for (size_t k = 0; k < n; ++k) text[k] = digits[n - 1 - k];
   text[n] = '\0';
   append(out, cap, text);
-}
-
-void write_all(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
 }
 
 // Only async-signal-safe calls: open, write, close, strlen.

@@ -33,13 +33,7 @@ engine::Reproducer rebuild(const engine::Reproducer& r, std::vector<ir::ValueRef
     renumbered[k] = static_cast<uint32_t>(out.graph.nodes.size());
     if (node.op == ir::Op::input || cut == k) {
       const ir::TensorType& type = node.outputs.at(0);
-      ir::Node input;
-      input.op = ir::Op::input;
-      input.attrs = ir::Attrs{{ir::Attr::index, static_cast<int64_t>(out.inputs.size())},
-                              {ir::Attr::dtype, type.dtype},
-                              {ir::Attr::shape, type.shape}};
-      input.outputs = {type};
-      input.loc = node.loc;
+      out.graph.add_input(static_cast<uint32_t>(out.inputs.size()), type, node.loc);
       out.inputs.push_back(type);
       // A kept input keeps its bytes; a cut node's value is regenerated.
       InputBytes& bytes = out.values.emplace_back();
@@ -47,7 +41,6 @@ engine::Reproducer rebuild(const engine::Reproducer& r, std::vector<ir::ValueRef
         const auto index = static_cast<size_t>(node.attrs.get_int(ir::Attr::index));
         if (index < r.values.size()) bytes = r.values[index];
       }
-      out.graph.nodes.push_back(std::move(input));
       continue;
     }
     ir::Node copy = node;
