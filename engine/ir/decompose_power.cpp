@@ -23,13 +23,14 @@ std::optional<ValueRef> power_by_products(Expansion& e, const Node& node,
   if (node.op != Op::pow || in.size() != 2) return std::nullopt;
   const TensorType& x = e.type(in[0]);
   // Broadcasting against the exponent, or a promotion by it, is pow's to do.
-  if (!(node.outputs[0] == x) || x.dtype == DType::Bool || is_complex(x.dtype)) return std::nullopt;
+  if (!(node.outputs[0] == x) || x.dtype == DType::Bool) return std::nullopt;
   const Node& exponent = e.producer(in[1]);
-  if (exponent.op != Op::full || is_complex(exponent.outputs[0].dtype)) return std::nullopt;
+  // A complex `full` holds a real value (its imaginary part is 0): z ** 2 from a client.
+  if (exponent.op != Op::full) return std::nullopt;
   const double p = exponent.attrs.get_float(Attr::value);
   // x * x is the correctly rounded square, what an exact pow gives. x * x * x rounds twice (at
   // most about two units in the last place in float32, as PyTorch's pow(x, 3) does); integers
-  // wrap alike in any order.
+  // wrap alike in any order. NumPy's complex z ** 2 and z ** 3 are these products too.
   if (p != 2 && p != 3) return std::nullopt;
   const DType c = compute_dtype(x.dtype);  // 16-bit floats: in float32, rounded once
   return e.cast(integer_power(e, e.cast(in[0], c), static_cast<int>(p)), x.dtype);

@@ -134,6 +134,7 @@ bool accepts_complex(Op op) {
     case Op::log:
     case Op::sqrt:
     case Op::add:
+    case Op::pow:
     case Op::sub:
     case Op::mul:
     case Op::div:
@@ -163,6 +164,39 @@ bool accepts_complex(Op op) {
     case Op::conj:
     case Op::fft_c2c:
     case Op::fft_c2r:
+      return true;
+    default:
+      return is_complex_math(op);
+  }
+}
+
+bool is_complex_math(Op op) {
+  switch (op) {
+    case Op::sin:
+    case Op::cos:
+    case Op::tan:
+    case Op::sinh:
+    case Op::cosh:
+    case Op::tanh:
+    case Op::asin:
+    case Op::acos:
+    case Op::atan:
+    case Op::asinh:
+    case Op::acosh:
+    case Op::atanh:
+    case Op::exp2:
+    case Op::expm1:
+    case Op::log2:
+    case Op::log10:
+    case Op::log1p:
+    case Op::square:
+    case Op::reciprocal:
+    case Op::rsqrt:
+    case Op::sigmoid:
+    case Op::sign:
+    case Op::isnan:
+    case Op::isinf:
+    case Op::isfinite:
       return true;
     default:
       return false;
@@ -224,17 +258,17 @@ std::optional<std::vector<TensorType>> infer_complex(Op op, Inputs in, const Att
   switch (op) {
     case Op::cast:
       return result(attrs.get_dtype(Attr::dtype), in[0]->shape);
-    case Op::neg:
-    case Op::exp:
-    case Op::log:
-    case Op::sqrt:
-      return result(t, in[0]->shape);
     case Op::abs:
       return result(real_of(t), in[0]->shape);
+    case Op::isnan:
+    case Op::isinf:
+    case Op::isfinite:
+      return result(DType::Bool, in[0]->shape);
     case Op::add:
     case Op::sub:
     case Op::mul:
     case Op::div:
+    case Op::pow:
       return result(t, broadcast_all(in));
     case Op::eq:
     case Op::ne:
@@ -246,7 +280,13 @@ std::optional<std::vector<TensorType>> infer_complex(Op op, Inputs in, const Att
       }
       return result(promote(in[1]->dtype, in[2]->dtype), broadcast_all(in));
     }
-    default:  // sums, views, movement, matmul: the real op's shape, the inputs' complex dtype
+    default:
+      // neg, exp, log, sqrt and the other functions of one complex value keep its dtype.
+      if (op == Op::neg || op == Op::exp || op == Op::log || op == Op::sqrt ||
+          is_complex_math(op)) {
+        return result(t, in[0]->shape);
+      }
+      // sums, views, movement, matmul: the real op's shape, the inputs' complex dtype
       return result(t, standin_shape(op, in, attrs));
   }
 }

@@ -63,6 +63,9 @@ std::vector<TensorType> infer_nn(Op op, Inputs in, const Attrs& attrs);
 // an op that is not defined on complex inputs (before the schema check, so the error names the
 // dtype); infer_complex infers the ops that are, and returns nullopt for real-only graphs.
 bool accepts_complex(Op op);
+// The elementwise functions of one complex value added after the first set (sin ... isfinite:
+// NumPy's complex ufuncs); isnan/isinf/isfinite give bool, the others keep the dtype.
+bool is_complex_math(Op op);
 void reject_complex(Op op, Inputs in, const Attrs& attrs);
 std::optional<std::vector<TensorType>> infer_complex(Op op, Inputs in, const Attrs& attrs);
 

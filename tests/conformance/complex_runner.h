@@ -31,8 +31,10 @@ struct CCase {
   std::vector<bool> conjugated;  // input given as conj(base): a conj view (after the permute)
 };
 
-// Every row of the table (cases_complex.cpp).
+// Every row of the table (cases_complex.cpp), complex_math_cases() among them.
 std::vector<CCase> complex_cases();
+// The rows of sin ... isfinite and pow (cases_complex_math.cpp).
+std::vector<CCase> complex_math_cases();
 
 // Runs one row: "" when it passed, else what is wrong.
 std::string run_complex_case(engine::Backend& backend, engine::Engine& engine, const CCase& c);

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <numbers>
 #include <vector>
 
+#include "engine/backends/cpu/complex_math.h"
 #include "engine/backends/cpu/elementwise.h"
 #include "engine/backends/cpu/host_buffer.h"
 #include "engine/backends/cpu/kernels.h"
@@ -82,6 +84,63 @@ void cast_complex(const KernelContext& ctx, const Operand& src, const Operand& d
   });
 }
 
+// The functions of complex_math.h and <complex>, computed in complex<double> (complex64 rounded
+// once at the end, as the CUDA formulas compute it).
+template <typename T>
+void math(const KernelContext& ctx, Op op, std::span<const Operand> ops) {
+  namespace cm = complex_math;
+  auto f = [&](auto fn) {
+    map1<T, T>(ctx, ops, [fn](T x) {
+      const c128 r = fn(c128(x.real(), x.imag()));
+      return T(static_cast<Real<T>>(r.real()), static_cast<Real<T>>(r.imag()));
+    });
+  };
+  switch (op) {
+    case Op::sin:
+      return f([](c128 z) { return std::sin(z); });
+    case Op::cos:
+      return f([](c128 z) { return std::cos(z); });
+    case Op::tan:
+      return f([](c128 z) { return std::tan(z); });
+    case Op::sinh:
+      return f([](c128 z) { return std::sinh(z); });
+    case Op::cosh:
+      return f([](c128 z) { return std::cosh(z); });
+    case Op::tanh:
+      return f([](c128 z) { return std::tanh(z); });
+    case Op::asin:
+      return f([](c128 z) { return std::asin(z); });
+    case Op::acos:
+      return f([](c128 z) { return std::acos(z); });
+    case Op::atan:
+      return f([](c128 z) { return std::atan(z); });
+    case Op::asinh:
+      return f([](c128 z) { return std::asinh(z); });
+    case Op::acosh:
+      return f([](c128 z) { return std::acosh(z); });
+    case Op::atanh:
+      return f([](c128 z) { return std::atanh(z); });
+    case Op::exp2:
+      return f(cm::exp2);
+    case Op::expm1:
+      return f(cm::expm1);
+    case Op::log2:
+      return f([](c128 z) { return cm::log_base(z, std::numbers::ln2); });
+    case Op::log10:
+      return f([](c128 z) { return cm::log_base(z, std::numbers::ln10); });
+    case Op::log1p:
+      return f(cm::log1p);
+    case Op::rsqrt:
+      return f([](c128 z) { return c128(1) / std::sqrt(z); });
+    case Op::sigmoid:
+      return f(cm::sigmoid);
+    case Op::sign:
+      return f(cm::sign);
+    default:
+      throw_unsupported(op, complex_dtype<T>());
+  }
+}
+
 template <typename T>
 void unary(const KernelContext& ctx, Op op, const Operand& in, const Operand& out) {
   Operand ops[2] = {out, in};
@@ -105,8 +164,21 @@ void unary(const KernelContext& ctx, Op op, const Operand& in, const Operand& ou
       return map1<R, T>(ctx, ops, [](T x) { return x.imag(); });
     case Op::angle:
       return map1<R, T>(ctx, ops, [](T x) { return std::arg(x); });
+    case Op::isnan:
+      return map1<bool, T>(ctx, ops,
+                           [](T x) { return std::isnan(x.real()) || std::isnan(x.imag()); });
+    case Op::isinf:
+      return map1<bool, T>(ctx, ops,
+                           [](T x) { return std::isinf(x.real()) || std::isinf(x.imag()); });
+    case Op::isfinite:
+      return map1<bool, T>(ctx, ops,
+                           [](T x) { return std::isfinite(x.real()) && std::isfinite(x.imag()); });
+    case Op::square:
+      return map1<T, T>(ctx, ops, [](T x) { return x * x; });
+    case Op::reciprocal:
+      return map1<T, T>(ctx, ops, [](T x) { return T(1) / x; });
     default:
-      throw_unsupported(op, complex_dtype<T>());
+      return math<T>(ctx, op, ops);
   }
 }
 
@@ -121,6 +193,11 @@ void binary(const KernelContext& ctx, Op op, std::span<const Operand> ops) {
       return map2<T, T>(ctx, ops, [](T a, T b) { return a * b; });
     case Op::div:
       return map2<T, T>(ctx, ops, [](T a, T b) { return a / b; });
+    case Op::pow:
+      return map2<T, T>(ctx, ops, [](T a, T b) {
+        const c128 r = complex_math::pow(c128(a.real(), a.imag()), c128(b.real(), b.imag()));
+        return T(static_cast<Real<T>>(r.real()), static_cast<Real<T>>(r.imag()));
+      });
     default:
       throw_unsupported(op, complex_dtype<T>());
   }

@@ -41,6 +41,13 @@ TEST_CASE("complex inference of the ops defined on complex", "[infer][complex]")
   const TensorType x = T(D::Complex64, {2, 3}), y = T(D::Complex128, {3});
   CHECK(test::infer1(Op::abs, {x}) == T(D::Float32, {2, 3}));
   CHECK(test::infer1(Op::exp, {x}) == x);
+  for (Op op : {Op::sin, Op::atanh, Op::expm1, Op::log10, Op::square, Op::sigmoid, Op::sign}) {
+    CHECK(test::infer1(op, {y}) == y);
+  }
+  for (Op op : {Op::isnan, Op::isinf, Op::isfinite})
+    CHECK(test::infer1(op, {x}) == T(D::Bool, {2, 3}));
+  CHECK(test::infer1(Op::pow, {x, T(D::Float64, {3})}) == T(D::Complex128, {2, 3}));
+  CHECK(test::infer1(Op::pow, {T(D::Int32, {1}), x}) == x);
   CHECK(test::infer1(Op::div, {x, T(D::Int32, {3})}) == x);
   CHECK(test::infer1(Op::add, {x, T(D::Float64, {1})}) == T(D::Complex128, {2, 3}));
   CHECK(test::infer1(Op::mul, {x, y}) == T(D::Complex128, {2, 3}));

@@ -315,7 +315,8 @@ Rewritten decomposed_power(TensorType x, TensorType exponent, AttrValue c) {
 }
 
 TEST_CASE("decompose: pow by a constant 2 or 3 multiplies", "[decompose]") {
-  for (D t : {D::Int8, D::UInt8, D::Int32, D::Int64, D::Float32, D::Float64}) {
+  for (D t : {D::Int8, D::UInt8, D::Int32, D::Int64, D::Float32, D::Float64, D::Complex64,
+              D::Complex128}) {
     INFO(name(t));
     const TensorType x = T(t, {2, 3});
     for (AttrValue two : {AttrValue{int64_t{2}}, AttrValue{2.0}}) {
@@ -352,6 +353,8 @@ TEST_CASE("decompose: other pows stay pow", "[decompose]") {
   CHECK(kept(decomposed_power(F32({3}), F32({2, 3}), 2.0)));
   CHECK(kept(decomposed_power(T(D::Int32, {3}), F32({}), 2.0)));
   CHECK(kept(decomposed_power(F32({3}), T(D::Float64, {}), 2.0)));
+  CHECK(kept(decomposed_power(T(D::Complex64, {3}), F32({}), 4.0)));
+  CHECK(kept(decomposed_power(F32({3}), T(D::Complex64, {}), 2.0)));
   // An exponent that is not a constant.
   Graph g;
   const ValueRef x = g.add_input(0, F32({3}));
