@@ -1,7 +1,8 @@
 // The complex64/complex128 formulas of the CUDA emitter, with the CPU backend's semantics
 // (engine/backends/cpu/kernels_complex.cpp): neg, exp, log, sqrt; abs, real, imag, angle (real
-// results); add, sub, mul, div (computed in the result's dtype, inputs converted first); eq, ne
-// (in the promoted dtype); where; complex(re, im); casts to and from every real dtype. conj is
+// results); add, sub, mul, div, pow (computed in the result's dtype, inputs converted first); eq,
+// ne (in the promoted dtype); where; complex(re, im); casts to and from every real dtype; the
+// functions of emit_cuda_complex_math.cpp (sin ... isfinite). conj is
 // a view (its materialisation is the movement family's); every other op of a complex operand
 // is rejected by shape inference before it reaches a backend.
 //
@@ -58,8 +59,12 @@ std::optional<DType> complex_result(Op op, std::span<const DType> in, DType resu
       case Op::imag:
       case Op::angle:
         return ir::real_of(in[0]);
+      case Op::isnan:
+      case Op::isinf:
+      case Op::isfinite:
+        return DType::Bool;
       default:
-        return std::nullopt;
+        return cuda_complex_math_function(op) ? std::optional<DType>(in[0]) : std::nullopt;
     }
   }
   if (kind == ir::OpKind::Binary && in.size() == 2) {
@@ -68,6 +73,7 @@ std::optional<DType> complex_result(Op op, std::span<const DType> in, DType resu
       case Op::sub:
       case Op::mul:
       case Op::div:  // in the result's dtype, as the CPU computes (it is the promoted one)
+      case Op::pow:
         return ir::is_complex(result) ? std::optional<DType>(result) : std::nullopt;
       case Op::eq:
       case Op::ne:
@@ -137,8 +143,10 @@ std::string cuda_complex_expr(Op op, std::span<const std::string> args,
         return z + ".re";
       case Op::imag:
         return z + ".im";
-      default:  // angle
+      case Op::angle:
         return call("td_carg", z);
+      default:
+        return call(cuda_complex_math_function(op), z);
     }
   }
   const std::string x = as(0, result), y = as(1, result);
@@ -149,12 +157,20 @@ std::string cuda_complex_expr(Op op, std::span<const std::string> args,
       return cat({"(", x, " - ", y, ")"});
     case Op::mul:
       return call("td_cmul", x, y);
+    case Op::pow:
+      return call("td_cpow", x, y);
     default:  // div
       return call("td_cdiv", x, y);
   }
 }
 
 std::string_view cuda_complex_prelude() {
+  static const std::string text =
+      std::string(cuda_complex_arithmetic()) + std::string(cuda_complex_math_prelude());
+  return text;
+}
+
+std::string_view cuda_complex_arithmetic() {
   // Products and quotients follow C99 Annex G as GCC's libgcc does (the CPU's std::complex):
   // the plain formula, then infinities recovered where it gave NaN in both parts. complex64
   // quotients are computed in double (as libgcc's __divsc3), complex128 ones by Smith's method.

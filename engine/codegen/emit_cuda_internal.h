@@ -41,7 +41,13 @@ std::string cuda_convert(const std::string& x, ir::DType from, ir::DType to);
 bool cuda_complex_op_supported(ir::Op op, std::span<const ir::DType> inputs, ir::DType result);
 std::string cuda_complex_expr(ir::Op op, std::span<const std::string> args,
                               std::span<const ir::DType> arg_dtypes, ir::DType result);
-// The complex types and their arithmetic; after cuda_math_prelude() (it calls td_op_hypot).
+// The complex types, their arithmetic (cuda_complex_arithmetic) and functions
+// (cuda_complex_math_prelude, emit_cuda_complex_math.cpp); after cuda_math_prelude() (it calls
+// td_op_hypot).
 std::string_view cuda_complex_prelude();
+std::string_view cuda_complex_arithmetic();
+std::string_view cuda_complex_math_prelude();
+// The td_c* function of an elementwise complex function (sin ... isfinite, pow), or null.
+const char* cuda_complex_math_function(ir::Op op);
 
 }  // namespace tensord::codegen

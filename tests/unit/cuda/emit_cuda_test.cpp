@@ -138,8 +138,13 @@ TEST_CASE("every complex kernel compiles for sm_90", "[cuda][codegen][complex]")
     }
   }
   // Every op of the CPU's complex kernels (kernels_complex.cpp) is among them.
-  for (const char* op : {"cast", "neg", "exp", "log", "sqrt", "abs", "real", "imag", "angle", "add",
-                         "sub", "mul", "div", "eq", "ne", "where", "complex", "complex64"}) {
+  for (const char* op :
+       {"cast",    "neg",        "exp",     "log",     "sqrt",  "abs",   "real",  "imag",
+        "angle",   "add",        "sub",     "mul",     "div",   "eq",    "ne",    "where",
+        "complex", "complex64",  "sin",     "cos",     "tan",   "sinh",  "cosh",  "tanh",
+        "asin",    "acos",       "atan",    "asinh",   "acosh", "atanh", "exp2",  "expm1",
+        "log2",    "log10",      "log1p",   "square",  "rsqrt", "sign",  "isnan", "isinf",
+        "pow",     "reciprocal", "sigmoid", "isfinite"}) {
     CHECK(by_op.count(op) == 1);
   }
   for (auto& [op, kernels] : by_op) compile(emitter.unit(kernels), op);
