@@ -75,6 +75,8 @@ void bind_math_ops(py::module_& m) {
   TENSORD_MATH_UNARY(reciprocal);
   TENSORD_MATH_UNARY(frac);
   TENSORD_MATH_UNARY(erfc);
+  TENSORD_MATH_UNARY(isinf);
+  TENSORD_MATH_UNARY(isfinite);
   TENSORD_MATH_BINARY(atan2);
   TENSORD_MATH_BINARY(hypot);
   TENSORD_MATH_BINARY(logaddexp);

@@ -84,6 +84,8 @@ def isnan(x, /):
 def isinf(x, /):
     loc = caller()
     x = _operand_array(x)
+    if _dtypes.is_complex(x.dtype):
+        return Array(_tensord.isinf(x._t, loc))  # either part infinite
     if not _dtypes.is_floating(x.dtype):
         return Array(_tensord.ne(x._t, x._t, loc))  # all False, x's shape
     return Array(_tensord.eq(_tensord.abs(x._t, loc), math.inf, loc))
@@ -92,6 +94,8 @@ def isinf(x, /):
 def isfinite(x, /):
     loc = caller()
     x = _operand_array(x)
+    if _dtypes.is_complex(x.dtype):
+        return Array(_tensord.isfinite(x._t, loc))  # both parts finite
     if not _dtypes.is_floating(x.dtype):
         return Array(_tensord.eq(x._t, x._t, loc))  # all True
     return Array(_tensord.lt(_tensord.abs(x._t, loc), math.inf, loc))
