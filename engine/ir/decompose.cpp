@@ -64,6 +64,10 @@ ValueRef nan_to_num(Expansion& e, ValueRef x, const Attrs& attrs) {
 
 // mean and var: sums in the compute dtype divided by counts.
 ValueRef moments(Expansion& e, Op op, ValueRef in, const Attrs& attrs, DType out) {
+  if (op == Op::var && is_complex(e.type(in).dtype)) {  // E|z - E z|^2: the parts' variances
+    return e.binary(Op::add, moments(e, op, e.unary(Op::real, in), attrs, out),
+                    moments(e, op, e.unary(Op::imag, in), attrs, out));
+  }
   const DType c = compute_dtype(out);
   const Shape shape = e.type(in).shape;  // a copy: adding nodes moves the graph's nodes
   const AxisMask mask = reduction_axes(attrs, static_cast<int64_t>(shape.size()));
@@ -224,6 +228,14 @@ Rewritten decompose(const Graph& g, std::span<const ValueRef> outputs) {
         moved[i] = *products;
         continue;
       }
+    }
+    if (node.op == Op::cumsum && is_complex(out.graph.type(inputs[0]).dtype)) {
+      // A running sum of complex values is the running sums of their parts.
+      Expansion e(out, i, node.loc);
+      moved[i] =
+          e.add(Op::complex, {e.add(Op::cumsum, {e.unary(Op::real, inputs[0])}, node.attrs),
+                              e.add(Op::cumsum, {e.unary(Op::imag, inputs[0])}, node.attrs)});
+      continue;
     }
     if (node.op == Op::sum && sum_splits(out.graph, node, inputs)) {
       Expansion e(out, i, node.loc);

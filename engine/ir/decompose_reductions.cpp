@@ -1,6 +1,7 @@
 // The reductions of issue 4 (docs/ops.md): all, any, count_nonzero, amax, amin, nansum,
 // nanmean, std, logsumexp and the vector norm, each a few primitive reductions. Floats compute
-// in the compute dtype (float16/bfloat16 in float32) and round once.
+// in the compute dtype (float16/bfloat16 in float32) and round once; std and norm of complex
+// values compute in the dtype of their parts.
 #include <cmath>
 #include <limits>
 
@@ -91,6 +92,19 @@ ValueRef reduction(Expansion& e, const Node& node, ValueRef in) {
       break;
   }
   const DType c = compute_dtype(out.dtype);
+  if (is_complex(e.type(in).dtype)) {
+    // The norm of complex values is that of their magnitudes; the variance of the real and
+    // imaginary parts add up to E|z - E z|^2 (NumPy's var of complex), in the parts' dtype.
+    if (node.op == Op::norm) {
+      in = e.unary(Op::abs, in);
+    } else if (node.op == Op::std) {
+      const double correction = attrs.get_float(Attr::correction, 0.0);
+      ValueRef re = e.cast(e.unary(Op::real, in), c), im = e.cast(e.unary(Op::imag, in), c);
+      return e.cast(e.unary(Op::sqrt, e.binary(Op::add, variance(e, re, o, correction),
+                                               variance(e, im, o, correction))),
+                    out.dtype);
+    }
+  }
   ValueRef x = e.cast(in, is_floating(e.type(in).dtype) ? compute_dtype(e.type(in).dtype) : c);
   ValueRef y;
   switch (node.op) {

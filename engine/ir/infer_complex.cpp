@@ -144,6 +144,10 @@ bool accepts_complex(Op op) {
     case Op::sum:
     case Op::prod:
     case Op::mean:
+    case Op::var:
+    case Op::std:
+    case Op::norm:
+    case Op::cumsum:
     case Op::reshape:
     case Op::permute:
     case Op::expand:
@@ -264,6 +268,10 @@ std::optional<std::vector<TensorType>> infer_complex(Op op, Inputs in, const Att
     case Op::isinf:
     case Op::isfinite:
       return result(DType::Bool, in[0]->shape);
+    case Op::var:  // of the magnitudes' deviations, and norms of the magnitudes: real
+    case Op::std:
+    case Op::norm:
+      return result(real_of(t), standin_shape(op, in, attrs));
     case Op::add:
     case Op::sub:
     case Op::mul:

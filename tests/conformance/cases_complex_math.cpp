@@ -1,7 +1,9 @@
-// The complex rows of NumPy's other elementwise functions (sin ... isfinite) and of pow, against
+// The complex rows of NumPy's other elementwise functions (sin ... isfinite), of pow and of the
+// reductions that decompose into the complex ops (var, std, norm, cumsum), against
 // a reference computed in std::complex<long double> straight from each definition
 // (docs/ops.md "Complex numbers"): <complex>'s long double functions, e^z - 1, log(1 + z),
 // z / |z|, and NumPy's power with its integer exponents multiplied out.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <functional>
@@ -190,6 +192,104 @@ void add_pow(std::vector<CCase>& out, uint64_t& seed) {
   }
 }
 
+// Elements of a (rows, cols) tensor along `axis` (0: down a column, 1: along a row), per line.
+std::vector<std::vector<CL>> lines(const CTensor& x, int axis) {
+  const int64_t rows = x.shape[0], cols = x.shape[1];
+  std::vector<std::vector<CL>> out(static_cast<size_t>(axis == 0 ? cols : rows));
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) out[axis == 0 ? j : i].push_back(widen(x.v[i * cols + j]));
+  }
+  return out;
+}
+
+long double variance(const std::vector<CL>& v, double correction) {
+  CL mean = 0;
+  for (CL z : v) mean += z;
+  mean /= static_cast<long double>(v.size());
+  long double ss = 0;
+  for (CL z : v) ss += std::norm(z - mean);
+  return ss / (static_cast<long double>(v.size()) - correction);
+}
+
+long double vector_norm(const std::vector<CL>& v, double p) {
+  long double acc = p == -INFINITY ? INFINITY : 0;
+  for (CL z : v) {
+    const long double a = std::abs(z);
+    if (p == INFINITY)
+      acc = std::max(acc, a);
+    else if (p == -INFINITY)
+      acc = std::min(acc, a);
+    else if (p == 0)
+      acc += a != 0;
+    else
+      acc += std::pow(a, static_cast<long double>(p));
+  }
+  return std::isinf(p) || p == 0 ? acc : std::pow(acc, 1 / static_cast<long double>(p));
+}
+
+// var, std and norm of complex values (real results) and cumsum, along each axis of a (3, 4)
+// tensor, plain and transposed.
+void add_reductions(std::vector<CCase>& out, uint64_t& seed) {
+  for (DType t : {DType::Complex64, DType::Complex128}) {
+    const std::string n(ir::name(t));
+    const DType r = component(t);
+    for (int axis : {0, 1}) {
+      for (bool tr : {false, true}) {
+        const std::string tag =
+            n + "(3,4) axis " + std::to_string(axis) + (tr ? " [transposed]" : "");
+        auto reduce_row = [&](Op op, ir::Attrs attrs,
+                              std::function<long double(const std::vector<CL>&)> f) {
+          attrs.set(ir::Attr::axes, std::vector<int64_t>{axis});
+          CCase c{std::string(ir::name(op)) + " " + tag,
+                  op,
+                  attrs,
+                  {make(t, {3, 4}, seed++)},
+                  {tr},
+                  [r, axis, f](const std::vector<CTensor>& in) {
+                    CTensor y{r, {in[0].shape[axis == 0 ? 1 : 0]}, {}};
+                    for (const auto& line : lines(in[0], axis)) {
+                      y.v.push_back(round_to_dtype(r, C(static_cast<double>(f(line)), 0)));
+                    }
+                    return y;
+                  }};
+          c.l2_scale = true;
+          out.push_back(c);
+        };
+        for (double corr : {0.0, 1.0}) {
+          reduce_row(Op::var, {{ir::Attr::correction, corr}},
+                     [corr](const std::vector<CL>& v) { return variance(v, corr); });
+        }
+        reduce_row(Op::std, {{ir::Attr::correction, 1.0}},
+                   [](const std::vector<CL>& v) { return std::sqrt(variance(v, 1.0)); });
+        for (double p : {2.0, 1.0, 3.0, 0.5, 0.0, static_cast<double>(INFINITY),
+                         -static_cast<double>(INFINITY)}) {
+          reduce_row(Op::norm, {{ir::Attr::ord, p}},
+                     [p](const std::vector<CL>& v) { return vector_norm(v, p); });
+        }
+        CCase c{"cumsum " + tag,
+                Op::cumsum,
+                {{ir::Attr::axis, int64_t{axis}}},
+                {make(t, {3, 4}, seed++)},
+                {tr},
+                [t, axis](const std::vector<CTensor>& in) {
+                  CTensor y = in[0];
+                  const int64_t cols = 4;
+                  for (int64_t k = 0; k < 12; ++k) {
+                    const int64_t i = k / cols, j = k % cols;
+                    if (axis == 0 ? i > 0 : j > 0) {
+                      y.v[k] = y.v[axis == 0 ? k - cols : k - 1] + in[0].v[k];
+                    }
+                  }
+                  for (C& v : y.v) v = round_to_dtype(t, v);
+                  return y;
+                }};
+        c.l2_scale = true;
+        out.push_back(c);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<CCase> complex_math_cases() {
@@ -197,6 +297,7 @@ std::vector<CCase> complex_math_cases() {
   uint64_t seed = 7001;
   add_functions(out, seed);
   add_pow(out, seed);
+  add_reductions(out, seed);
   return out;
 }
 
