@@ -51,3 +51,7 @@ from ._complex import *  # noqa: E402,F401,F403 (real, imag, conj, angle, comple
 from . import fft  # noqa: E402
 from . import linalg  # noqa: E402 (the Array API linalg extension)
 from .linalg import einsum  # noqa: E402,F401
+
+# NumPy's names and NumPy functions made of the namespace's ops (np -> td in NumPy code).
+from ._numpy_names import *  # noqa: E402,F401,F403
+from ._numpy_stats import *  # noqa: E402,F401,F403
