@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peers_complex  # noqa: E402
 import peers_linalg  # noqa: E402
 import peers_math  # noqa: E402
 import peers_nn  # noqa: E402
@@ -67,6 +68,8 @@ def make_inputs():
     i.channel = uniform(0.5, 1.5, (16,))
     i.shuffled = uniform(-1, 1, (16, 64, 32, 32))
     i.q, i.k, i.v = (uniform(-1, 1, (8, 1024, 128)) for _ in range(3))
+    i.z = (uniform(-1, 1) + 1j * uniform(-1, 1)).astype(np.complex64)
+    i.w = (uniform(-1, 1) + 1j * uniform(-1, 1)).astype(np.complex64)
     i.rng = rng
     return i
 
@@ -99,7 +102,7 @@ def main():
                              distance=scipy.spatial.distance)
     i = make_inputs()
     skipped = []
-    for family in (peers_math, peers_reduce, peers_shape, peers_linalg, peers_nn):
+    for family in (peers_math, peers_reduce, peers_shape, peers_linalg, peers_nn, peers_complex):
         ops = family.numpy_ops(i)
         if sc is not None:
             ops.update(family.scipy_ops(i, sc))

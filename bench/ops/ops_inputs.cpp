@@ -53,12 +53,15 @@ OpInputs make_inputs(Session& s) {
   in.q = uniform({8, 1024, 128}, -1, 1);
   in.k = uniform({8, 1024, 128}, -1, 1);
   in.v = uniform({8, 1024, 128}, -1, 1);
+  in.z = complex(uniform(square, -1, 1), uniform(square, -1, 1));
+  in.w = complex(uniform(square, -1, 1), uniform(square, -1, 1));
   s.sync({in.x,         in.y,       in.pos,      in.unit,   in.prob,     in.ints,
           in.shifts,    in.classes, in.weight,   in.mask,   in.index,    in.flat_index,
           in.edges,     in.counts,  in.col,      in.a,      in.b,        in.spd,
           in.v3a,       in.v3b,     in.x100,     in.signal, in.spectrum, in.rspectrum,
           in.spectrum2, in.image,   in.kernel2,  in.seq,    in.kernel1,  in.volume,
-          in.kernel3,   in.channel, in.shuffled, in.q,      in.k,        in.v});
+          in.kernel3,   in.channel, in.shuffled, in.q,      in.k,        in.v,
+          in.z,         in.w});
   return in;
 }
 

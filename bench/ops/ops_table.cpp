@@ -7,7 +7,8 @@ namespace tensord::bench {
 std::vector<OpCase> op_cases() {
   std::vector<OpCase> all;
   for (auto family :
-       {math_cases, special_cases, reduction_cases, shape_cases, linalg_cases, nn_cases}) {
+       {math_cases, special_cases, reduction_cases, shape_cases, linalg_cases, nn_cases,
+        complex_cases}) {
     for (OpCase& c : family()) all.push_back(std::move(c));
   }
   return all;

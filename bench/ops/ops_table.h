@@ -53,6 +53,8 @@ struct OpInputs {
   Tensor channel;   // (16,) uniform in [0.5, 1.5) (norm weights, variances)
   Tensor shuffled;  // (16, 64, 32, 32) (pixel_shuffle by 2)
   Tensor q, k, v;   // (8, 1024, 128) uniform in [-1, 1) (attention)
+  // Complex: complex64 (1000, 1000), both parts uniform in [-1, 1).
+  Tensor z, w;
 };
 
 // What one op returns: its tensors are synced together (several for split, sort, qr, ...).
@@ -77,6 +79,7 @@ std::vector<OpCase> reduction_cases();  // reductions, scans, sorting and losses
 std::vector<OpCase> shape_cases();      // shape and indexing
 std::vector<OpCase> linalg_cases();     // linear algebra and FFT
 std::vector<OpCase> nn_cases();         // neural-network ops
+std::vector<OpCase> complex_cases();    // complex64 functions, arithmetic and reductions
 
 std::vector<OpCase> op_cases();
 

@@ -142,6 +142,22 @@ def test_reductions_against_numpy(dtype):
     check(x.cumsum(), a.cumsum(), dtype)
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_large_sums(dtype):
+    """Sums over trailing axes of contiguous arrays take the daemon's fast path: long runs split
+    among its threads, many short runs shared out."""
+    a = rand_complex((3, 200, 300), dtype, 8)
+    x = td.asarray(a)
+    tol = dict(rtol=1e-5, atol=1e-3) if dtype == np.complex64 else dict(rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(np.asarray(td.sum(x)), a.astype(np.complex128).sum(), **tol)
+    np.testing.assert_allclose(np.asarray(td.sum(x, axis=(1, 2))),
+                               a.astype(np.complex128).sum(axis=(1, 2)), **tol)
+    np.testing.assert_allclose(np.asarray(td.sum(x, axis=-1)), a.sum(axis=-1), **tol)
+    np.testing.assert_allclose(np.asarray(td.sum(x, axis=0)), a.sum(axis=0), **tol)
+    np.testing.assert_allclose(np.asarray(td.sum(x[:, ::2], axis=-1)), a[:, ::2].sum(axis=-1),
+                               **tol)
+
+
 def test_complex_predicates():
     inf, nan = np.inf, np.nan
     a = np.array([1 + 1j, complex(inf, 0), complex(0, -inf), complex(nan, 1), complex(1, nan),
