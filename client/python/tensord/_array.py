@@ -75,6 +75,15 @@ class Array(ArrayMethods):
             out = (out.astype(np.uint32) << 16).view(np.float32)
         return out
 
+    # NumPy's functions and ufuncs on tensord arrays run in the daemon (_numpy_dispatch.py).
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from . import _numpy_dispatch
+        return _numpy_dispatch.array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from . import _numpy_dispatch
+        return _numpy_dispatch.array_function(func, args, kwargs)
+
     def __array__(self, dtype=None, copy=None):
         out = self.numpy()
         return out if dtype is None else out.astype(dtype, copy=False)
