@@ -233,12 +233,15 @@ std::shared_ptr<const Plan> Engine::plan_for(ir::Graph& graph,
         // A generated kernel that does not compile is our bug (or the host compiler's): leave
         // a reproducer as for any internal error, and run the graph unfused rather than fail
         // the user's run. The plan cache keeps the unfused plan, so nothing recompiles.
+        std::string reproducer;
         if (options_.on_internal_error) {
-          options_.on_internal_error(reproducer_json(graph, types, outputs, mode, e.what()));
+          reproducer =
+              options_.on_internal_error(reproducer_json(graph, types, outputs, mode, e.what()));
         }
         ++stats_.unfused_after_compile_error;
         built = std::make_shared<Plan>(compile(graph, outputs, PlanOptions{}));
         built->unfused_because = e.what();
+        built->unfused_reproducer = std::move(reproducer);
         backend_.prepare(*built);
       }
     }

@@ -70,7 +70,7 @@ void Engine::adopt_compiled_plans(const Plan* wait_for) {
       auto unfused = std::make_shared<Plan>(*it->stand_in);
       unfused->unfused_because = e.what();
       if (options_.on_internal_error) {
-        options_.on_internal_error(
+        unfused->unfused_reproducer = options_.on_internal_error(
             reproducer_json(*it->graph, it->types, it->outputs, it->mode, e.what()));
       }
       ++stats_.unfused_after_compile_error;

@@ -43,6 +43,7 @@ void describe_plan(Engine& engine, const Plan& plan, const PlanInfo& info,
     }
   }
   e.unfused_because = plan.unfused_because;
+  e.unfused_reproducer = plan.unfused_reproducer;
   for (const FusedGroup& g : plan.groups) {
     ExplainedGroup out;
     out.kernel = codegen::describe(g.kernel);
@@ -114,7 +115,11 @@ std::string Explanation::text() const {
   s += capture;
   s += '\n';
   if (!unfused_because.empty()) {
-    s += "runs unfused: its fused kernels did not compile (a reproducer was written): ";
+    // The daemon's log is on another host for many users: the path is what they report.
+    s += "runs unfused: its fused kernels did not compile (";
+    s += unfused_reproducer.empty() ? std::string("no reproducer was written")
+                                    : "reproducer: " + unfused_reproducer;
+    s += "): ";
     s += unfused_because.substr(0, unfused_because.find('\n'));
     s += '\n';
   }

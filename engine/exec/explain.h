@@ -40,7 +40,8 @@ struct Explanation {
   bool kernels_cached = false;
   bool captured = false;        // replayed as a CUDA graph (from its second run on)
   std::string capture;          // why or why not, in words
-  std::string unfused_because;  // Plan::unfused_because: its kernels did not compile
+  std::string unfused_because;     // Plan::unfused_because: its kernels did not compile
+  std::string unfused_reproducer;  // Plan::unfused_reproducer: the reproducer's path
   // Empty for a graph that runs as one plan. Else the graph runs in cuts.size() + 1 segments,
   // segment i ending at cuts[i]; the fields above describe segment 0 only, since the later
   // plans are built at run time once the cuts' output sizes are known.

@@ -106,6 +106,9 @@ struct Plan {
   // Why this plan runs unfused although its mode fuses: its generated kernels did not compile
   // (the error). Empty otherwise.
   std::string unfused_because;
+  // Where that failure's reproducer was written (EngineOptions::on_internal_error's answer);
+  // empty when none was.
+  std::string unfused_reproducer;
 
   std::span<const uint32_t> operator[](IndexRange r) const {
     return std::span<const uint32_t>(indices).subspan(r.begin, r.count);

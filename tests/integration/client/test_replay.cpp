@@ -91,6 +91,7 @@ TEST_CASE("a kernel that does not compile leaves a reproducer that tensord-repla
     for (const auto& entry : fs::directory_iterator(repro)) file = entry.path().string();
     REQUIRE(!file.empty());
     CHECK(file.ends_with(".json"));
+    CHECK(e.text.find("(reproducer: " + file + ")") != std::string::npos);  // for remote users
     // Reproducers may hold the users' bytes: only the daemon's user reads them.
     CHECK((fs::status(repro).permissions() & (fs::perms::group_all | fs::perms::others_all)) ==
           fs::perms::none);

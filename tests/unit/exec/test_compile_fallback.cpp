@@ -25,7 +25,7 @@ TEST_CASE("kernels that do not compile leave a reproducer and the graph runs unf
   EngineOptions engine_options;
   engine_options.on_internal_error = [&](const std::string& r) {
     reproducers.push_back(r);
-    return std::string();
+    return "/reproducers/" + std::to_string(reproducers.size()) + ".json";
   };
   Engine engine(cpu, engine_options);
 
@@ -54,6 +54,7 @@ TEST_CASE("kernels that do not compile leave a reproducer and the graph runs unf
   CHECK(e.groups.empty());
   INFO(e.text());
   CHECK(e.text().find("runs unfused: its fused kernels did not compile") != std::string::npos);
+  CHECK(e.text().find("(reproducer: /reproducers/1.json)") != std::string::npos);
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ struct BackgroundEngine {
     o.max_background_compiles = max_background;
     o.on_internal_error = [this](const std::string& r) {
       reproducers.push_back(r);
-      return std::string();
+      return "/reproducers/" + std::to_string(reproducers.size()) + ".json";
     };
     return o;
   }
@@ -241,6 +241,7 @@ TEST_CASE("a failed background compile leaves a reproducer and the unfused plan"
   CHECK(e.groups.empty());
   INFO(e.text());
   CHECK(e.text().find("runs unfused: its fused kernels did not compile") != std::string::npos);
+  CHECK(e.text().find("(reproducer: /reproducers/1.json)") != std::string::npos);
   REQUIRE(b.reproducers.size() == 1);
   CHECK(engine::parse_reproducer(b.reproducers[0]).mode == engine::CompileMode::Default);
   CHECK(b.engine.stats().unfused_after_compile_error == 1);
