@@ -248,7 +248,9 @@ void Matmul::run(const KernelContext& ctx, const TensorValue& a, const TensorVal
     };
     bool ca = false, cb = false;
     TensorValue x = operand(a, ca), y = operand(b, cb);
-    return matmul_complex(ctx, describe_matmul(x, y, out), ca, cb);
+    const MatmulProblem p = describe_matmul(x, y, out);
+    if (p.k > 0 && matmul_blas(ctx, p, ca, cb)) return;
+    return matmul_complex(ctx, p, ca, cb);
   }
   TensorValue x = cast_to(ctx, a, dtype), y = cast_to(ctx, b, dtype);
   bool dnnl_dtype =

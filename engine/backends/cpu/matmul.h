@@ -39,8 +39,10 @@ MatmulProblem describe_matmul(const TensorValue& a, const TensorValue& b, const 
 // dtype for completeness.
 void matmul_reference(const KernelContext& ctx, const MatmulProblem& p);
 
-// float64 through OpenBLAS's dgemm (matmul_blas.cpp); false when the operands are not plain.
-bool matmul_blas(const KernelContext& ctx, const MatmulProblem& p);
+// float64, complex64 and complex128 through OpenBLAS's dgemm, cgemm and zgemm (matmul_blas.cpp),
+// A and/or B read conjugated for complex; false when the operands are not plain.
+bool matmul_blas(const KernelContext& ctx, const MatmulProblem& p, bool conj_a = false,
+                 bool conj_b = false);
 
 class DnnlMatmul;
 
