@@ -8,6 +8,8 @@ NumPy on fetched copies, as it did before dispatch existed: the result is then a
 """
 import inspect
 
+from ._methods import _td
+
 # NumPy ufunc names whose tensord function has another name.
 _UFUNC_NAMES = {
     "invert": "bitwise_invert",
@@ -25,11 +27,6 @@ _NOT_DISPATCHED = {"numpy": {"split", "take", "pad", "median", "nanmedian"},
 _MODULES = {"numpy": "", "numpy.linalg": "linalg", "numpy.fft": "fft"}
 
 _signatures = {}
-
-
-def _td():
-    import tensord
-    return tensord
 
 
 def _fetched(value):

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ._array import Array, _operand_array
+from ._methods import _td
 
 __all__ = [
     "absolute", "fabs", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "arctan2",
@@ -21,11 +22,6 @@ __all__ = [
     "atleast_3d", "array_split", "hsplit", "vsplit", "dsplit", "swapaxes", "transpose", "ravel",
     "append", "dot", "vdot", "inner", "outer", "trace", "kron", "cross",
 ]
-
-
-def _td():
-    import tensord
-    return tensord
 
 
 def _a(x):

@@ -5,7 +5,8 @@ the set operations sync once, as td.unique_values does)."""
 import builtins
 import math
 
-from ._array import _operand_array
+from ._methods import _td
+from ._numpy_names import _a
 
 __all__ = [
     "ptp", "average", "percentile", "nanpercentile", "nanmax", "nanmin", "nanargmax",
@@ -13,15 +14,6 @@ __all__ = [
     "union1d", "intersect1d", "setdiff1d", "digitize", "histogram", "interp", "trapz", "vander",
     "polyval", "polyfit", "select", "unravel_index", "gradient",
 ]
-
-
-def _td():
-    import tensord
-    return tensord
-
-
-def _a(x):
-    return _operand_array(x)
 
 
 def _float(x):
