@@ -106,6 +106,7 @@ def test_joining_and_splitting():
     t = td.asarray(m)
     check(td.array_split(td.asarray(np.arange(10)), 3), np.array_split(np.arange(10), 3))
     check(td.array_split(t, [1, 3], axis=2), np.array_split(m, [1, 3], axis=2))
+    check(td.array_split(t, [-1, 9], axis=2), np.array_split(m, [-1, 9], axis=2))
     check(td.hsplit(t, 3), np.hsplit(m, 3))
     check(td.vsplit(t, 2), np.vsplit(m, 2))
     check(td.dsplit(t, [1]), np.dsplit(m, [1]))
@@ -198,6 +199,7 @@ def test_sets():
     check(td.union1d(x, y), np.union1d(a, b))
     check(td.intersect1d(x, y), np.intersect1d(a, b))
     check(td.setdiff1d(x, y), np.setdiff1d(a, b))
+    check(td.isin(x, td.unique(y)), np.isin(a, b))  # test elements of a data-dependent size
     f = np.array([0.5, np.nan, 2.0])
     check(td.isin(td.asarray(f), td.asarray(np.array([2.0, np.nan]))), np.isin(f, [2.0, np.nan]))
 

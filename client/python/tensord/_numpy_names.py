@@ -224,7 +224,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None):
 # --- joining, splitting and axes ---------------------------------------------------------------
 def atleast_1d(*arys):
     td = _td()
-    out = [td.reshape(_a(x), (1,)) if _a(x).ndim == 0 else _a(x) for x in arys]
+    out = [td.reshape(x, (1,)) if x.ndim == 0 else x for x in map(_a, arys)]
     return out[0] if len(out) == 1 else out
 
 
@@ -296,7 +296,9 @@ def array_split(ary, indices_or_sections, axis=0):
         for i in range(sections):
             bounds.append(bounds[-1] + size + (1 if i < extra else 0))
     else:
-        bounds = [0] + [builtins.min(builtins.max(int(i), 0), n) for i in indices_or_sections] + [n]
+        # NumPy's slice rules: a negative index counts from the end, and indices clamp to [0, n].
+        bounds = [0] + [builtins.min(builtins.max(int(i) + (n if int(i) < 0 else 0), 0), n)
+                        for i in indices_or_sections] + [n]
     key = [slice(None)] * x.ndim
     parts = []
     for lo, hi in zip(bounds[:-1], bounds[1:]):

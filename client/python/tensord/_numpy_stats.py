@@ -153,6 +153,8 @@ def isin(element, test_elements, invert=False):
     """Whether each element is among test_elements: a sorted copy of them searched."""
     td = _td()
     x, t = _a(element), td.sort(td.reshape(_a(test_elements), (-1,)))
+    if t.shape[0] is None:  # test elements of a data-dependent size: sync once to learn it
+        td.sync(t)
     if t.shape[0] == 0:
         found = td.zeros(x.shape, dtype=td.bool)
     else:
