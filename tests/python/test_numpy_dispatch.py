@@ -77,6 +77,8 @@ def test_what_tensord_cannot_take_runs_in_numpy():
     np.sin(x, out=out)
     np.testing.assert_allclose(out, np.sin(a))
     np.testing.assert_allclose(np.add.reduce(x, axis=0), a.sum(axis=0))
+    # Dtype questions get NumPy's dtypes.
+    assert np.result_type(x, np.float32) == np.float64
     # A function tensord does not have.
     np.testing.assert_allclose(np.linalg.norm(x), np.linalg.norm(a))
     assert isinstance(np.linalg.norm(x), float)

@@ -20,8 +20,10 @@ _UFUNC_NAMES = {
 # Functions tensord has under the same name with other semantics: np.split(x, 3) makes three
 # parts where td.split makes parts of 3 (torch's); td.take without an axis and td.pad follow
 # the Array API and torch; td.median and td.nanmedian give the lower of the two middle values
-# (torch's), np.median their mean.
-_NOT_DISPATCHED = {"numpy": {"split", "take", "pad", "median", "nanmedian"},
+# (torch's), np.median their mean; td.result_type and td.can_cast answer with tensord dtypes,
+# where callers of NumPy's expect NumPy's.
+_NOT_DISPATCHED = {"numpy": {"split", "take", "pad", "median", "nanmedian", "result_type",
+                             "can_cast"},
                    "numpy.linalg": {"norm"}}
 
 _MODULES = {"numpy": "", "numpy.linalg": "linalg", "numpy.fft": "fft"}
