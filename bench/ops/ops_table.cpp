@@ -6,9 +6,8 @@ namespace tensord::bench {
 
 std::vector<OpCase> op_cases() {
   std::vector<OpCase> all;
-  for (auto family :
-       {math_cases, special_cases, reduction_cases, shape_cases, linalg_cases, nn_cases,
-        complex_cases}) {
+  for (auto family : {math_cases, special_cases, reduction_cases, shape_cases, linalg_cases,
+                      nn_cases, complex_cases}) {
     for (OpCase& c : family()) all.push_back(std::move(c));
   }
   return all;
@@ -51,6 +50,8 @@ std::vector<OpCase> math_cases() {
       {"bitwise_not", "", [](I in) { return bitwise_not(in.ints); }},
       {"bitwise_left_shift", "", [](I in) { return bitwise_left_shift(in.ints, in.shifts); }},
       {"bitwise_right_shift", "", [](I in) { return bitwise_right_shift(in.ints, in.shifts); }},
+      {"gcd", "", [](I in) { return gcd(in.ints, in.shifts); }},
+      {"lcm", "", [](I in) { return lcm(in.ints, in.shifts); }},
       {"atan2", "", [](I in) { return atan2(in.x, in.y); }},
       {"hypot", "", [](I in) { return hypot(in.x, in.y); }},
       {"logaddexp", "", [](I in) { return logaddexp(in.x, in.y); }},

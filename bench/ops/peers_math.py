@@ -41,6 +41,7 @@ def numpy_ops(i):
         "bitwise_not": lambda: np.invert(ints),
         "bitwise_left_shift": lambda: np.left_shift(ints, shifts),
         "bitwise_right_shift": lambda: np.right_shift(ints, shifts),
+        "gcd": lambda: np.gcd(ints, shifts), "lcm": lambda: np.lcm(ints, shifts),
         "atan2": lambda: np.arctan2(x, y), "hypot": lambda: np.hypot(x, y),
         "logaddexp": lambda: np.logaddexp(x, y), "logaddexp2": lambda: np.logaddexp2(x, y),
         "copysign": lambda: np.copysign(x, y), "fmod": lambda: np.fmod(x, pos),

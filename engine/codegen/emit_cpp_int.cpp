@@ -88,6 +88,33 @@ template <typename T, typename W, bool S> static inline T td_op_ifloordiv(T a, T
     return (T)(a / b);
   }
 }
+// NumPy's gcd and lcm: Euclid on the magnitudes in the wrap type, where |MIN| fits; the result
+// wraps back to T (gcd(MIN, 0) = MIN and an lcm past the range wrap, as NumPy's).
+template <typename T, typename W, bool S>
+static inline W td_op_umag(T a) {
+  if constexpr (S) {
+    if (a < (T)0) return (W)0 - (W)a;
+  }
+  return (W)a;
+}
+template <typename W>
+static inline W td_op_ugcd(W x, W y) {
+  while (y != (W)0) {
+    const W r = x % y;
+    x = y;
+    y = r;
+  }
+  return x;
+}
+template <typename T, typename W, bool S>
+static inline T td_op_gcd(T a, T b) {
+  return (T)td_op_ugcd<W>(td_op_umag<T, W, S>(a), td_op_umag<T, W, S>(b));
+}
+template <typename T, typename W, bool S>
+static inline T td_op_lcm(T a, T b) {
+  const W x = td_op_umag<T, W, S>(a), y = td_op_umag<T, W, S>(b), g = td_op_ugcd<W>(x, y);
+  return g == (W)0 ? (T)0 : (T)(x / g * y);
+}
 template <typename T, typename W, bool S, int B> static inline T td_op_shl(T a, T s) {
   if constexpr (S) {
     if (s < (T)0) return (T)0;

@@ -109,6 +109,33 @@ static __device__ __forceinline__ T td_op_ifloordiv(T a, T b) {
     return (T)(a / b);
   }
 }
+// NumPy's gcd and lcm: Euclid on the magnitudes in the wrap type, where |MIN| fits; the result
+// wraps back to T (gcd(MIN, 0) = MIN and an lcm past the range wrap, as NumPy's).
+template <typename T, typename W, bool S>
+static __device__ __forceinline__ W td_op_umag(T a) {
+  if constexpr (S) {
+    if (a < (T)0) return (W)0 - (W)a;
+  }
+  return (W)a;
+}
+template <typename W>
+static __device__ W td_op_ugcd(W x, W y) {
+  while (y != (W)0) {
+    const W r = x % y;
+    x = y;
+    y = r;
+  }
+  return x;
+}
+template <typename T, typename W, bool S>
+static __device__ T td_op_gcd(T a, T b) {
+  return (T)td_op_ugcd<W>(td_op_umag<T, W, S>(a), td_op_umag<T, W, S>(b));
+}
+template <typename T, typename W, bool S>
+static __device__ T td_op_lcm(T a, T b) {
+  const W x = td_op_umag<T, W, S>(a), y = td_op_umag<T, W, S>(b), g = td_op_ugcd<W>(x, y);
+  return g == (W)0 ? (T)0 : (T)(x / g * y);
+}
 // Shifts by a negative amount or by the width or more: 0 to the left, the sign fill to the right.
 template <typename T, typename W, bool S, int B>
 static __device__ __forceinline__ T td_op_shl(T a, T s) {

@@ -288,6 +288,8 @@ std::optional<DType> result_of(Op op, std::span<const DType> in) {
         return t;
       case Op::bitwise_left_shift:
       case Op::bitwise_right_shift:
+      case Op::gcd:
+      case Op::lcm:
         if (!is_int(t)) return std::nullopt;
         return t;
       case Op::maximum:
@@ -510,6 +512,10 @@ std::string binary(Op op, const std::string& x, const std::string& y, DType t) {
       return call(int_template("td_op_shl", t, true, true, true), x, y);
     case Op::bitwise_right_shift:
       return call(int_template("td_op_shr", t, false, true, true), x, y);
+    case Op::gcd:
+      return call(int_template("td_op_gcd", t, true, true, false), x, y);
+    case Op::lcm:
+      return call(int_template("td_op_lcm", t, true, true, false), x, y);
     case Op::hypot:
       return call("td_op_hypot", x, y);
     case Op::logaddexp:

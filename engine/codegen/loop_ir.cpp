@@ -59,6 +59,8 @@ bool int_expressible(Op op, std::span<const DType> in, DType out) {
     case Op::fmod:
     case Op::bitwise_left_shift:
     case Op::bitwise_right_shift:
+    case Op::gcd:
+    case Op::lcm:
       return promoted && ir::is_integral(out);
     case Op::bitwise_and:
     case Op::bitwise_or:

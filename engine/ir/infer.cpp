@@ -267,6 +267,8 @@ std::vector<TensorType> infer_binary(Op op, const TensorType& a, const TensorTyp
       break;
     case Op::bitwise_left_shift:
     case Op::bitwise_right_shift:
+    case Op::gcd:
+    case Op::lcm:
       if (is_floating(t) || t == DType::Bool) {
         fail(ErrorCode::DType, std::string(name(op)) + " takes integers");
       }

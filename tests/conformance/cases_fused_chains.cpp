@@ -70,6 +70,11 @@ void add_integer_chains(std::vector<Case>& out) {
                          {Op::bitwise_or, {}, arg(t, s, V::Mixed)},
                          {Op::bitwise_and, {}, arg(t, s, V::Special)},
                          {Op::bitwise_not}}));
+    // gcd and lcm of signs, zeros and the type's extremes (|MIN| wraps, an lcm past the range).
+    out.push_back(chain(Op::gcd, {arg(t, s, V::Special), arg(t, s, V::Small)},
+                        {{Op::lcm, {}, arg(t, s, V::Special)},
+                         {Op::add, {}, arg(t, s, V::Mixed)},
+                         {Op::gcd, {}, arg(t, {19}, V::Mixed)}}));
     // Integer pow with negative exponents, sign, square (wrapping).
     out.push_back(chain(Op::pow, {arg(t, s, V::Small), arg(t, s, V::Small)},
                         {{Op::add, {}, arg(t, s, V::Special)},

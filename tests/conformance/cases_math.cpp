@@ -111,6 +111,8 @@ void add_binary_math_cases(std::vector<Case>& out) {
       {Op::bitwise_xor, A::Exact, false, true, V::Mixed},
       {Op::bitwise_left_shift, A::Exact, false, false, V::Small},
       {Op::bitwise_right_shift, A::Exact, false, false, V::Small},
+      {Op::gcd, A::Exact, false, false, V::Mixed},
+      {Op::lcm, A::Exact, false, false, V::Mixed},
   };
   struct Pair {
     Shape a, b;

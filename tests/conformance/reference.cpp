@@ -185,6 +185,8 @@ Expected dispatch(Op op, std::span<const RefTensor> in, const ir::Attrs& attrs) 
     case Op::bitwise_xor:
     case Op::bitwise_left_shift:
     case Op::bitwise_right_shift:
+    case Op::gcd:
+    case Op::lcm:
       return ref_binary_math(op, in[0], in[1]);
     case Op::add:
     case Op::sub:

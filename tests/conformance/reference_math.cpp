@@ -3,6 +3,7 @@
 // integers and bool), the function is evaluated in double (integers exactly, in int64) and the
 // result is rounded to the output dtype.
 #include <cmath>
+#include <numeric>
 
 #include "tests/conformance/reference.h"
 
@@ -147,7 +148,7 @@ DType binary_math_out(Op op, DType a, DType b) {
     case Op::bitwise_xor:
       if (ir::is_floating(p)) reject(ErrorCode::DType, "float input");
       return p;
-    default:  // shifts
+    default:  // shifts, gcd, lcm
       if (ir::is_floating(p) || p == DType::Bool) reject(ErrorCode::DType, "not integers");
       return p;
   }
@@ -195,10 +196,21 @@ double float_binary_math(Op op, double a, double b) {
   }
 }
 
+// |a| exactly (|INT64_MIN| too).
+uint64_t magnitude(int64_t a) {
+  return a < 0 ? 0 - static_cast<uint64_t>(a) : static_cast<uint64_t>(a);
+}
+
 // Integers of dtype t held exactly in int64 (the results wrap when stored).
 int64_t int_binary_math(Op op, DType t, int64_t a, int64_t b) {
   auto ua = static_cast<uint64_t>(a);
   switch (op) {
+    case Op::gcd:
+      return static_cast<int64_t>(std::gcd(magnitude(a), magnitude(b)));
+    case Op::lcm: {
+      const uint64_t x = magnitude(a), y = magnitude(b), g = std::gcd(x, y);
+      return g == 0 ? 0 : static_cast<int64_t>(x / g * y);  // modulo 2^64, as stored: it wraps
+    }
     case Op::fmod:
       return b == 0 || b == -1 ? 0 : a % b;
     case Op::remainder: {

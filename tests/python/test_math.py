@@ -133,6 +133,25 @@ def test_shifts(dtype):
     check(x >> 2, a >> dtype(2))
 
 
+@pytest.mark.parametrize("dtype", INTS)
+def test_gcd_lcm(dtype):
+    # Every pair of a grid with signs, zeros and the type's extremes, against NumPy (which wraps
+    # gcd(MIN, 0) to MIN and an lcm past the range as tensord does).
+    info = np.iinfo(dtype)
+    grid = np.array(sorted({0, 1, 2, 6, 9, 12, 35, int(info.max), int(info.min), int(info.max) - 1}
+                           | ({-1, -6, -12, -35} if info.min < 0 else set())), dtype)
+    a, b = np.meshgrid(grid, grid)
+    x, y = td.asarray(a), td.asarray(b)
+    with np.errstate(over="ignore"):
+        check(td.gcd(x, y), np.gcd(a, b))
+        check(td.lcm(x, y), np.lcm(a, b))
+    check(np.gcd(x, y), np.gcd(a, b))  # NumPy's ufunc dispatches to the daemon
+    check(td.gcd(x, 12), np.gcd(a, dtype(12)))
+    assert td.gcd(x, y).numpy().dtype == np.dtype(dtype)
+    with pytest.raises(TypeError, match="gcd takes integers"):
+        td.gcd(td.asarray(np.ones(3, np.float32)), x[0, :3])
+
+
 def test_bitwise_of_floats_is_a_type_error():
     with pytest.raises(TypeError):
         td.bitwise_and(td.asarray([1.0]), td.asarray([2.0]))

@@ -118,6 +118,19 @@ def test_joining_and_splitting():
     check(td.ravel(t), np.ravel(m))
     check(td.append(x, p), np.append(a, v))
     check(td.append(x, y, axis=0), np.append(a, b, axis=0))
+    for axis, start in [(0, 0), (0, 3), (2, 0), (-1, 1), (1, -1), (1, 2), (2, 3)]:
+        check(td.rollaxis(t, axis, start), np.rollaxis(m, axis, start))
+    for axis, start in [(3, 0), (0, 4), (0, -4)]:
+        with pytest.raises(ValueError):
+            np.rollaxis(m, axis, start)
+        with pytest.raises(ValueError):
+            td.rollaxis(t, axis, start)
+    for shape in [(7,), 5, (3, 5), (2, 3, 4), (0,), (4, 0)]:
+        check(td.resize(x, shape), np.resize(a, shape))
+    check(td.resize(td.asarray(np.zeros(0)), (2, 2)), np.resize(np.zeros(0), (2, 2)))
+    assert td.resize(td.asarray(np.arange(3)), 4).numpy().dtype == np.resize(np.arange(3), 4).dtype
+    with pytest.raises(ValueError):
+        td.resize(x, (-1, 2))
 
 
 def test_products():

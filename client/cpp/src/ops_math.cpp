@@ -136,6 +136,12 @@ Tensor bitwise_left_shift(const Operand& a, const Operand& b, Loc loc) {
 Tensor bitwise_right_shift(const Operand& a, const Operand& b, Loc loc) {
   return binary(Op::bitwise_right_shift, a, b, loc);
 }
+Tensor gcd(const Operand& a, const Operand& b, Loc loc) {
+  return binary(Op::gcd, a, b, loc);
+}
+Tensor lcm(const Operand& a, const Operand& b, Loc loc) {
+  return binary(Op::lcm, a, b, loc);
+}
 
 Tensor nextafter(const Operand& a, const Operand& b, Loc loc) {
   return binary(Op::nextafter, a, b, loc);

@@ -1,7 +1,7 @@
 // Elementwise math of issue 4 for Python: inverse trigonometric and hyperbolic functions,
 // exp/log variants, logaddexp, hypot, copysign, signbit, floor_divide, remainder and the
-// bitwise ops. Self-contained (its own recording-error mapping) so that module.cpp only gains
-// the call to bind_math_ops.
+// bitwise ops, gcd and lcm. Self-contained (its own recording-error mapping) so that module.cpp
+// only gains the call to bind_math_ops.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -90,6 +90,8 @@ void bind_math_ops(py::module_& m) {
   TENSORD_MATH_BINARY(bitwise_xor);
   TENSORD_MATH_BINARY(bitwise_left_shift);
   TENSORD_MATH_BINARY(bitwise_right_shift);
+  TENSORD_MATH_BINARY(gcd);
+  TENSORD_MATH_BINARY(lcm);
   m.def(
       "nan_to_num",
       [](const Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf,

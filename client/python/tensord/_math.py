@@ -53,6 +53,9 @@ bitwise_or = _binary_fn(_tensord.bitwise_or, "bitwise_or")
 bitwise_xor = _binary_fn(_tensord.bitwise_xor, "bitwise_xor")
 bitwise_left_shift = _binary_fn(_tensord.bitwise_left_shift, "bitwise_left_shift")
 bitwise_right_shift = _binary_fn(_tensord.bitwise_right_shift, "bitwise_right_shift")
+# NumPy's: non-negative, of integers only; gcd(0, 0) = 0, lcm(x, 0) = 0; wrap at the minimum
+gcd = _binary_fn(_tensord.gcd, "gcd")
+lcm = _binary_fn(_tensord.lcm, "lcm")
 
 
 

@@ -19,9 +19,14 @@ __all__ = [
     "isneginf", "isposinf", "iscomplex", "isreal", "isscalar", "isclose", "allclose",
     "array_equal", "array", "copy", "identity", "tri", "logspace", "geomspace",
     "concatenate", "hstack", "vstack", "dstack", "column_stack", "atleast_1d", "atleast_2d",
-    "atleast_3d", "array_split", "hsplit", "vsplit", "dsplit", "swapaxes", "transpose", "ravel",
+    "atleast_3d", "array_split", "hsplit", "vsplit", "dsplit", "swapaxes", "rollaxis", "transpose",
+    "ravel", "resize",
     "append", "dot", "vdot", "inner", "outer", "trace", "kron", "cross",
 ]
+
+
+# NumPy's axis error (a ValueError and an IndexError); np.exceptions since NumPy 1.25.
+_AxisError = getattr(np, "exceptions", np).AxisError
 
 
 def _a(x):
@@ -334,6 +339,23 @@ def swapaxes(a, axis1, axis2):
     return _td().permute_dims(x, tuple(axes))
 
 
+def rollaxis(a, axis, start=0):
+    """np.rollaxis: `axis` moved to stand before position `start` (NumPy's older moveaxis)."""
+    x = _a(a)
+    n = x.ndim
+    if not -n <= axis < n:
+        raise _AxisError(axis, n)
+    axis %= n
+    if start < 0:
+        start += n
+    if not 0 <= start <= n:
+        raise _AxisError(f"'start' arg requires {-n} <= start < {n + 1}, got {start}")
+    axes = list(range(n))
+    axes.remove(axis)
+    axes.insert(start - 1 if axis < start else start, axis)
+    return _td().permute_dims(x, tuple(axes))
+
+
 def transpose(a, axes=None):
     x = _a(a)
     return _td().permute_dims(x, tuple(reversed(range(x.ndim))) if axes is None else tuple(axes))
@@ -341,6 +363,20 @@ def transpose(a, axes=None):
 
 def ravel(a):
     return _td().reshape(_a(a), (-1,))
+
+
+def resize(a, new_shape):
+    """np.resize: a's elements in order, repeated as often as new_shape needs (zeros when a is
+    empty)."""
+    x = _a(a)
+    shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
+    if any(d < 0 for d in shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    total = math.prod(shape)
+    if x.size == 0 or total == 0:
+        return _td().zeros(shape, dtype=x.dtype)
+    flat = ravel(x)
+    return _td().reshape(_td().tile(flat, (-(-total // x.size),))[:total], shape)
 
 
 def append(arr, values, axis=None):

@@ -190,6 +190,38 @@ struct ShiftRight {
   }
 };
 
+// NumPy's gcd and lcm: Euclid on the magnitudes in the unsigned type, where |MIN| fits, so that
+// gcd(MIN, 0) and an lcm past the type's range wrap (to MIN, as NumPy's) instead of being UB.
+template <typename C>
+std::make_unsigned_t<C> magnitude(C a) {
+  using U = std::make_unsigned_t<C>;
+  if constexpr (std::is_signed_v<C>) return a < 0 ? static_cast<U>(U(0) - static_cast<U>(a)) : U(a);
+  return a;
+}
+template <typename U>
+U gcd_of(U x, U y) {
+  while (y != 0) {
+    const U r = static_cast<U>(x % y);
+    x = y;
+    y = r;
+  }
+  return x;
+}
+struct Gcd {
+  template <typename C>
+  C operator()(C a, C b) const {
+    return static_cast<C>(gcd_of(magnitude(a), magnitude(b)));
+  }
+};
+struct Lcm {
+  template <typename C>
+  C operator()(C a, C b) const {
+    using U = std::make_unsigned_t<C>;
+    const U x = magnitude(a), y = magnitude(b), g = gcd_of(x, y);
+    return g == 0 ? C(0) : static_cast<C>(static_cast<WrapT<U>>(x / g) * static_cast<WrapT<U>>(y));
+  }
+};
+
 // ops: output, a, b.
 template <typename T, typename F>
 void apply(const KernelContext& ctx, std::span<const Operand> ops, F f) {
@@ -251,6 +283,10 @@ void run_typed(const KernelContext& ctx, Op op, std::span<const Operand> ops) {
         return go(ShiftLeft{});
       case Op::bitwise_right_shift:
         return go(ShiftRight{});
+      case Op::gcd:
+        return go(Gcd{});
+      case Op::lcm:
+        return go(Lcm{});
       default:
         break;
     }
@@ -275,6 +311,8 @@ bool is_binary_math(Op op) {
     case Op::bitwise_xor:
     case Op::bitwise_left_shift:
     case Op::bitwise_right_shift:
+    case Op::gcd:
+    case Op::lcm:
     case Op::nextafter:
       return true;
     default:

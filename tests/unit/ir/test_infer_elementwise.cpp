@@ -341,6 +341,8 @@ TEST_CASE("every op has a schema and an inference", "[infer][schema]") {
       case Op::bitwise_xor:
       case Op::bitwise_left_shift:
       case Op::bitwise_right_shift:  // integers only
+      case Op::gcd:
+      case Op::lcm:
         for (TensorType& t : inputs) t = T(D::Int32, {2, 3});
         break;
       // issue 4: special functions with attributes, quantile's q
@@ -407,7 +409,7 @@ TEST_CASE("elementwise math ops (issue 4): dtypes", "[infer][math]") {
         CHECK(infer1(op, {x, y}) == T(t, {3, 4}));
       }
     }
-    for (Op op : {Op::bitwise_left_shift, Op::bitwise_right_shift}) {
+    for (Op op : {Op::bitwise_left_shift, Op::bitwise_right_shift, Op::gcd, Op::lcm}) {
       if (is_floating(t) || t == D::Bool) {
         REQUIRE_IR_ERROR(infer1(op, {x, y}), ErrorCode::DType, "takes integers");
       } else {

@@ -86,6 +86,10 @@ Tensor bitwise_or(const Operand& a, const Operand& b, Loc loc = Loc::current());
 Tensor bitwise_xor(const Operand& a, const Operand& b, Loc loc = Loc::current());
 Tensor bitwise_left_shift(const Operand& a, const Operand& b, Loc loc = Loc::current());
 Tensor bitwise_right_shift(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// NumPy's gcd and lcm of integers: non-negative, gcd(0, 0) = 0, lcm(x, 0) = 0; at the type's
+// minimum, and for an lcm past its range, they wrap (gcd(INT32_MIN, 0) = INT32_MIN), as NumPy's.
+Tensor gcd(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor lcm(const Operand& a, const Operand& b, Loc loc = Loc::current());
 // nextafter: the next float after a toward b, on a's dtype's grid (floats only). lerp(a, b, w) =
 // a + w (b - a), PyTorch's form (exact at w = 0 and 1; floats only). addcmul/addcdiv: x + value
 // * t1 * t2 (or / t2; addcdiv floats only). All broadcast; the dtype promotes all inputs.
