@@ -230,6 +230,21 @@ def test_binning_and_interpolation():
     w = r.uniform(size=1000)
     check(td.histogram(x, bins=4, weights=td.asarray(w)), np.histogram(a, bins=4, weights=w))
     check(td.histogram(td.asarray(np.full(5, 2.0)), bins=3), np.histogram(np.full(5, 2.0), bins=3))
+    b2 = r.standard_normal(1000)
+    y2 = td.asarray(b2)
+    for kwargs in [{}, {"bins": 4}, {"bins": [3, 5]}, {"bins": 6, "range": [[-1, 1], [0, 2]]},
+                   {"bins": [bins, np.array([-1.0, 0.0, 1.0])]}, {"bins": bins}]:
+        td_kwargs = dict(kwargs)
+        if isinstance(kwargs.get("bins"), np.ndarray):
+            td_kwargs["bins"] = td.asarray(kwargs["bins"])
+        got = td.histogram2d(x, y2, **td_kwargs)
+        want = np.histogram2d(a, b2, **kwargs)
+        check(got, want)
+        assert got[0].numpy().dtype == want[0].dtype
+    check(td.histogram2d(x, y2, bins=3, weights=td.asarray(w)),
+          np.histogram2d(a, b2, bins=3, weights=w))
+    with pytest.raises(NotImplementedError, match="density"):
+        td.histogram2d(x, y2, density=True)
     grid = np.linspace(0, 1, 21)
     xp, fp = np.array([0.0, 0.25, 0.5, 1.0]), np.array([1.0, 3.0, 2.0, 0.0])
     check(td.interp(td.asarray(grid), td.asarray(xp), td.asarray(fp)), np.interp(grid, xp, fp))

@@ -11,8 +11,8 @@ from ._numpy_names import _a
 __all__ = [
     "ptp", "average", "percentile", "nanpercentile", "nanmax", "nanmin", "nanargmax",
     "nanargmin", "nanprod", "nancumsum", "nanvar", "nanstd", "cov", "corrcoef", "isin", "unique",
-    "union1d", "intersect1d", "setdiff1d", "digitize", "histogram", "interp", "trapz", "vander",
-    "polyval", "polyfit", "select", "unravel_index", "gradient",
+    "union1d", "intersect1d", "setdiff1d", "digitize", "histogram", "histogram2d", "interp",
+    "trapz", "vander", "polyval", "polyfit", "select", "unravel_index", "gradient",
 ]
 
 
@@ -202,12 +202,11 @@ def digitize(x, bins, right=False):
     return _td().searchsorted(_a(bins), _a(x), side="left" if right else "right")
 
 
-def histogram(a, bins=10, range=None, weights=None):
-    """(counts, edges): `bins` equal bins over `range` (the data's min and max by default), or
-    bins given as increasing edges; the last bin includes its right edge, values outside are
-    not counted. Equal bins place each value by its edges, as NumPy does."""
+def _bin_index(x, bins, range):
+    """(idx, edges, inside) of flat float values x: `bins` equal bins over `range` (the data's
+    min and max by default) or increasing edges; the last bin includes its right edge; idx is
+    meaningful where inside. Equal bins place each value by its edges, as NumPy does."""
     td = _td()
-    x = td.reshape(_float(_a(a)), (-1,))
     if isinstance(bins, int):
         lo, hi = (td.min(x), td.max(x)) if range is None else (_a(range[0]), _a(range[1]))
         lo, hi = td.astype(_a(lo), x.dtype), td.astype(_a(hi), x.dtype)
@@ -225,14 +224,45 @@ def histogram(a, bins=10, range=None, weights=None):
         bins = edges.shape[0] - 1
         idx = td.searchsorted(edges, x, side="right") - 1
         idx = td.where(x == edges[-1], bins - 1, idx)
-    inside = (x >= edges[0]) & (x <= edges[-1])
+    return idx, edges, (x >= edges[0]) & (x <= edges[-1])
+
+
+def _counts(idx, inside, n, weights):
+    """Per-bin counts (int64) or sums of weights of the flat bin indices idx in [0, n)."""
+    td = _td()
     if weights is None:
-        counts = td.bincount(td.where(inside, idx, bins), minlength=bins + 1)[:bins]
-        return td.astype(counts, td.int64), edges
+        counts = td.bincount(td.where(inside, idx, n), minlength=n + 1)[:n]
+        return td.astype(counts, td.int64)
     w = td.reshape(_a(weights), (-1,))
-    counts = td.bincount(td.clip(idx, 0, bins - 1), weights=td.where(inside, w, 0),
-                         minlength=bins)
-    return counts, edges
+    return td.bincount(td.clip(idx, 0, n - 1), weights=td.where(inside, w, 0), minlength=n)
+
+
+def histogram(a, bins=10, range=None, weights=None):
+    """(counts, edges): `bins` equal bins over `range` (the data's min and max by default), or
+    bins given as increasing edges; the last bin includes its right edge, values outside are
+    not counted."""
+    x = _td().reshape(_float(_a(a)), (-1,))
+    idx, edges, inside = _bin_index(x, bins, range)
+    return _counts(idx, inside, edges.shape[0] - 1, weights), edges
+
+
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    """(H, xedges, yedges): H[i, j] counts the points with x in x's bin i and y in y's bin j
+    (float64, as NumPy's histogramdd gives); bins is a count, edges, or a pair of either;
+    range is [[xmin, xmax], [ymin, ymax]]. density is not supported."""
+    td = _td()
+    if density:
+        raise NotImplementedError("histogram2d: density=True is not supported; divide H by "
+                                  "its sum and the bin areas")
+    pair = isinstance(bins, (list, tuple)) and len(bins) == 2
+    bx, by = bins if pair else (bins, bins)
+    rx, ry = (None, None) if range is None else range
+    xs, ys = (td.reshape(_float(_a(v)), (-1,)) for v in (x, y))
+    ix, xedges, in_x = _bin_index(xs, bx, rx)
+    iy, yedges, in_y = _bin_index(ys, by, ry)
+    nx, ny = xedges.shape[0] - 1, yedges.shape[0] - 1
+    counts = _counts(ix * ny + iy, in_x & in_y, nx * ny, weights)
+    return td.reshape(td.astype(counts, td.float64), (nx, ny)), xedges, yedges
 
 
 def interp(x, xp, fp, left=None, right=None):
