@@ -272,6 +272,20 @@ def test_polynomials_and_the_rest():
     x = td.asarray(a)
     check(td.select([x < -1, x > 1], [x * 10, x * 100], default=-7),
           np.select([a < -1, a > 1], [a * 10, a * 100], default=-7))
+    for conds, funcs, args in [
+            (lambda v: [v < 0, v >= 0], [lambda v: -v, lambda v: v ** 2], ()),
+            (lambda v: [v < -1, v > 1], [0.5, lambda v: v * 3, -9], ()),
+            (lambda v: [v > 0, v > 2], [lambda v: v + 0.25, 7.75], ()),
+            (lambda v: v > 0, [lambda v, k: v * k, 1.0], (3,))]:
+        check(td.piecewise(x, conds(x), funcs, *args), np.piecewise(a, conds(a), funcs, *args))
+    fa = a.astype(np.float64)
+    check(td.piecewise(td.asarray(fa), [a < 0, a > 0], [np.sin, np.cos]),
+          np.piecewise(fa, [a < 0, a > 0], [np.sin, np.cos]))
+    check(td.piecewise(x, [True, False, True, False, True, False, True], [5]),
+          np.piecewise(a, [True, False, True, False, True, False, True], [5]))
+    assert td.piecewise(x, [x < 0], [0.7]).numpy().dtype == a.dtype  # x's dtype, as NumPy's
+    with pytest.raises(ValueError, match="functions are expected"):
+        td.piecewise(x, [x < 0, x > 0], [1])
     check(td.unravel_index(td.asarray(np.array([0, 7, 22])), (2, 3, 4)),
           np.unravel_index([0, 7, 22], (2, 3, 4)))
     f = np.array([[1.0, 2.0, 4.0, 7.0], [2.0, 3.0, 9.0, 1.0], [0.0, 5.0, 5.0, 5.0]])

@@ -5,6 +5,8 @@ the set operations sync once, as td.unique_values does)."""
 import builtins
 import math
 
+import numpy as np
+
 from ._methods import _td
 from ._numpy_names import _a
 
@@ -12,7 +14,7 @@ __all__ = [
     "ptp", "average", "percentile", "nanpercentile", "nanmax", "nanmin", "nanargmax",
     "nanargmin", "nanprod", "nancumsum", "nanvar", "nanstd", "cov", "corrcoef", "isin", "unique",
     "union1d", "intersect1d", "setdiff1d", "digitize", "histogram", "histogram2d", "interp",
-    "trapz", "vander", "polyval", "polyfit", "select", "unravel_index", "gradient",
+    "trapz", "vander", "polyval", "polyfit", "select", "piecewise", "unravel_index", "gradient",
 ]
 
 
@@ -334,6 +336,37 @@ def select(condlist, choicelist, default=0):
     out = _a(default)
     for cond, choice in reversed(list(zip(condlist, choicelist))):
         out = td.where(_a(cond), _a(choice), out)
+    return out
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """NumPy's piecewise: where condlist[i] holds, funclist[i](x, *args, **kw) (or the value
+    funclist[i]); a last extra entry of funclist applies where no condition holds; elsewhere 0;
+    later conditions win; the result has x's dtype. Each function is evaluated on all of x and
+    its values selected (NumPy calls it on x[cond] only), so it must be elementwise."""
+    td = _td()
+    x = _a(x)
+    # As NumPy reads condlist: a list of conditions, unless its items are scalars (one condition
+    # of a non-scalar x); an array of x's rank is one condition, one rank more a stack of them.
+    if isinstance(condlist, (list, tuple)) and not (
+            condlist and x.ndim != 0 and isinstance(condlist[0], (bool, int, np.bool_))):
+        conds = [_a(c) for c in condlist]
+    else:
+        c = _a(condlist)
+        conds = [c] if c.ndim <= x.ndim else [c[i] for i in builtins.range(c.shape[0])]
+    funcs = list(funclist)
+    if len(funcs) == len(conds) + 1:
+        none = td.full(x.shape, True)
+        for c in conds:
+            none = none & ~c
+        conds.append(none)
+    elif len(funcs) != len(conds):
+        raise ValueError(f"with {len(conds)} condition(s), either {len(conds)} or "
+                         f"{len(conds) + 1} functions are expected")
+    out = td.zeros(x.shape, dtype=x.dtype)
+    for cond, f in zip(conds, funcs):
+        value = f(x, *args, **kw) if callable(f) else f
+        out = td.where(cond, td.astype(_a(value), x.dtype), out)
     return out
 
 
