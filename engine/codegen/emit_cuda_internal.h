@@ -29,6 +29,8 @@ std::string cuda_expr(ir::Op op, std::span<const std::string> args,
 // Device functions the expressions call (td_* helpers), once per translation unit, after
 // cuda_half_prelude() (which cuda_structure_prelude() starts with).
 std::string_view cuda_math_prelude();
+// The integer part of cuda_math_prelude() (emit_cuda_int.cpp).
+std::string_view cuda_int_prelude();
 
 // `x` (of `from`'s compute type) converted to `to`'s by the cast rules of scalar_cast.h; the
 // real-only part (emit_cuda_ops.cpp) and the one that also takes complex dtypes

@@ -3,8 +3,7 @@
 // td_ + the op (special functions), so they do not meet the structure's own td_ names.
 // - 16-bit rounding: cuda_half_prelude() (the rounding of engine/ir/half.h), and float rounded
 //   to odd (scalar_cast.h) so that double -> half rounds once.
-// - Integer arithmetic as kernels_binary*.cpp: wrapping in the unsigned type WrapT, the defined
-//   results of division by zero, INT_MIN / -1 and out-of-range shifts (no UB).
+// - Integer arithmetic: cuda_int_prelude() (emit_cuda_int.cpp), appended to this text.
 // - Special functions in double, ported from special_functions*.h (every dtype is evaluated in
 //   float64 and rounded once, as on the CPU); CUDA's own erfinv, erfcx and normcdfinv where
 //   they are as accurate; lgamma by reflection where CUDA's is less accurate (-11 < x < -2.26).
@@ -12,8 +11,10 @@
 
 namespace tensord::codegen {
 
-std::string_view cuda_math_prelude() {
-  return R"TD(// tensord elementwise formulas
+namespace {
+
+// The float helpers and special functions; cuda_math_prelude() appends the integer ones.
+constexpr std::string_view kFloatFormulas = R"TD(// tensord elementwise formulas
 static __device__ __forceinline__ float td_op_finf() { return __int_as_float(0x7f800000); }
 static __device__ __forceinline__ double td_op_dinf() {
   return __longlong_as_double(0x7ff0000000000000LL);
@@ -54,106 +55,6 @@ TD_OP_SAT(td_op_f2i32, int, 2147483648.0, -2147483648.0, 2147483647, -2147483647
 TD_OP_SAT(td_op_f2i64, long long, 9223372036854775808.0, -9223372036854775808.0,
           9223372036854775807LL, -9223372036854775807LL - 1)
 #undef TD_OP_SAT
-
-// Integers: T the compute type, W the unsigned type arithmetic wraps in, S signedness.
-template <typename T, typename W>
-static __device__ __forceinline__ T td_op_ineg(T a) { return (T)((W)0 - (W)a); }
-template <typename T, typename W>
-static __device__ __forceinline__ T td_op_iabs(T a) { return a < (T)0 ? (T)((W)0 - (W)a) : a; }
-template <typename T, typename W>
-static __device__ __forceinline__ T td_op_isquare(T a) { return (T)((W)a * (W)a); }
-template <typename T>
-static __device__ __forceinline__ T td_op_isign(T a) { return (T)((a > (T)0) - (a < (T)0)); }
-template <typename T>
-static __device__ __forceinline__ T td_op_usign(T a) { return (T)(a != (T)0); }
-template <typename T, typename W, bool S>
-static __device__ T td_op_ipow(T a, T b) {
-  if constexpr (S) {
-    if (b < (T)0) return a == (T)1 ? (T)1 : a == (T)-1 ? (T)((b & 1) ? -1 : 1) : (T)0;
-  }
-  W r = 1, base = (W)a;
-  for (unsigned long long e = (unsigned long long)b; e != 0; e >>= 1) {
-    if (e & 1) r *= base;
-    base *= base;
-  }
-  return (T)r;
-}
-// C's %, with x % 0 = 0 and x % -1 = 0 (MIN % -1 overflows).
-template <typename T, bool S>
-static __device__ __forceinline__ T td_op_imod(T a, T b) {
-  if (b == (T)0) return (T)0;
-  if constexpr (S) {
-    if (b == (T)-1) return (T)0;
-  }
-  return (T)(a % b);
-}
-// Python's %: the sign of the divisor.
-template <typename T, bool S>
-static __device__ __forceinline__ T td_op_irem(T a, T b) {
-  T r = td_op_imod<T, S>(a, b);
-  if constexpr (S) {
-    if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r = (T)(r + b);
-  }
-  return r;
-}
-// Python's //: x // 0 = 0, MIN // -1 wraps.
-template <typename T, typename W, bool S>
-static __device__ __forceinline__ T td_op_ifloordiv(T a, T b) {
-  if (b == (T)0) return (T)0;
-  if constexpr (S) {
-    if (b == (T)-1) return (T)((W)0 - (W)a);
-    T q = (T)(a / b);
-    if ((T)(a % b) != (T)0 && ((a < (T)0) != (b < (T)0))) q = (T)(q - 1);
-    return q;
-  } else {
-    return (T)(a / b);
-  }
-}
-// NumPy's gcd and lcm: Euclid on the magnitudes in the wrap type, where |MIN| fits; the result
-// wraps back to T (gcd(MIN, 0) = MIN and an lcm past the range wrap, as NumPy's).
-template <typename T, typename W, bool S>
-static __device__ __forceinline__ W td_op_umag(T a) {
-  if constexpr (S) {
-    if (a < (T)0) return (W)0 - (W)a;
-  }
-  return (W)a;
-}
-template <typename W>
-static __device__ W td_op_ugcd(W x, W y) {
-  while (y != (W)0) {
-    const W r = x % y;
-    x = y;
-    y = r;
-  }
-  return x;
-}
-template <typename T, typename W, bool S>
-static __device__ T td_op_gcd(T a, T b) {
-  return (T)td_op_ugcd<W>(td_op_umag<T, W, S>(a), td_op_umag<T, W, S>(b));
-}
-template <typename T, typename W, bool S>
-static __device__ T td_op_lcm(T a, T b) {
-  const W x = td_op_umag<T, W, S>(a), y = td_op_umag<T, W, S>(b), g = td_op_ugcd<W>(x, y);
-  return g == (W)0 ? (T)0 : (T)(x / g * y);
-}
-// Shifts by a negative amount or by the width or more: 0 to the left, the sign fill to the right.
-template <typename T, typename W, bool S, int B>
-static __device__ __forceinline__ T td_op_shl(T a, T s) {
-  if constexpr (S) {
-    if (s < (T)0) return (T)0;
-  }
-  if ((long long)s >= B) return (T)0;
-  return (T)((W)a << (int)s);
-}
-template <typename T, bool S, int B>
-static __device__ __forceinline__ T td_op_shr(T a, T s) {
-  if constexpr (S) {
-    if (s < (T)0 || (long long)s >= B) return a < (T)0 ? (T)-1 : (T)0;
-  } else {
-    if ((long long)s >= B) return (T)0;
-  }
-  return (T)(a >> (int)s);
-}
 
 // Any type (NaN propagates from either side; relu(NaN) = NaN; sign keeps NaN and gives +0).
 template <typename T>
@@ -258,7 +159,7 @@ static __device__ __forceinline__ float td_op_nextafter_b(float a, float b) {
   return td_b2f(h);
 }
 )TD"
-         R"TD(
+                                            R"TD(
 // ---- special functions, in double ----
 static __device__ double td_lgamma(double x) {
   // Reflection where CUDA's lgamma is less accurate: log|Gamma(x)| = log(pi / |sin(pi x)|) -
@@ -416,7 +317,7 @@ static __device__ __forceinline__ double td_xlog1py(double x, double y) {
   return x == 0 ? 0.0 : x * log1p(y);
 }
 )TD"
-         R"TD(
+                                            R"TD(
 // Bessel J0/J1: power series to |x| = 4, Miller's backward recurrence to 25, Hankel beyond.
 // special_functions_more.h's bessel_j_miller, step for step.
 static __device__ double td_bessel_j_miller(int nu, double x) {
@@ -569,7 +470,7 @@ static __device__ __noinline__ double td_multigammaln(double x, double p) {
   return sum;
 }
 )TD"
-         R"TD(
+                                            R"TD(
 // Regularized incomplete gamma P(a, x) and Q(a, x) (Cephes' choice of series and fraction).
 static __device__ double td_log1pmx(double d) {
   if (fabs(d) >= 0.5) return log1p(d) - d;
@@ -697,6 +598,12 @@ static __device__ __noinline__ double td_gammainc(double a, double x) {
   return td_igam_series(a, x);
 }
 )TD";
+
+}  // namespace
+
+std::string_view cuda_math_prelude() {
+  static const std::string text = std::string(kFloatFormulas) + std::string(cuda_int_prelude());
+  return text;
 }
 
 }  // namespace tensord::codegen
