@@ -2,6 +2,7 @@
 can take runs in the daemon and stays a tensord array; the rest runs in NumPy on fetched
 copies, with NumPy's results."""
 import numpy as np
+import pytest
 
 import tensord as td
 
@@ -82,3 +83,30 @@ def test_what_tensord_cannot_take_runs_in_numpy():
     # A function tensord does not have.
     np.testing.assert_allclose(np.linalg.norm(x), np.linalg.norm(a))
     assert isinstance(np.linalg.norm(x), float)
+
+
+def test_pad_constant_in_the_daemon_other_modes_in_numpy():
+    a = rand((3, 4), 6)
+    x = td.asarray(a)
+    i = np.arange(12, dtype=np.int32).reshape(3, 4)
+    for width in (1, (2, 0), ((1, 2), (0, 3)), [[0, 0], [2, 1]]):
+        got = np.pad(x, width)
+        assert isinstance(got, td.Array)
+        np.testing.assert_array_equal(np.asarray(got), np.pad(a, width))
+    got = np.pad(td.asarray(i), ((1, 1), (2, 0)), constant_values=-7)
+    assert got.dtype == td.int32
+    np.testing.assert_array_equal(np.asarray(got), np.pad(i, ((1, 1), (2, 0)),
+                                                          constant_values=-7))
+    np.testing.assert_array_equal(np.asarray(np.pad(td.asarray(a[0]), 2, constant_values=1.5)),
+                                  np.pad(a[0], 2, constant_values=1.5))
+    # Modes and per-axis values tensord lacks run in NumPy on a fetched copy.
+    for kwargs in ({"mode": "edge"}, {"mode": "reflect"}, {"constant_values": ((1, 2), (3, 4))}):
+        got = np.pad(x, 1, **kwargs)
+        assert isinstance(got, np.ndarray)
+        np.testing.assert_array_equal(got, np.pad(a, 1, **kwargs))
+    with pytest.raises(ValueError, match="negative"):
+        td.pad(x, -1)
+    with pytest.raises(ValueError, match="does not fit"):
+        td.pad(x, ((1, 2, 3),))
+    with pytest.raises(TypeError, match="complex"):
+        td.pad(x, 1, constant_values=1j)

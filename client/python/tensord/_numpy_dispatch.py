@@ -3,8 +3,9 @@ __array_ufunc__ and NEP 18's __array_function__, as CuPy and Dask arrays do): np
 td.sin(x), np.concatenate([x, y]) is td.concatenate, np.linalg.inv(x) is td.linalg.inv, and
 the results stay tensord arrays. A call tensord cannot take as NumPy means it (an `out=`
 argument, a ufunc method other than a plain call, a keyword tensord's function does not have, a
-function tensord does not have, or one whose tensord namesake means something else) runs in
-NumPy on fetched copies, as it did before dispatch existed: the result is then a NumPy array.
+case it raises NotImplementedError for, a function tensord does not have, or one whose tensord
+namesake means something else) runs in NumPy on fetched copies, as it did before dispatch
+existed: the result is then a NumPy array.
 """
 import inspect
 
@@ -18,11 +19,11 @@ _UFUNC_NAMES = {
 }
 
 # Functions tensord has under the same name with other semantics: np.split(x, 3) makes three
-# parts where td.split makes parts of 3 (torch's); td.take without an axis and td.pad follow
-# the Array API and torch; td.median and td.nanmedian give the lower of the two middle values
-# (torch's), np.median their mean; td.result_type and td.can_cast answer with tensord dtypes,
-# where callers of NumPy's expect NumPy's.
-_NOT_DISPATCHED = {"numpy": {"split", "take", "pad", "median", "nanmedian", "result_type",
+# parts where td.split makes parts of 3 (torch's); td.take without an axis follows the Array
+# API and torch; td.median and td.nanmedian give the lower of the two middle values (torch's),
+# np.median their mean; td.result_type and td.can_cast answer with tensord dtypes, where
+# callers of NumPy's expect NumPy's.
+_NOT_DISPATCHED = {"numpy": {"split", "take", "median", "nanmedian", "result_type",
                              "can_cast"},
                    "numpy.linalg": {"norm"}}
 
@@ -78,5 +79,8 @@ def array_function(func, args, kwargs):
     module = func.__module__ or ""
     fn = _namesake(module, func.__name__)
     if fn is not None and fn is not func and _binds(fn, args, kwargs):
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except NotImplementedError:  # a case tensord's function lacks (np.pad's other modes)
+            pass
     return func(*_fetched(args), **_fetched(kwargs))

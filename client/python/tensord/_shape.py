@@ -1,16 +1,46 @@
 """Issue 4's shape and indexing ops (docs/ops.md). split, chunk and meshgrid return several
 arrays, each recorded as its own slice or expand (the engine has single-output ops)."""
-from . import _tensord
-from ._array import Array, _operand_array
+import numpy as np
+
+from . import _dtypes, _tensord
+from ._array import Array, _complex_scalar, _operand_array
+from ._complex import complex as _complex, imag, real
+from ._functions import where
 from ._location import caller
 
-__all__ = ["tril", "triu", "tile", "repeat", "repeat_interleave", "narrow", "take_along_dim",
+__all__ = ["pad", "tril", "triu", "tile", "repeat", "repeat_interleave", "narrow", "take_along_dim",
            "take_along_axis", "masked_fill", "one_hot", "rot90", "diagonal", "diag_embed",
            "diag", "split", "chunk", "meshgrid", "scatter", "scatter_add", "index_add"]
 
 
 def _t(x):
     return _operand_array(x)._t
+
+
+def pad(x, pad_width, mode="constant", constant_values=0):
+    """NumPy's pad in its constant mode: pad_width an int, a (before, after) pair or a pair per
+    axis; constant_values one scalar (a complex one for complex arrays). Other modes and
+    per-axis values raise NotImplementedError, so np.pad runs them in NumPy."""
+    x = _operand_array(x)
+    if mode != "constant":
+        raise NotImplementedError(f"tensord: pad mode {mode!r} is not available (constant only)")
+    try:
+        widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (x.ndim, 2))
+    except ValueError:
+        raise ValueError(f"pad: pad_width {pad_width!r} does not fit {x.ndim} axes") from None
+    if (widths < 0).any():
+        raise ValueError(f"pad: pad_width {pad_width!r} has a negative width")
+    value = constant_values.item() if isinstance(constant_values, np.generic) else constant_values
+    if not isinstance(value, (bool, int, float, complex)):
+        raise NotImplementedError("tensord: pad takes one scalar constant_values, not one per axis")
+    pads = [int(w) for pair in widths for w in pair]
+    if isinstance(value, complex):  # the wire's scalars are real: pad each part
+        if not _dtypes.is_complex(x.dtype):
+            raise TypeError(f"pad: a complex constant_values needs a complex array, not {x.dtype}")
+        loc = caller()
+        return _complex(Array(_tensord.pad(real(x)._t, pads, value.real, loc)),
+                        Array(_tensord.pad(imag(x)._t, pads, value.imag, loc)))
+    return Array(_tensord.pad(x._t, pads, value, caller()))
 
 
 def tril(x, /, *, k=0):
@@ -50,6 +80,11 @@ def take_along_axis(x, indices, /, *, axis=-1):
 
 
 def masked_fill(x, mask, value, /):
+    if isinstance(value, complex):  # the wire's scalars are real: a 0-d array of x's precision
+        x = _operand_array(x)
+        if not _dtypes.is_complex(x.dtype):
+            raise TypeError(f"masked_fill: a complex value needs a complex array, not {x.dtype}")
+        return where(mask, _complex_scalar(value, x), x)
     return Array(_tensord.masked_fill(_t(x), _t(mask), value, caller()))
 
 
