@@ -162,6 +162,25 @@ bool accepts_complex(Op op) {
     case Op::roll:
     case Op::narrow:
     case Op::matmul:
+    // Movement and indexing, and composites built from them and the ops above (trace sums a
+    // diagonal; outer and kron multiply).
+    case Op::pad:
+    case Op::index_select:
+    case Op::gather:
+    case Op::tril:
+    case Op::triu:
+    case Op::tile:
+    case Op::repeat_interleave:
+    case Op::take:
+    case Op::take_along_dim:
+    case Op::masked_fill:
+    case Op::rot90:
+    case Op::diagonal:
+    case Op::diag_embed:
+    case Op::diag:
+    case Op::trace:
+    case Op::outer:
+    case Op::kron:
     case Op::real:
     case Op::imag:
     case Op::angle:

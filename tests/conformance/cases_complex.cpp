@@ -552,6 +552,7 @@ std::vector<CCase> complex_cases() {
   add_fft(out);
   add_conj_views(out);
   for (CCase& c : complex_math_cases()) out.push_back(std::move(c));
+  for (CCase& c : complex_movement_cases()) out.push_back(std::move(c));
   return out;
 }
 

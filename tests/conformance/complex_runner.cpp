@@ -173,7 +173,19 @@ std::string run_complex_case(engine::Backend& backend, engine::Engine& engine, c
     if (c.error && e.code() == *c.error) return "";
     return "graph.add threw " + std::string(name(e.code())) + ": " + e.what();
   }
-  if (c.error) return "expected a " + std::string(name(*c.error)) + " error, graph.add accepted it";
+  if (c.error && !c.error_at_run) {
+    return "expected a " + std::string(name(*c.error)) + " error, graph.add accepted it";
+  }
+  if (c.error) {
+    try {
+      const ir::ValueRef outs[] = {out};
+      engine.run(g, values, outs);
+    } catch (const Error& e) {
+      if (e.code() == *c.error) return "";
+      return "Engine::run threw " + std::string(name(e.code())) + ": " + e.what();
+    }
+    return "expected a " + std::string(name(*c.error)) + " error at run time, Engine::run ran it";
+  }
   const CTensor want = c.ref(c.inputs);
   const ir::TensorType& type = g.type(out);
   if (type.dtype != want.dtype || type.shape != want.shape) {

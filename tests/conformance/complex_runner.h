@@ -29,12 +29,15 @@ struct CCase {
   double rtol64 = 4e-6, rtol128 = 1e-12;
   bool l2_scale = false;         // FFT/matmul: allowed error grows with the inputs' L2 norm
   std::vector<bool> conjugated;  // input given as conj(base): a conj view (after the permute)
+  bool error_at_run = false;     // `error` is raised by Engine::run (the data reveals it)
 };
 
 // Every row of the table (cases_complex.cpp), complex_math_cases() among them.
 std::vector<CCase> complex_cases();
 // The rows of sin ... isfinite and pow (cases_complex_math.cpp).
 std::vector<CCase> complex_math_cases();
+// The rows of the movement and indexing ops and their composites (cases_complex_movement.cpp).
+std::vector<CCase> complex_movement_cases();
 
 // Runs one row: "" when it passed, else what is wrong.
 std::string run_complex_case(engine::Backend& backend, engine::Engine& engine, const CCase& c);

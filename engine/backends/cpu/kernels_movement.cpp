@@ -1,5 +1,6 @@
 // Data movement: contiguous, concat, pad, index_select, gather.
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <string>
 
@@ -35,12 +36,20 @@ void concat(const KernelContext& ctx, const ir::Node& node, std::span<const Tens
 }
 
 void fill_value(const KernelContext& ctx, const TensorValue& out, const ir::AttrValue& value) {
-  visit_dtype(out.type.dtype, [&]<typename T>(TypeTag<T>) {
-    T v = cast_attr<T>(value);
+  auto fill = [&]<typename T>(T v) {
     T* p = out.data<T>();
     parallel_for(out.type.numel(), kParallelGrain, ctx.threads,
                  [&](int64_t begin, int64_t end) { std::fill(p + begin, p + end, v); });
-  });
+  };
+  switch (out.type.dtype) {  // the value is real: a complex fill has imaginary part 0
+    case ir::DType::Complex64:
+      return fill(std::complex<float>(cast_attr<float>(value), 0.0f));
+    case ir::DType::Complex128:
+      return fill(std::complex<double>(cast_attr<double>(value), 0.0));
+    default:
+      return visit_dtype(out.type.dtype,
+                         [&]<typename T>(TypeTag<T>) { fill(cast_attr<T>(value)); });
+  }
 }
 
 void pad(const KernelContext& ctx, const ir::Node& node, const TensorValue& in,
