@@ -55,3 +55,4 @@ from .linalg import einsum  # noqa: E402,F401
 # NumPy's names and NumPy functions made of the namespace's ops (np -> td in NumPy code).
 from ._numpy_names import *  # noqa: E402,F401,F403
 from ._numpy_stats import *  # noqa: E402,F401,F403
+from ._numpy_more import *  # noqa: E402,F401,F403

@@ -7,7 +7,7 @@ from ._complex import conj
 from ._location import caller
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
-           "fft2", "ifft2", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "fft2", "ifft2", "rfft2", "irfft2", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 _NORMS = {"backward": 0, "ortho": 1, "forward": 2}
 _SWAPPED = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
@@ -65,6 +65,14 @@ def fft2(x, /, *, s=None, axes=(-2, -1), norm="backward"):
 
 def ifft2(x, /, *, s=None, axes=(-2, -1), norm="backward"):
     return ifftn(x, s=s, axes=axes, norm=norm)
+
+
+def rfft2(x, /, *, s=None, axes=(-2, -1), norm="backward"):
+    return rfftn(x, s=s, axes=axes, norm=norm)
+
+
+def irfft2(x, /, *, s=None, axes=(-2, -1), norm="backward"):
+    return irfftn(x, s=s, axes=axes, norm=norm)
 
 
 def rfft(x, /, *, n=None, axis=-1, norm="backward"):

@@ -6,7 +6,11 @@ not positive-definite for cholesky, raises td.TensorError naming the op when the
 Functions the engine lacks raise NotImplementedError naming the op."""
 import builtins
 import math
+from math import inf as _inf
+from math import prod as _prod
 from typing import NamedTuple
+
+from numpy.linalg import LinAlgError as _LinAlgError
 
 from . import _functions, _tensord
 from ._array import Array, _operand_array
@@ -17,7 +21,7 @@ __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "m
            "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv",
            "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
            "vector_norm", "lstsq", "kron", "cdist", "pdist", "multi_dot", "chain_matmul",
-           "einsum"]
+           "einsum", "cond", "tensorinv", "tensorsolve"]
 
 
 def _t(x):
@@ -199,6 +203,47 @@ def eigh(x, /, *, UPLO="L"):
     """(eigenvalues ascending, eigenvectors as columns) of the symmetric matrix read from the
     lower (UPLO="L") or upper triangle (LAPACK syevd)."""
     return EighResult(*(Array(t) for t in _tensord.linalg_eigh(_t(x), _upper(UPLO), caller())))
+
+
+# --- NumPy's np.linalg names that are a few of the above -------------------------------------
+def cond(x, p=None):
+    """NumPy's condition number: the ratio of the extreme singular values for p None, 2 or -2
+    (inf for a singular matrix), else matrix_norm(x, p) * matrix_norm(inv(x), p), where a
+    singular matrix raises td.TensorError (NumPy gives inf)."""
+    x = _operand_array(x)
+    if p is None or p in (2, -2):
+        s = svdvals(x)
+        big, small = s[..., 0], s[..., -1]
+        r = small / big if p == -2 else big / small
+        # 0 / 0 of a zero matrix is inf, as NumPy's, unless x has a NaN of its own.
+        nan_free = _functions.logical_not(_functions.any(_functions.isnan(x), axis=(-2, -1)))
+        return _functions.where(_functions.isnan(r) & nan_free, _inf, r)
+    return matrix_norm(x, ord=p) * matrix_norm(inv(x), ord=p)
+
+
+def tensorinv(a, ind=2):
+    """The inverse of `a` read as a matrix of its first `ind` axes by the rest (NumPy's)."""
+    a = _operand_array(a)
+    if ind <= 0:
+        raise ValueError("Invalid ind argument.")
+    rows = _prod(a.shape[ind:])
+    inverse = inv(_functions.reshape(a, (rows, -1)))
+    return _functions.reshape(inverse, tuple(a.shape[ind:]) + tuple(a.shape[:ind]))
+
+
+def tensorsolve(a, b, axes=None):
+    """x with tensordot(a, x, x.ndim) == b (NumPy's); `axes` of a are moved to the end first."""
+    a, b = _operand_array(a), _operand_array(b)
+    if axes is not None:
+        order = [k for k in range(a.ndim) if k not in [ax % a.ndim for ax in axes]]
+        a = _functions.permute_dims(a, tuple(order + [ax % a.ndim for ax in axes]))
+    shape = tuple(a.shape[b.ndim:])
+    n = _prod(shape)
+    if _prod(a.shape) != n * n:
+        raise _LinAlgError("Input arrays must satisfy the requirement "
+                           "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+    x = solve(_functions.reshape(a, (n, n)), _functions.reshape(b, (n, 1)))
+    return _functions.reshape(x, shape)
 
 
 del math
