@@ -1,5 +1,5 @@
 // bench/ops's table: complex64 (1000, 1000) values in the unit square (in.z): NumPy's complex
-// ufuncs, arithmetic and the reductions that take complex values.
+// ufuncs, arithmetic, the reductions that take complex values and the indexing ops.
 #include "bench/ops/ops_table.h"
 
 namespace tensord::bench {
@@ -24,6 +24,11 @@ std::vector<OpCase> complex_cases() {
       {"complex_sum_rows", c, [](I in) { return sum(in.z, {1}); }},
       {"complex_var_rows", c, [](I in) { return var(in.z, {1}); }},
       {"complex_cumsum_rows", c, [](I in) { return cumsum(in.z, 1); }},
+      {"complex_take", c, [](I in) { return take(in.z, in.flat_index); }},
+      {"complex_take_along_dim", c, [](I in) { return take_along_dim(in.z, in.index, 1); }},
+      {"complex_tril", c, [](I in) { return tril(in.z); }},
+      {"complex_pad", c, [](I in) { return pad(in.z, {2, 2, 3, 3}); }},
+      {"complex_masked_fill", c, [](I in) { return masked_fill(in.z, in.mask, 0.0); }},
   };
 }
 

@@ -1,6 +1,6 @@
-"""bench/ops peers: complex64 functions, arithmetic and reductions (ops_table_complex.cpp).
-numpy_ops(i) and scipy_ops(i, sc) map names to calls over the inputs i of
-numpy_peer.make_inputs."""
+"""bench/ops peers: complex64 functions, arithmetic, reductions and indexing
+(ops_table_complex.cpp). numpy_ops(i) and scipy_ops(i, sc) map names to calls over the inputs
+i of numpy_peer.make_inputs."""
 import numpy as np
 
 
@@ -16,6 +16,11 @@ def numpy_ops(i):
         "complex_sum": lambda: z.sum(), "complex_sum_rows": lambda: z.sum(axis=1),
         "complex_var_rows": lambda: z.var(axis=1),
         "complex_cumsum_rows": lambda: np.cumsum(z, axis=1),
+        "complex_take": lambda: np.take(z, i.flat_index),
+        "complex_take_along_dim": lambda: np.take_along_axis(z, i.index, axis=1),
+        "complex_tril": lambda: np.tril(z),
+        "complex_pad": lambda: np.pad(z, ((2, 2), (3, 3))),
+        "complex_masked_fill": lambda: np.where(i.mask, np.complex64(0), z),
     }
 
 
