@@ -24,6 +24,7 @@ std::vector<OpCase> complex_cases() {
       {"complex_sum_rows", c, [](I in) { return sum(in.z, {1}); }},
       {"complex_var_rows", c, [](I in) { return var(in.z, {1}); }},
       {"complex_cumsum_rows", c, [](I in) { return cumsum(in.z, 1); }},
+      {"complex_cumprod_rows", c, [](I in) { return cumprod(in.z, 1); }},
       {"complex_take", c, [](I in) { return take(in.z, in.flat_index); }},
       {"complex_take_along_dim", c, [](I in) { return take_along_dim(in.z, in.index, 1); }},
       {"complex_tril", c, [](I in) { return tril(in.z); }},

@@ -16,6 +16,7 @@ def numpy_ops(i):
         "complex_sum": lambda: z.sum(), "complex_sum_rows": lambda: z.sum(axis=1),
         "complex_var_rows": lambda: z.var(axis=1),
         "complex_cumsum_rows": lambda: np.cumsum(z, axis=1),
+        "complex_cumprod_rows": lambda: np.cumprod(z, axis=1),
         "complex_take": lambda: np.take(z, i.flat_index),
         "complex_take_along_dim": lambda: np.take_along_axis(z, i.index, axis=1),
         "complex_tril": lambda: np.tril(z),

@@ -229,14 +229,6 @@ Rewritten decompose(const Graph& g, std::span<const ValueRef> outputs) {
         continue;
       }
     }
-    if (node.op == Op::cumsum && is_complex(out.graph.type(inputs[0]).dtype)) {
-      // A running sum of complex values is the running sums of their parts.
-      Expansion e(out, i, node.loc);
-      moved[i] =
-          e.add(Op::complex, {e.add(Op::cumsum, {e.unary(Op::real, inputs[0])}, node.attrs),
-                              e.add(Op::cumsum, {e.unary(Op::imag, inputs[0])}, node.attrs)});
-      continue;
-    }
     if (node.op == Op::sum && sum_splits(out.graph, node, inputs)) {
       Expansion e(out, i, node.loc);
       moved[i] = e.sum(inputs[0], node.attrs.get_ints(Attr::axes),

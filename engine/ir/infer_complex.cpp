@@ -148,6 +148,7 @@ bool accepts_complex(Op op) {
     case Op::std:
     case Op::norm:
     case Op::cumsum:
+    case Op::cumprod:
     case Op::reshape:
     case Op::permute:
     case Op::expand:

@@ -429,7 +429,7 @@ void add_fft(std::vector<CCase>& out) {
   err("real of int32", Op::real, {}, make(DType::Int32, {4}, 1), ErrorCode::DType);
   err("erf of complex64", Op::erf, {}, make(DType::Complex64, {4}, 1), ErrorCode::DType);
   err("max of complex128", Op::max, {}, make(DType::Complex128, {4}, 1), ErrorCode::DType);
-  err("cumprod of complex64", Op::cumprod, {{Attr::axis, int64_t{0}}},
+  err("logcumsumexp of complex64", Op::logcumsumexp, {{Attr::axis, int64_t{0}}},
       make(DType::Complex64, {4}, 1), ErrorCode::DType);
   CCase cx{"complex of int32",
            Op::complex,

@@ -1,5 +1,5 @@
 // The complex rows of NumPy's other elementwise functions (sin ... isfinite), of pow and of the
-// reductions that decompose into the complex ops (var, std, norm, cumsum), against
+// reductions that decompose into the complex ops (var, std, norm) and the scans, against
 // a reference computed in std::complex<long double> straight from each definition
 // (docs/ops.md "Complex numbers"): <complex>'s long double functions, e^z - 1, log(1 + z),
 // z / |z|, and NumPy's power with its integer exponents multiplied out.
@@ -227,8 +227,8 @@ long double vector_norm(const std::vector<CL>& v, double p) {
   return std::isinf(p) || p == 0 ? acc : std::pow(acc, 1 / static_cast<long double>(p));
 }
 
-// var, std and norm of complex values (real results) and cumsum, along each axis of a (3, 4)
-// tensor, plain and transposed.
+// var, std and norm of complex values (real results), cumsum and cumprod, along each axis of a
+// (3, 4) tensor, plain and transposed, and scans of long lines.
 void add_reductions(std::vector<CCase>& out, uint64_t& seed) {
   for (DType t : {DType::Complex64, DType::Complex128}) {
     const std::string n(ir::name(t));
@@ -266,26 +266,51 @@ void add_reductions(std::vector<CCase>& out, uint64_t& seed) {
           reduce_row(Op::norm, {{ir::Attr::ord, p}},
                      [p](const std::vector<CL>& v) { return vector_norm(v, p); });
         }
-        CCase c{"cumsum " + tag,
-                Op::cumsum,
-                {{ir::Attr::axis, int64_t{axis}}},
-                {make(t, {3, 4}, seed++)},
-                {tr},
-                [t, axis](const std::vector<CTensor>& in) {
-                  CTensor y = in[0];
-                  const int64_t cols = 4;
-                  for (int64_t k = 0; k < 12; ++k) {
-                    const int64_t i = k / cols, j = k % cols;
-                    if (axis == 0 ? i > 0 : j > 0) {
-                      y.v[k] = y.v[axis == 0 ? k - cols : k - 1] + in[0].v[k];
+        for (Op op : {Op::cumsum, Op::cumprod}) {
+          CCase c{std::string(ir::name(op)) + " " + tag,
+                  op,
+                  {{ir::Attr::axis, int64_t{axis}}},
+                  {make(t, {3, 4}, seed++)},
+                  {tr},
+                  [t, axis, op](const std::vector<CTensor>& in) {
+                    CTensor y = in[0];
+                    const int64_t cols = 4;
+                    for (int64_t k = 0; k < 12; ++k) {
+                      const int64_t i = k / cols, j = k % cols;
+                      if (axis == 0 ? i > 0 : j > 0) {
+                        const C& prev = y.v[axis == 0 ? k - cols : k - 1];
+                        y.v[k] = op == Op::cumsum ? prev + in[0].v[k] : prev * in[0].v[k];
+                      }
                     }
-                  }
-                  for (C& v : y.v) v = round_to_dtype(t, v);
-                  return y;
-                }};
-        c.l2_scale = true;
-        out.push_back(c);
+                    for (C& v : y.v) v = round_to_dtype(t, v);
+                    return y;
+                  }};
+          c.l2_scale = op == Op::cumsum;
+          out.push_back(c);
+        }
       }
+    }
+    // Long lines (the CUDA block kernel's chunks), values near the unit circle so that the
+    // products stay finite.
+    for (Op op : {Op::cumsum, Op::cumprod}) {
+      CTensor x = make(t, {2, 1500}, seed++);
+      for (C& v : x.v) v = round_to_dtype(t, C(1 + v.real() / 400, v.imag() / 400));
+      CCase c{std::string(ir::name(op)) + " " + n + "(2,1500) axis 1",
+              op,
+              {{ir::Attr::axis, int64_t{1}}},
+              {x},
+              {false},
+              [t, op](const std::vector<CTensor>& in) {
+                CTensor y = in[0];
+                for (int64_t k = 0; k < 3000; ++k) {
+                  if (k % 1500 == 0) continue;
+                  y.v[k] = op == Op::cumsum ? y.v[k - 1] + in[0].v[k] : y.v[k - 1] * in[0].v[k];
+                }
+                for (C& v : y.v) v = round_to_dtype(t, v);
+                return y;
+              }};
+      c.l2_scale = op == Op::cumsum;
+      out.push_back(c);
     }
   }
 }

@@ -140,6 +140,11 @@ def test_reductions_against_numpy(dtype):
     check(td.linalg.vector_norm(x), np.linalg.norm(a.ravel()), real)
     check(td.cumsum(x, axis=1), np.cumsum(a, axis=1), dtype)
     check(x.cumsum(), a.cumsum(), dtype)
+    check(td.cumprod(x, axis=0), np.cumprod(a, axis=0), dtype)
+    check(np.cumprod(x.T, axis=1), np.cumprod(a.T, axis=1), dtype)
+    b = a.copy()
+    b[1, 2] = complex(np.nan, 1)
+    check(np.nancumprod(td.asarray(b)), np.nancumprod(b), dtype)
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
@@ -252,7 +257,7 @@ def _calls(x):
     return {
         "erf": lambda: td.erf(x), "floor": lambda: td.floor(x),
         "max": lambda: td.max(x), "argmax": lambda: td.argmax(x), "sort-ish less": lambda: x < x,
-        "maximum": lambda: td.maximum(x, x), "cumprod": lambda: td.cumprod(x, axis=0),
+        "maximum": lambda: td.maximum(x, x), "cummax": lambda: td.cummax(x, 0),
         "softmax": lambda: td.softmax(x, axis=-1), "relu": lambda: td.relu(x),
         "nansum": lambda: td.nansum(x), "logsumexp": lambda: td.logsumexp(x),
         "signbit": lambda: td.signbit(x), "sort": lambda: td.sort(x),

@@ -88,7 +88,7 @@ def cumproduct(a, axis=None, dtype=None):
 
 def nancumprod(a, axis=None, dtype=None):
     a = _a(a)
-    if _dtypes.is_floating(a.dtype):
+    if _dtypes.is_floating(a.dtype) or _dtypes.is_complex(a.dtype):
         a = _td().where(_td().isnan(a), 1, a)
     return cumproduct(a, axis, dtype)
 

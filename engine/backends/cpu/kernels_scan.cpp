@@ -1,9 +1,11 @@
 // Scans along one axis: cumsum, cumprod, logcumsumexp (docs/ops.md). The input is first
 // converted to the output dtype and made contiguous, then every line along the axis is scanned
 // with a float64 accumulator for floats (as PyTorch's CPU kernels accumulate float32 in
-// double) and a wrapping one for integers. Lines are split across threads.
+// double), a complex<double> one for complex values (cumsum, cumprod) and a wrapping one for
+// integers. Lines are split across threads.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <vector>
 
@@ -17,7 +19,15 @@ namespace {
 using ir::Op;
 
 template <typename T>
-using AccT = std::conditional_t<kIsFloat<T>, double, uint64_t>;
+struct Accumulator {
+  using type = std::conditional_t<kIsFloat<T>, double, uint64_t>;
+};
+template <typename R>
+struct Accumulator<std::complex<R>> {
+  using type = std::complex<double>;
+};
+template <typename T>
+using AccT = typename Accumulator<T>::type;
 
 template <typename A>
 A step(Op op, A acc, A x) {
@@ -28,6 +38,12 @@ A step(Op op, A acc, A x) {
     if (std::isinf(acc) && acc == x) return acc;
     if (acc != acc || x != x) return acc + x;
     return std::max(acc, x) + std::log1p(std::exp(-std::fabs(acc - x)));
+  } else if constexpr (std::is_same_v<A, std::complex<double>>) {
+    if (op == Op::cumsum) return acc + x;
+    // NumPy's product (and the CUDA scan's): no C99 Annex G recovery of infinities, which
+    // makes std::complex's operator* a library call per step.
+    return {acc.real() * x.real() - acc.imag() * x.imag(),
+            acc.real() * x.imag() + acc.imag() * x.real()};
   } else {
     return op == Op::cumprod ? acc * x : acc + x;  // unsigned: wraps
   }
@@ -100,6 +116,17 @@ void run_scan(const KernelContext& ctx, const ir::Node& node, const TensorValue&
   for (int64_t d = axis + 1; d < rank; ++d) inner *= shape[d];
   if (outer * inner * shape[axis] == 0) return;
   TensorValue src = make_contiguous(ctx, cast_to(ctx, in, out.type.dtype));
+  if (ir::is_complex(out.type.dtype)) {
+    auto complex_scan = [&]<typename T>(TypeTag<T>) {
+      const T* x = src.data<T>();
+      T* y = out.data<T>();
+      if (node.op == Op::cumsum) return scan<T, Op::cumsum>(ctx, x, y, outer, shape[axis], inner);
+      if (node.op == Op::cumprod) return scan<T, Op::cumprod>(ctx, x, y, outer, shape[axis], inner);
+      throw_unsupported(node.op, out.type.dtype);
+    };
+    if (out.type.dtype == ir::DType::Complex64) return complex_scan(TypeTag<std::complex<float>>{});
+    return complex_scan(TypeTag<std::complex<double>>{});
+  }
   visit_dtype(out.type.dtype, [&]<typename T>(TypeTag<T>) {
     if constexpr (std::is_same_v<T, bool>) {
       throw_unsupported(node.op, out.type.dtype);

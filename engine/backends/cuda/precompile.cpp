@@ -30,12 +30,12 @@ std::vector<PrecompileUnit> family_kernel_units() {
   for (const auto& [family, list] : movement) {
     for (const KernelSource& s : list) units.push_back({family, *s.text});
   }
-  // The reduce family has a source for every dtype up to complex128; scans and sorts stop at
+  // The reduce and scan families have a source for every dtype up to complex128; sorts stop at
   // float64 (sort_sources.h).
   for (ir::DType t : sort_family_dtypes()) {
     units.push_back({"reduce", reduce_source(t)});
-    if (ir::is_complex(t)) continue;
     units.push_back({"scan", scan_source(t)});
+    if (ir::is_complex(t)) continue;
     units.push_back({"sort", sort_source(t)});
   }
   units.push_back({"sort", sort_network_source()});

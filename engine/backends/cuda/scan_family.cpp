@@ -38,13 +38,13 @@ bool run_scan(CudaContext& ctx, const ir::Node& node, Values in, Values out) {
   }
   const engine::TensorValue& x = in[0];
   const DType t = x.type.dtype;
-  if (ir::is_complex(t)) throw_unsupported_on_cuda(op, t);
+  if (ir::is_complex(t) && op != Op::cumsum && op != Op::cumprod) throw_unsupported_on_cuda(op, t);
   const auto rank = static_cast<int64_t>(x.type.shape.size());
   const int64_t axis = ir::normalize_axis(
       cmx ? node.attrs.get_int(Attr::axis, -1) : node.attrs.get_int(Attr::axis), rank);
   LineGeo g = lines_along(x, axis);
   if (g.lines == 0 || g.n == 0) return true;
-  const bool floating = ir::is_floating(t);
+  const bool floating = ir::is_floating(t) || ir::is_complex(t);  // keeps its dtype
   void* xp = x.buffer->data();
   void* y0 = out[0].raw();
   void* y1 = cmx ? out[1].raw() : nullptr;

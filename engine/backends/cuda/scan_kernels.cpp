@@ -11,13 +11,31 @@ namespace tensord::cuda {
 namespace {
 
 // Accumulation as kernels_scan.cpp: floats in float64 (each output rounded once: through
-// float32 for 16-bit floats, as the CPU's T(float(acc))), integers and bool in wrapping uint64
+// float32 for 16-bit floats, as the CPU's T(float(acc))), complex values in complex128 (cumsum
+// and cumprod only; products as reduce_kernels.cpp's), integers and bool in wrapping uint64
 // (int64 output); logcumsumexp of integers reads them as float32 first (the CPU casts the input
 // to the output dtype). cummax/cummin: PyTorch's rule as kernels_sort_multi.cpp: a NaN takes
 // over, otherwise an element >= (<= for cummin) the running one; the same rule combines a
 // running result with a chunk's, so that it is associative.
 constexpr const char* kBody = R"(
-#if IS_FLOAT
+#if IS_COMPLEX
+struct SAcc { double re, im; };
+typedef In COut;
+__device__ __forceinline__ SAcc cum_lift(In v) { SAcc a; a.re = (double)v.re; a.im = (double)v.im; return a; }
+__device__ __forceinline__ COut cum_out(SAcc a) { COut o; o.re = (Part)a.re; o.im = (Part)a.im; return o; }
+__device__ __forceinline__ SAcc cum_ident(int op) { SAcc a; a.re = op == 1 ? 1.0 : 0.0; a.im = 0.0; return a; }
+__device__ __forceinline__ SAcc cum_comb(SAcc a, SAcc b, int op) {
+  SAcc r;
+  if (op == 1) {
+    r.re = __dsub_rn(__dmul_rn(a.re, b.re), __dmul_rn(a.im, b.im));
+    r.im = __dadd_rn(__dmul_rn(a.re, b.im), __dmul_rn(a.im, b.re));
+  } else {
+    r.re = a.re + b.re;
+    r.im = a.im + b.im;
+  }
+  return r;
+}
+#elif IS_FLOAT
 typedef double SAcc;
 typedef In COut;
 typedef In LOut;
@@ -34,16 +52,21 @@ __device__ __forceinline__ COut cum_out(SAcc a) { return (i64)a; }
 __device__ __forceinline__ double lcse_lift(In v) { return (double)(float)(i64)v; }
 __device__ __forceinline__ LOut lcse_out(double a) { return (float)a; }
 #endif
+#if !IS_COMPLEX
+__device__ __forceinline__ SAcc cum_ident(int op) { return op == 1 ? (SAcc)1 : (SAcc)0; }
+__device__ __forceinline__ SAcc cum_comb(SAcc a, SAcc b, int op) { return op == 1 ? a * b : a + b; }
+#endif
 
 struct CumP {  // flag: 0 cumsum, 1 cumprod
   typedef SAcc Acc;
   typedef COut Out;
-  static __device__ __forceinline__ Acc ident(int op) { return op == 1 ? (Acc)1 : (Acc)0; }
+  static __device__ __forceinline__ Acc ident(int op) { return cum_ident(op); }
   static __device__ __forceinline__ Acc lift(In v, i64) { return cum_lift(v); }
-  static __device__ __forceinline__ Acc comb(Acc a, Acc b, int op) { return op == 1 ? a * b : a + b; }
+  static __device__ __forceinline__ Acc comb(Acc a, Acc b, int op) { return cum_comb(a, b, op); }
   static __device__ __forceinline__ void put(Out* o, i64*, i64 at, Acc a) { o[at] = cum_out(a); }
 };
 
+#if !IS_COMPLEX
 struct LcseP {
   typedef double Acc;
   typedef LOut Out;
@@ -74,6 +97,7 @@ struct CmxP {  // flag: 1 cummax, 0 cummin
     idx[at] = a.i;
   }
 };
+#endif
 
 #define SCAN_THREADS 256
 
@@ -129,6 +153,7 @@ KERNEL void __launch_bounds__(256) cum_thread(LineGeo g, const In* x, COut* out,
 KERNEL void __launch_bounds__(SCAN_THREADS) cum_block(LineGeo g, const In* x, COut* out, int op) {
   scan_block<CumP>(g, x, out, 0, op);
 }
+#if !IS_COMPLEX
 KERNEL void __launch_bounds__(256) lcse_thread(LineGeo g, const In* x, LOut* out) {
   scan_thread<LcseP>(g, x, out, 0, 0);
 }
@@ -143,9 +168,10 @@ KERNEL void __launch_bounds__(SCAN_THREADS)
 cmx_block(LineGeo g, const In* x, In* values, i64* indices, int is_max) {
   scan_block<CmxP>(g, x, values, indices, is_max);
 }
+#endif
 )";
 
-constexpr int kDTypes = static_cast<int>(ir::DType::Float64) + 1;  // no complex scans
+constexpr int kDTypes = static_cast<int>(ir::DType::Complex128) + 1;
 
 }  // namespace
 
@@ -161,7 +187,8 @@ const std::string& scan_source(ir::DType in) {
   return sources.at(static_cast<size_t>(in));
 }
 
-std::vector<std::string> scan_kernel_names(ir::DType) {
+std::vector<std::string> scan_kernel_names(ir::DType t) {
+  if (ir::is_complex(t)) return {"cum_thread", "cum_block"};  // cumsum and cumprod only
   return {"cum_thread", "cum_block", "lcse_thread", "lcse_block", "cmx_thread", "cmx_block"};
 }
 

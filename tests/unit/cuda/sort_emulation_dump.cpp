@@ -23,8 +23,8 @@ int main(int argc, char** argv) {
   for (ir::DType t : cuda::sort_family_dtypes()) {
     const std::string n(ir::name(t));
     write("reduce_" + n + ".cu", cuda::reduce_source(t));
-    if (ir::is_complex(t)) continue;
     write("scan_" + n + ".cu", cuda::scan_source(t));
+    if (ir::is_complex(t)) continue;
     write("sort_" + n + ".cu", cuda::sort_source(t));
   }
   write("sort_network.cu", cuda::sort_network_source());

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <numeric>
 
@@ -194,6 +195,23 @@ TEST_CASE("scans of strided views (CPU emulation of the CUDA families)") {
       const float v = at<float>(f, {k, c}), b = at<float>(f, {best, c});
       if (k == 0 || v != v || (b == b && v >= b)) best = k;
       CHECK(mi.data<int64_t>()[k * 5 + c] == best);
+    }
+  }
+  // cumprod of complex128 along axis 0 of a transposed (6, 3) view: keeps its dtype.
+  std::vector<std::complex<double>> cb(18);
+  for (size_t i = 0; i < cb.size(); ++i) {
+    cb[i] = {1.0 + 0.1 * static_cast<double>(i % 5), 0.2 * static_cast<double>(i % 3) - 0.2};
+  }
+  const TensorValue z = view_of(cb, DType::Complex128, {6, 3}, {1, 6}, 0);
+  const TensorValue zy = output(DType::Complex128, {6, 3});
+  const TensorValue zin[] = {z};
+  const TensorValue zout[] = {zy};
+  REQUIRE(run_scan(emu.ctx, node(Op::cumprod, {{Attr::axis, int64_t{0}}}), zin, zout));
+  for (int64_t c = 0; c < 3; ++c) {
+    std::complex<double> acc = 1;
+    for (int64_t k = 0; k < 6; ++k) {
+      acc *= at<std::complex<double>>(z, {k, c});
+      CHECK(std::abs(zy.data<std::complex<double>>()[k * 3 + c] - acc) < 1e-12 * std::abs(acc));
     }
   }
 }

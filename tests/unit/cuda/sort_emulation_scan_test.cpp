@@ -65,6 +65,20 @@ namespace scan_int64 {
 #undef IS_FLOAT
 #undef IS_COMPLEX
 
+namespace scan_complex64 {
+#include "scan_complex64.cu"
+#include "tests/unit/cuda/sort_emulation_scan.inc"
+}  // namespace scan_complex64
+#undef IS_FLOAT
+#undef IS_COMPLEX
+
+namespace scan_complex128 {
+#include "scan_complex128.cu"
+#include "tests/unit/cuda/sort_emulation_scan.inc"
+}  // namespace scan_complex128
+#undef IS_FLOAT
+#undef IS_COMPLEX
+
 bool emu_scan_dispatch(const std::string& source, const std::string& name, unsigned block,
                        void** args) {
   using tensord::ir::DType;
@@ -92,6 +106,12 @@ bool emu_scan_dispatch(const std::string& source, const std::string& name, unsig
   if (&source == &tensord::cuda::scan_source(DType::Int64)) {
     return scan_int64::emu_dispatch(name, block, args);
   }
+  if (&source == &tensord::cuda::scan_source(DType::Complex64)) {
+    return scan_complex64::emu_dispatch(name, block, args);
+  }
+  if (&source == &tensord::cuda::scan_source(DType::Complex128)) {
+    return scan_complex128::emu_dispatch(name, block, args);
+  }
   return false;
 }
 
@@ -114,10 +134,11 @@ constexpr ScanCase kCases[] = {
 TEST_CASE("scan kernels match the CPU's sequential steps (CPU emulation)") {
   using Run = EmuFailures (*)(long long, long long, long long, unsigned, bool);
   const std::pair<const char*, Run> runs[] = {
-      {"float32", scan_float32::emu_scan},   {"float16", scan_float16::emu_scan},
-      {"bfloat16", scan_bfloat16::emu_scan}, {"float64", scan_float64::emu_scan},
-      {"int32", scan_int32::emu_scan},       {"uint8", scan_uint8::emu_scan},
-      {"bool", scan_bool::emu_scan},         {"int64", scan_int64::emu_scan},
+      {"float32", scan_float32::emu_scan},     {"float16", scan_float16::emu_scan},
+      {"bfloat16", scan_bfloat16::emu_scan},   {"float64", scan_float64::emu_scan},
+      {"int32", scan_int32::emu_scan},         {"uint8", scan_uint8::emu_scan},
+      {"bool", scan_bool::emu_scan},           {"int64", scan_int64::emu_scan},
+      {"complex64", scan_complex64::emu_scan}, {"complex128", scan_complex128::emu_scan},
   };
   for (const auto& [dtype, run] : runs) {
     for (const auto& c : kCases) {

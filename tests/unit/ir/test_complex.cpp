@@ -52,6 +52,7 @@ TEST_CASE("complex inference of the ops defined on complex", "[infer][complex]")
   CHECK(test::infer1(Op::std, {y}) == T(D::Float64, {}));
   CHECK(test::infer1(Op::norm, {x}, {{Attr::ord, 1.0}}) == T(D::Float32, {}));
   CHECK(test::infer1(Op::cumsum, {x}, {{Attr::axis, int64_t{1}}}) == x);
+  CHECK(test::infer1(Op::cumprod, {y}, {{Attr::axis, int64_t{0}}}) == y);
   CHECK(test::infer1(Op::div, {x, T(D::Int32, {3})}) == x);
   CHECK(test::infer1(Op::add, {x, T(D::Float64, {1})}) == T(D::Complex128, {2, 3}));
   CHECK(test::infer1(Op::mul, {x, y}) == T(D::Complex128, {2, 3}));
