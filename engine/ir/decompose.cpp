@@ -200,6 +200,34 @@ bool sum_splits(const Graph& g, const Node& node, std::span<const ValueRef> in) 
   return trailing_first(x.shape, reduction_axes(node.attrs, x.rank())).has_value();
 }
 
+// Scatters into a complex x write each part on its own: the index ops move or add values
+// without mixing the parts (inference admits only the reductions for which that holds).
+bool scatters_complex(const Graph& g, const Node& node, std::span<const ValueRef> in) {
+  switch (node.op) {
+    case Op::scatter:
+    case Op::scatter_add:
+    case Op::scatter_reduce:
+    case Op::index_put:
+      return is_complex(g.type(in[0]).dtype);
+    default:
+      return false;
+  }
+}
+
+ValueRef scatter_by_parts(Expansion& e, const Node& node, std::span<const ValueRef> in) {
+  const DType t = e.type(in[0]).dtype;
+  const size_t written = node.op == Op::index_put ? 1 : 2;  // values, or src
+  ValueRef parts[2];
+  for (int p = 0; p < 2; ++p) {
+    const Op part = p == 0 ? Op::real : Op::imag;
+    std::vector<ValueRef> args(in.begin(), in.end());
+    args[0] = e.unary(part, in[0]);
+    args[written] = e.unary(part, e.cast(in[written], t));
+    parts[p] = e.add(node.op, args, node.attrs);
+  }
+  return e.add(Op::complex, {parts[0], parts[1]});
+}
+
 }  // namespace
 
 ValueRef expand_any(Expansion& e, const Node& node, std::span<const ValueRef> in) {
@@ -228,6 +256,11 @@ Rewritten decompose(const Graph& g, std::span<const ValueRef> outputs) {
         moved[i] = *products;
         continue;
       }
+    }
+    if (scatters_complex(out.graph, node, inputs)) {
+      Expansion e(out, i, node.loc);
+      moved[i] = scatter_by_parts(e, node, inputs);
+      continue;
     }
     if (node.op == Op::sum && sum_splits(out.graph, node, inputs)) {
       Expansion e(out, i, node.loc);

@@ -109,7 +109,9 @@ ValueRef reduction(Expansion& e, const Node& node, ValueRef in) {
   ValueRef y;
   switch (node.op) {
     case Op::nansum:
-      if (!is_floating(e.type(in).dtype)) return e.reduce(Op::sum, in, o.axes, o.keepdim);
+      if (!is_floating(e.type(in).dtype) && !is_complex(e.type(in).dtype)) {
+        return e.reduce(Op::sum, in, o.axes, o.keepdim);  // no NaN to skip
+      }
       y = e.reduce(Op::sum, without_nan(e, x), o.axes, o.keepdim);
       break;
     case Op::nanmean: {

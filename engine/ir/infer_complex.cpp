@@ -149,6 +149,13 @@ bool accepts_complex(Op op) {
     case Op::norm:
     case Op::cumsum:
     case Op::cumprod:
+    case Op::nansum:
+    case Op::nanmean:
+    case Op::cross:
+    case Op::scatter:
+    case Op::scatter_add:
+    case Op::scatter_reduce:
+    case Op::index_put:
     case Op::reshape:
     case Op::permute:
     case Op::expand:
@@ -301,6 +308,22 @@ std::optional<std::vector<TensorType>> infer_complex(Op op, Inputs in, const Att
     case Op::eq:
     case Op::ne:
       return result(DType::Bool, broadcast_all(in));
+    case Op::scatter:  // written one part at a time (decompose.cpp), so x must be complex
+    case Op::scatter_add:
+    case Op::scatter_reduce:
+    case Op::index_put: {
+      if (!is_complex(in[0]->dtype)) {
+        fail(ErrorCode::DType, std::string(name(op)) + " writes complex values into a complex x " +
+                                   "only, got " + std::string(name(in[0]->dtype)));
+      }
+      const int64_t reduction = attrs.get_int(Attr::reduction, 0);
+      if (op == Op::scatter_reduce && reduction != 0 && reduction != 2) {
+        fail(ErrorCode::DType,
+             "scatter_reduce of complex values takes reduction sum (0) or mean (2), got " +
+                 std::to_string(reduction));
+      }
+      return result(in[0]->dtype, standin_shape(op, in, attrs));
+    }
     case Op::where: {
       if (is_complex(in[0]->dtype)) {
         fail(ErrorCode::DType,

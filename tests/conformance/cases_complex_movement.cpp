@@ -1,9 +1,11 @@
 // Issue 4: complex64/complex128 through the movement and indexing ops and the composites built on
 // them: pad, index_select, gather, take, take_along_dim, masked_fill, tril, triu, tile,
-// repeat_interleave, rot90, diagonal, diag_embed, diag, trace, outer, kron. Their reference is
-// the main table's (reference.h) run once on the real and once on the imaginary parts: these ops
-// move values without combining them, or sum them (trace), which is linear too. outer and kron
-// multiply, so their reference is written here, in the compute precision.
+// repeat_interleave, rot90, diagonal, diag_embed, diag, trace, outer, kron, the scatters and
+// index_put, nansum, nanmean and cross. The reference of most is the main table's (reference.h)
+// run once on the real and once on the imaginary parts: these ops move values without combining
+// them, or add them, which is linear too. outer, kron and cross multiply, and nansum/nanmean
+// skip a value with a NaN in either part, so their references are written here.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -143,6 +145,91 @@ std::vector<CCase> complex_movement_cases() {
     row("trace (4,5)", Op::trace, {}, {make(t, {4, 5}, seed++)}, {false}, true);
     row("trace (3,4) k=1", Op::trace, {{Attr::k, int64_t{1}}}, {x}, {true}, true);
 
+    // Scatters (written one part at a time by decompose.cpp).
+    const CTensor src = make(t, {2, 4}, seed++);
+    const CTensor rows = values(DType::Int64, {2, 4}, {2, 0, 1, 2, 0, 0, 2, 1});
+    row("scatter axis 0", Op::scatter, {{Attr::axis, int64_t{0}}}, {x, rows, src},
+        {true, false, false});
+    row("scatter_add axis 0", Op::scatter_add, {{Attr::axis, int64_t{0}}}, {x, rows, src},
+        {false, false, false});
+    for (int64_t reduction : {0, 2}) {
+      for (bool self : {true, false}) {
+        row("scatter_reduce " + std::to_string(reduction) + (self ? "" : " without self"),
+            Op::scatter_reduce,
+            {{Attr::axis, int64_t{0}}, {Attr::reduction, reduction}, {Attr::include_self, self}},
+            {x, rows, src}, {false, false, false});
+      }
+    }
+    row("index_put rows", Op::index_put, {},
+        {x, make(t, {2, 4}, seed++), values(DType::Int64, {2}, {2, 0})}, {true, false, false});
+    row("index_put accumulate", Op::index_put, {{Attr::accumulate, true}},
+        {x, make(t, {3}, seed++), values(DType::Int64, {3}, {1, 1, 2}),
+         values(DType::Int64, {3}, {0, 0, 3})},
+        {false, false, false, false});
+    row("index_put mask", Op::index_put, {},
+        {x, make(t, {1, 4}, seed++), values(DType::Bool, {3}, {1, 0, 1})}, {false, false, false});
+
+    // nansum and nanmean skip values with a NaN in either part (NumPy's isnan of complex).
+    const CTensor nans =
+        make(t, {3, 4}, seed++, {C(std::nan(""), 1), C(2, std::nan("")), C(0.5, 0.25)});
+    for (Op op : {Op::nansum, Op::nanmean}) {
+      for (bool all : {false, true}) {
+        Attrs a{{Attr::keepdim, false}};
+        if (!all) a.set(Attr::axes, Ints{1});
+        CCase c{std::string(ir::name(op)) + (all ? " all " : " axis 1 ") + n,
+                op,
+                a,
+                {nans},
+                {false},
+                nullptr};
+        c.ref = [op, all, t](const std::vector<CTensor>& v) {
+          const CTensor& z = v[0];
+          CTensor y{t, all ? Shape{} : Shape{3}, {}};
+          for (int64_t r = 0; r < (all ? 1 : 3); ++r) {
+            C acc(0, 0);
+            int64_t count = 0;
+            for (int64_t k = all ? 0 : r * 4; k < (all ? 12 : r * 4 + 4); ++k) {
+              const C w = z.v[k];
+              if (std::isnan(w.real()) || std::isnan(w.imag())) continue;
+              acc += w, ++count;
+            }
+            if (op == Op::nanmean) acc /= static_cast<double>(count);
+            y.v.push_back(round_to_dtype(t, acc));
+          }
+          return y;
+        };
+        c.l2_scale = true;
+        out.push_back(c);
+      }
+    }
+    // cross of 3-vectors along the last axis: products and differences in the output's precision.
+    {
+      CCase c{"cross (4,3) " + n,
+              Op::cross,
+              {{Attr::axis, int64_t{-1}}},
+              {make(t, {4, 3}, seed++), make(t, {4, 3}, seed++)},
+              {false, false},
+              nullptr};
+      c.ref = [t](const std::vector<CTensor>& v) {
+        auto mul = [t](C u, C w) {
+          return in_precision(t, u, w, [](auto p, auto q) { return p * q; });
+        };
+        auto sub = [t](C u, C w) {
+          return in_precision(t, u, w, [](auto p, auto q) { return p - q; });
+        };
+        CTensor y{t, {4, 3}, {}};
+        for (int64_t r = 0; r < 4; ++r) {
+          const C* a = &v[0].v[r * 3];
+          const C* b = &v[1].v[r * 3];
+          y.v.push_back(round_to_dtype(t, sub(mul(a[1], b[2]), mul(a[2], b[1]))));
+          y.v.push_back(round_to_dtype(t, sub(mul(a[2], b[0]), mul(a[0], b[2]))));
+          y.v.push_back(round_to_dtype(t, sub(mul(a[0], b[1]), mul(a[1], b[0]))));
+        }
+        return y;
+      };
+      out.push_back(c);
+    }
+
     const DType partners[] = {t, DType::Float64, DType::Float32};
     for (DType p : partners) {
       const std::string pn(ir::name(p));
@@ -169,7 +256,25 @@ std::vector<CCase> complex_movement_cases() {
     k3.ref = [t](const std::vector<CTensor>& v) { return product_table(v[0], v[1], t, false); };
     out.push_back(k3);
   }
-  // The real gates still hold: a complex index or mask is a dtype error.
+  // The real gates still hold: a complex index or mask is a dtype error; so are complex
+  // values written into a real x and the scatter reductions that mix the parts.
+  out.push_back(CCase{"index_put complex values into float32",
+                      Op::index_put,
+                      {},
+                      {make(DType::Float32, {3, 4}, seed++), make(DType::Complex64, {4}, seed++),
+                       values(DType::Int64, {1}, {1})},
+                      {false, false, false},
+                      nullptr,
+                      ErrorCode::DType});
+  out.push_back(
+      CCase{"scatter_reduce amax of complex64",
+            Op::scatter_reduce,
+            {{Attr::axis, int64_t{0}}, {Attr::reduction, int64_t{3}}},
+            {make(DType::Complex64, {3, 4}, seed++), values(DType::Int64, {1, 4}, {0, 1, 2, 0}),
+             make(DType::Complex64, {1, 4}, seed++)},
+            {false, false, false},
+            nullptr,
+            ErrorCode::DType});
   const CTensor x = make(DType::Complex64, {3, 4}, seed++);
   out.push_back(CCase{"index_select complex index",
                       Op::index_select,

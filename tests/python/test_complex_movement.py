@@ -81,3 +81,35 @@ def test_complex_index_or_mask_is_rejected():
     with pytest.raises((TypeError, td.TensorError)):
         np.asarray(td.masked_fill(x, x, 1.0))
     np.testing.assert_array_equal(np.asarray(x + 0), np.asarray(x))  # the session still works
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_writes_and_nan_reductions(dtype):
+    a = rand_complex((4, 3), dtype, seed=5)
+    y = td.asarray(a)
+    b = a.copy()
+    y[td.asarray([2, 0])] = 1j
+    b[[2, 0]] = 1j
+    y[td.asarray([1, 1, 3]), td.asarray([0, 0, 2])] = td.asarray(np.array([5, 6, 7 + 1j], dtype))
+    b[[1, 1, 3], [0, 0, 2]] = np.array([5, 6, 7 + 1j], dtype)
+    y[td.asarray(a.real > 0.5)] = -2.5
+    b[a.real > 0.5] = -2.5
+    same(y, b)
+    i = np.array([[0, 2, 1], [3, 3, 0]])
+    close(td.scatter_add(td.asarray(a), 0, td.asarray(i), td.asarray(a[:2])),
+          _scatter_add(a, i, a[:2]))
+    n = a.copy()
+    n[0, 1] = complex(np.nan, 1)
+    n[2, 2] = complex(3, np.nan)
+    close(np.nansum(td.asarray(n)), np.asarray(np.nansum(n)))
+    close(np.nansum(td.asarray(n), axis=0), np.nansum(n, axis=0))
+    close(np.nanmean(td.asarray(n), axis=1), np.nanmean(n, axis=1))
+    close(np.cross(td.asarray(a), td.asarray(a[::-1])), np.cross(a, a[::-1]))
+
+
+def _scatter_add(a, index, src):
+    out = a.copy()
+    for r in range(index.shape[0]):
+        for c in range(index.shape[1]):
+            out[index[r, c], c] += src[r, c]
+    return out
